@@ -1,0 +1,21 @@
+# AuthorityBench / RAG self-preference pipeline. This file is only a table of
+# contents: config, includes and the `all` target. Logic lives in the Python
+# package under workflow/ (imported as `authbench`), wiring in rules/.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/datasets.smk"
+include: "rules/judge.smk"
+include: "rules/metrics.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        get_final_output(),

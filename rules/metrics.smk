@@ -1,0 +1,48 @@
+# Parsed judgments -> metric rows per cell; PointJudge predictions for the bias
+# analysis; non-LLM baseline rows.
+
+
+rule evaluate_cell:
+    input:
+        instances=f"{DA}/instances/{{setting}}.jsonl",
+        judgments=f"{CELL}/judgments.jsonl",
+        summary=f"{CELL}/summary.json",
+    output:
+        f"{CELL}/metrics.tsv",
+    log:
+        "logs/domainauth/evaluate/{model}/{judge}/{context}/{setting}.log",
+    params:
+        p=get_cell_identity,
+    shell:
+        "python -m authbench.cli evaluate --instances {input.instances} --judgments {input.judgments} "
+        "--summary {input.summary} --metrics {output} --params {params.p:q} 2> {log}"
+
+
+rule point_predictions:
+    input:
+        instances=f"{DA}/instances/{{setting}}.jsonl",
+        judgments=f"{CELL}/judgments.jsonl",
+    output:
+        f"{CELL}/predictions.tsv",
+    log:
+        "logs/domainauth/predictions/{model}/{judge}/{context}/{setting}.log",
+    params:
+        p=get_cell_identity,
+    shell:
+        "python -m authbench.cli predictions --instances {input.instances} --judgments {input.judgments} "
+        "--predictions {output} --params {params.p:q} 2> {log}"
+
+
+rule baselines:
+    input:
+        expand(f"{DA}/instances/{{setting}}.jsonl", setting=["fine", "coarse", "pairs"]),
+    output:
+        f"{DA}/baselines/metrics.tsv",
+    log:
+        "logs/domainauth/baselines.log",
+    params:
+        p=get_baseline_params,
+        indir=f"{DA}/instances",
+    shell:
+        "python -m authbench.cli baselines --instances-dir {params.indir} --metrics {output} "
+        "--params {params.p:q} 2> {log}"

@@ -1,0 +1,167 @@
+"""Config validation, prompt templates, grammars and request building."""
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from authbench.config import ConfigError, GenerateConfig, cells, check_config, validate_schema
+from authbench.grammars import grammar_for
+from authbench.judges import build_requests
+from authbench.prompts import TemplateError, load_template
+
+PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"
+
+
+@pytest.fixture
+def config(root):
+    return yaml.safe_load((root / "config.yaml").read_text())
+
+
+def test_demo_config_valid(config):
+    validate_schema(config)
+    check_config(config)
+    grid = cells(config)
+    # 4 point + 2+2 list + 3+3 pair settings per model x context
+    assert len(grid) == 14
+    assert {c.setting for c in grid if c.judge == "list_rank"} == {"fine", "coarse"}
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c.update(judges=["point", "vibes"]), "config key 'judges.1': 'vibes' is not one of"),
+        (lambda c: c.update(colour="red"), "Additional properties are not allowed ('colour' was unexpected)"),
+        (lambda c: c["domainauth"]["sampling"].update(fine_lists=0), "config key 'domainauth.sampling.fine_lists'"),
+        (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
+        (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
+        (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),
+    ],
+)
+def test_bad_config_names_key(config, mutate, message):
+    bad = copy.deepcopy(config)
+    mutate(bad)
+    with pytest.raises(ConfigError) as err:
+        validate_schema(bad)
+        check_config(bad)
+    assert message in str(err.value)
+
+
+def test_generate_config_merge():
+    base = GenerateConfig()
+    merged = base.merge({"temperature": 0.5, "max_tokens": None})
+    assert merged.temperature == 0.5 and merged.max_tokens == base.max_tokens
+    with pytest.raises(ConfigError, match="unknown generate setting"):
+        base.merge({"temprature": 1})
+
+
+def test_all_templates_load_and_render():
+    files = sorted(PROMPTS.glob("*.yaml"))
+    assert len(files) == 10  # 5 judges x 2 contexts
+    item = {"domain": "nasa.gov", "text": "Space agency."}
+    for f in files:
+        t = load_template(f)
+        if t.judge == "point":
+            out = t.render_point(item)
+        elif t.judge.startswith("pair"):
+            out = t.render_pair(item, {"domain": "x.com", "text": "Shop."})
+        else:
+            out = t.render_list([item, {"domain": "x.com", "text": "Shop."}])
+        assert "nasa.gov" in out and out.endswith("Your answer:")
+        assert ("Space agency." in out) == (t.context == "w_text")
+
+
+def test_point_template_is_appendix_a_verbatim():
+    out = load_template(PROMPTS / "point_wo_text.yaml").render_point({"domain": "nasa.gov"})
+    assert 'Output only: {"score": X} where X is your evaluated score (0, 1, 2, 3, 4, 5, 6, 7, 8, or 9).' in out
+    assert "DOMAIN: nasa.gov\n\nBased on the above criteria" in out
+
+
+def test_list_template_uses_list_size():
+    t = load_template(PROMPTS / "list_score_wo_text.yaml")
+    out = t.render_list([{"domain": f"d{i}.com"} for i in range(5)])
+    assert '[4] d4.com' in out and '..., "4": 8}' in out
+    rank = load_template(PROMPTS / "list_rank_wo_text.yaml").render_list([{"domain": "a.com"}] * 5)
+    assert "Rank the 5 domains above" in rank
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("judge: point\ncontext: wo_text\noutput: score\ntemplate: 'no placeholder'", "lacks placeholder(s) ['domain']"),
+        ("judge: point\ncontext: wo_text\noutput: score\ntemplate: '{domain} {colour}'", "unknown placeholder(s) ['colour']"),
+        ("judge: point\ncontext: wo_text\noutput: ranking\ntemplate: '{domain}'", "replies in format 'score'"),
+        ("judge: list_rank\ncontext: wo_text\noutput: ranking\ntemplate: '{items} {n}'", "need an 'item' line"),
+        ("judge: point\ncontext: wo_text\noutput: score\ntemplate: '{domain'", "not valid format syntax"),
+        ("judge: point\ncontext: wo_text\noutput: score", "missing key 'template'"),
+    ],
+)
+def test_bad_templates(tmp_path, body, message):
+    p = tmp_path / "t.yaml"
+    p.write_text(body)
+    with pytest.raises(TemplateError) as err:
+        load_template(p)
+    assert str(p) in str(err.value) and message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "fmt, n, ok, bad",
+    [
+        ("score", None, ['{"score": 7}', ' {"score": 0}'], ['{"score": 10}', "7"]),
+        ("pair_choice", None, ["A", " B"], ["AB", "C"]),
+        ("pair_scores", None, ['{"A": 7, "B": 4}'], ['{"A": 7}']),
+        ("ranking", 3, ["[2] > [0] > [1]", "[1] > [1] > [1]"], ["[3] > [0] > [1]", "[2] > [0]"]),
+        ("list_scores", 3, ['{"0": 1, "1": 9, "2": 0}'], ['{"0": 1, "1": 9}', '{"1": 1, "0": 9, "2": 0}']),
+    ],
+)
+def test_grammar_shapes(fmt, n, ok, bad):
+    # Check the GBNF by translating its simple shape to a regex (the grammars
+    # use only literals, character classes, ? , | and {k} repetition).
+    g = grammar_for(fmt, n).split("::=", 1)[1].strip()
+    tokens = re.findall(r'"((?:\\.|[^"\\])*)"|(\[[^\]]+\])|(\{\d+\})|([()?|])', g)
+    pattern = ""
+    for lit, cls, rep, op in tokens:
+        if lit or (not cls and not rep and not op):
+            pattern += re.escape(lit.encode().decode("unicode_escape"))
+        elif cls:
+            pattern += cls
+        elif rep:
+            pattern += rep
+        else:
+            pattern += op
+    for s in ok:
+        assert re.fullmatch(pattern, s), (pattern, s)
+    for s in bad:
+        assert not re.fullmatch(pattern, s), (pattern, s)
+
+
+def _list(n, anchors=None):
+    inst = {"instance_id": "fine-00000", "items": [{"domain": f"d{i}.com", "level": i} for i in range(n)]}
+    if anchors:
+        inst["anchors"] = anchors
+    return inst
+
+
+def test_pair_requests_anchor_and_exhaustive():
+    t = load_template(PROMPTS / "pair_rank_wo_text.yaml")
+    fine = build_requests("pair_rank", "fine", [_list(10, [0, 2, 4, 6, 8])], t, seed=1)
+    assert len(fine) == 35
+    pairs = [tuple(sorted(map(int, r["request_id"].split(":")[1].split("-")))) for r in fine]
+    assert len(set(pairs)) == 35
+    anchors = {0, 2, 4, 6, 8}
+    assert all(a in anchors or b in anchors for a, b in pairs)  # no non-anchor vs non-anchor
+    # position A is recorded and randomised: the item shown as A is the first id
+    firsts = [int(r["request_id"].split(":")[1].split("-")[0]) for r in fine]
+    assert firsts != [min(p) for p in pairs]
+    for r, first in zip(fine, firsts):
+        assert f"Domain A: d{first}.com" in r["prompt"]
+    coarse = build_requests("pair_score", "coarse", [_list(5)], load_template(PROMPTS / "pair_score_wo_text.yaml"), 1)
+    assert len(coarse) == 10
+
+
+def test_point_requests_deduplicate_domains():
+    t = load_template(PROMPTS / "point_wo_text.yaml")
+    reqs = build_requests("point", "fine", [_list(3), _list(4)], t, seed=0)
+    assert [r["request_id"] for r in reqs] == ["item:d0.com", "item:d1.com", "item:d2.com", "item:d3.com"]

@@ -1,0 +1,446 @@
+"""Table-driven tests for authbench.parse (reply -> value + status).
+
+Every case asserts the exact value AND the exact status.  Decisions pinned here:
+digit strings (``{"score": "7"}``) are accepted as clean numbers; integral floats
+(``7.0``) are accepted; a reply cut off inside its last JSON object keeps its
+complete pairs (status "missing" if ids are lost, "wrong_format" if the content
+is complete but the object is unclosed).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from authbench.parse import (
+    OUTPUT_FORMATS,
+    STATUSES,
+    ParseResult,
+    is_failure,
+    normalise,
+    parse_list_scores,
+    parse_pair_choice,
+    parse_pair_scores,
+    parse_ranking,
+    parse_reply,
+    parse_score,
+)
+
+# 10,000 characters of junk without digits, braces, brackets or standalone A/B.
+_rng = random.Random(1234)
+JUNK = "".join(_rng.choice(string.ascii_lowercase + " .,;!?-\n") for _ in range(10_000))
+BINARY = bytes(range(256)).decode("latin-1") * 40
+
+
+# --------------------------------------------------------------------------
+# normalise
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ('  {"score": 7}  ', '{"score": 7}'),
+        ('```json\n{"score": 7}\n```', '{"score": 7}'),
+        ("<think>let me see: 3</think>\n7", "7"),
+        ("<think>a</think>x<think>b</think> B ", "B"),  # last </think> wins
+        ("<THINK>a</Think>B", "B"),
+        ("<think>never finished, answer 7", ""),  # unterminated reasoning: no answer
+        ("［３］＞［１］", "[3]>[1]"),
+        ("｛＂ｓｃｏｒｅ＂：７，｝", '{"score":7,}'),
+        ("\u201cA\u201d \u2018B\u2019", "\"A\" 'B'"),
+        ("\ufeff\u200bB", "B"),
+        ("", ""),
+        (None, ""),
+        (b'{"score": 7}', '{"score": 7}'),
+        (b"\xff\xfe7", "\ufffd\ufffd7"),
+    ],
+)
+def test_normalise(raw, expected):
+    assert normalise(raw) == expected
+
+
+# --------------------------------------------------------------------------
+# 1. parse_score
+# --------------------------------------------------------------------------
+
+SCORE_CASES = [
+    # well-formed
+    ('{"score": 7}', 7, "ok"),
+    ('{"score":0}', 0, "ok"),
+    ('{"score": 9}', 9, "ok"),
+    ('{"Score": 4}', 4, "ok"),
+    ("{'score': 6}", 6, "ok"),
+    ("{score: 5}", 5, "ok"),
+    ('{ "score" :   3 }', 3, "ok"),
+    ('{"score": 7.0}', 7, "ok"),
+    ('{"score": "7"}', 7, "ok"),  # documented decision: digit strings accepted
+    ('{"reasoning": "solid .gov source", "score": 8}', 8, "ok"),
+    ('{"evaluation": {"score": 6}}', 6, "ok"),
+    # malformed but recoverable
+    ('```json\n{"score": 7}\n```', 7, "ok"),
+    ('Here is my evaluation:\n{"score": 5}\nHope this helps.', 5, "ok"),
+    ('<think>maybe {"score": 2}?</think>{"score": 8}', 8, "ok"),
+    ("｛＂ｓｃｏｒｅ＂：　７｝", 7, "ok"),
+    ("{\u201cscore\u201d: 6}", 6, "ok"),
+    ('{"score": 7,}', 7, "ok"),
+    ('{"score": 4', 4, "wrong_format"),  # truncated: value kept, not clean
+    ("7", 7, "wrong_format"),
+    ("Score: 7", 7, "wrong_format"),
+    ("**Score:** 3/9", 3, "wrong_format"),
+    ("The final score is 6.", 6, "wrong_format"),
+    ("  8.  ", 8, "wrong_format"),
+    # adversarial
+    ('Example: {"score": 3}\nMy answer: {"score": 8}', 8, "ok"),  # last wins
+    ('{"score": 2} {"score": 9}', 9, "ok"),
+    ('{"score": 11}', None, "out_of_range"),
+    ('{"score": -1}', None, "out_of_range"),
+    ('{"score": 10}', None, "out_of_range"),
+    ('{"score": 99999999999999999999999999999999}', None, "out_of_range"),
+    ('{"score": "' + "9" * 5000 + '"}', None, "out_of_range"),
+    ("Score: 12", None, "out_of_range"),
+    ("-1", None, "out_of_range"),
+    ('{"score": 7.5}', None, "wrong_format"),
+    ("7.5", None, "wrong_format"),
+    ('{"score": "high"}', None, "wrong_format"),
+    ('{"score": null}', None, "wrong_format"),
+    ('{"score": true}', None, "wrong_format"),
+    ("I think it is quite authoritative.", None, "wrong_format"),
+    ("It is a 7 out of 9", None, "wrong_format"),
+    ("", None, "wrong_format"),
+    ("   \n\t ", None, "wrong_format"),
+    (None, None, "wrong_format"),
+    ("<think>the score is 7", None, "wrong_format"),  # reasoning never ended
+    (JUNK, None, "wrong_format"),
+    (BINARY, None, "wrong_format"),
+    ("{" * 5000, None, "wrong_format"),
+]
+
+
+@pytest.mark.parametrize("text, value, status", SCORE_CASES)
+def test_parse_score(text, value, status):
+    res = parse_score(text)
+    assert (res.value, res.status) == (value, status), res
+    assert res.status in STATUSES
+    assert (res.detail != "") == (status != "ok")
+
+
+# --------------------------------------------------------------------------
+# 2. parse_pair_choice
+# --------------------------------------------------------------------------
+
+PAIR_CHOICE_CASES = [
+    # well-formed
+    ("A", "A", "ok"),
+    ("B", "B", "ok"),
+    ("  B\n", "B", "ok"),
+    ('"A"', "A", "ok"),
+    ("'B'", "B", "ok"),
+    ("[A]", "A", "ok"),
+    ("A.", "A", "ok"),
+    ("**B**", "B", "ok"),
+    ("`A`", "A", "ok"),
+    ("Domain A", "A", "ok"),
+    ("Entity B", "B", "ok"),
+    ("Answer: B", "B", "ok"),
+    ('{"choice": "A"}', "A", "ok"),
+    # malformed but recoverable
+    ("```\nB\n```", "B", "ok"),
+    ("<think>A seems fine but B is a .gov site</think>\nB", "B", "ok"),
+    ("Ｂ", "B", "ok"),
+    ("\u201cA\u201d", "A", "ok"),
+    ("I prefer A because it is an official registry.", "A", "ok"),
+    ("A reliable source here is Domain B.", "B", "ok"),  # leading "A" is the article
+    ("After careful thought, the more authoritative one is B.", "B", "ok"),
+    ("b", "B", "wrong_format"),  # lower case only: usable, not the asked format
+    # adversarial
+    ("A or B? I pick B", "B", "wrong_format"),
+    ("A\nB", "B", "wrong_format"),
+    ("B. Domain A is a personal blog.", "A", "wrong_format"),  # same tier: last wins
+    ("Answer: B\nDomain A is a personal blog.", "B", "wrong_format"),  # verdict tier
+    ("Domain A is a blog.\n\nB", "B", "wrong_format"),
+    ("AB", None, "wrong_format"),
+    ("a good question", None, "wrong_format"),
+    ("Both are equally authoritative.", None, "wrong_format"),
+    ("", None, "wrong_format"),
+    (None, None, "wrong_format"),
+    (JUNK, None, "wrong_format"),
+    (BINARY, None, "wrong_format"),  # "@ABC...": letters are not standalone
+    ("A " * 20_000, "A", "ok"),
+]
+
+
+@pytest.mark.parametrize("text, value, status", PAIR_CHOICE_CASES)
+def test_parse_pair_choice(text, value, status):
+    res = parse_pair_choice(text)
+    assert (res.value, res.status) == (value, status), res
+    assert (res.detail != "") == (status != "ok")
+
+
+# --------------------------------------------------------------------------
+# 3. parse_pair_scores
+# --------------------------------------------------------------------------
+
+PAIR_SCORES_CASES = [
+    # well-formed
+    ('{"A": 7, "B": 4}', {"A": 7, "B": 4}, "ok"),
+    ('{"B": 0, "A": 9}', {"A": 9, "B": 0}, "ok"),
+    ('{"A": 7.0, "B": "4"}', {"A": 7, "B": 4}, "ok"),
+    ('{"A": 5, "B": 5, "reason": "both official"}', {"A": 5, "B": 5}, "ok"),
+    # malformed but recoverable
+    ("{'A': 7, 'B': 4}", {"A": 7, "B": 4}, "ok"),
+    ('{"A": 7, "B": 4,}', {"A": 7, "B": 4}, "ok"),
+    ("{A: 7, B: 4}", {"A": 7, "B": 4}, "ok"),
+    ('{"Domain A": 3, "Domain B": 6}', {"A": 3, "B": 6}, "ok"),
+    ('```json\n{"A": 2, "B": 8}\n```', {"A": 2, "B": 8}, "ok"),
+    ('Scores:\n{"A": 6, "B": 1}\nA is stronger.', {"A": 6, "B": 1}, "ok"),
+    ('<think>{"A": 1, "B": 1}</think>{"A": 8, "B": 3}', {"A": 8, "B": 3}, "ok"),
+    ("｛＂Ａ＂：７，＂Ｂ＂：４｝", {"A": 7, "B": 4}, "ok"),
+    ('{"A": 7, "B": 4', {"A": 7, "B": 4}, "wrong_format"),  # unclosed
+    # adversarial
+    ('Example: {"A": 1, "B": 2}\nAnswer: {"A": 7, "B": 4}', {"A": 7, "B": 4}, "ok"),
+    ('{"A": 7, "B": 4} {"A": 8}', None, "missing"),  # last verdict is incomplete
+    ('{"A": 7}', None, "missing"),
+    ('{"A": 7, "B": ', None, "missing"),  # truncated
+    ('{"A": 7, "B": null}', None, "missing"),
+    ('{"A": 11, "B": 4}', None, "out_of_range"),
+    ('{"A": 3, "B": -1}', None, "out_of_range"),
+    ('{"A": 7.5, "B": 4}', None, "wrong_format"),
+    ('{"A": "high", "B": 4}', None, "wrong_format"),
+    ("A: 7, B: 4", None, "wrong_format"),  # no object
+    ('{"score": 7}', None, "wrong_format"),
+    ("", None, "wrong_format"),
+    (None, None, "wrong_format"),
+    (JUNK, None, "wrong_format"),
+    (BINARY, None, "wrong_format"),
+]
+
+
+@pytest.mark.parametrize("text, value, status", PAIR_SCORES_CASES)
+def test_parse_pair_scores(text, value, status):
+    res = parse_pair_scores(text)
+    assert (res.value, res.status) == (value, status), res
+    assert (res.detail != "") == (status != "ok")
+
+
+# --------------------------------------------------------------------------
+# 4. parse_ranking
+# --------------------------------------------------------------------------
+
+RANKING_CASES = [
+    # well-formed
+    ("[4] > [0] > [2] > [1] > [3]", 5, [4, 0, 2, 1, 3], "ok"),
+    ("[0] > [1] > [2]", 3, [0, 1, 2], "ok"),
+    ("[1]>[0]", 2, [1, 0], "ok"),
+    ("[0]", 1, [0], "ok"),
+    ("[ 2 ] > [ 0 ] > [ 1 ]", 3, [2, 0, 1], "ok"),
+    ("[9] > [8] > [7] > [6] > [5] > [4] > [3] > [2] > [1] > [0]", 10, list(range(9, -1, -1)), "ok"),
+    # malformed but recoverable
+    ("Ranking: [2] > [0] > [1]. Done.", 3, [2, 0, 1], "ok"),
+    ("```\n[2] > [0] > [1]\n```", 3, [2, 0, 1], "ok"),
+    ("<think>[0] > [1] > [2]?</think>[2] > [1] > [0]", 3, [2, 1, 0], "ok"),
+    ("［３］＞［１］＞［０］＞［２］", 4, [3, 1, 0, 2], "ok"),
+    ("[2], [0], [3], [1]", 4, [2, 0, 3, 1], "ok"),
+    ("1. [2]\n2. [0]\n3. [3]\n4. [1]", 4, [2, 0, 3, 1], "ok"),
+    ("[2] (most authoritative) > [0] > [1]", 3, [2, 0, 1], "ok"),
+    ("2 > 0 > 1", 3, [2, 0, 1], "ok"),  # bare-integer fallback
+    ("2, 0, 1", 3, [2, 0, 1], "ok"),
+    ("[3] > [1]", 4, [3, 1, 0, 2], "missing"),
+    ("[4] > [0] > [2", 5, [4, 0, 1, 2, 3], "missing"),  # truncated
+    # adversarial
+    ("Example: [1] > [2] > [0]\nMy ranking: [2] > [0] > [1]", 3, [2, 0, 1], "ok"),
+    ("Example: [1] > [2] > [3] > [0]\nAnswer: [2] > [0] > [3] > [1]\n"
+     "I put [2] first because [0] is older.", 4, [2, 0, 3, 1], "ok"),
+    ("[3] > [3] > [1]", 4, [3, 1, 0, 2], "repetition"),
+    ("[1] > [0] > [1] > [2]", 3, [1, 0, 2], "repetition"),
+    ("[12] > [3] > [1]", 10, [3, 1, 0, 2, 4, 5, 6, 7, 8, 9], "unknown_id"),
+    ("[12] > [3] > [3]", 10, [3, 0, 1, 2, 4, 5, 6, 7, 8, 9], "unknown_id"),  # unknown > repetition
+    ("[2] > [0] > [1] > [3]", 3, [2, 0, 1], "unknown_id"),
+    ("[2] > [-1] > [0] > [1]", 3, [2, 0, 1], "unknown_id"),
+    ("[99999999999999999999] > [0] > [1]", 2, [0, 1], "unknown_id"),
+    ("I cannot rank these.", 3, [0, 1, 2], "wrong_format"),
+    ("", 4, [0, 1, 2, 3], "wrong_format"),
+    (None, 2, [0, 1], "wrong_format"),
+    (JUNK, 10, list(range(10)), "wrong_format"),
+]
+
+
+@pytest.mark.parametrize("text, n, value, status", RANKING_CASES)
+def test_parse_ranking(text, n, value, status):
+    res = parse_ranking(text, n)
+    assert (res.value, res.status) == (value, status), res
+    assert sorted(res.value) == list(range(n))  # always a full permutation
+    assert (res.detail != "") == (status != "ok")
+
+
+def test_parse_ranking_detail_counts():
+    res = parse_ranking("[12] > [3] > [3] > [1]", 10)
+    assert res.status == "unknown_id"
+    assert "unknown=[12]" in res.detail
+    assert "duplicates=[3]" in res.detail
+    assert "missing=[0, 2, 4, 5, 6, 7, 8, 9]" in res.detail
+    assert parse_ranking("[0] > [1] > [2] > [4]", 8).detail == "missing=[3, 5, 6, 7]"
+
+
+@pytest.mark.parametrize("n", [0, -1, None, 2.0, True])
+def test_parse_ranking_bad_n_raises(n):
+    with pytest.raises(ValueError):
+        parse_ranking("[0] > [1]", n)
+
+
+# --------------------------------------------------------------------------
+# 5. parse_list_scores
+# --------------------------------------------------------------------------
+
+
+def _d(*scores):
+    return dict(enumerate(scores))
+
+
+LIST_SCORES_CASES = [
+    # well-formed
+    ('{"0": 7, "1": 4, "2": 9}', 3, _d(7, 4, 9), "ok"),
+    ('{"2": 1, "0": 0, "1": 5}', 3, _d(0, 5, 1), "ok"),
+    ('{"0": 7, "1": 4, "2": 9, "3": 8, "4": 0, "5": 1, "6": 2, "7": 3, "8": 5, "9": 8}', 10,
+     _d(7, 4, 9, 8, 0, 1, 2, 3, 5, 8), "ok"),
+    ('{"0": "7", "1": 4.0}', 2, _d(7, 4), "ok"),
+    # malformed but recoverable
+    ("{'0': 7, '1': 4}", 2, _d(7, 4), "ok"),
+    ("{0: 7, 1: 4}", 2, _d(7, 4), "ok"),
+    ('{"[0]": 7, "[1]": 4}', 2, _d(7, 4), "ok"),
+    ('{"0": 7, "1": 4,}', 2, _d(7, 4), "ok"),
+    ('```json\n{"0": 3, "1": 6}\n```', 2, _d(3, 6), "ok"),
+    ('Here are my scores:\n{"0": 3, "1": 6}\nThanks!', 2, _d(3, 6), "ok"),
+    ('{"scores": {"0": 3, "1": 6}}', 2, _d(3, 6), "ok"),
+    ('<think>{"0": 1}</think>{"0": 2, "1": 3}', 2, _d(2, 3), "ok"),
+    ("｛＂０＂：７，＂１＂：４｝", 2, _d(7, 4), "ok"),
+    ('{"0": 7, "1": 4, "2": ', 4, _d(7, 4, None, None), "missing"),  # truncated
+    ('{"0": 7, "1": 4, "2": 5', 3, _d(7, 4, 5), "wrong_format"),  # complete but unclosed
+    # adversarial
+    ('Example: {"0": 1, "1": 1}\nAnswer: {"0": 8, "1": 2}', 2, _d(8, 2), "ok"),
+    ('{"0": 7, "0": 5, "1": 4}', 2, _d(5, 4), "ok"),  # duplicate key: last wins
+    ('{"0": 7}', 3, _d(7, None, None), "missing"),
+    ('{"0": 7, "1": null}', 2, _d(7, None), "missing"),
+    ('{"0": 7, "1": 11}', 2, _d(7, None), "out_of_range"),
+    ('{"0": -1, "1": 4}', 2, _d(None, 4), "out_of_range"),
+    ('{"0": 7, "1": 4, "12": 5}', 2, _d(7, 4), "unknown_id"),
+    ('{"0": 11, "12": 5}', 2, _d(None, None), "out_of_range"),  # out_of_range > unknown_id
+    ('{"0": 7, "12": 5}', 2, _d(7, None), "unknown_id"),  # unknown_id > missing
+    ('{"0": 7.5, "1": 11}', 2, _d(None, None), "wrong_format"),  # non-integer value
+    ('{"0": "high", "1": 4}', 2, _d(None, 4), "wrong_format"),
+    ('{"score": 7}', 2, _d(None, None), "wrong_format"),
+    ("[7, 4]", 2, _d(None, None), "wrong_format"),
+    ("", 3, _d(None, None, None), "wrong_format"),
+    (None, 1, _d(None), "wrong_format"),
+    (JUNK, 10, dict.fromkeys(range(10)), "wrong_format"),
+    (BINARY, 3, _d(None, None, None), "wrong_format"),
+]
+
+
+@pytest.mark.parametrize("text, n, value, status", LIST_SCORES_CASES)
+def test_parse_list_scores(text, n, value, status):
+    res = parse_list_scores(text, n)
+    assert (res.value, res.status) == (value, status), res
+    assert list(res.value) == list(range(n))
+    assert (res.detail != "") == (status != "ok")
+
+
+@pytest.mark.parametrize("n", [0, None, "3"])
+def test_parse_list_scores_bad_n_raises(n):
+    with pytest.raises(ValueError):
+        parse_list_scores('{"0": 1}', n)
+
+
+# --------------------------------------------------------------------------
+# 6. dispatcher, is_failure, robustness
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "fmt, text, n, value, status",
+    [
+        ("score", '{"score": 7}', None, 7, "ok"),
+        ("pair_choice", "B", None, "B", "ok"),
+        ("pair_scores", '{"A": 7, "B": 4}', None, {"A": 7, "B": 4}, "ok"),
+        ("ranking", "[1] > [0]", 2, [1, 0], "ok"),
+        ("list_scores", '{"0": 7, "1": 4}', 2, {0: 7, 1: 4}, "ok"),
+        ("score", "Score: 7", 5, 7, "wrong_format"),  # n ignored
+    ],
+)
+def test_parse_reply_dispatch(fmt, text, n, value, status):
+    res = parse_reply(fmt, text, n)
+    assert (res.value, res.status) == (value, status)
+
+
+@pytest.mark.parametrize(
+    "fmt, n",
+    [("verdict", None), ("", None), ("SCORE", None), ("ranking", None), ("list_scores", None)],
+)
+def test_parse_reply_programming_errors_raise(fmt, n):
+    with pytest.raises(ValueError):
+        parse_reply(fmt, "[0]", n)
+
+
+@pytest.mark.parametrize(
+    "result, failed",
+    [
+        (ParseResult(7, "ok"), False),
+        (ParseResult(7, "wrong_format", "x"), True),
+        (ParseResult([0, 1], "missing", "x"), True),
+        (ParseResult(None, "out_of_range", "x"), True),
+    ],
+)
+def test_is_failure(result, failed):
+    assert is_failure(result) is failed
+
+
+def test_result_is_frozen():
+    res = parse_score('{"score": 7}')
+    with pytest.raises(AttributeError):
+        res.status = "wrong_format"  # type: ignore[misc]
+
+
+def _fuzz_texts(count: int = 400):
+    rng = random.Random(20240611)
+    alphabet = (
+        '{}[]":,>0123456789 -.\n\'AB ab score choice </think> ```json '
+        "［］｛｝：＂，＞３７\u201c\u201d\ud800\x00\x1b\u200b"
+    )
+    pieces = ['{"score": ', '{"A": ', '"B": ', '{"0": ', "[3] > ", "Domain ", "<think>", "</think>", "}"]
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            if rng.random() < 0.3:
+                parts.append(rng.choice(pieces))
+            else:
+                parts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))))
+        yield "".join(parts)
+
+
+@pytest.mark.parametrize("fmt", OUTPUT_FORMATS)
+def test_fuzz_never_raises_and_keeps_shape(fmt):
+    n = 10
+    for text in _fuzz_texts():
+        res = parse_reply(fmt, text, n)
+        assert isinstance(res, ParseResult)
+        assert res.status in STATUSES
+        assert not res.detail.startswith("parser error"), (text, res)
+        if fmt == "ranking":
+            assert sorted(res.value) == list(range(n))
+        elif fmt == "list_scores":
+            assert list(res.value) == list(range(n))
+            assert all(v is None or 0 <= v <= 9 for v in res.value.values())
+        elif fmt == "score":
+            assert res.value is None or (isinstance(res.value, int) and 0 <= res.value <= 9)
+        elif fmt == "pair_choice":
+            assert res.value in (None, "A", "B")
+        elif res.value is not None:
+            assert set(res.value) == {"A", "B"}
+
+
+@pytest.mark.parametrize("fmt", OUTPUT_FORMATS)
+@pytest.mark.parametrize("junk", [b"\x00\xff\xfe\x80" * 100, 12345, object(), "\ud800\udfff" * 50])
+def test_non_string_and_binary_inputs(fmt, junk):
+    res = parse_reply(fmt, junk, 3)
+    assert res.status in STATUSES
+    assert not res.detail.startswith("parser error")

@@ -1,0 +1,124 @@
+"""Integration: the real Snakemake workflow, real embedded model, real data, tiny counts."""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "gemma3-270m"
+
+pytestmark = pytest.mark.integration
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(workdir / "config.yaml"), *args],
+        capture_output=True, text=True, env=env, timeout=1800,
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("wf")
+    shutil.copytree(ROOT / "resources" / "prompts", work / "prompts")
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["prompts"] = str(work / "prompts")
+    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
+    cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=2, easy_pairs=2, hard_pairs=2,
+                                         bias_per_level=1, bias_per_category=1)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return work
+
+
+def read_tsv(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def test_all_outputs_with_real_model(run):
+    report = run / "results" / "domainauth" / "report"
+    for stem in ("table1_fine", "table2_coarse", "table3_pairs", "table8_categories",
+                 "table9_derivations_fine", "table10_derivations_coarse"):
+        for ext in ("csv", "md", "tex"):
+            assert (report / "tables" / f"{stem}.{ext}").stat().st_size > 0
+    for fig in ("fig3_label_distribution.png", "fig6_bias_heatmap.png"):
+        assert (report / "figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = read_tsv(report / "metrics.tsv")
+    models = {r["model"] for r in rows}
+    assert models == {MODEL, "baseline:random", "baseline:tld_prior"}
+    judges = {(r["judge"], r["setting"], r["derivation"]) for r in rows if r["model"] == MODEL}
+    assert ("pair_score", "fine", "average") in judges and ("pair_score", "coarse", "bubble") in judges
+    assert ("pair_rank", "pairs", "direct") in judges and ("list_rank", "coarse", "direct") in judges
+    for r in rows:
+        assert r["parse_failure_rate"] != ""
+    md = (report / "tables" / "table1_fine.md").read_text()
+    assert MODEL in md and "fail%" in md
+
+
+def test_cell_records_raw_responses(run):
+    cell = run / "results" / "domainauth" / "cells" / MODEL / "pair_score" / "wo_text" / "fine"
+    responses = [json.loads(l) for l in (cell / "responses.jsonl").read_text().splitlines()]
+    judgments = [json.loads(l) for l in (cell / "judgments.jsonl").read_text().splitlines()]
+    assert len(responses) == len(judgments) == 35  # 1 fine list, 5 anchors
+    for r in responses:
+        assert len(r["prompt_sha256"]) == 64 and r["prompt_tokens"] > 50 and r["completion_tokens"] > 0
+        assert r["seconds"] > 0
+    # constrained decoding: every reply has the asked shape
+    assert all(j["status"] == "ok" for j in judgments), judgments
+    summary = json.loads((cell / "summary.json").read_text())
+    assert summary["n_calls"] == 35 and summary["parse_failure_rate"] == 0.0
+    assert summary["engine"] == "llamacpp" and summary["generate"]["temperature"] == 0.0
+
+
+def test_nothing_to_do_when_unchanged(run):
+    proc = snakemake(run, "-n", "--cores", "2")
+    assert proc.returncode == 0
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def _scheduled(proc) -> list[str]:
+    """Rule names of the jobs a dry run lists (its job-stats table)."""
+    lines = (proc.stdout + proc.stderr).splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("Job stats:"))
+    jobs = []
+    for line in lines[start + 3:]:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        jobs += [parts[0]] * int(parts[1])
+    return sorted(jobs)
+
+
+def test_touching_one_prompt_reruns_only_its_cells(run):
+    os.utime(run / "prompts" / "domainauth" / "list_score_wo_text.yaml")
+    cell = f"results/domainauth/cells/{MODEL}/list_score/wo_text/fine/metrics.tsv"
+    one = snakemake(run, "-n", "--cores", "2", cell)
+    assert one.returncode == 0, one.stderr
+    assert _scheduled(one) == ["evaluate_cell", "judge_cell"]
+    everything = snakemake(run, "-n", "--cores", "2")
+    assert _scheduled(everything) == sorted(["judge_cell"] * 2 + ["evaluate_cell"] * 2 + ["report_domainauth", "all"])
+    assert "list_score/wo_text/fine" in everything.stdout and "list_score/wo_text/coarse" in everything.stdout
+    assert "point/wo_text" not in everything.stdout
+
+
+def test_bad_config_stops_with_key_name(run):
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    cfg["judges"] = ["point", "oracle"]
+    bad = run / "bad.yaml"
+    bad.write_text(yaml.safe_dump(cfg))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(run),
+         "--configfile", str(bad), "-n"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "judges" in proc.stderr and "oracle" in proc.stderr

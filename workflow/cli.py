@@ -1,0 +1,231 @@
+"""Command line of the pipeline: one subcommand per Snakemake rule.
+
+Rules call ``python -m authbench.cli <step> ...`` with files and a JSON
+``--params`` string built by the rule (never the whole config), so Snakemake
+sees every value that can change an output. Known input errors end with one
+line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from .config import ConfigError, GenerateConfig
+from .domains import InputError
+from .prompts import TemplateError
+from .sampling import SamplingError
+
+log = logging.getLogger("authbench")
+
+
+def _mkparent(*paths: str) -> None:
+    for p in paths:
+        Path(p).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _write_tsv(rows: list[dict], path: str, columns: list[str]) -> None:
+    _mkparent(path)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, delimiter="\t", lineterminator="\n", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def cmd_build_domainauth(args, params) -> None:
+    from .domains import build_domains, read_texts, write_drops, write_labels
+
+    texts = read_texts(params.get("text"), params.get("text_max_words", 100))
+    domains, drops = build_domains(args.source, params.get("status_filter"), params["categories"], texts)
+    _mkparent(args.labels, args.drops)
+    write_labels(domains, args.labels)
+    write_drops(drops, len(domains), args.drops)
+    log.info("kept %d domains; drops: %s", len(domains), dict(drops))
+
+
+def cmd_sample_domainauth(args, params) -> None:
+    from .domains import read_labels
+    from .sampling import reuse_report, sample_all, write_jsonl
+
+    domains = read_labels(args.labels)
+    sets = sample_all(domains, params["sampling"], params["seed"])
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for setting, rows in sets.items():
+        write_jsonl(rows, out / f"{setting}.jsonl")
+        log.info("%s: %d instances", setting, len(rows))
+    _write_tsv(reuse_report(sets), str(out / "reuse.tsv"), ["setting", "level", "slots", "distinct", "max_uses"])
+
+
+def cmd_assemble_model(args, params) -> None:
+    from .engines.llamacpp import resolve_model
+
+    _mkparent(args.out)
+    log.info("model ready at %s", resolve_model(params["model"], args.out))
+
+
+def cmd_judge(args, params) -> None:
+    from .engines.base import create_engine
+    from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell, write_records
+    from .prompts import load_template
+    from .sampling import read_jsonl
+
+    template = load_template(args.template)
+    if (template.judge, template.context) != (params["judge"], params["context"]):
+        raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
+                            f"the cell is {params['judge']}/{params['context']}")
+    instances = read_jsonl(args.instances)
+    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
+    model_cfg = params["model"]
+    gen = GenerateConfig().merge(model_cfg.get("generate"))
+    log.info("cell %s: %d requests", params["cell"], len(requests))
+    start = time.perf_counter()
+    if args.threads:
+        model_cfg = {**model_cfg, "threads": int(args.threads)}
+    engine = create_engine(model_cfg, args.model_file)
+    load_seconds = time.perf_counter() - start
+    try:
+        responses = run_cell(requests, engine, gen, params["constrained"])
+        identity = engine.identity()
+    finally:
+        engine.close()
+    judgments = parse_responses(requests, responses)
+    _mkparent(args.responses, args.judgments, args.summary)
+    write_records(response_rows(requests, responses, identity), args.responses)
+    write_records(judgments, args.judgments)
+    summary = {"cell": params["cell"], **identity, "generate": gen.__dict__, "constrained": params["constrained"],
+               "template": args.template, "model_load_seconds": round(load_seconds, 3),
+               **cell_summary(judgments, responses)}
+    Path(args.summary).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    log.info("done: %s", json.dumps({k: summary[k] for k in ("n_calls", "parse_failure_rate", "engine_seconds")}))
+
+
+METRIC_COLUMNS = ["benchmark", "model", "context", "setting", "judge", "derivation", "difficulty", "metric",
+                  "value", "n", "n_constant", "parse_failure_rate", "n_calls"]
+PREDICTION_COLUMNS = ["model", "context", "domain", "level", "category", "pred"]
+
+
+def cmd_evaluate(args, params) -> None:
+    from .evaluate import evaluate_cell
+    from .sampling import read_jsonl
+
+    instances = read_jsonl(args.instances)
+    judgments = read_jsonl(args.judgments)
+    summary = json.loads(Path(args.summary).read_text())
+    ident = {k: params[k] for k in ("benchmark", "model", "context")}
+    rows = [
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
+        for row in evaluate_cell(params["judge"], params["setting"], instances, judgments)
+    ]
+    _write_tsv(rows, args.metrics, METRIC_COLUMNS)
+
+
+def cmd_predictions(args, params) -> None:
+    from .evaluate import point_predictions
+    from .sampling import read_jsonl
+
+    preds = [{"model": params["model"], "context": params["context"], **p}
+             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments))]
+    _write_tsv(preds, args.predictions, PREDICTION_COLUMNS)
+
+
+def cmd_baselines(args, params) -> None:
+    from .evaluate import baseline_scorer, evaluate_scores
+    from .sampling import read_jsonl
+
+    rows = []
+    for name, spec in params["baselines"].items():
+        if not spec:
+            continue
+        scorer = baseline_scorer(name, params["seed"], spec if isinstance(spec, dict) else None)
+        for setting in params["settings"]:
+            instances = read_jsonl(Path(args.instances_dir) / f"{setting}.jsonl")
+            for context in params["contexts"]:
+                for row in evaluate_scores(setting, "point", instances, scorer):
+                    rows.append({"benchmark": params["benchmark"], "model": f"baseline:{name}", "context": context,
+                                 **row, "parse_failure_rate": 0.0, "n_calls": 0})
+    _write_tsv(rows, args.metrics, METRIC_COLUMNS)
+
+
+def cmd_report(args, params) -> None:
+    import pandas as pd
+
+    from . import figures, tables
+
+    out = Path(args.outdir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    metrics = pd.concat([pd.read_csv(f, sep="\t") for f in args.metrics], ignore_index=True)
+    metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
+    bench = params["benchmark"]
+    names = {"fine": ("table1_fine", "table9_derivations_fine"), "coarse": ("table2_coarse", "table10_derivations_coarse")}
+    for setting, (main_stem, deriv_stem) in names.items():
+        if (metrics["setting"] == setting).any():
+            tables.write_table(tables.table_main(metrics, bench, setting), out / "tables" / main_stem,
+                               f"Results on DomainAuth ({setting}-grained) as Spearman's rho (%) and Kendall's tau (%)."
+                               " fail% = parse failures among the judge's calls.")
+            if metrics.query("setting == @setting and judge.str.startswith('pair')", engine="python").shape[0]:
+                tables.write_table(tables.table_derivations(metrics, bench, setting), out / "tables" / deriv_stem,
+                                   f"PairJudge ranking derivation methods on DomainAuth ({setting}-grained), Spearman's rho (%).")
+    if (metrics["setting"] == "pairs").any():
+        tables.write_table(tables.table_pairs(metrics, bench), out / "tables" / "table3_pairs",
+                           "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties and unparsable replies count as wrong).")
+    labels = pd.read_csv(args.labels, sep="\t", keep_default_na=False)
+    figures.plot_label_distribution(labels, out / "figures" / "fig3_label_distribution.png")
+    if args.predictions:
+        pred = pd.concat([pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""]) for f in args.predictions],
+                         ignore_index=True)
+        pred["category"] = pred["category"].where(pred["category"].notna(), None)
+        figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png")
+        tables.write_table(tables.table_categories(pred, params["category_order"]), out / "tables" / "table8_categories",
+                           "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category.")
+
+
+COMMANDS = {
+    "build-domainauth": (cmd_build_domainauth, ["source", "labels", "drops"]),
+    "sample-domainauth": (cmd_sample_domainauth, ["labels", "outdir"]),
+    "assemble-model": (cmd_assemble_model, ["out"]),
+    "judge": (cmd_judge, ["instances", "template", "model_file", "responses", "judgments", "summary", "threads?"]),
+    "evaluate": (cmd_evaluate, ["instances", "judgments", "summary", "metrics"]),
+    "predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
+    "baselines": (cmd_baselines, ["instances_dir", "metrics"]),
+    "report": (cmd_report, ["metrics+", "labels", "predictions*", "outdir"]),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="authbench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (_, options) in COMMANDS.items():
+        p = sub.add_parser(name)
+        p.add_argument("--params", default="{}", help="JSON object of the rule's parameters")
+        for opt in options:
+            flag = "--" + opt.rstrip("?*+").replace("_", "-")
+            if opt.endswith("+"):
+                p.add_argument(flag, nargs="+", required=True)
+            elif opt.endswith("*"):
+                p.add_argument(flag, nargs="*", default=[])
+            else:
+                p.add_argument(flag, required=not opt.endswith("?"), default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    args = build_parser().parse_args(argv)
+    try:
+        params = json.loads(args.params)
+        COMMANDS[args.command][0](args, params)
+    except (InputError, SamplingError, ConfigError, TemplateError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

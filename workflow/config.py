@@ -1,0 +1,128 @@
+"""Configuration: schema validation, the cell grid and generation settings.
+
+Snakemake validates ``config.yaml`` against ``schemas/config.schema.yaml`` with
+its own ``validate``; :func:`check_config` adds the rules a JSON schema cannot
+say. Tests and command-line tools use :func:`load_config`, which does both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from pathlib import Path
+from typing import Any, Mapping
+
+import jsonschema
+import yaml
+
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
+
+JUDGES = ("point", "list_rank", "list_score", "pair_rank", "pair_score")
+CONTEXTS = ("wo_text", "w_text")
+SETTINGS = ("fine", "coarse", "pairs", "bias")
+
+# Which instance sets each judge runs on. `bias` is the PointJudge-only sample
+# behind Figure 6 and Table 8; lists are judged by every judge; pairs (Table 3)
+# by the pair judges and PointJudge.
+SETTINGS_FOR_JUDGE = {
+    "point": ("fine", "coarse", "pairs", "bias"),
+    "list_rank": ("fine", "coarse"),
+    "list_score": ("fine", "coarse"),
+    "pair_rank": ("fine", "coarse", "pairs"),
+    "pair_score": ("fine", "coarse", "pairs"),
+}
+
+# The reply format each judge asks for (see resources/prompts/ and parse.py).
+OUTPUT_FORMAT = {
+    "point": "score",
+    "list_rank": "ranking",
+    "list_score": "list_scores",
+    "pair_rank": "pair_choice",
+    "pair_score": "pair_scores",
+}
+
+
+class ConfigError(ValueError):
+    """A config value is wrong; the message names the key and what is allowed."""
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def validate_schema(config: Mapping[str, Any]) -> None:
+    schema = yaml.safe_load(SCHEMA_PATH.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = [f"config key '{_key_path(e)}': {e.message}" for e in errors]
+        raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
+
+
+def check_config(config: Mapping[str, Any]) -> None:
+    """Checks across keys that the JSON schema cannot express."""
+    dom = config["domainauth"]
+    sampling = dom["sampling"]
+    if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
+        raise ConfigError(
+            "config key 'domainauth.sampling.hard_max_delta' must be smaller than "
+            f"'easy_min_delta' (got {sampling['hard_max_delta']} >= {sampling['easy_min_delta']})"
+        )
+    if "w_text" in config["contexts"] and not dom.get("text"):
+        raise ConfigError(
+            "config key 'contexts' lists 'w_text' but 'domainauth.text' is null: "
+            "the with-text condition needs a TSV of domain and text"
+        )
+    if not cells(config):
+        raise ConfigError("config keys 'judges' and 'settings' select no cell")
+
+
+def load_config(path: str | Path) -> dict:
+    config = yaml.safe_load(Path(path).read_text())
+    validate_schema(config)
+    check_config(config)
+    return config
+
+
+@dataclasses.dataclass(frozen=True)
+class GenerateConfig:
+    """Sampling parameters; every field changes the output, so all are cache keys."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    max_tokens: int = 48
+
+    def merge(self, overrides: Mapping[str, Any] | None) -> "GenerateConfig":
+        known = {f.name for f in dataclasses.fields(self)}
+        updates = {k: v for k, v in (overrides or {}).items() if v is not None}
+        unknown = set(updates) - known
+        if unknown:
+            raise ConfigError(f"unknown generate setting(s): {sorted(unknown)}; allowed: {sorted(known)}")
+        return dataclasses.replace(self, **updates)
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """One judge job: model x judge x context x setting on one benchmark."""
+
+    benchmark: str
+    model: str
+    judge: str
+    context: str
+    setting: str
+
+    @property
+    def id(self) -> str:
+        return "/".join((self.benchmark, self.model, self.judge, self.context, self.setting))
+
+
+def cells(config: Mapping[str, Any], benchmark: str = "domainauth") -> list[Cell]:
+    """Every cell the config selects, in a stable order."""
+    out = []
+    for model, judge, context, setting in itertools.product(
+        config["models"], config["judges"], config["contexts"], config["settings"]
+    ):
+        if setting in SETTINGS_FOR_JUDGE[judge]:
+            out.append(Cell(benchmark, model, judge, context, setting))
+    return out

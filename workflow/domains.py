@@ -1,0 +1,249 @@
+"""DomainAuth dataset build: a URL table with Open PageRank integers -> labeled domains.
+
+Rules (also in docs/decisions.md):
+
+* A URL without a scheme gets ``http://``. Its host is reduced to the registered
+  domain with tldextract's *bundled* public-suffix snapshot (no network).
+* Row-level drops, each counted with its reason: ``status_filter`` (the status
+  column differs from the configured value), ``unparsable_url`` (no host, bad
+  port, spaces in the host), ``ip_host`` (IPv4/IPv6 literal), ``no_registered_domain``
+  (a bare suffix or a single label such as ``localhost``).
+* Domain-level drops: ``conflicting_labels`` (URLs of one domain carry different
+  PageRank values) and ``pagerank_10`` (excluded from DomainAuth, as in the paper).
+* Punycode hosts are kept as written (``xn--...``); ports, userinfo, paths and
+  subdomains are stripped by the reduction to the registered domain.
+* Broken input (missing column, non-integer or out-of-range label, bytes that are
+  not UTF-8, an empty file) stops with :class:`InputError` naming file, line and column.
+"""
+
+from __future__ import annotations
+
+import csv
+import ipaddress
+import io
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+from urllib.parse import urlsplit
+
+import tldextract
+
+from .labels import coarse_level
+
+REQUIRED_COLUMNS = ("url", "page_rank")
+MAX_PAGERANK = 10  # Open PageRank integers run 0..10; 10 is dropped
+
+_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+class InputError(ValueError):
+    """Bad input file: the message names the file, the line and the column."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    domain: str
+    suffix: str
+    level: int
+    coarse: int
+    n_urls: int
+    category: str
+    text: str
+
+
+def registered_domain(url: str) -> tuple[str | None, str, str]:
+    """Return (domain, suffix, drop_reason). domain is None when the row is dropped."""
+    raw = url.strip()
+    if not raw:
+        return None, "", "unparsable_url"
+    if "://" not in raw:
+        raw = "http://" + raw
+    try:
+        parts = urlsplit(raw)
+        host = parts.hostname
+        parts.port  # raises ValueError on a bad port
+    except ValueError:
+        return None, "", "unparsable_url"
+    if not host or any(c.isspace() for c in host):
+        return None, "", "unparsable_url"
+    try:
+        ipaddress.ip_address(host)
+        return None, "", "ip_host"
+    except ValueError:
+        pass
+    ext = _EXTRACT(host)
+    if not ext.domain or not ext.suffix:
+        return None, "", "no_registered_domain"
+    return f"{ext.domain}.{ext.suffix}".lower(), ext.suffix.lower(), ""
+
+
+def category_of(domain: str, suffix: str, categories: Mapping[str, Mapping]) -> str:
+    """The first configured category whose suffixes or domains match, else ''."""
+    for name, spec in categories.items():
+        if suffix in spec.get("suffixes", ()) or domain in spec.get("domains", ()):
+            return name
+    return ""
+
+
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(f"{path}: the file is empty (expected a header with columns {', '.join(REQUIRED_COLUMNS)})")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise InputError(
+            f"{path}: line {line}, byte {col}: bytes that are not UTF-8 ({data[err.start:err.start + 4]!r}); "
+            "expected a UTF-8 CSV"
+        ) from None
+
+
+def _parse_label(value: str, path: Path, line: int) -> int:
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        raise InputError(
+            f"{path}: line {line}, column 'page_rank': {value!r} is not an integer (expected 0..{MAX_PAGERANK})"
+        ) from None
+    if not number.is_integer():
+        raise InputError(
+            f"{path}: line {line}, column 'page_rank': {value!r} is not an integer (expected 0..{MAX_PAGERANK})"
+        )
+    if not 0 <= number <= MAX_PAGERANK:
+        raise InputError(
+            f"{path}: line {line}, column 'page_rank': {value!r} is out of range (expected 0..{MAX_PAGERANK})"
+        )
+    return int(number)
+
+
+def read_texts(path: str | Path | None, max_words: int) -> dict[str, str]:
+    """Optional page texts: TSV with columns domain and text; text cut to max_words."""
+    if not path:
+        return {}
+    path = Path(path)
+    reader = csv.DictReader(io.StringIO(_decode(path)), delimiter="\t")
+    missing = [c for c in ("domain", "text") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"{path}: line 1: missing column(s) {missing} (expected domain and text)")
+    texts = {}
+    for line, row in enumerate(reader, start=2):
+        words = " ".join((row["text"] or "").split()).split(" ")
+        text = " ".join(words[:max_words]).strip()
+        if text:
+            texts[(row["domain"] or "").strip().lower()] = text
+    return texts
+
+
+def build_domains(
+    source: str | Path,
+    status_filter: str | None,
+    categories: Mapping[str, Mapping],
+    texts: Mapping[str, str] | None = None,
+) -> tuple[list[Domain], Counter]:
+    """Read the URL table and return the labeled domains and the drop counts."""
+    path = Path(source)
+    reader = csv.DictReader(io.StringIO(_decode(path)))
+    columns = reader.fieldnames or []
+    for column in REQUIRED_COLUMNS:
+        if column not in columns:
+            raise InputError(f"{path}: line 1: missing column '{column}' (found: {', '.join(columns) or 'none'})")
+    if status_filter is not None and "status" not in columns:
+        raise InputError(f"{path}: line 1: status_filter is set but there is no column 'status'")
+
+    drops: Counter = Counter()
+    labels: dict[str, set[int]] = defaultdict(set)
+    suffixes: dict[str, str] = {}
+    n_urls: Counter = Counter()
+    for line, row in enumerate(reader, start=2):
+        if None in row:  # more fields than header columns
+            raise InputError(f"{path}: line {line}: {len(columns) + len(row[None])} fields, header has {len(columns)}")
+        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
+            drops["status_filter"] += 1
+            continue
+        if row["page_rank"] is None:
+            raise InputError(f"{path}: line {line}, column 'page_rank': missing value (expected 0..{MAX_PAGERANK})")
+        label = _parse_label(row["page_rank"], path, line)
+        domain, suffix, reason = registered_domain(row["url"] or "")
+        if domain is None:
+            drops[reason] += 1
+            continue
+        labels[domain].add(label)
+        suffixes[domain] = suffix
+        n_urls[domain] += 1
+
+    texts = texts or {}
+    out = []
+    for domain in sorted(labels):
+        values = labels[domain]
+        if len(values) > 1:
+            drops["conflicting_labels"] += 1
+            continue
+        (level,) = values
+        if level == MAX_PAGERANK:
+            drops["pagerank_10"] += 1
+            continue
+        if texts and domain not in texts:
+            drops["no_text"] += 1
+            continue
+        out.append(
+            Domain(
+                domain=domain,
+                suffix=suffixes[domain],
+                level=level,
+                coarse=coarse_level(level),
+                n_urls=n_urls[domain],
+                category=category_of(domain, suffixes[domain], categories),
+                text=texts.get(domain, ""),
+            )
+        )
+    return out, drops
+
+
+DROP_UNITS = {
+    "status_filter": "row",
+    "unparsable_url": "row",
+    "ip_host": "row",
+    "no_registered_domain": "row",
+    "conflicting_labels": "domain",
+    "pagerank_10": "domain",
+    "no_text": "domain",
+}
+
+
+def write_labels(domains: Iterable[Domain], path: str | Path) -> None:
+    fields = ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(fields)
+        for d in domains:
+            writer.writerow([getattr(d, f) for f in fields])
+
+
+def write_drops(drops: Counter, kept: int, path: str | Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(["reason", "unit", "count"])
+        for reason in DROP_UNITS:
+            writer.writerow([reason, DROP_UNITS[reason], drops.get(reason, 0)])
+        writer.writerow(["kept", "domain", kept])
+
+
+def read_labels(path: str | Path) -> list[Domain]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [
+        Domain(
+            domain=r["domain"],
+            suffix=r["suffix"],
+            level=int(r["level"]),
+            coarse=int(r["coarse"]),
+            n_urls=int(r["n_urls"]),
+            category=r["category"],
+            text=r["text"],
+        )
+        for r in rows
+    ]

@@ -1,0 +1,215 @@
+"""Figures of the AuthorityBench paper (Figure 3, DomainAuth half; Figure 6).
+
+Matplotlib only, Agg backend, deterministic output: every figure is written
+as PNG (fixed dpi) and PDF next to it, with date metadata removed and a fixed
+``svg.hashsalt``, so that re-running on the same input gives identical bytes.
+Figures are built on :class:`matplotlib.figure.Figure` directly (no pyplot
+global state).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib import colors as mcolors  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+__all__ = [
+    "DPI",
+    "bias_matrix",
+    "label_counts",
+    "plot_bias_heatmap",
+    "plot_label_distribution",
+]
+
+DPI = 150
+FINE_LEVELS = tuple(range(10))
+COARSE_LEVELS = tuple(range(5))
+CONTEXT_ORDER = ("wo_text", "w_text")
+CONTEXT_LABELS = {"wo_text": "w/o", "w_text": "w/"}
+
+_RC = {
+    "svg.hashsalt": "authbench",
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "savefig.dpi": DPI,
+    "figure.dpi": DPI,
+}
+_METADATA = {
+    "png": {"Software": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
+    "svg": {"Date": None, "Creator": None},
+}
+
+
+def _save(fig: Figure, out_png: Path) -> list[Path]:
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt, path in (("png", out_png), ("pdf", out_png.with_suffix(".pdf"))):
+        fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+        paths.append(path)
+    return paths
+
+
+def _require(df: pd.DataFrame, cols: tuple[str, ...], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what}: missing column(s) {missing}; expected {list(cols)}")
+    if df.empty:
+        raise ValueError(f"{what}: the input is empty; expected rows with columns {list(cols)}")
+
+
+def _int_levels(series: pd.Series, allowed: tuple[int, ...], what: str) -> pd.Series:
+    vals = pd.to_numeric(series, errors="coerce")
+    bad = vals.isna() | ~vals.isin(allowed)
+    if bad.any():
+        raise ValueError(
+            f"{what}: {int(bad.sum())} value(s) outside {allowed[0]}..{allowed[-1]}, "
+            f"e.g. {series[bad].iloc[0]!r}"
+        )
+    return vals.astype(int)
+
+
+# --------------------------------------------------------------------------
+# Figure 3
+# --------------------------------------------------------------------------
+def label_counts(labels: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Number of domains per fine level (0–9) and per coarse level (0–4).
+
+    Every level appears, with 0 when no domain has it.
+    """
+    what = "label_counts"
+    _require(labels, ("domain", "level", "coarse"), what)
+    fine = _int_levels(labels["level"], FINE_LEVELS, f"{what}: column 'level'")
+    coarse = _int_levels(labels["coarse"], COARSE_LEVELS, f"{what}: column 'coarse'")
+    fine_counts = fine.value_counts().reindex(FINE_LEVELS, fill_value=0).astype(int)
+    coarse_counts = coarse.value_counts().reindex(COARSE_LEVELS, fill_value=0).astype(int)
+    fine_counts.index.name, coarse_counts.index.name = "level", "coarse"
+    return fine_counts, coarse_counts
+
+
+def _bar_panel(ax, counts: pd.Series, title: str, xlabel: str, color: str) -> None:
+    x = np.asarray(counts.index, dtype=int)
+    y = counts.to_numpy(dtype=int)
+    bars = ax.bar(x, y, color=color, edgecolor="black", linewidth=0.5)
+    ax.bar_label(bars, labels=[str(v) for v in y], padding=2, fontsize=8)
+    ax.set_xticks(x)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Number of domains")
+    ax.set_title(title)
+    ax.set_ylim(0, max(1, int(y.max())) * 1.15)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def plot_label_distribution(labels: pd.DataFrame, out_png: Path) -> list[Path]:
+    """Figure 3 (DomainAuth half): bar charts of the fine (0–9) and coarse
+    (0–4) authority levels with the count on each bar.
+
+    Writes ``out_png`` and the PDF next to it; returns both paths.
+    """
+    fine, coarse = label_counts(labels)
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(8.0, 3.2), dpi=DPI, layout="constrained")
+        ax_f, ax_c = fig.subplots(1, 2, width_ratios=[2, 1])
+        _bar_panel(ax_f, fine, "Fine-grained (0–9)", "PageRank level", "#4C72B0")
+        _bar_panel(ax_c, coarse, "Coarse-grained (0–4)", "Coarse level", "#DD8452")
+        fig.suptitle(f"DomainAuth (N={len(labels)})")
+        return _save(fig, out_png)
+
+
+# --------------------------------------------------------------------------
+# Figure 6
+# --------------------------------------------------------------------------
+def _row_keys(pred: pd.DataFrame) -> list[tuple[str, str]]:
+    models = list(dict.fromkeys(pred["model"].astype(str)))
+    ctx_seen = list(dict.fromkeys(pred["context"].astype(str)))
+    ctx_order = [c for c in CONTEXT_ORDER if c in ctx_seen] + [c for c in ctx_seen if c not in CONTEXT_ORDER]
+    present = set(zip(pred["model"].astype(str), pred["context"].astype(str)))
+    return [(m, c) for m in models for c in ctx_order if (m, c) in present]
+
+
+def bias_matrix(pred: pd.DataFrame) -> pd.DataFrame:
+    """The matrix plotted in Figure 6.
+
+    Rows ``"model (w/o)"`` / ``"model (w/)"`` for each model x context present
+    (models in order of first appearance, w/o before w/); columns true levels
+    0–9; cell = mean(pred − level) over the scored items (NaN predictions are
+    excluded); NaN where no scored item has that level.
+    """
+    what = "bias_matrix"
+    _require(pred, ("model", "context", "level", "pred"), what)
+    level = _int_levels(pred["level"], FINE_LEVELS, f"{what}: column 'level'")
+    df = pd.DataFrame(
+        {
+            "model": pred["model"].astype(str).to_numpy(),
+            "context": pred["context"].astype(str).to_numpy(),
+            "level": level.to_numpy(),
+            "err": pd.to_numeric(pred["pred"], errors="coerce").to_numpy(dtype=float) - level.to_numpy(),
+        }
+    )
+    means = df.dropna(subset=["err"]).groupby(["model", "context", "level"])["err"].mean()
+    keys = _row_keys(pred)
+    data = np.full((len(keys), len(FINE_LEVELS)), np.nan)
+    for i, key in enumerate(keys):
+        for j, lv in enumerate(FINE_LEVELS):
+            v = means.get((key[0], key[1], lv))
+            if v is not None:
+                data[i, j] = float(v)
+    index = pd.Index([f"{m} ({CONTEXT_LABELS.get(c, c)})" for m, c in keys], name="model (context)")
+    columns = pd.Index(list(FINE_LEVELS), name="level")
+    return pd.DataFrame(data, index=index, columns=columns)
+
+
+def plot_bias_heatmap(pred: pd.DataFrame, out_png: Path) -> list[Path]:
+    """Figure 6: heatmap of mean(pred − true) per model x context and true
+    level; red = over-estimation, blue = under-estimation, centred at 0,
+    values annotated, empty cells grey.
+
+    Writes ``out_png`` and the PDF next to it; returns both paths.
+    """
+    mat = bias_matrix(pred)
+    arr = mat.to_numpy(dtype=float)
+    finite = arr[np.isfinite(arr)]
+    vlim = float(np.abs(finite).max()) if finite.size else 1.0
+    vlim = vlim if vlim > 0 else 1.0
+    cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")
+    norm = mcolors.TwoSlopeNorm(vmin=-vlim, vcenter=0.0, vmax=vlim)
+
+    nrows = arr.shape[0]
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(7.5, 1.2 + 0.42 * nrows), dpi=DPI, layout="constrained")
+        ax = fig.subplots()
+        im = ax.imshow(np.ma.masked_invalid(arr), cmap=cmap, norm=norm, aspect="auto")
+        for i in range(nrows):
+            for j in range(arr.shape[1]):
+                v = arr[i, j]
+                if math.isnan(v):
+                    continue
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if abs(v) > 0.6 * vlim else "black",
+                )
+        ax.set_xticks(range(arr.shape[1]), [str(c) for c in mat.columns])
+        ax.set_yticks(range(nrows), list(mat.index))
+        ax.set_xlabel("True authority level (PageRank)")
+        ax.set_title("PointJudge prediction bias (predicted − true)")
+        cbar = fig.colorbar(im, ax=ax, shrink=0.9)
+        cbar.set_label("mean bias")
+        return _save(fig, out_png)

@@ -1,0 +1,41 @@
+"""GBNF grammars, one per reply format, for constrained decoding.
+
+With a grammar the engine can only emit a reply of the asked shape, so every
+reply parses (a ranking can still repeat an id: GBNF cannot express "a
+permutation"; the parser counts that as a repetition). Off reproduces the
+paper's free decoding.
+"""
+
+from __future__ import annotations
+
+
+def _digit_range(n: int) -> str:
+    if not 1 <= n <= 10:
+        raise ValueError(f"grammars support lists of 1..10 items, got {n}")
+    return f"[0-{n - 1}]"
+
+
+def grammar_for(output_format: str, n: int | None = None) -> str:
+    """The GBNF text for one reply format (``n`` = list size for list formats)."""
+    lead = 'root ::= " "? '
+    if output_format == "score":
+        return lead + r'"{\"score\": " [0-9] "}"'
+    if output_format == "pair_choice":
+        return lead + '("A" | "B")'
+    if output_format == "pair_scores":
+        return lead + r'"{\"A\": " [0-9] ", \"B\": " [0-9] "}"'
+    if output_format == "ranking":
+        ids = _digit_range(n)
+        return lead + f'"[" {ids} "]" (" > [" {ids} "]"){{{n - 1}}}'
+    if output_format == "list_scores":
+        _digit_range(n)
+        body = r' ", " '.join(f'"\\"{i}\\": " [0-9]' for i in range(n))
+        return lead + '"{" ' + body + ' "}"'
+    raise ValueError(f"unknown output format {output_format!r}")
+
+
+def max_tokens_for(output_format: str, n: int | None = None) -> int:
+    """A token budget that fits a complete constrained reply."""
+    return {"score": 12, "pair_choice": 3, "pair_scores": 16, "ranking": 6 * (n or 1) + 4, "list_scores": 8 * (n or 1) + 4}[
+        output_format
+    ]

@@ -1,0 +1,710 @@
+"""Parse raw LLM-judge replies into values (``authbench.parse``).
+
+Every public parser is a pure function ``str -> ParseResult`` that never raises
+on model output: any string (empty, huge, binary junk, ``None``, ``bytes``) gives
+a :class:`ParseResult`.  Only programming errors raise ``ValueError`` (an unknown
+``output_format`` in :func:`parse_reply`, or a list size ``n`` that is not a
+positive int).  As a safety net an unexpected internal error is returned as
+``wrong_format`` with a detail starting "parser error:" (the tests check that no
+input reaches it).  The module uses the standard library only.
+
+Policies
+--------
+Normalisation (:func:`normalise`), applied before every parser:
+  * everything up to and including the LAST ``</think>`` is dropped; a reply that
+    opens a ``<think>`` block and never closes it has no answer (-> ``""``);
+  * Unicode NFKC (full-width digits, letters and ``｛｝［］：＂，＞`` become ASCII),
+    curly quotes become straight quotes, zero-width characters are removed;
+  * markdown code-fence markers (```` ```json ```` ... ```` ``` ````) are removed and
+    surrounding whitespace is stripped.
+
+Last verdict wins: when a reply holds several verdicts (a model that writes an
+example and then its answer, or repeats itself) the parser binds to the last one
+in the text: the last JSON object holding the relevant key(s), the last ranking
+line, the last A/B token.  For ``pair_scores`` the last object holding *either*
+``A`` or ``B`` is the verdict, so a later object missing a key gives "missing"
+even if an earlier example object was complete.
+
+Truncation: a reply cut off inside its last ``{...}`` still yields the complete
+pairs.  If those pairs form a full answer, the value is returned but the status
+is ``wrong_format`` ("unclosed JSON object"); if some are missing the ordinary
+status (``missing``, ...) applies.
+
+Numbers: an integer, an integral float (``7.0``) or a digit string (``"7"``) is
+accepted as a clean score.  A non-integer (``7.5``), a non-number (``"high"``,
+``true``) or ``null`` is not a score.  Scores live on the 0..9 scale.
+
+Status values (``STATUSES``):
+  ``ok``            clean, complete answer in the requested format;
+  ``wrong_format``  nothing usable, or a usable value in a format other than the
+                    one asked for (bare ``7`` / ``Score: 7`` for a JSON score, both
+                    A and B named for a pair choice), or a non-integer score;
+  ``out_of_range``  an integer score outside 0..9;
+  ``missing``       a required key / id is absent;
+  ``repetition``    a ranking names an id more than once;
+  ``unknown_id``    an id outside 0..n-1.
+Anything other than ``ok`` counts as a parse FAILURE downstream
+(:func:`is_failure`), even when a repaired value is returned.
+
+Per-parser rules:
+  * ``parse_score``: the last ``score`` key inside a ``{...}`` object -> ok.
+    Without such an object, a loose ``Score: 7`` / bare ``7`` gives the value with
+    status ``wrong_format``.  Out of range -> ``out_of_range``, value ``None``.
+  * ``parse_pair_choice``: standalone upper-case ``A``/``B`` tokens (word bounded,
+    case-sensitive so the article "a" never counts).  Tokens are tiered: explicit
+    verdicts (``Answer: B``, ``I choose A``, ``{"choice": "B"}``) > named or
+    delimited letters (``Domain A``, ``Entity B``, ``[A]``, ``"B"``, a letter alone
+    on its line) > bare letters; the value is the LAST token of the strongest tier
+    present.  A bare ``A`` followed by a lower-case word that is not a
+    verb/conjunction ("A reliable source ...") is read as the English article and
+    ignored.  Exactly one distinct letter -> ok; both A and B named anywhere ->
+    ``wrong_format`` (value still the bound letter).  A reply that is exactly
+    ``a``/``b`` (lower case) -> the letter, ``wrong_format``.
+  * ``parse_pair_scores``: value ``{"A": int, "B": int}`` when status is ok (or
+    the object is merely unclosed), else ``None``.  Keys may be ``A``, ``'a'``,
+    ``Domain A``, ``[B]``.  Precedence: wrong_format > out_of_range > missing.
+  * ``parse_ranking``: ids are read from bracketed numbers ``[k]`` (fallback: bare
+    integers joined by ``>`` or ``,``).  The verdict is the last ranking line (or
+    run of one-id lines) naming at least ``max(2, ceil(n/2))`` ids, chains joined
+    by ``>``/``,`` preferred over prose lines; if no line is that long, the line
+    naming the most ids (last on ties).  REPAIR RULE (as rank_llm's
+    ``receive_permutation``): keep the first occurrence of each valid id in reply
+    order, drop duplicates and ids outside 0..n-1, then append the missing ids in
+    ascending id order (= presentation order).  The value is therefore ALWAYS a
+    permutation of ``range(n)``.  Status precedence:
+    wrong_format > unknown_id > repetition > missing > ok.
+  * ``parse_list_scores``: value always has keys 0..n-1 (``None`` = no valid score).
+    Truncated JSON keeps its complete pairs; keys may be ``"3"``, ``3``, ``"[3]"``.
+    Duplicate keys: the last one wins (JSON semantics).  Status precedence:
+    wrong_format (no object, or a non-integer value) > out_of_range > unknown_id
+    > missing > ok.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable
+
+__all__ = [
+    "STATUSES",
+    "OUTPUT_FORMATS",
+    "SCORE_MIN",
+    "SCORE_MAX",
+    "ParseResult",
+    "normalise",
+    "parse_score",
+    "parse_pair_choice",
+    "parse_pair_scores",
+    "parse_ranking",
+    "parse_list_scores",
+    "parse_reply",
+    "is_failure",
+]
+
+STATUSES = ("ok", "wrong_format", "out_of_range", "missing", "repetition", "unknown_id")
+OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores")
+SCORE_MIN, SCORE_MAX = 0, 9
+
+# Integers with more digits than this are not converted (Python caps int() on
+# long digit strings); they are replaced by a sentinel that is out of any range.
+_MAX_DIGITS = 12
+_HUGE = 10**_MAX_DIGITS
+# Objects longer than this are only tried with json.loads, not the tolerant regex.
+_MAX_TOLERANT_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """Outcome of parsing one reply; ``status`` is one of :data:`STATUSES`."""
+
+    value: object
+    status: str
+    detail: str = ""
+
+
+def is_failure(result: ParseResult) -> bool:
+    """True unless the reply was a clean, complete answer (``status == "ok"``)."""
+    return result.status != "ok"
+
+
+# --------------------------------------------------------------------------
+# normalisation
+# --------------------------------------------------------------------------
+
+_THINK_CLOSE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
+_THINK_OPEN_LEAD = re.compile(r"\s*<\s*think\s*>", re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+.-]*")
+_CHAR_MAP = str.maketrans(
+    {
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u3001": ",",  # ideographic comma
+        "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+    }
+)
+
+
+def _to_text(text: object) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", "replace")
+    try:
+        return str(text)
+    except Exception:  # noqa: BLE001 - any odd object counts as no reply
+        return ""
+
+
+def normalise(text: object) -> str:
+    """Return the answer part of a reply in plain ASCII-ish form (see module doc)."""
+    s = _to_text(text)
+    last_close = None
+    for last_close in _THINK_CLOSE.finditer(s):
+        pass
+    if last_close is not None:
+        s = s[last_close.end():]
+    elif _THINK_OPEN_LEAD.match(s):
+        return ""  # reasoning never finished: no answer
+    s = unicodedata.normalize("NFKC", s)
+    s = s.translate(_CHAR_MAP)
+    s = _FENCE.sub("", s)
+    return s.strip()
+
+
+# --------------------------------------------------------------------------
+# shared helpers
+# --------------------------------------------------------------------------
+
+_NUM_RE = re.compile(r"([-+]?)(\d+)(?:\.(\d*))?")
+_NULLS = frozenset({"null", "none", "nan", "n/a", "na", "-", "?"})
+
+
+def _big_int(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"
+    return _HUGE if len(digits) > _MAX_DIGITS else int(digits)
+
+
+def _coerce(v: object) -> tuple[str, int | None]:
+    """Classify a JSON value: ("int", n) | ("nonint"|"null"|"bad", None)."""
+    if isinstance(v, bool):
+        return "bad", None
+    if v is None:
+        return "null", None
+    if isinstance(v, int):
+        return "int", v
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return "bad", None
+        if v.is_integer():
+            return "int", int(v) if abs(v) < _HUGE else _HUGE
+        return "nonint", None
+    if isinstance(v, str):
+        s = v.strip().strip("\"'").strip()
+        if not s or s.lower() in _NULLS:
+            return "null", None
+        m = _NUM_RE.fullmatch(s)
+        if not m:
+            return "bad", None
+        sign, whole, frac = m.groups()
+        if frac and frac.strip("0"):
+            return "nonint", None
+        n = _big_int(whole)
+        return "int", -n if sign == "-" else n
+    return "bad", None
+
+
+def _in_range(x: int) -> bool:
+    return SCORE_MIN <= x <= SCORE_MAX
+
+
+_OBJ_RE = re.compile(r"\{[^{}]*\}")
+_TAIL_RE = re.compile(r"\{[^{}]*\Z")
+_PAIR_RE = re.compile(
+    r"""(?:"(?P<k1>[^"\n]{0,80})"|'(?P<k2>[^'\n]{0,80})'"""
+    r"""|(?<![\w\[\]#.-])(?P<k3>[\w\[\]#.-]{1,40}(?:[ \t][\w\[\]#.-]{1,40})?))"""
+    r"""\s*[:=]\s*"""
+    r"""(?P<v>"[^"\n]{0,80}"?|'[^'\n]{0,80}'?|[\w.+-]{0,40})"""
+)
+
+
+def _objects(s: str) -> list[str]:
+    """Flat ``{...}`` substrings in text order, plus a trailing unclosed one."""
+    objs = [m.group() for m in _OBJ_RE.finditer(s)]
+    tail = _TAIL_RE.search(s)
+    if tail is not None:
+        objs.append(tail.group())
+    return objs
+
+
+def _items(obj: str) -> list[tuple[str, object]]:
+    """Key/value pairs of one flat object: json.loads first, tolerant regex next."""
+    closed = obj.endswith("}")
+    if closed:
+        try:
+            d = json.loads(obj)
+        except Exception:  # noqa: BLE001 - not valid JSON, fall through
+            d = None
+        if isinstance(d, dict):
+            return [(str(k), v) for k, v in d.items()]
+    body = obj[1:-1] if closed else obj[1:]
+    if len(body) > _MAX_TOLERANT_CHARS:
+        return []
+    out = []
+    for m in _PAIR_RE.finditer(body):
+        key = next(g for g in (m.group("k1"), m.group("k2"), m.group("k3")) if g is not None)
+        out.append((key.strip(), m.group("v")))
+    return out
+
+
+def _fmt(xs) -> str:
+    xs = list(xs)
+    if len(xs) > 20:
+        return "[" + ", ".join(map(str, xs[:20])) + ", ...]"
+    return str(xs)
+
+
+def _never_raise(fn: Callable) -> Callable:
+    """Turn an unexpected internal error into a visible wrong_format result."""
+
+    @functools.wraps(fn)
+    def wrapper(text, *args):
+        try:
+            return fn(text, *args)
+        except Exception as exc:  # noqa: BLE001 - contract: model output never raises
+            return ParseResult(None, "wrong_format", f"parser error: {type(exc).__name__}: {exc}"[:200])
+
+    return wrapper
+
+
+def _check_n(n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    return n
+
+
+# --------------------------------------------------------------------------
+# 1. single score  {"score": 7}
+# --------------------------------------------------------------------------
+
+_SCORE_LOOSE = re.compile(
+    r"\bscore\b[\s*\"'`]{0,8}(?:[:=]|\bis\b|\bof\b)?[\s*\"'`]{0,8}(?P<num>[-+]?\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_BARE_STRIP = " \t\r\n*\"'`[](){}.!"
+
+
+def _score_value(raw: object, loose: bool) -> ParseResult:
+    kind, x = _coerce(raw)
+    if kind == "int":
+        if not _in_range(x):
+            return ParseResult(None, "out_of_range", f"score {x} outside {SCORE_MIN}..{SCORE_MAX}")
+        if loose:
+            return ParseResult(x, "wrong_format", "score not given as a JSON object")
+        return ParseResult(x, "ok")
+    if kind == "nonint":
+        return ParseResult(None, "wrong_format", "non-integer score")
+    return ParseResult(None, "wrong_format", "score value is not a number")
+
+
+@_never_raise
+def parse_score(text: object) -> ParseResult:
+    """``{"score": 7}`` -> ParseResult(7, "ok"); see module doc for the rules."""
+    s = normalise(text)
+    if not s:
+        return ParseResult(None, "wrong_format", "empty reply")
+    for obj in reversed(_objects(s)):
+        for key, val in reversed(_items(obj)):
+            if key.strip().strip("[]").strip().lower() == "score":
+                res = _score_value(val, loose=False)
+                if res.status == "ok" and not obj.endswith("}"):
+                    return ParseResult(res.value, "wrong_format", "unclosed JSON object")
+                return res
+    last = None
+    for last in _SCORE_LOOSE.finditer(s):
+        pass
+    if last is not None:
+        return _score_value(last.group("num"), loose=True)
+    bare = s.strip(_BARE_STRIP)
+    if _NUM_RE.fullmatch(bare):
+        return _score_value(bare, loose=True)
+    return ParseResult(None, "wrong_format", "no score found")
+
+
+# --------------------------------------------------------------------------
+# 2. pair choice  A | B
+# --------------------------------------------------------------------------
+
+_LETTER_RE = re.compile(r"(?<![A-Za-z0-9_])[AB](?![A-Za-z0-9_])")
+_PREFIX_GAP = r"[\s\"'\[(*`:#=_-]{0,6}"
+# tier 0: an explicit verdict ("Answer: B", "I choose A", {"choice": "B"})
+_VERDICT_RE = re.compile(
+    r"(?i:\b(?:answer|choice|verdict|winner|output|preference|preferred|selection|selected|"
+    r"choose|chose|pick|picked|prefer|select))" + _PREFIX_GAP + r"([AB])"
+)
+# tier 1: a named or delimited letter ("Domain A", "[B]", '"A"', a letter alone on a line)
+_NAME_RE = re.compile(
+    r"(?i:\b(?:domain|entity|option|source|document|passage|candidate|response|site|website))"
+    + _PREFIX_GAP + r"([AB])"
+)
+_ALONE_LINE = re.compile(r"[\W_]*[AB][\W_]*")
+# Words after a bare "A" that mean "A" is a name, not the English article.
+_A_NAME_WORDS = frozenset(
+    "is was seems appears has had provides offers wins should would could will must "
+    "looks remains gives contains comes ranks scores and or vs versus over than "
+    "because since as but".split()
+)
+_ARTICLE_NEXT = re.compile(r"[ \t]+([a-z]+)")
+
+
+def _alone_on_line(s: str, p: int) -> bool:
+    """True if the letter at ``p`` is the only word on a short (<= 80 chars) line."""
+    lo, hi = max(0, p - 40), min(len(s), p + 41)
+    nl_before = s.rfind("\n", lo, p)
+    nl_after = s.find("\n", p, hi)
+    start = nl_before + 1 if nl_before >= 0 else (0 if lo == 0 else -1)
+    end = nl_after if nl_after >= 0 else (len(s) if hi == len(s) else -1)
+    return start >= 0 and end >= 0 and _ALONE_LINE.fullmatch(s, start, end) is not None
+
+
+def _letter_tokens(s: str) -> list[tuple[int, str]]:
+    """(tier, letter) for each standalone A/B in text order; tier 0 strongest."""
+    tokens: list[tuple[int, str]] = []
+    verdict_pos = {m.start(1) for m in _VERDICT_RE.finditer(s)}
+    name_pos = {m.start(1) for m in _NAME_RE.finditer(s)}
+    for m in _LETTER_RE.finditer(s):
+        p, letter = m.start(), m.group()
+        prev_c = s[p - 1] if p > 0 else ""
+        next_c = s[p + 1] if p + 1 < len(s) else ""
+        if p in verdict_pos:
+            tokens.append((0, letter))
+        elif (
+            p in name_pos
+            or (prev_c and prev_c in "\"'[(`" and next_c and next_c in "\"')]`")
+            or _alone_on_line(s, p)
+        ):
+            tokens.append((1, letter))
+        else:
+            if letter == "A":
+                nxt = _ARTICLE_NEXT.match(s, p + 1)
+                if nxt and nxt.group(1) not in _A_NAME_WORDS:
+                    continue  # "A reliable source ..." - the English article
+            tokens.append((2, letter))
+    return tokens
+
+
+@_never_raise
+def parse_pair_choice(text: object) -> ParseResult:
+    """``"B"`` -> ParseResult("B", "ok"); both letters -> wrong_format."""
+    s = normalise(text)
+    if not s:
+        return ParseResult(None, "wrong_format", "empty reply")
+    tokens = _letter_tokens(s)
+    if not tokens:
+        bare = s.strip(_BARE_STRIP)
+        if bare in ("a", "b"):
+            return ParseResult(bare.upper(), "wrong_format", "lower-case letter")
+        return ParseResult(None, "wrong_format", "no standalone A or B")
+    best_tier = min(t for t, _ in tokens)
+    last = [letter for t, letter in tokens if t == best_tier][-1]
+    if len({letter for _, letter in tokens}) > 1:
+        return ParseResult(last, "wrong_format", f"both A and B named; bound to {last}")
+    return ParseResult(last, "ok")
+
+
+# --------------------------------------------------------------------------
+# 3. pair scores  {"A": 7, "B": 4}
+# --------------------------------------------------------------------------
+
+_AB_KEY = re.compile(
+    r"(?:(?:domain|entity|document|doc|answer|option|candidate|response|passage|source|"
+    r"site|score)[\s_-]*)?[\[(]?\s*([ab])\s*[\])]?",
+    re.IGNORECASE,
+)
+
+
+@_never_raise
+def parse_pair_scores(text: object) -> ParseResult:
+    """``{"A": 7, "B": 4}`` -> ParseResult({"A": 7, "B": 4}, "ok")."""
+    s = normalise(text)
+    if not s:
+        return ParseResult(None, "wrong_format", "empty reply")
+    found: dict[str, object] | None = None
+    closed = True
+    for obj in reversed(_objects(s)):
+        pairs: dict[str, object] = {}
+        for key, val in _items(obj):
+            m = _AB_KEY.fullmatch(key.strip())
+            if m:
+                pairs[m.group(1).upper()] = val
+        if pairs:
+            found, closed = pairs, obj.endswith("}")
+            break
+    if found is None:
+        return ParseResult(None, "wrong_format", "no object with keys A/B")
+    scores: dict[str, int] = {}
+    bad, oor, missing = [], [], []
+    for k in ("A", "B"):
+        if k not in found:
+            missing.append(k)
+            continue
+        kind, x = _coerce(found[k])
+        if kind == "int":
+            if _in_range(x):
+                scores[k] = x
+            else:
+                oor.append(f"{k}={x}")
+        elif kind == "null":
+            missing.append(k)
+        else:
+            bad.append(k)
+    if bad:
+        return ParseResult(None, "wrong_format", f"non-integer score for {bad}")
+    if oor:
+        return ParseResult(None, "out_of_range", f"outside {SCORE_MIN}..{SCORE_MAX}: {', '.join(oor)}")
+    if missing:
+        return ParseResult(None, "missing", f"missing={missing}")
+    if not closed:
+        return ParseResult(scores, "wrong_format", "unclosed JSON object")
+    return ParseResult(scores, "ok")
+
+
+# --------------------------------------------------------------------------
+# 4. ranking  [4] > [0] > [2] ...
+# --------------------------------------------------------------------------
+
+_BRACKET_ID = re.compile(r"\[\s*([-+]?\d+)\s*\]")
+_CHAIN_SEP = re.compile(r"[\s*`]*(?:>{1,2}|,|;|->|=>|\u2192)?[\s*`]*")
+_BARE_CHAIN = re.compile(r"(?<![\w.])\d+(?:[ \t]*(?:>{1,2}|,|->|\u2192)[ \t]*\d+)+(?![\w.])")
+_BARE_LINE = re.compile(r"[^\w]*(\d+)[^\w]*")
+
+
+def _id_of(sign_digits: str) -> int:
+    sign = "-" if sign_digits.startswith("-") else ""
+    n = _big_int(sign_digits.lstrip("+-"))
+    return -n if sign else n
+
+
+def _pick_segment(segments: list[tuple[list[int], bool]], n: int) -> list[int]:
+    """Last chain-like segment with enough ids, else last big one, else longest."""
+    if not segments:
+        return []
+    need = 1 if n == 1 else max(2, -(-n // 2))
+    big = [seg for seg in segments if len(seg[0]) >= need]
+    chains = [seg for seg in big if seg[1]]
+    if chains:
+        return chains[-1][0]
+    if big:
+        return big[-1][0]
+    best = segments[0]
+    for seg in segments[1:]:
+        if len(seg[0]) >= len(best[0]):
+            best = seg
+    return best[0]
+
+
+def _bracket_segments(s: str) -> list[tuple[list[int], bool]]:
+    segments: list[tuple[list[int], bool]] = []
+    run: list[int] = []  # consecutive lines naming exactly one id each
+
+    def flush() -> None:
+        if run:
+            segments.append((list(run), len(run) >= 2))
+            run.clear()
+
+    for line in s.splitlines():
+        ms = list(_BRACKET_ID.finditer(line))
+        if not ms:
+            if line.strip():
+                flush()
+            continue
+        if len(ms) == 1:
+            run.append(_id_of(ms[0].group(1)))
+            continue
+        flush()
+        seps = [line[a.end():b.start()] for a, b in zip(ms, ms[1:])]
+        chain_like = 2 * sum(1 for sep in seps if _CHAIN_SEP.fullmatch(sep)) >= len(seps)
+        segments.append(([_id_of(m.group(1)) for m in ms], chain_like))
+    flush()
+    return segments
+
+
+def _bare_ids(s: str, n: int) -> list[int]:
+    segments = [([int(d) if len(d) <= _MAX_DIGITS else _HUGE for d in re.findall(r"\d+", m.group())], True)
+                for m in _BARE_CHAIN.finditer(s)]
+    if segments:
+        return _pick_segment(segments, n)
+    lines = [ln for ln in s.splitlines() if ln.strip()]
+    if lines and len(lines) <= 10_000:
+        ms = [_BARE_LINE.fullmatch(ln) for ln in lines]
+        if all(ms):
+            return [_id_of(m.group(1)) for m in ms]
+    return []
+
+
+def parse_ranking(text: object, n: int) -> ParseResult:
+    """``[2] > [0] > [1]`` with n=3 -> ParseResult([2, 0, 1], "ok").
+
+    The value is always a permutation of ``range(n)``: first occurrence of each
+    valid id in reply order, then the missing ids in ascending order.
+    Raises ValueError only when ``n`` is not a positive int.
+    """
+    n = _check_n(n)
+    res = _parse_ranking(text, n)
+    if not isinstance(res.value, list):  # internal error path: still a permutation
+        return ParseResult(list(range(n)), res.status, res.detail)
+    return res
+
+
+@_never_raise
+def _parse_ranking(text: object, n: int) -> ParseResult:
+    s = normalise(text)
+    ids = _pick_segment(_bracket_segments(s), n) if s else []
+    if s and not ids:
+        ids = _bare_ids(s, n)
+    if not ids:
+        return ParseResult(list(range(n)), "wrong_format", "no ids found" if s else "empty reply")
+    order: list[int] = []
+    seen: set[int] = set()
+    unknown: dict[int, None] = {}  # insertion-ordered sets
+    dups: dict[int, None] = {}
+    for k in ids:
+        if not 0 <= k < n:
+            unknown[k] = None
+        elif k in seen:
+            dups[k] = None
+        else:
+            seen.add(k)
+            order.append(k)
+    missing = [k for k in range(n) if k not in seen]
+    value = order + missing
+    parts = []
+    if unknown:
+        parts.append(f"unknown={_fmt(unknown)}")
+    if dups:
+        parts.append(f"duplicates={_fmt(dups)}")
+    if missing:
+        parts.append(f"missing={_fmt(missing)}")
+    detail = "; ".join(parts)
+    if unknown:
+        return ParseResult(value, "unknown_id", detail)
+    if dups:
+        return ParseResult(value, "repetition", detail)
+    if missing:
+        return ParseResult(value, "missing", detail)
+    return ParseResult(value, "ok")
+
+
+# --------------------------------------------------------------------------
+# 5. list scores  {"0": 7, "1": 4, ...}
+# --------------------------------------------------------------------------
+
+_ID_KEY = re.compile(
+    r"(?:(?:document|doc|passage|item|id|candidate)[\s_-]*#?\s*)?[\[(]?\s*([-+]?\d+)\s*[\])]?",
+    re.IGNORECASE,
+)
+
+
+@_never_raise
+def _parse_list_scores(text: object, n: int) -> ParseResult:
+    s = normalise(text)
+    empty = {i: None for i in range(n)}
+    if not s:
+        return ParseResult(empty, "wrong_format", "empty reply")
+    found: dict[int, object] | None = None
+    closed = True
+    for obj in reversed(_objects(s)):
+        pairs: dict[int, object] = {}
+        for key, val in _items(obj):
+            m = _ID_KEY.fullmatch(key.strip())
+            if m:
+                pairs[_id_of(m.group(1))] = val  # duplicate key: last wins
+        if pairs:
+            found, closed = pairs, obj.endswith("}")
+            break
+    if found is None:
+        return ParseResult(empty, "wrong_format", "no object with id keys")
+    value: dict[int, int | None] = dict(empty)
+    bad, oor, unknown = [], [], []
+    for k, raw in found.items():
+        if not 0 <= k < n:
+            unknown.append(k)
+            continue
+        kind, x = _coerce(raw)
+        if kind == "int":
+            if _in_range(x):
+                value[k] = x
+            else:
+                oor.append(k)
+        elif kind in ("nonint", "bad"):
+            bad.append(k)
+    missing = [k for k in range(n) if value[k] is None and k not in bad and k not in oor]
+    parts = []
+    if bad:
+        parts.append(f"non_integer={_fmt(sorted(bad))}")
+    if oor:
+        parts.append(f"out_of_range={_fmt(sorted(oor))}")
+    if unknown:
+        parts.append(f"unknown={_fmt(sorted(unknown))}")
+    if missing:
+        parts.append(f"missing={_fmt(missing)}")
+    detail = "; ".join(parts)
+    if bad:
+        return ParseResult(value, "wrong_format", detail)
+    if oor:
+        return ParseResult(value, "out_of_range", detail)
+    if unknown:
+        return ParseResult(value, "unknown_id", detail)
+    if missing:
+        return ParseResult(value, "missing", detail)
+    if not closed:
+        return ParseResult(value, "wrong_format", "unclosed JSON object")
+    return ParseResult(value, "ok")
+
+
+def parse_list_scores(text: object, n: int) -> ParseResult:
+    """``{"0": 7, "1": 4}`` with n=2 -> ParseResult({0: 7, 1: 4}, "ok").
+
+    The value always has keys ``0..n-1``; an id without a valid score maps to None.
+    Raises ValueError only when ``n`` is not a positive int.
+    """
+    n = _check_n(n)
+    res = _parse_list_scores(text, n)
+    if not isinstance(res.value, dict):  # internal error path
+        return ParseResult({i: None for i in range(n)}, res.status, res.detail)
+    return res
+
+
+# --------------------------------------------------------------------------
+# 6. dispatcher
+# --------------------------------------------------------------------------
+
+
+def parse_reply(output_format: str, text: object, n: int | None = None) -> ParseResult:
+    """Parse ``text`` for one of :data:`OUTPUT_FORMATS`.
+
+    ``n`` (number of listed items) is required for "ranking" and "list_scores"
+    and ignored otherwise.  Unknown formats and a missing/invalid ``n`` raise
+    ValueError (programming errors, not bad model output).
+    """
+    if output_format == "score":
+        return parse_score(text)
+    if output_format == "pair_choice":
+        return parse_pair_choice(text)
+    if output_format == "pair_scores":
+        return parse_pair_scores(text)
+    if output_format == "ranking":
+        if n is None:
+            raise ValueError("output_format 'ranking' needs n")
+        return parse_ranking(text, n)
+    if output_format == "list_scores":
+        if n is None:
+            raise ValueError("output_format 'list_scores' needs n")
+        return parse_list_scores(text, n)
+    raise ValueError(f"unknown output_format {output_format!r}; expected one of {OUTPUT_FORMATS}")
