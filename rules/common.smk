@@ -1,6 +1,7 @@
 # Config validation, the cell grid and every input/params function.
 # Never `import workflow` here: that name is Snakemake's workflow object.
 import json
+import os
 
 from snakemake.utils import validate
 
@@ -10,8 +11,9 @@ validate(config, str(SCHEMA_PATH))
 check_config(config)
 
 R = config["results"]
+PROMPTS = config["prompts"]
 DA = f"{R}/domainauth"
-CELL = DA + "/cells/{model}/{judge}/{context}/{setting}"
+CELL = f"{DA}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
 
 

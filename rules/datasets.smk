@@ -27,7 +27,7 @@ rule sample_domainauth:
         "logs/domainauth/sample_domainauth.log",
     params:
         p=get_sample_params,
-        outdir=f"{DA}/instances",
+        outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
         "python -m authbench.cli sample-domainauth --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -5,7 +5,7 @@
 rule judge_cell:
     input:
         instances=f"{DA}/instances/{{setting}}.jsonl",
-        template=config["prompts"] + "/domainauth/{judge}_{context}.yaml",
+        template=f"{PROMPTS}/domainauth/{{judge}}_{{context}}.yaml",
         model=get_model_file,
     output:
         responses=f"{CELL}/responses.jsonl",

@@ -42,7 +42,7 @@ rule baselines:
         "logs/domainauth/baselines.log",
     params:
         p=get_baseline_params,
-        indir=f"{DA}/instances",
+        indir=lambda wildcards, input: os.path.dirname(input[0]),
     shell:
         "python -m authbench.cli baselines --instances-dir {params.indir} --metrics {output} "
         "--params {params.p:q} 2> {log}"

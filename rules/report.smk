@@ -13,7 +13,7 @@ rule report_domainauth:
         "logs/domainauth/report.log",
     params:
         p=get_report_params,
-        outdir=f"{DA}/report",
+        outdir=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
         "python -m authbench.cli report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
         "--predictions {input.predictions} --outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -197,10 +197,12 @@ def plot_bias_heatmap(pred: pd.DataFrame, out_png: Path) -> list[Path]:
                 v = arr[i, j]
                 if math.isnan(v):
                     continue
+                text = f"{v:.2f}"
+                text = "0.00" if text == "-0.00" else text
                 ax.text(
                     j,
                     i,
-                    f"{v:.2f}",
+                    text,
                     ha="center",
                     va="center",
                     fontsize=7,

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from .config import OUTPUT_FORMAT, GenerateConfig
 from .engines.base import Engine, Request, Response, prefix_order
-from .grammars import grammar_for, max_tokens_for
+from .grammars import grammar_for, max_tokens_for, slots_for
 from .parse import parse_reply
 from .prompts import PromptTemplate
 from .sampling import rng
@@ -93,6 +93,7 @@ def run_cell(
             max_tokens=max_tokens_for(r["output"], r["n"]) if constrained else max(
                 config.max_tokens, 2 * max_tokens_for(r["output"], r["n"])),
             grammar=grammar_for(r["output"], r["n"]) if constrained else None,
+            slots=slots_for(r["output"], r["n"]) if constrained else None,
         )
         for r in requests
     ]

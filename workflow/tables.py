@@ -824,6 +824,6 @@ def write_table(table: TableSpec, stem: Path, caption: str | None = None) -> lis
     tex_path = stem.parent / f"{stem.name}.tex"
     _render_csv(table, csv_path)
     md_path.write_text(_render_md(table, caption), encoding="utf-8")
-    label = "tab:" + re.sub(r"[^A-Za-z0-9:.-]+", "-", stem.name)
+    label = "tab:" + re.sub(r"[^A-Za-z0-9_:.-]+", "-", stem.name)
     tex_path.write_text(_render_tex(table, caption, label), encoding="utf-8")
     return [csv_path, md_path, tex_path]

@@ -20,6 +20,7 @@ class Request:
     prompt: str
     max_tokens: int
     grammar: str | None = None  # GBNF text, or None for free decoding
+    slots: tuple | None = None  # the same shape as literal/choice slots (grammars.slots_for)
 
 
 @dataclass(frozen=True)

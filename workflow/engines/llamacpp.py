@@ -50,6 +50,11 @@ class LlamaCppEngine(Engine):
             verbose=False,
         )
         self._grammars: dict[str, object] = {}
+        self._option_ids: dict[str, int] = {}
+        # "slots" (default): literal text appended, choices scored from logits;
+        # "gbnf": llama.cpp's grammar sampler (same replies, far slower with a
+        # large vocabulary). See grammars.slots_for and benchmarks/.
+        self.constrain_with = model_config.get("constrain_with", "slots")
 
     def identity(self) -> dict:
         return {
@@ -66,14 +71,74 @@ class LlamaCppEngine(Engine):
             self._grammars[text] = self._llama_cpp.LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[text]
 
+    # --- slot decoding ---------------------------------------------------
+    def _tokens(self, text: str, bos: bool = False) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False)
+
+    def _option_id(self, option: str) -> int:
+        if option not in self._option_ids:
+            ids = self._tokens(option)
+            if len(ids) != 1:
+                raise ValueError(f"choice option {option!r} is {len(ids)} tokens for this model, expected 1")
+            self._option_ids[option] = ids[0]
+        return self._option_ids[option]
+
+    def _logits_after(self, tokens: list[int]):
+        """Logits of the next token after ``tokens``, evaluating only the part
+        that differs from what the context already holds (prefix reuse)."""
+        import numpy as np
+
+        llm = self.llm
+        held = llm.input_ids[: llm.n_tokens]
+        m = min(len(held), len(tokens))
+        diff = np.nonzero(held[:m] != np.asarray(tokens[:m], dtype=held.dtype))[0]
+        common = int(diff[0]) if len(diff) else m
+        common = min(common, len(tokens) - 1)  # always decode >= 1 token to get fresh logits
+        if common < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+            llm.reset()
+            common = 0
+        llm.n_tokens = common
+        llm.eval(tokens[common:])
+        return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm._n_vocab,))
+
+    def _slot_decode(self, req: Request) -> tuple[str, int, int]:
+        tokens = self._tokens(req.prompt, bos=True)
+        n_prompt = len(tokens)
+        text = ""
+        taken: set[str] = set()
+        for kind, value in req.slots:
+            if kind == "lit":
+                tokens += self._tokens(value)
+                text += value
+                continue
+            options = [o for o in value if o not in taken] if kind == "choice_unique" else list(value)
+            ids = [self._option_id(o) for o in options]
+            if len(ids) == 1:
+                best = 0
+            else:
+                logits = self._logits_after(tokens)
+                best = max(range(len(ids)), key=lambda k: (logits[ids[k]], -k))
+            tokens.append(ids[best])
+            text += options[best]
+            if kind == "choice_unique":
+                taken.add(options[best])
+        return text, n_prompt, len(tokens) - n_prompt
+
     def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
         for req in requests:
+            if req.slots is not None and self.constrain_with == "slots":
+                if config.temperature != 0:
+                    raise ValueError("slot decoding is greedy: it needs temperature 0")
+                start = time.perf_counter()
+                text, n_prompt, n_completion = self._slot_decode(req)
+                yield Response(req.id, text, n_prompt, n_completion, time.perf_counter() - start, "stop")
+                continue
             kwargs = dict(
                 max_tokens=req.max_tokens,
                 temperature=config.temperature,
                 top_p=config.top_p,
                 seed=config.seed,
-                grammar=self._grammar(req.grammar),
+                grammar=self._grammar(req.grammar) if self.constrain_with == "gbnf" else None,
             )
             start = time.perf_counter()
             if self.prompt_format == "chat":
