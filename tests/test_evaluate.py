@@ -1,6 +1,5 @@
 """Cell evaluation glue: judgments + instances -> metric rows, against hand values."""
 
-import math
 
 import pytest
 from scipy import stats

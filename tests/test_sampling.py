@@ -1,12 +1,12 @@
 """Sampling invariants: one item per level, no duplicates, pair bounds, determinism."""
 
-import itertools
 
 import pytest
 
 from authbench.domains import Domain
 from authbench.labels import coarse_level
-from authbench.sampling import SamplingError, reuse_report, sample_all, sample_lists, sample_pairs, write_jsonl
+from authbench.records import write_jsonl
+from authbench.sampling import SamplingError, reuse_report, sample_all, sample_lists, sample_pairs
 
 SAMPLING = dict(fine_lists=30, coarse_lists=20, easy_pairs=40, hard_pairs=40, easy_min_delta=5, hard_max_delta=2,
                 anchors=5, bias_per_level=2, bias_per_category=3)

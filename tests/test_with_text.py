@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 from authbench.cli import main
-from authbench.domains import build_domains, read_texts, write_labels
+from authbench.domains import build_domains, read_texts
 from authbench.judges import build_requests
 from authbench.prompts import load_template
-from authbench.sampling import sample_all, write_jsonl
+from authbench.records import write_jsonl
+from authbench.sampling import sample_all
 
 FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"
 PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"

@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,7 +90,9 @@ def test_nothing_to_do_when_unchanged(run):
 
 def _scheduled(proc) -> list[str]:
     """Rule names of the jobs a dry run lists (its job-stats table)."""
-    lines = (proc.stdout + proc.stderr).splitlines()
+    out = proc.stdout + proc.stderr
+    assert "Job stats:" in out, out[-3000:]
+    lines = out.splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("Job stats:"))
     jobs = []
     for line in lines[start + 3:]:
@@ -100,16 +103,27 @@ def _scheduled(proc) -> list[str]:
     return sorted(jobs)
 
 
-def test_touching_one_prompt_reruns_only_its_cells(run):
-    os.utime(run / "prompts" / "domainauth" / "list_score_wo_text.yaml")
+def _assert_only_list_score_cells(run):
     cell = f"results/domainauth/cells/{MODEL}/list_score/wo_text/fine/metrics.tsv"
     one = snakemake(run, "-n", "--cores", "2", cell)
     assert one.returncode == 0, one.stderr
     assert _scheduled(one) == ["evaluate_cell", "judge_cell"]
     everything = snakemake(run, "-n", "--cores", "2")
     assert _scheduled(everything) == sorted(["judge_cell"] * 2 + ["evaluate_cell"] * 2 + ["report_domainauth", "all"])
-    assert "list_score/wo_text/fine" in everything.stdout and "list_score/wo_text/coarse" in everything.stdout
-    assert "point/wo_text" not in everything.stdout
+    out = everything.stdout + everything.stderr
+    assert set(re.findall(r"judge=(\w+)", out)) == {"list_score"}
+    assert set(re.findall(r"setting=(\w+)", out)) == {"fine", "coarse"}
+
+
+def test_touching_one_prompt_reruns_only_its_cells(run):
+    os.utime(run / "prompts" / "domainauth" / "list_score_wo_text.yaml")
+    _assert_only_list_score_cells(run)
+
+
+def test_editing_one_prompt_reruns_only_its_cells(run):
+    path = run / "prompts" / "domainauth" / "list_score_wo_text.yaml"
+    path.write_text(path.read_text().replace("Do not add any explanation.", "Do not explain."))
+    _assert_only_list_score_cells(run)
 
 
 def test_bad_config_stops_with_key_name(run):
@@ -120,5 +134,6 @@ def test_bad_config_stops_with_key_name(run):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(run),
          "--configfile", str(bad), "-n"], capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert "judges" in proc.stderr and "oracle" in proc.stderr
+    assert "instance['judges'][1]" in out and "'oracle' is not one of" in out and "'list_rank'" in out

@@ -9,7 +9,6 @@ line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import logging
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from .config import ConfigError, GenerateConfig
 from .domains import InputError
 from .prompts import TemplateError
+from .records import read_jsonl, write_jsonl, write_tsv
 from .sampling import SamplingError
 
 log = logging.getLogger("authbench")
@@ -27,14 +27,6 @@ log = logging.getLogger("authbench")
 def _mkparent(*paths: str) -> None:
     for p in paths:
         Path(p).parent.mkdir(parents=True, exist_ok=True)
-
-
-def _write_tsv(rows: list[dict], path: str, columns: list[str]) -> None:
-    _mkparent(path)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, delimiter="\t", lineterminator="\n", extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def cmd_build_domainauth(args, params) -> None:
@@ -50,7 +42,7 @@ def cmd_build_domainauth(args, params) -> None:
 
 def cmd_sample_domainauth(args, params) -> None:
     from .domains import read_labels
-    from .sampling import reuse_report, sample_all, write_jsonl
+    from .sampling import reuse_report, sample_all
 
     domains = read_labels(args.labels)
     sets = sample_all(domains, params["sampling"], params["seed"])
@@ -59,7 +51,7 @@ def cmd_sample_domainauth(args, params) -> None:
     for setting, rows in sets.items():
         write_jsonl(rows, out / f"{setting}.jsonl")
         log.info("%s: %d instances", setting, len(rows))
-    _write_tsv(reuse_report(sets), str(out / "reuse.tsv"), ["setting", "level", "slots", "distinct", "max_uses"])
+    write_tsv(reuse_report(sets), str(out / "reuse.tsv"), ["setting", "level", "slots", "distinct", "max_uses"])
 
 
 def cmd_assemble_model(args, params) -> None:
@@ -71,10 +63,9 @@ def cmd_assemble_model(args, params) -> None:
 
 def cmd_judge(args, params) -> None:
     from .engines.base import create_engine
-    from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell, write_records
+    from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell
     from .prompts import load_template
-    from .sampling import read_jsonl
-
+    
     template = load_template(args.template)
     if (template.judge, template.context) != (params["judge"], params["context"]):
         raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
@@ -96,8 +87,8 @@ def cmd_judge(args, params) -> None:
         engine.close()
     judgments = parse_responses(requests, responses)
     _mkparent(args.responses, args.judgments, args.summary)
-    write_records(response_rows(requests, responses, identity), args.responses)
-    write_records(judgments, args.judgments)
+    write_jsonl(response_rows(requests, responses, identity), args.responses)
+    write_jsonl(judgments, args.judgments)
     summary = {"cell": params["cell"], **identity, "generate": gen.__dict__, "constrained": params["constrained"],
                "template": args.template, "model_load_seconds": round(load_seconds, 3),
                **cell_summary(judgments, responses)}
@@ -105,14 +96,14 @@ def cmd_judge(args, params) -> None:
     log.info("done: %s", json.dumps({k: summary[k] for k in ("n_calls", "parse_failure_rate", "engine_seconds")}))
 
 
-METRIC_COLUMNS = ["benchmark", "model", "context", "setting", "judge", "derivation", "difficulty", "metric",
-                  "value", "n", "n_constant", "parse_failure_rate", "n_calls"]
-PREDICTION_COLUMNS = ["model", "context", "domain", "level", "category", "pred"]
+def _metric_columns() -> list[str]:
+    from .tables import METRIC_COLUMNS
+
+    return [*METRIC_COLUMNS, "n_calls"]
 
 
 def cmd_evaluate(args, params) -> None:
     from .evaluate import evaluate_cell
-    from .sampling import read_jsonl
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
@@ -122,21 +113,20 @@ def cmd_evaluate(args, params) -> None:
         {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
         for row in evaluate_cell(params["judge"], params["setting"], instances, judgments)
     ]
-    _write_tsv(rows, args.metrics, METRIC_COLUMNS)
+    write_tsv(rows, args.metrics, _metric_columns())
 
 
 def cmd_predictions(args, params) -> None:
     from .evaluate import point_predictions
-    from .sampling import read_jsonl
+    from .tables import PRED_COLUMNS
 
     preds = [{"model": params["model"], "context": params["context"], **p}
              for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments))]
-    _write_tsv(preds, args.predictions, PREDICTION_COLUMNS)
+    write_tsv(preds, args.predictions, list(PRED_COLUMNS))
 
 
 def cmd_baselines(args, params) -> None:
     from .evaluate import baseline_scorer, evaluate_scores
-    from .sampling import read_jsonl
 
     rows = []
     for name, spec in params["baselines"].items():
@@ -149,7 +139,7 @@ def cmd_baselines(args, params) -> None:
                 for row in evaluate_scores(setting, "point", instances, scorer):
                     rows.append({"benchmark": params["benchmark"], "model": f"baseline:{name}", "context": context,
                                  **row, "parse_failure_rate": 0.0, "n_calls": 0})
-    _write_tsv(rows, args.metrics, METRIC_COLUMNS)
+    write_tsv(rows, args.metrics, _metric_columns())
 
 
 def cmd_report(args, params) -> None:

@@ -17,7 +17,6 @@ Policies (docs/decisions.md):
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
@@ -173,7 +172,3 @@ def baseline_scorer(name: str, seed: int, tld_config: Mapping | None):
         scores, default = tld_config["scores"], tld_config["default"]
         return lambda inst, i: tld_prior_score(inst["items"][i]["domain"], scores, default)
     raise ValueError(f"unknown baseline {name!r}")
-
-
-def finite(value: float) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))

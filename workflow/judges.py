@@ -16,13 +16,11 @@ Request ids name what was asked, so judgments can be joined back to instances:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
-import json
-import logging
 import sys
 from collections import Counter
-from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -32,8 +30,6 @@ from .grammars import grammar_for, max_tokens_for, slots_for
 from .parse import parse_reply
 from .prompts import PromptTemplate
 from .sampling import rng
-
-log = logging.getLogger(__name__)
 
 
 def _comparisons(inst: Mapping, setting: str) -> list[tuple[int, int]]:
@@ -106,8 +102,6 @@ def run_cell(
 
 
 def prompt_hash(prompt: str) -> str:
-    import hashlib
-
     return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
 
 
@@ -121,12 +115,6 @@ def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) 
             value = {str(k): v for k, v in value.items()}
         rows.append({"request_id": req["request_id"], "value": value, "status": result.status, "detail": result.detail})
     return rows
-
-
-def write_records(rows: Iterable[Mapping], path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
 def response_rows(requests: Sequence[Mapping], responses: Sequence[Response], engine_id: Mapping) -> list[dict]:

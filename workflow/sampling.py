@@ -24,12 +24,9 @@ adding one kind of instance never shifts the draws of another.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections import Counter, defaultdict
-from dataclasses import asdict
-from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from .domains import Domain
 from .labels import COARSE_LEVELS, FINE_LEVELS
@@ -171,14 +168,3 @@ def reuse_report(instances: Mapping[str, list[dict]]) -> list[dict]:
                 {"setting": setting, "level": lv, "slots": sum(c.values()), "distinct": len(c), "max_uses": max(c.values())}
             )
     return rows
-
-
-def write_jsonl(rows: Iterable[Mapping], path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
