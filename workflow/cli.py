@@ -65,7 +65,7 @@ def cmd_judge(args, params) -> None:
     from .engines.base import create_engine
     from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell
     from .prompts import load_template
-    
+
     template = load_template(args.template)
     if (template.judge, template.context) != (params["judge"], params["context"]):
         raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
