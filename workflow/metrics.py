@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from .ranking import is_missing
 
 __all__ = [
     "list_correlation",
@@ -32,15 +33,6 @@ __all__ = [
     "accuracy",
     "bias_by_level",
 ]
-
-
-def _is_missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return math.isnan(value)
-    except TypeError:
-        return False
 
 
 def list_correlation(true_levels: Sequence[float], predicted: Sequence[float]) -> dict:
@@ -83,7 +75,7 @@ def mean_list_correlation(rows: Iterable[tuple[Sequence[float], Sequence[float]]
 
 
 def _check_pair(true_a: float, true_b: float) -> None:
-    if _is_missing(true_a) or _is_missing(true_b):
+    if is_missing(true_a) or is_missing(true_b):
         raise ValueError("true values of a pair must not be missing")
     if true_a == true_b:
         raise ValueError(f"pair with equal true values ({true_a}); pairs need a gap > 0")
@@ -98,7 +90,7 @@ def pair_correct(
     Equal true values raise ``ValueError``.
     """
     _check_pair(true_a, true_b)
-    if _is_missing(pred_a) or _is_missing(pred_b) or pred_a == pred_b:
+    if is_missing(pred_a) or is_missing(pred_b) or pred_a == pred_b:
         return False
     return bool((pred_a > pred_b) == (true_a > true_b))
 
@@ -109,7 +101,7 @@ def choice_correct(true_a: float, true_b: float, choice: str | None) -> bool:
     ``None`` (unparsable) is wrong; equal true values raise ``ValueError``.
     """
     _check_pair(true_a, true_b)
-    if _is_missing(choice):
+    if is_missing(choice):
         return False
     if choice == "A":
         return bool(true_a > true_b)
@@ -144,8 +136,8 @@ def bias_by_level(
         raise ValueError(f"length mismatch: {len(truth)} true vs {len(preds)} predicted")
     rows = []
     for level in levels:
-        scored = [float(p) for t, p in zip(truth, preds) if t == level and not _is_missing(p)]
-        unscored = sum(1 for t, p in zip(truth, preds) if t == level and _is_missing(p))
+        scored = [float(p) for t, p in zip(truth, preds) if t == level and not is_missing(p)]
+        unscored = sum(1 for t, p in zip(truth, preds) if t == level and is_missing(p))
         n = len(scored)
         mean_pred = float(np.mean(scored)) if n else math.nan
         bias = float(np.mean([p - level for p in scored])) if n else math.nan

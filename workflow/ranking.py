@@ -76,7 +76,7 @@ Prefer = Callable[[int, int], "int | None"]
 # --------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------- #
-def _is_missing(value: Any) -> bool:
+def is_missing(value: Any) -> bool:
     """True for ``None`` and float NaN (pandas turns missing numbers into NaN)."""
     if value is None:
         return True
@@ -98,7 +98,7 @@ def _field(record: Any, key: str) -> Any:
 
 def _item_id(record: Any, key: str, n: int | None = None) -> int:
     raw = _field(record, key)
-    if _is_missing(raw):
+    if is_missing(raw):
         raise ValueError(f"comparison record lacks item id {key!r}: {record!r}")
     as_float = float(raw)
     if not as_float.is_integer():
@@ -118,7 +118,7 @@ def _pair(record: Any, n: int | None = None) -> tuple[int, int]:
 
 
 def _clean_score(value: Any) -> float | None:
-    return None if _is_missing(value) else float(value)
+    return None if is_missing(value) else float(value)
 
 
 # --------------------------------------------------------------------------- #
@@ -133,7 +133,7 @@ def _scored(scores: Mapping[int, float | None], n: int) -> dict[int, float]:
     out: dict[int, float] = {}
     for i in range(n):
         value = scores.get(i)
-        if not _is_missing(value):
+        if not is_missing(value):
             out[i] = float(value)
     return out
 
@@ -215,7 +215,7 @@ def bubble_sort(order: Sequence[int], prefer: Prefer) -> list[int]:
 def _winner_of(record: Any, a: int, b: int, mode: str) -> int | None:
     if mode == "rank":
         choice = _field(record, "choice")
-        if _is_missing(choice):
+        if is_missing(choice):
             return None
         choice = str(choice).strip().upper()
         if choice == "A":

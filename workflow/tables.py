@@ -33,6 +33,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .ranking import is_missing
+
 __all__ = [
     "METRIC_COLUMNS",
     "PRED_COLUMNS",
@@ -124,10 +126,6 @@ def _round2(x, scale: int = 1) -> float:
     return float(d.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
 def format_cell(value: float, kind: str, style: str = "md") -> str:
     """Format one value (already in display units).
 
@@ -135,7 +133,7 @@ def format_cell(value: float, kind: str, style: str = "md") -> str:
     ``"tex"`` (missing as ``--``, signs in math mode) or ``"csv"`` (no markup,
     missing as an empty string, ASCII minus, no plus sign).
     """
-    if _is_missing(value):
+    if is_missing(value):
         return {"md": MISSING, "tex": "--", "csv": ""}[style]
     if kind == COUNT:
         return str(int(round(value)))
