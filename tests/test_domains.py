@@ -5,7 +5,6 @@ from collections import Counter
 import pytest
 
 from authbench.domains import InputError, build_domains, read_texts, registered_domain
-from authbench.labels import coarse_level
 
 CATS = {"gov": {"suffixes": ["gov", "gov.cn"]}, "social": {"domains": ["zhihu.com"]}}
 
@@ -40,12 +39,6 @@ def write(tmp_path, text, name="urls.csv", mode="w"):
 def test_registered_domain(url, domain, reason):
     got, _, why = registered_domain(url)
     assert (got, why) == (domain, reason)
-
-
-def test_coarse_levels():
-    assert [coarse_level(i) for i in range(10)] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
-    with pytest.raises(ValueError):
-        coarse_level(10)
 
 
 def test_build_counts_every_drop(tmp_path):
