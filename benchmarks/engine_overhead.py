@@ -49,7 +49,7 @@ def build_requests(judge: str, setting: str, limit: int):
 
 def direct(llm, llama_cpp, requests, order, gbnf: bool, max_tokens: int):
     """The bare loop: what the workflow's free path does, minus the workflow."""
-    from authbench.grammars import grammar_for, max_tokens_for
+    from authbench.grammars import grammar_for, token_budget
 
     grammars = {}
     tokens = 0
@@ -62,9 +62,7 @@ def direct(llm, llama_cpp, requests, order, gbnf: bool, max_tokens: int):
             if key not in grammars:
                 grammars[key] = llama_cpp.LlamaGrammar.from_string(grammar_for(*key), verbose=False)
             grammar = grammars[key]
-        # the workflow's free decoding budget: max(generate.max_tokens, 2 x a full reply)
-        budget = max_tokens_for(*key) if gbnf else max(max_tokens, 2 * max_tokens_for(*key))
-        out = llm.create_completion(r["prompt"], max_tokens=budget, temperature=0.0, top_p=1.0, seed=0,
+        out = llm.create_completion(r["prompt"], max_tokens=token_budget(*key, gbnf, max_tokens), temperature=0.0, top_p=1.0, seed=0,
                                     grammar=grammar)
         tokens += out["usage"]["prompt_tokens"]
     return time.perf_counter() - start, tokens

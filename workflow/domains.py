@@ -22,7 +22,7 @@ import csv
 import ipaddress
 import io
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Mapping
 from urllib.parse import urlsplit
@@ -102,13 +102,10 @@ def _decode(path: Path) -> str:
 
 
 def _parse_label(value: str, path: Path, line: int) -> int:
-    text = value.strip()
     try:
-        number = float(text)
+        number = float(value.strip())
     except ValueError:
-        raise InputError(
-            f"{path}: line {line}, column 'page_rank': {value!r} is not an integer (expected 0..{MAX_PAGERANK})"
-        ) from None
+        number = float("nan")
     if not number.is_integer():
         raise InputError(
             f"{path}: line {line}, column 'page_rank': {value!r} is not an integer (expected 0..{MAX_PAGERANK})"
@@ -214,13 +211,15 @@ DROP_UNITS = {
 }
 
 
+LABEL_FIELDS = [f.name for f in fields(Domain)]
+
+
 def write_labels(domains: Iterable[Domain], path: str | Path) -> None:
-    fields = ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(fields)
+        writer.writerow(LABEL_FIELDS)
         for d in domains:
-            writer.writerow([getattr(d, f) for f in fields])
+            writer.writerow([getattr(d, f) for f in LABEL_FIELDS])
 
 
 def write_drops(drops: Counter, kept: int, path: str | Path) -> None:
@@ -235,15 +234,5 @@ def write_drops(drops: Counter, kept: int, path: str | Path) -> None:
 def read_labels(path: str | Path) -> list[Domain]:
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
-    return [
-        Domain(
-            domain=r["domain"],
-            suffix=r["suffix"],
-            level=int(r["level"]),
-            coarse=int(r["coarse"]),
-            n_urls=int(r["n_urls"]),
-            category=r["category"],
-            text=r["text"],
-        )
-        for r in rows
-    ]
+    ints = {"level", "coarse", "n_urls"}
+    return [Domain(**{f: int(r[f]) if f in ints else r[f] for f in LABEL_FIELDS}) for r in rows]

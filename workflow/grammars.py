@@ -8,6 +8,8 @@ paper's free decoding.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 def _digit_range(n: int) -> str:
     if not 1 <= n <= 10:
@@ -15,6 +17,7 @@ def _digit_range(n: int) -> str:
     return f"[0-{n - 1}]"
 
 
+@lru_cache(maxsize=None)
 def grammar_for(output_format: str, n: int | None = None) -> str:
     """The GBNF text for one reply format (``n`` = list size for list formats)."""
     lead = 'root ::= " "? '
@@ -41,6 +44,14 @@ def max_tokens_for(output_format: str, n: int | None = None) -> int:
     ]
 
 
+def token_budget(output_format: str, n: int | None, constrained: bool, cap: int) -> int:
+    """Tokens a request may generate: a full constrained reply, or with free
+    decoding ``max(cap, 2 x a full reply)`` (``cap`` = ``generate.max_tokens``)."""
+    full = max_tokens_for(output_format, n)
+    return full if constrained else max(cap, 2 * full)
+
+
+@lru_cache(maxsize=None)
 def slots_for(output_format: str, n: int | None = None) -> tuple[tuple[str, object], ...]:
     """The same reply shapes as :func:`grammar_for`, as a sequence of forced
     literal text and single-token choices: ``("lit", text)`` / ``("choice", options)``

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from .config import OUTPUT_FORMAT, GenerateConfig
 from .engines.base import Engine, Request, Response, prefix_order
-from .grammars import grammar_for, max_tokens_for, slots_for
+from .grammars import grammar_for, slots_for, token_budget
 from .parse import parse_reply
 from .prompts import PromptTemplate
 from .sampling import rng
@@ -86,8 +86,7 @@ def run_cell(
         Request(
             id=r["request_id"],
             prompt=r["prompt"],
-            max_tokens=max_tokens_for(r["output"], r["n"]) if constrained else max(
-                config.max_tokens, 2 * max_tokens_for(r["output"], r["n"])),
+            max_tokens=token_budget(r["output"], r["n"], constrained, config.max_tokens),
             grammar=grammar_for(r["output"], r["n"]) if constrained else None,
             slots=slots_for(r["output"], r["n"]) if constrained else None,
         )

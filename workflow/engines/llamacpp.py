@@ -62,6 +62,7 @@ class LlamaCppEngine(Engine):
             "engine_version": self._llama_cpp.__version__,
             "model_file": Path(self.model_path).name,
             "prompt_format": self.prompt_format,
+            "constrain_with": self.constrain_with,
         }
 
     def _grammar(self, text: str | None):
