@@ -10,6 +10,7 @@ configfile: "config.yaml"
 
 
 include: "rules/common.smk"
+include: "rules/fetch.smk"
 include: "rules/datasets.smk"
 include: "rules/judge.smk"
 include: "rules/metrics.smk"

@@ -5,7 +5,7 @@ import os
 
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, check_config, cells as config_cells
+from authbench.config import SCHEMA_PATH, check_config, cells as config_cells, entity_datasets
 
 validate(config, str(SCHEMA_PATH))
 check_config(config)
@@ -13,11 +13,17 @@ check_config(config)
 R = config["results"]
 PROMPTS = config["prompts"]
 DA = f"{R}/domainauth"
-CELL = f"{DA}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
+EA = f"{R}/entityauth"
+# {bench} is a benchmark dataset: "domainauth" or "entityauth/<name>".
+CELL = f"{R}/{{bench}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
+ENTITY_BENCHES = entity_datasets(config)
+BENCHMARKS = config["benchmarks"]
 
 
 wildcard_constraints:
+    bench="domainauth|entityauth/[a-z0-9_]+",
+    dataset="[a-z0-9_]+",
     model="|".join(sorted(config["models"])),
     judge="point|list_rank|list_score|pair_rank|pair_score",
     context="wo_text|w_text",
@@ -32,6 +38,10 @@ def model_config(wildcards):
     return config["models"][wildcards.model]
 
 
+def entity_config(name):
+    return config["entityauth"]["datasets"][name]
+
+
 def get_model_file(wildcards):
     spec = model_config(wildcards)["model"]
     if spec.startswith("package:"):
@@ -42,6 +52,8 @@ def get_model_file(wildcards):
 def get_assemble_params(wildcards):
     return _json({"model": model_config(wildcards)["model"]})
 
+
+# --- datasets ---------------------------------------------------------------
 
 def get_build_params(wildcards):
     keys = ("status_filter", "text", "text_max_words", "categories")
@@ -57,10 +69,38 @@ def get_sample_params(wildcards):
     return _json({"sampling": config["domainauth"]["sampling"], "seed": config["seed"]})
 
 
+def get_entity_source(wildcards):
+    return entity_config(wildcards.dataset)["source"]
+
+
+def get_entity_build_params(wildcards):
+    return _json({"dataset": wildcards.dataset, "corpus": entity_config(wildcards.dataset).get("corpus"),
+                  "seed": config["seed"]})
+
+
+def get_entity_sample_params(wildcards):
+    ea = config["entityauth"]
+    return _json({"dataset": wildcards.dataset, "lists": ea["lists"], "anchors": ea["anchors"], "seed": config["seed"]})
+
+
+# --- cells -------------------------------------------------------------------
+
+def get_template(wildcards):
+    if wildcards.bench == "domainauth":
+        return f"{PROMPTS}/domainauth/{wildcards.judge}_{wildcards.context}.yaml"
+    name = wildcards.bench.split("/", 1)[1]
+    folder = entity_config(name).get("prompts", name)
+    return f"{PROMPTS}/entityauth/{folder}/{wildcards.judge}_{wildcards.context}.yaml"
+
+
+def _cell_id(wildcards):
+    return f"{wildcards.bench}/{wildcards.model}/{wildcards.judge}/{wildcards.context}/{wildcards.setting}"
+
+
 def get_judge_params(wildcards):
     return _json(
         {
-            "cell": f"domainauth/{wildcards.model}/{wildcards.judge}/{wildcards.context}/{wildcards.setting}",
+            "cell": _cell_id(wildcards),
             "judge": wildcards.judge,
             "context": wildcards.context,
             "setting": wildcards.setting,
@@ -75,53 +115,84 @@ def get_judge_threads(wildcards):
     return model_config(wildcards).get("threads", 2)
 
 
+def _scales(bench, setting):
+    """Label scales a cell's judgments are scored against (evaluate.evaluate_cell)."""
+    return ["fine", "coarse"] if bench.startswith("entityauth/") else [setting]
+
+
 def get_cell_identity(wildcards):
     return _json(
         {
-            "benchmark": "domainauth",
+            "benchmark": wildcards.bench,
             "model": wildcards.model,
             "judge": wildcards.judge,
             "context": wildcards.context,
             "setting": wildcards.setting,
+            "scales": _scales(wildcards.bench, wildcards.setting),
         }
     )
+
+
+def get_baseline_instances(wildcards):
+    settings = ["fine"] if wildcards.bench.startswith("entityauth/") else ["fine", "coarse", "pairs"]
+    return [f"{R}/{wildcards.bench}/instances/{s}.jsonl" for s in settings]
 
 
 def get_baseline_params(wildcards):
-    settings = [s for s in config["settings"] if s != "bias"]
-    return _json(
-        {
-            "benchmark": "domainauth",
-            "seed": config["seed"],
-            "baselines": config["baselines"],
-            "settings": settings,
-            "contexts": config["contexts"],
-        }
-    )
+    if wildcards.bench.startswith("entityauth/"):
+        evaluations = [["fine", "fine"], ["fine", "coarse"]]
+        contexts = ["wo_text"]
+        # tld_prior scores a domain by its public suffix: DomainAuth only
+        baselines = {k: v for k, v in config["baselines"].items() if k != "tld_prior"}
+    else:
+        evaluations = [[s, s] for s in config["settings"] if s != "bias"]
+        contexts = config["contexts"]
+        baselines = config["baselines"]
+    return _json({"benchmark": wildcards.bench, "seed": config["seed"], "baselines": baselines,
+                  "evaluations": evaluations, "contexts": contexts})
 
+
+# --- reports -----------------------------------------------------------------
 
 def get_report_params(wildcards):
     return _json({"benchmark": "domainauth", "category_order": list(config["domainauth"]["categories"])})
 
 
+def _metrics_of(cells):
+    return [f"{R}/{c.benchmark}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/metrics.tsv" for c in cells]
+
+
 def get_cell_metrics(wildcards):
-    return [
-        f"{DA}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/metrics.tsv"
-        for c in CELLS
-        if c.setting != "bias"
-    ]
+    return _metrics_of(c for c in CELLS if c.benchmark == "domainauth" and c.setting != "bias")
 
 
 def get_point_predictions(wildcards):
     return [
         f"{DA}/cells/{c.model}/point/{c.context}/bias/predictions.tsv"
         for c in CELLS
-        if c.judge == "point" and c.setting == "bias"
+        if c.benchmark == "domainauth" and c.judge == "point" and c.setting == "bias"
     ]
 
 
+def get_entity_report_inputs(wildcards):
+    return {
+        "metrics": _metrics_of(c for c in CELLS if c.benchmark.startswith("entityauth/")),
+        "baselines": [f"{R}/{b}/baselines/metrics.tsv" for b in ENTITY_BENCHES],
+        "labels": [f"{R}/{b}/labels.tsv" for b in ENTITY_BENCHES],
+        "reuse": [f"{R}/{b}/instances/reuse.tsv" for b in ENTITY_BENCHES],
+    }
+
+
+def get_entity_report_params(wildcards):
+    return _json({"datasets": [b.split("/", 1)[1] for b in ENTITY_BENCHES]})
+
+
+def _table_files(folder, stems):
+    return [f"{folder}/tables/{t}.{ext}" for t in stems for ext in ("csv", "md", "tex")]
+
+
 def report_outputs():
-    """Every table and figure the config's grid produces."""
+    """Every DomainAuth table and figure the config's grid produces."""
     out = [f"{DA}/report/metrics.tsv", f"{DA}/report/figures/fig3_label_distribution.png"]
     tables = []
     settings, judges = set(config["settings"]), set(config["judges"])
@@ -139,9 +210,22 @@ def report_outputs():
     if "bias" in settings and "point" in judges:
         tables.append("table8_categories")
         out.append(f"{DA}/report/figures/fig6_bias_heatmap.png")
-    out += [f"{DA}/report/tables/{t}.{ext}" for t in tables for ext in ("csv", "md", "tex")]
-    return out
+    return out + _table_files(f"{DA}/report", tables)
+
+
+def entity_report_outputs():
+    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges) and its Fig. 3."""
+    stems = ["table4_fine", "table6_coarse"]
+    if set(config["judges"]) & {"pair_rank", "pair_score"}:
+        stems += ["table11_derivations_fine", "table12_derivations_coarse"]
+    return [f"{EA}/report/metrics.tsv", f"{EA}/report/reuse.tsv",
+            f"{EA}/report/figures/fig3_entityauth_label_distribution.png"] + _table_files(f"{EA}/report", stems)
 
 
 def get_final_output():
-    return report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
+    out = []
+    if "domainauth" in BENCHMARKS:
+        out += report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
+    if ENTITY_BENCHES:
+        out += entity_report_outputs() + [f"{R}/{b}/drops.tsv" for b in ENTITY_BENCHES]
+    return out

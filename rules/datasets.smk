@@ -42,3 +42,33 @@ rule assemble_model:
         p=get_assemble_params,
     shell:
         "python -m authbench.cli assemble-model --out {output} --params {params.p:q} 2> {log}"
+
+
+rule build_entityauth:
+    input:
+        source=get_entity_source,
+    output:
+        labels=f"{EA}/{{dataset}}/labels.tsv",
+        drops=f"{EA}/{{dataset}}/drops.tsv",
+    log:
+        "logs/entityauth/{dataset}/build.log",
+    params:
+        p=get_entity_build_params,
+    shell:
+        "python -m authbench.cli build-entityauth --source {input.source} "
+        "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
+
+
+rule sample_entityauth:
+    input:
+        labels=f"{EA}/{{dataset}}/labels.tsv",
+    output:
+        fine=f"{EA}/{{dataset}}/instances/fine.jsonl",
+        reuse=f"{EA}/{{dataset}}/instances/reuse.tsv",
+    log:
+        "logs/entityauth/{dataset}/sample.log",
+    params:
+        p=get_entity_sample_params,
+    shell:
+        "python -m authbench.cli sample-entityauth --labels {input.labels} "
+        "--instances {output.fine} --reuse {output.reuse} --params {params.p:q} 2> {log}"

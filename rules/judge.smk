@@ -1,20 +1,21 @@
-# One job per cell: model x judge x context x setting. Its prompt template is an
-# input, so editing one template reruns exactly the cells that read it.
+# One job per cell: benchmark dataset x model x judge x context x setting. Its
+# prompt template is an input, so editing one template reruns exactly the cells
+# that read it.
 
 
 rule judge_cell:
     input:
-        instances=f"{DA}/instances/{{setting}}.jsonl",
-        template=f"{PROMPTS}/domainauth/{{judge}}_{{context}}.yaml",
+        instances=f"{R}/{{bench}}/instances/{{setting}}.jsonl",
+        template=get_template,
         model=get_model_file,
     output:
         responses=f"{CELL}/responses.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
         summary=f"{CELL}/summary.json",
     log:
-        "logs/domainauth/judge/{model}/{judge}/{context}/{setting}.log",
+        "logs/{bench}/judge/{model}/{judge}/{context}/{setting}.log",
     benchmark:
-        f"{R}/benchmarks/domainauth/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+        f"{R}/benchmarks/{{bench}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
     params:
         p=get_judge_params,
     threads: get_judge_threads

@@ -4,13 +4,13 @@
 
 rule evaluate_cell:
     input:
-        instances=f"{DA}/instances/{{setting}}.jsonl",
+        instances=f"{R}/{{bench}}/instances/{{setting}}.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
         summary=f"{CELL}/summary.json",
     output:
         f"{CELL}/metrics.tsv",
     log:
-        "logs/domainauth/evaluate/{model}/{judge}/{context}/{setting}.log",
+        "logs/{bench}/evaluate/{model}/{judge}/{context}/{setting}.log",
     params:
         p=get_cell_identity,
     shell:
@@ -20,12 +20,12 @@ rule evaluate_cell:
 
 rule point_predictions:
     input:
-        instances=f"{DA}/instances/{{setting}}.jsonl",
+        instances=f"{R}/{{bench}}/instances/{{setting}}.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
     output:
         f"{CELL}/predictions.tsv",
     log:
-        "logs/domainauth/predictions/{model}/{judge}/{context}/{setting}.log",
+        "logs/{bench}/predictions/{model}/{judge}/{context}/{setting}.log",
     params:
         p=get_cell_identity,
     shell:
@@ -35,11 +35,11 @@ rule point_predictions:
 
 rule baselines:
     input:
-        expand(f"{DA}/instances/{{setting}}.jsonl", setting=["fine", "coarse", "pairs"]),
+        get_baseline_instances,
     output:
-        f"{DA}/baselines/metrics.tsv",
+        f"{R}/{{bench}}/baselines/metrics.tsv",
     log:
-        "logs/domainauth/baselines.log",
+        "logs/{bench}/baselines.log",
     params:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),

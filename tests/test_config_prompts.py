@@ -24,9 +24,17 @@ def test_demo_config_valid(config):
     validate_schema(config)
     check_config(config)
     grid = cells(config)
+    domain = [c for c in grid if c.benchmark == "domainauth"]
     # 4 point + 2+2 list + 3+3 pair settings per model x context
-    assert len(grid) == 14
-    assert {c.setting for c in grid if c.judge == "list_rank"} == {"fine", "coarse"}
+    assert len(domain) == 14
+    assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
+    # EntityAuth: 5 judges x 3 datasets, fine lists only, without text
+    entity = [c for c in grid if c.benchmark.startswith("entityauth/")]
+    assert len(entity) == 15
+    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
+    assert {c.benchmark for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
+    only_domain = {**config, "benchmarks": ["domainauth"]}
+    assert len(cells(only_domain)) == 14
 
 
 @pytest.mark.parametrize(
@@ -38,10 +46,16 @@ def test_demo_config_valid(config):
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),
+        (lambda c: c.update(benchmarks=["entityauth", "ragauth"]), "config key 'benchmarks.1'"),
+        (lambda c: c["entityauth"]["datasets"].update({"Bad Name": {"source": "x.jsonl"}}), "config key 'entityauth.datasets'"),
+        (lambda c: c["fetch"].update(pagerank={"domains": "d.tsv", "method": "api", "batch_size": 500}),
+         "config key 'fetch.pagerank.batch_size'"),
+        (lambda c: c.pop("entityauth"), "lists 'entityauth' but there is no 'entityauth' section"),
     ],
 )
 def test_bad_config_names_key(config, mutate, message):
     bad = copy.deepcopy(config)
+    bad.setdefault("fetch", {})
     mutate(bad)
     with pytest.raises(ConfigError) as err:
         validate_schema(bad)
@@ -85,6 +99,53 @@ def test_list_template_uses_list_size():
     assert '[4] d4.com' in out and '..., "4": 8}' in out
     rank = load_template(PROMPTS / "list_rank_wo_text.yaml").render_list([{"domain": "a.com"}] * 5)
     assert "Rank the 5 domains above" in rank
+
+
+ENTITY_PROMPTS = PROMPTS.parent / "entityauth"
+
+
+def test_entity_templates_load_and_render():
+    files = sorted(ENTITY_PROMPTS.glob("*/*.yaml"))
+    assert len(files) == 15  # 5 judges x 3 domains
+    angel = {"entity": "Angel", "question": "Who is the performer of the song Angel"}
+    one = {"entity": "One", "question": "Who is the performer of the song One"}
+    for f in files:
+        t = load_template(f)
+        assert t.benchmark == "entityauth" and t.context == "wo_text"
+        if t.judge == "point":
+            out = t.render_point(angel)
+            assert "QUESTION CONTEXT: Who is the performer of the song Angel\n\nTARGET ENTITY: Angel" in out
+        elif t.judge.startswith("pair"):
+            out = t.render_pair(angel, one)
+            assert "Entity A:" in out and "Angel" in out and "One" in out
+        else:
+            out = t.render_list([angel, one])
+            assert "[0] Angel\n[1] One" in out
+        assert out.endswith("Your answer:")
+
+
+def test_entity_prompts_songs_verbatim_others_substituted():
+    songs = load_template(ENTITY_PROMPTS / "songs" / "pair_rank_wo_text.yaml").render_pair({"entity": "A1"}, {"entity": "B1"})
+    assert ("QUESTION CONTEXT: These entities are the subjects of questions like "
+            "'Who is the performer of the song ...?'") in songs
+    assert 'Entity A: "A1"\n\nEntity B: "B1"' in songs
+    assert "a Wikipedia notability expert and a music industry expert" in songs
+    ball = load_template(ENTITY_PROMPTS / "basketball" / "list_rank_wo_text.yaml").render_list([{"entity": "X"}] * 10)
+    assert "a basketball expert" in ball and "Rank the 10 basketball player entities above" in ball
+    assert "‘Where is the birthplace of the basketball player...’" in ball
+    movie = load_template(ENTITY_PROMPTS / "movies" / "list_score_wo_text.yaml").render_list([{"entity": "X"}] * 10)
+    assert "a film industry expert" in movie and "‘Who is the director of the movie...’" in movie
+    assert "song" not in ball + movie and "music" not in ball + movie
+
+
+def test_entity_template_needs_question_for_point(tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text("benchmark: entityauth\njudge: point\ncontext: wo_text\noutput: score\ntemplate: '{entity}'")
+    with pytest.raises(TemplateError, match=r"lacks placeholder\(s\) \['question'\]"):
+        load_template(p)
+    p.write_text("benchmark: entityauth\njudge: point\ncontext: w_text\noutput: score\ntemplate: '{entity}'")
+    with pytest.raises(TemplateError, match="unknown judge/context"):
+        load_template(p)
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,8 @@ def run(tmp_path_factory):
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=2, easy_pairs=2, hard_pairs=2,
                                          bias_per_level=1, bias_per_category=1)
+    songs = cfg["entityauth"]["datasets"]["songs"]
+    cfg["entityauth"].update(lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -65,6 +67,30 @@ def test_all_outputs_with_real_model(run):
         assert r["parse_failure_rate"] != ""
     md = (report / "tables" / "table1_fine.md").read_text()
     assert MODEL in md and "fail%" in md
+
+
+def test_entityauth_outputs_with_real_model(run):
+    report = run / "results" / "entityauth" / "report"
+    for stem in ("table4_fine", "table6_coarse", "table11_derivations_fine", "table12_derivations_coarse"):
+        md = (report / "tables" / f"{stem}.md").read_text()
+        assert "| Songs | gemma3-270m | w/o |" in md
+    assert (report / "figures" / "fig3_entityauth_label_distribution.png").read_bytes()[:4] == b"\x89PNG"
+    rows = read_tsv(report / "metrics.tsv")
+    assert {r["benchmark"] for r in rows} == {"entityauth/songs"}
+    assert {r["model"] for r in rows} == {MODEL, "baseline:random"}
+    # the same judgments scored on both label scales
+    assert {(r["judge"], r["setting"]) for r in rows if r["model"] == MODEL} == {
+        (j, s) for j in ("point", "list_rank", "list_score", "pair_rank", "pair_score") for s in ("fine", "coarse")}
+    cell = run / "results" / "entityauth" / "songs" / "cells" / MODEL
+    assert json.loads((cell / "pair_rank" / "wo_text" / "fine" / "summary.json").read_text())["n_calls"] == 35
+    point = [json.loads(l) for l in (cell / "point" / "wo_text" / "fine" / "responses.jsonl").read_text().splitlines()]
+    assert len(point) == 10 and all(r["request_id"].startswith("item:") for r in point)
+    labels = read_tsv(run / "results" / "entityauth" / "songs" / "labels.tsv")
+    assert len(labels) == 2000
+    drops = {r["reason"]: int(r["count"]) for r in read_tsv(run / "results" / "entityauth" / "songs" / "drops.tsv")}
+    assert drops["not_in_corpus"] == 157 and drops["kept"] == 2000
+    reuse = read_tsv(report / "reuse.tsv")
+    assert {r["level"] for r in reuse} == {str(i) for i in range(10)}
 
 
 def test_cell_records_raw_responses(run):

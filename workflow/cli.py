@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .config import ConfigError, GenerateConfig
 from .domains import InputError
+from .fetch.http import FetchError
 from .prompts import TemplateError
 from .records import read_jsonl, write_jsonl, write_tsv
 from .sampling import SamplingError
@@ -52,6 +53,29 @@ def cmd_sample_domainauth(args, params) -> None:
         write_jsonl(rows, out / f"{setting}.jsonl")
         log.info("%s: %d instances", setting, len(rows))
     write_tsv(reuse_report(sets), str(out / "reuse.tsv"), ["setting", "level", "slots", "distinct", "max_uses"])
+
+
+def cmd_build_entityauth(args, params) -> None:
+    from .entities import build_entities, write_entities, write_entity_drops
+
+    entities, drops = build_entities(args.source, params.get("corpus"), params["seed"], params["dataset"])
+    _mkparent(args.labels, args.drops)
+    write_entities(entities, args.labels)
+    write_entity_drops(drops, len(entities), args.drops)
+    log.info("%s: kept %d entities; drops: %s", params["dataset"], len(entities), dict(drops))
+
+
+def cmd_sample_entityauth(args, params) -> None:
+    from .entities import entity_item, read_entities
+    from .sampling import add_anchors, reuse_report, sample_lists
+
+    items = [entity_item(e) for e in read_entities(args.labels)]
+    name, seed = params["dataset"], params["seed"]
+    lists = add_anchors(sample_lists(items, "fine", params["lists"], seed, name), params["anchors"], seed, name)
+    _mkparent(args.instances, args.reuse)
+    write_jsonl(lists, args.instances)
+    write_tsv(reuse_report({"fine": lists}), args.reuse, ["setting", "level", "slots", "distinct", "max_uses"])
+    log.info("%s: %d lists", params["dataset"], len(lists))
 
 
 def cmd_assemble_model(args, params) -> None:
@@ -111,7 +135,8 @@ def cmd_evaluate(args, params) -> None:
     ident = {k: params[k] for k in ("benchmark", "model", "context")}
     rows = [
         {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
-        for row in evaluate_cell(params["judge"], params["setting"], instances, judgments)
+        for scale in params.get("scales", [params["setting"]])
+        for row in evaluate_cell(params["judge"], scale, instances, judgments)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -133,10 +158,10 @@ def cmd_baselines(args, params) -> None:
         if not spec:
             continue
         scorer = baseline_scorer(name, params["seed"], spec if isinstance(spec, dict) else None)
-        for setting in params["settings"]:
+        for setting, scale in params["evaluations"]:
             instances = read_jsonl(Path(args.instances_dir) / f"{setting}.jsonl")
             for context in params["contexts"]:
-                for row in evaluate_scores(setting, "point", instances, scorer):
+                for row in evaluate_scores(scale, "point", instances, scorer):
                     rows.append({"benchmark": params["benchmark"], "model": f"baseline:{name}", "context": context,
                                  **row, "parse_failure_rate": 0.0, "n_calls": 0})
     write_tsv(rows, args.metrics, _metric_columns())
@@ -176,9 +201,136 @@ def cmd_report(args, params) -> None:
                            "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category.")
 
 
+def cmd_report_entityauth(args, params) -> None:
+    import pandas as pd
+
+    from . import figures, tables
+
+    out = Path(args.outdir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    metrics = pd.concat([pd.read_csv(f, sep="\t") for f in args.metrics], ignore_index=True)
+    metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
+    datasets = params["datasets"]
+    reuse = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, args.reuse)])
+    reuse[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(out / "reuse.tsv", sep="\t", index=False)
+    specs = {
+        "table4_fine": (tables.table_main, "fine", "Results on EntityAuth (fine-grained, 10-level, w/o text) across "
+                        "domains as Spearman's rho (%) and Kendall's tau (%)."),
+        "table6_coarse": (tables.table_main, "coarse", "Results on EntityAuth (coarse-grained, 5-level, w/o text): the "
+                          "same N=10 lists scored against the coarse labels, Spearman's rho (%) and Kendall's tau (%)."),
+        "table11_derivations_fine": (tables.table_derivations, "fine",
+                                     "PairJudge ranking derivation methods on EntityAuth (fine-grained), Spearman's rho (%)."),
+        "table12_derivations_coarse": (tables.table_derivations, "coarse",
+                                       "PairJudge ranking derivation methods on EntityAuth (coarse-grained), Spearman's rho (%)."),
+    }
+    has_pairs = metrics["judge"].astype(str).str.startswith("pair").any()
+    for stem, (fn, scale, caption) in specs.items():
+        if fn is tables.table_derivations and not has_pairs:
+            continue
+        parts = [(d.capitalize(), fn(metrics, f"entityauth/{d}", scale)) for d in datasets]
+        tables.write_table(tables.stack_tables(parts, "Domain"), out / "tables" / stem,
+                           caption + " fail% = parse failures among the judge's calls.")
+    labels = {d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, args.labels)}
+    figures.plot_entity_label_distribution(labels, out / "figures" / "fig3_entityauth_label_distribution.png")
+
+
+# --- fetchers ------------------------------------------------------------------
+
+def _http_client(params):
+    from .fetch.http import HttpClient, RetryPolicy
+
+    agent = params.get("user_agent") or "authbench-pipeline (AuthorityBench rebuild; set fetch.user_agent)"
+    return HttpClient(agent, RetryPolicy.from_config(params.get("http")))
+
+
+def _fail_if_incomplete(what: str, failed: list[dict], cache: str | None) -> None:
+    """Transport failures are not cached: the job fails, a rerun asks only for them."""
+    if failed:
+        from .fetch.http import FetchError
+
+        first = "; ".join(f"{f.get('domain') or f.get('name')}: {f['reason']}" for f in failed[:3])
+        where = f" (finished items are kept in {cache})" if cache else ""
+        raise FetchError(f"{what}: {len(failed)} item(s) could not be fetched, e.g. {first}. "
+                         f"Rerun to resume{where}.")
+
+
+def cmd_fetch_urllog(args, params) -> None:
+    from .fetch.urllog import ingest_urllog, write_domains, write_drops
+
+    rows, drops = ingest_urllog(args.input, fmt=params.get("format", "auto"),
+                                url_columns=tuple(params.get("url_columns", ["url"])), separator=params.get("separator"))
+    _mkparent(args.domains, args.drops)
+    write_domains(rows, args.domains)
+    write_drops(drops, args.drops)
+    log.info("%d domains; drops: %s", len(rows), dict(drops))
+
+
+def cmd_fetch_pagerank(args, params) -> None:
+    from .fetch.cache import ProgressCache
+    from .fetch.pagerank import api_key_from_env, bulk_pagerank, fetch_openpagerank, read_domain_list, write_pagerank
+
+    domains, drops = read_domain_list(args.domains)
+    log.info("%d domains to label; input drops: %s", len(domains), dict(drops))
+    if params["method"] == "bulk":
+        outcome = bulk_pagerank(args.bulk_file[0], domains, rounding=params.get("rounding", "round"))
+    else:
+        key = api_key_from_env(params.get("api_key_env", "OPENPAGERANK_API_KEY"))
+        kwargs = {k: params[k] for k in ("batch_size",) if k in params}
+        if params.get("api_url"):
+            kwargs["url"] = params["api_url"]
+        outcome = fetch_openpagerank(domains, _http_client(params), key, ProgressCache(args.cache), **kwargs)
+    log.info("stats: %s", json.dumps(outcome.stats, sort_keys=True))
+    _fail_if_incomplete("fetch-pagerank", outcome.failed, args.cache if params["method"] == "api" else None)
+    _mkparent(args.out)
+    write_pagerank(outcome.rows, args.out)
+
+
+def cmd_fetch_webtext(args, params) -> None:
+    from .fetch.cache import ProgressCache
+    from .fetch.pagerank import read_domain_list
+    from .fetch.webtext import fetch_texts, write_failures, write_texts
+
+    domains, drops = read_domain_list(args.domains)
+    kwargs = {k: params[k] for k in ("max_words", "max_bytes", "max_redirects", "workers", "base_url") if k in params}
+    outcome = fetch_texts(domains, _http_client(params), ProgressCache(args.cache), **kwargs)
+    log.info("stats: %s", json.dumps(outcome.stats, sort_keys=True, default=str))
+    _mkparent(args.texts, args.failures)
+    write_texts(outcome.rows, args.texts)
+    write_failures(outcome.rows, args.failures)
+
+
+def cmd_fetch_sitelinks(args, params) -> None:
+    from .fetch.cache import ProgressCache
+    from .fetch.wikidata import fetch_sitelinks, read_entities, write_entities, write_unresolved
+
+    entities, drops = read_entities(args.entities)
+    log.info("%d entities; input drops: %s", len(entities), dict(drops))
+    kwargs = {k: params[k] for k in ("site", "batch_size", "maxlag", "search") if k in params}
+    if params.get("api_url"):
+        kwargs["api_url"] = params["api_url"]
+    outcome = fetch_sitelinks(entities, _http_client(params), ProgressCache(args.cache), **kwargs)
+    log.info("stats: %s", json.dumps(outcome.stats, sort_keys=True, default=str))
+    _fail_if_incomplete("fetch-sitelinks", outcome.failed, args.cache)
+    pattern = params.get("question_pattern")
+    rows = [{**r, "question": r.get("question") or (pattern.replace("{entity}", r["question_entity"]) if pattern else "")}
+            for r in outcome.rows]
+    _mkparent(args.out, args.unresolved)
+    write_entities(rows, args.out)
+    write_unresolved(outcome.unresolved, outcome.failed, args.unresolved)
+    log.info("%d resolved, %d unresolved (see %s)", len(rows), len(outcome.unresolved), args.unresolved)
+
+
 COMMANDS = {
+    "fetch-urllog": (cmd_fetch_urllog, ["input", "domains", "drops"]),
+    "fetch-pagerank": (cmd_fetch_pagerank, ["domains", "bulk_file*", "out", "cache"]),
+    "fetch-webtext": (cmd_fetch_webtext, ["domains", "texts", "failures", "cache"]),
+    "fetch-sitelinks": (cmd_fetch_sitelinks, ["entities", "out", "unresolved", "cache"]),
     "build-domainauth": (cmd_build_domainauth, ["source", "labels", "drops"]),
     "sample-domainauth": (cmd_sample_domainauth, ["labels", "outdir"]),
+    "build-entityauth": (cmd_build_entityauth, ["source", "labels", "drops"]),
+    "sample-entityauth": (cmd_sample_entityauth, ["labels", "instances", "reuse"]),
+    "report-entityauth": (cmd_report_entityauth, ["metrics+", "labels+", "reuse+", "outdir"]),
     "assemble-model": (cmd_assemble_model, ["out"]),
     "judge": (cmd_judge, ["instances", "template", "model_file", "responses", "judgments", "summary", "threads?"]),
     "evaluate": (cmd_evaluate, ["instances", "judgments", "summary", "metrics"]),
@@ -211,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         params = json.loads(args.params)
         COMMANDS[args.command][0](args, params)
-    except (InputError, SamplingError, ConfigError, TemplateError, FileNotFoundError) as err:
+    except (InputError, SamplingError, ConfigError, TemplateError, FetchError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

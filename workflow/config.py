@@ -61,6 +61,8 @@ def validate_schema(config: Mapping[str, Any]) -> None:
 
 def check_config(config: Mapping[str, Any]) -> None:
     """Checks across keys that the JSON schema cannot express."""
+    if "entityauth" in config.get("benchmarks", ()) and not config.get("entityauth"):
+        raise ConfigError("config key 'benchmarks' lists 'entityauth' but there is no 'entityauth' section")
     dom = config["domainauth"]
     sampling = dom["sampling"]
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
@@ -104,7 +106,8 @@ class GenerateConfig:
 
 @dataclasses.dataclass(frozen=True)
 class Cell:
-    """One judge job: model x judge x context x setting on one benchmark."""
+    """One judge job: model x judge x context x setting on one benchmark
+    dataset (``domainauth`` or ``entityauth/<dataset>``)."""
 
     benchmark: str
     model: str
@@ -117,12 +120,29 @@ class Cell:
         return "/".join((self.benchmark, self.model, self.judge, self.context, self.setting))
 
 
-def cells(config: Mapping[str, Any], benchmark: str = "domainauth") -> list[Cell]:
-    """Every cell the config selects, in a stable order."""
+def entity_datasets(config: Mapping[str, Any]) -> list[str]:
+    """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
+    if "entityauth" not in config.get("benchmarks", ("domainauth",)):
+        return []
+    return [f"entityauth/{name}" for name in config["entityauth"]["datasets"]]
+
+
+def cells(config: Mapping[str, Any]) -> list[Cell]:
+    """Every cell the config selects, in a stable order.
+
+    DomainAuth: model x judge x context x setting where the judge applies.
+    EntityAuth: model x judge per dataset, on its N=10 lists (setting ``fine``)
+    and without text (the entity data has none); those judgments are scored
+    against both the fine and the coarse labels (Tables 4 and 6).
+    """
     out = []
-    for model, judge, context, setting in itertools.product(
-        config["models"], config["judges"], config["contexts"], config["settings"]
-    ):
-        if setting in SETTINGS_FOR_JUDGE[judge]:
-            out.append(Cell(benchmark, model, judge, context, setting))
+    if "domainauth" in config.get("benchmarks", ("domainauth",)):
+        for model, judge, context, setting in itertools.product(
+            config["models"], config["judges"], config["contexts"], config["settings"]
+        ):
+            if setting in SETTINGS_FOR_JUDGE[judge]:
+                out.append(Cell("domainauth", model, judge, context, setting))
+    for bench in entity_datasets(config):
+        for model, judge in itertools.product(config["models"], config["judges"]):
+            out.append(Cell(bench, model, judge, "wo_text", "fine"))
     return out

@@ -2,6 +2,8 @@
 
 Rules (also in docs/decisions.md):
 
+* The table has a ``url`` column, or a ``domain`` column instead (the label
+  table the PageRank fetchers write, filtered on ``status == ok``).
 * A URL without a scheme gets ``http://``. Its host is reduced to the registered
   domain with tldextract's *bundled* public-suffix snapshot (no network).
 * Row-level drops, each counted with its reason: ``status_filter`` (the status
@@ -31,7 +33,7 @@ import tldextract
 
 from .labels import coarse_level
 
-REQUIRED_COLUMNS = ("url", "page_rank")
+REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`
 MAX_PAGERANK = 10  # Open PageRank integers run 0..10; 10 is dropped
 
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
@@ -145,7 +147,9 @@ def build_domains(
     path = Path(source)
     reader = csv.DictReader(io.StringIO(_decode(path)))
     columns = reader.fieldnames or []
-    for column in REQUIRED_COLUMNS:
+    # A label table from the PageRank fetchers names domains, not URLs.
+    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
+    for column in (url_column, "page_rank"):
         if column not in columns:
             raise InputError(f"{path}: line 1: missing column '{column}' (found: {', '.join(columns) or 'none'})")
     if status_filter is not None and "status" not in columns:
@@ -164,7 +168,7 @@ def build_domains(
         if row["page_rank"] is None:
             raise InputError(f"{path}: line {line}, column 'page_rank': missing value (expected 0..{MAX_PAGERANK})")
         label = _parse_label(row["page_rank"], path, line)
-        domain, suffix, reason = registered_domain(row["url"] or "")
+        domain, suffix, reason = registered_domain(row[url_column] or "")
         if domain is None:
             drops[reason] += 1
             continue

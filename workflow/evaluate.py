@@ -22,7 +22,7 @@ from typing import Iterable, Mapping, Sequence
 
 from . import metrics as M
 from . import ranking as R
-from .sampling import rng
+from .sampling import item_key, rng
 
 LABEL_KEY = {"fine": "level", "coarse": "coarse", "pairs": "level", "bias": "level"}
 
@@ -71,7 +71,8 @@ def _pair_rows(setting: str, judge: str, flags: Mapping[str, list[bool]]) -> lis
 
 def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], score_of) -> list[dict]:
     """Metric rows for any per-item scorer (PointJudge, baselines).
-    ``score_of(instance, position)`` returns a number or None."""
+    ``score_of(instance, position)`` returns a number or None. ``setting`` names
+    the label scale the rows are computed against (see :func:`evaluate_cell`)."""
     key = LABEL_KEY[setting]
     if setting == "pairs":
         flags: dict[str, list[bool]] = defaultdict(list)
@@ -91,11 +92,17 @@ def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], scor
 
 
 def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping]) -> list[dict]:
-    """Metric rows of one LLM cell (without the cell's identity columns)."""
+    """Metric rows of one LLM cell (without the cell's identity columns).
+
+    ``setting`` is the label scale the rows are computed against and written
+    as: DomainAuth judges fine lists against fine labels and coarse lists
+    against coarse labels; EntityAuth has only fine (N=10) lists and evaluates
+    the same judgments once with ``"fine"`` and once with ``"coarse"``. The
+    anchor rule of BubbleSort applies whenever the lists carry anchors."""
     key = LABEL_KEY[setting]
     if judge == "point":
-        by_domain = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
-        return evaluate_scores(setting, judge, instances, lambda inst, i: by_domain[inst["items"][i]["domain"]])
+        by_key = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
+        return evaluate_scores(setting, judge, instances, lambda inst, i: by_key[item_key(inst["items"][i])])
 
     if judge.startswith("list"):
         by_id = {j["request_id"]: j["value"] for j in judgments}
@@ -129,7 +136,7 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
         n = len(inst["items"])
         truth = [it[key] for it in inst["items"]]
         records = comps[inst["instance_id"]]
-        ranking = R.bubble_ranking(records, n, mode, inst.get("anchors") if setting == "fine" else None)
+        ranking = R.bubble_ranking(records, n, mode, inst.get("anchors"))
         bubble.append((truth, R.ranking_to_values(ranking, n)))
         if mode == "score":
             average.append((truth, R.scores_to_predicted_values(R.average_score(records, n), n)))

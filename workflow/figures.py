@@ -1,4 +1,4 @@
-"""Figures of the AuthorityBench paper (Figure 3, DomainAuth half; Figure 6).
+"""Figures of the AuthorityBench paper (Figure 3, both halves; Figure 6).
 
 Matplotlib only, Agg backend, deterministic output: every figure is written
 as PNG (fixed dpi) and PDF next to it, with date metadata removed and a fixed
@@ -26,6 +26,7 @@ __all__ = [
     "bias_matrix",
     "label_counts",
     "plot_bias_heatmap",
+    "plot_entity_label_distribution",
     "plot_label_distribution",
 ]
 
@@ -85,13 +86,14 @@ def _int_levels(series: pd.Series, allowed: tuple[int, ...], what: str) -> pd.Se
 # --------------------------------------------------------------------------
 # Figure 3
 # --------------------------------------------------------------------------
-def label_counts(labels: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """Number of domains per fine level (0–9) and per coarse level (0–4).
+def label_counts(labels: pd.DataFrame, key: str = "domain") -> tuple[pd.Series, pd.Series]:
+    """Number of items (domains, or entities with ``key="entity"``) per fine
+    level (0–9) and per coarse level (0–4).
 
-    Every level appears, with 0 when no domain has it.
+    Every level appears, with 0 when no item has it.
     """
     what = "label_counts"
-    _require(labels, ("domain", "level", "coarse"), what)
+    _require(labels, (key, "level", "coarse"), what)
     fine = _int_levels(labels["level"], FINE_LEVELS, f"{what}: column 'level'")
     coarse = _int_levels(labels["coarse"], COARSE_LEVELS, f"{what}: column 'coarse'")
     fine_counts = fine.value_counts().reindex(FINE_LEVELS, fill_value=0).astype(int)
@@ -100,14 +102,14 @@ def label_counts(labels: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     return fine_counts, coarse_counts
 
 
-def _bar_panel(ax, counts: pd.Series, title: str, xlabel: str, color: str) -> None:
+def _bar_panel(ax, counts: pd.Series, title: str, xlabel: str, color: str, ylabel: str = "Number of domains") -> None:
     x = np.asarray(counts.index, dtype=int)
     y = counts.to_numpy(dtype=int)
     bars = ax.bar(x, y, color=color, edgecolor="black", linewidth=0.5)
     ax.bar_label(bars, labels=[str(v) for v in y], padding=2, fontsize=8)
     ax.set_xticks(x)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("Number of domains")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.set_ylim(0, max(1, int(y.max())) * 1.15)
     ax.spines[["top", "right"]].set_visible(False)
@@ -126,6 +128,31 @@ def plot_label_distribution(labels: pd.DataFrame, out_png: Path) -> list[Path]:
         _bar_panel(ax_f, fine, "Fine-grained (0–9)", "PageRank level", "#4C72B0")
         _bar_panel(ax_c, coarse, "Coarse-grained (0–4)", "Coarse level", "#DD8452")
         fig.suptitle(f"DomainAuth (N={len(labels)})")
+        return _save(fig, out_png)
+
+
+def plot_entity_label_distribution(labels: dict[str, pd.DataFrame], out_png: Path) -> list[Path]:
+    """Figure 3 (EntityAuth half): per entity domain (in the given order), the
+    number of entities per fine level 0–9 after Eq. 1's log binning, with the
+    corpus size and its sitelink range in the panel title.
+
+    ``labels`` maps a display name to that domain's labels (columns
+    ``entity``, ``level``, ``coarse``, ``sitelinks``). Writes PNG and PDF.
+    """
+    if not labels:
+        raise ValueError("plot_entity_label_distribution: no datasets given")
+    colors = ("#4C72B0", "#55A868", "#C44E52", "#8172B2", "#CCB974", "#64B5CD")
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(3.6 * len(labels), 3.2), dpi=DPI, layout="constrained")
+        axes = np.atleast_1d(fig.subplots(1, len(labels)))
+        for i, (ax, (name, df)) in enumerate(zip(axes, labels.items())):
+            fine, _ = label_counts(df, key="entity")
+            _require(df, ("sitelinks",), f"plot_entity_label_distribution({name})")
+            links = pd.to_numeric(df["sitelinks"], errors="coerce")
+            title = f"{name} (N={len(df)}, sitelinks {int(links.min())}–{int(links.max())})"
+            _bar_panel(ax, fine, title, "Authority level (log-binned sitelinks)", colors[i % len(colors)],
+                       "Number of entities")
+        fig.suptitle("EntityAuth")
         return _save(fig, out_png)
 
 

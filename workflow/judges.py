@@ -3,7 +3,8 @@
 One call of :func:`run_cell` is one cell (model x judge x context x setting).
 Request ids name what was asked, so judgments can be joined back to instances:
 
-* ``point``: one request per distinct domain of the setting (``item:<domain>``);
+* ``point``: one request per distinct item of the setting (``item:<key>``, the
+  key being the domain or the entity name);
   lists and pairs are then ranked/compared by these scores.
 * ``list_rank`` / ``list_score``: one request per list (``<instance_id>``).
 * ``pair_rank`` / ``pair_score``: one request per comparison,
@@ -29,7 +30,7 @@ from .engines.base import Engine, Request, Response, prefix_order
 from .grammars import grammar_for, slots_for, token_budget
 from .parse import parse_reply
 from .prompts import PromptTemplate
-from .sampling import rng
+from .sampling import item_key, rng
 
 
 def _comparisons(inst: Mapping, setting: str) -> list[tuple[int, int]]:
@@ -53,10 +54,11 @@ def build_requests(
         seen = set()
         for inst in instances:
             for item in inst["items"]:
-                if item["domain"] in seen:
+                key = item_key(item)
+                if key in seen:
                     continue
-                seen.add(item["domain"])
-                out.append({"request_id": f"item:{item['domain']}", "output": fmt, "n": 1,
+                seen.add(key)
+                out.append({"request_id": f"item:{key}", "output": fmt, "n": 1,
                             "prompt": template.render_point(item)})
     elif judge.startswith("list"):
         for inst in instances:

@@ -1,6 +1,7 @@
 """Prompt templates: YAML data files under resources/prompts/, checked on load.
 
-A template file has ``judge``, ``context``, ``output`` (the reply format),
+A template file has ``benchmark`` (``domainauth`` when absent, or
+``entityauth``), ``judge``, ``context``, ``output`` (the reply format),
 ``source`` (where in the paper it comes from), ``template`` (``str.format``
 syntax, literal braces doubled) and, for list judges, ``item`` (one line per
 list item). Placeholders are checked with :class:`string.Formatter`: a missing
@@ -18,16 +19,26 @@ import yaml
 
 from .config import OUTPUT_FORMAT
 
-# Placeholders each judge's template (and item line) must use, per context.
-_TEMPLATE_FIELDS = {
-    "point": {"wo_text": {"domain"}, "w_text": {"domain", "text"}},
-    "pair_rank": {"wo_text": {"domain_a", "domain_b"}, "w_text": {"domain_a", "domain_b", "text_a", "text_b"}},
-    "pair_score": {"wo_text": {"domain_a", "domain_b"}, "w_text": {"domain_a", "domain_b", "text_a", "text_b"}},
-    "list_rank": {"wo_text": {"items", "n"}, "w_text": {"items", "n"}},
-    "list_score": {"wo_text": {"items"}, "w_text": {"items"}},
+# The item fields a prompt may show, per benchmark and context. A PointJudge
+# template uses them as they are ({domain}), a PairJudge template with _a/_b
+# suffixes ({domain_a}), a ListJudge item line together with {id}.
+ITEM_FIELDS = {
+    "domainauth": {"wo_text": ("domain",), "w_text": ("domain", "text")},
+    # EntityAuth's PointJudge prompt (H) shows the entity's own question; the
+    # pair and list prompts show names only (their question context is a pattern).
+    "entityauth": {"wo_text": ("entity",)},
 }
+_POINT_EXTRA = {"entityauth": ("question",)}
 _OPTIONAL_TEMPLATE_FIELDS = {"n", "last_id"}
-_ITEM_FIELDS = {"wo_text": {"id", "domain"}, "w_text": {"id", "domain", "text"}}
+
+
+def _required(benchmark: str, judge: str, context: str) -> set[str]:
+    fields = ITEM_FIELDS[benchmark][context]
+    if judge == "point":
+        return set(fields) | set(_POINT_EXTRA.get(benchmark, ()))
+    if judge.startswith("pair"):
+        return {f"{f}_{s}" for f in fields for s in ("a", "b")}
+    return {"items", "n"} if judge == "list_rank" else {"items"}
 
 
 class TemplateError(ValueError):
@@ -49,19 +60,23 @@ class PromptTemplate:
     output: str
     template: str
     item: str | None = None
+    benchmark: str = "domainauth"
+
+    def _values(self, item: Mapping, suffix: str = "") -> dict:
+        names = ITEM_FIELDS[self.benchmark][self.context]
+        if self.judge == "point":
+            names = names + _POINT_EXTRA.get(self.benchmark, ())
+        return {f"{n}{suffix}": item.get(n, "") for n in names}
 
     def render_point(self, item: Mapping) -> str:
-        return self.template.format(domain=item["domain"], text=item.get("text", ""))
+        return self.template.format(**self._values(item))
 
     def render_pair(self, a: Mapping, b: Mapping) -> str:
-        return self.template.format(
-            domain_a=a["domain"], domain_b=b["domain"], text_a=a.get("text", ""), text_b=b.get("text", "")
-        )
+        return self.template.format(**self._values(a, "_a"), **self._values(b, "_b"))
 
     def render_list(self, items: Sequence[Mapping]) -> str:
-        lines = "\n".join(
-            self.item.format(id=i, domain=it["domain"], text=it.get("text", "")) for i, it in enumerate(items)
-        )
+        names = ITEM_FIELDS[self.benchmark][self.context]
+        lines = "\n".join(self.item.format(id=i, **{n: it.get(n, "") for n in names}) for i, it in enumerate(items))
         return self.template.format(items=lines, n=len(items), last_id=len(items) - 1)
 
 
@@ -77,11 +92,14 @@ def load_template(path: str | Path) -> PromptTemplate:
         if key not in data:
             raise TemplateError(f"{path}: missing key '{key}'")
     judge, context = data["judge"], data["context"]
-    if judge not in _TEMPLATE_FIELDS or context not in _ITEM_FIELDS:
-        raise TemplateError(f"{path}: unknown judge/context {judge!r}/{context!r}")
+    benchmark = data.get("benchmark", "domainauth")
+    if benchmark not in ITEM_FIELDS:
+        raise TemplateError(f"{path}: unknown benchmark {benchmark!r}; expected one of {sorted(ITEM_FIELDS)}")
+    if judge not in OUTPUT_FORMAT or context not in ITEM_FIELDS[benchmark]:
+        raise TemplateError(f"{path}: unknown judge/context {judge!r}/{context!r} for {benchmark}")
     if data["output"] != OUTPUT_FORMAT[judge]:
         raise TemplateError(f"{path}: judge {judge} replies in format {OUTPUT_FORMAT[judge]!r}, not {data['output']!r}")
-    required = _TEMPLATE_FIELDS[judge][context]
+    required = _required(benchmark, judge, context)
     found = _fields(data["template"], path)
     allowed = required | (_OPTIONAL_TEMPLATE_FIELDS if judge.startswith("list") else set())
     if required - found:
@@ -93,8 +111,7 @@ def load_template(path: str | Path) -> PromptTemplate:
         if not item:
             raise TemplateError(f"{path}: list judges need an 'item' line template")
         item_found = _fields(item, path)
-        if item_found != _ITEM_FIELDS[context]:
-            raise TemplateError(
-                f"{path}: item line uses {sorted(item_found)}, expected exactly {sorted(_ITEM_FIELDS[context])}"
-            )
-    return PromptTemplate(str(path), judge, context, data["output"], data["template"], item)
+        expected = {"id", *ITEM_FIELDS[benchmark][context]}
+        if item_found != expected:
+            raise TemplateError(f"{path}: item line uses {sorted(item_found)}, expected exactly {sorted(expected)}")
+    return PromptTemplate(str(path), judge, context, data["output"], data["template"], item, benchmark)

@@ -1,4 +1,4 @@
-"""Seeded, deterministic sampling of DomainAuth instances.
+"""Seeded, deterministic sampling of benchmark instances (DomainAuth, EntityAuth).
 
 Every random draw comes from :func:`rng`, seeded by the master seed plus a name
 for what is drawn, so the same config and labels give byte-identical files and
@@ -16,6 +16,9 @@ adding one kind of instance never shifts the draws of another.
   |delta| meets the difficulty (easy: delta >= easy_min_delta; hard:
   0 < delta <= hard_max_delta), without repeats; which domain is shown as A is
   random. Too few distinct pairs is an error, not a silent shortfall.
+* Items are plain dicts with ``level``, ``coarse`` and an identifier:
+  ``domain`` (DomainAuth) or ``entity`` (EntityAuth); :func:`item_key` reads
+  it. EntityAuth uses fine lists only (Table 7 of the paper).
 * Bias sample (Fig. 6 / Table 8): per fine level up to ``bias_per_level``
   domains, plus up to ``bias_per_category`` further domains of each category;
   ``None`` takes them all.
@@ -45,42 +48,59 @@ def _item(d: Domain) -> dict:
     return {"domain": d.domain, "level": d.level, "coarse": d.coarse, "category": d.category, "text": d.text}
 
 
-class _Pool:
-    """Draw without replacement; reshuffle when empty. Counts uses."""
+def item_key(item: Mapping) -> str:
+    """The identifier of an item: its domain (DomainAuth) or entity name (EntityAuth)."""
+    return item["domain"] if "domain" in item else item["entity"]
 
-    def __init__(self, members: Sequence[Domain], r: random.Random):
+
+def _as_items(members: Sequence) -> list[dict]:
+    """Domains or item dicts -> item dicts sorted by key (the draw order must not
+    depend on the order of the input file)."""
+    items = [dict(m) if isinstance(m, Mapping) else _item(m) for m in members]
+    return sorted(items, key=item_key)
+
+
+class _Pool:
+    """Draw without replacement; reshuffle when empty."""
+
+    def __init__(self, members: Sequence[dict], r: random.Random):
         self.members = list(members)
         self.r = r
-        self.queue: list[Domain] = []
+        self.queue: list[dict] = []
 
-    def draw(self) -> Domain:
+    def draw(self) -> dict:
         if not self.queue:
             self.queue = self.members[:]
             self.r.shuffle(self.queue)
         return self.queue.pop()
 
 
-def sample_lists(domains: Sequence[Domain], granularity: str, count: int, seed: int) -> list[dict]:
+def sample_lists(domains: Sequence, granularity: str, count: int, seed: int, namespace: str = "") -> list[dict]:
+    """``count`` lists, one item per level. ``namespace`` (an EntityAuth dataset
+    name) enters every seed and prefixes the instance ids, so datasets sampled
+    with the same master seed get independent pools and presentation orders."""
+    parts = (namespace,) if namespace else ()
+    prefix = f"{namespace}-" if namespace else ""
     key = "level" if granularity == "fine" else "coarse"
     levels = FINE_LEVELS if granularity == "fine" else COARSE_LEVELS
-    by_level: dict[int, list[Domain]] = defaultdict(list)
-    for d in domains:
-        by_level[getattr(d, key)].append(d)
+    by_level: dict[int, list[dict]] = defaultdict(list)
+    for it in _as_items(domains):
+        by_level[it[key]].append(it)
     empty = [lv for lv in levels if not by_level[lv]]
     if empty:
-        raise SamplingError(f"{granularity} lists need one domain per level, but level(s) {empty} have none")
-    pools = {lv: _Pool(sorted(by_level[lv], key=lambda d: d.domain), rng(seed, granularity, "pool", lv)) for lv in levels}
-    order_rng = rng(seed, granularity, "order")
+        raise SamplingError(f"{granularity} lists need one item per level, but level(s) {empty} have none")
+    pools = {lv: _Pool(by_level[lv], rng(seed, *parts, granularity, "pool", lv)) for lv in levels}
+    order_rng = rng(seed, *parts, granularity, "order")
     out = []
     for i in range(count):
-        items = [_item(pools[lv].draw()) for lv in levels]
+        items = [dict(pools[lv].draw()) for lv in levels]
         order_rng.shuffle(items)
-        out.append({"instance_id": f"{granularity}-{i:05d}", "items": items})
+        out.append({"instance_id": f"{prefix}{granularity}-{i:05d}", "items": items})
     return out
 
 
-def add_anchors(lists: list[dict], n_anchors: int, seed: int) -> list[dict]:
-    r = rng(seed, "anchors")
+def add_anchors(lists: list[dict], n_anchors: int, seed: int, namespace: str = "") -> list[dict]:
+    r = rng(seed, *((namespace,) if namespace else ()), "anchors")
     for inst in lists:
         n = len(inst["items"])
         if n_anchors >= n:
@@ -90,11 +110,11 @@ def add_anchors(lists: list[dict], n_anchors: int, seed: int) -> list[dict]:
 
 
 def sample_pairs(
-    domains: Sequence[Domain], difficulty: str, count: int, min_delta: int, max_delta: int | None, seed: int
+    domains: Sequence, difficulty: str, count: int, min_delta: int, max_delta: int | None, seed: int
 ) -> list[dict]:
-    by_level: dict[int, list[Domain]] = defaultdict(list)
-    for d in sorted(domains, key=lambda d: d.domain):
-        by_level[d.level].append(d)
+    by_level: dict[int, list[dict]] = defaultdict(list)
+    for it in _as_items(domains):
+        by_level[it["level"]].append(it)
     level_pairs, weights = [], []
     for la in FINE_LEVELS:
         for lb in FINE_LEVELS:
@@ -113,11 +133,11 @@ def sample_pairs(
     while len(out) < count:
         la, lb = r.choices(level_pairs, weights=weights)[0]
         low, high = r.choice(by_level[la]), r.choice(by_level[lb])
-        key = (low.domain, high.domain)
+        key = (item_key(low), item_key(high))
         if key in seen:
             continue
         seen.add(key)
-        items = [_item(low), _item(high)]
+        items = [dict(low), dict(high)]
         r.shuffle(items)
         out.append({"instance_id": f"{difficulty}-{len(out):05d}", "difficulty": difficulty, "items": items})
     return out
@@ -154,14 +174,15 @@ def sample_all(domains: Sequence[Domain], sampling: Mapping, seed: int) -> dict[
 
 
 def reuse_report(instances: Mapping[str, list[dict]]) -> list[dict]:
-    """Per setting and level: distinct domains used and the largest reuse count."""
+    """Per setting and level: slots filled, distinct items used and the largest
+    number of lists/pairs one item appears in."""
     rows = []
     for setting, insts in instances.items():
         key = "coarse" if setting == "coarse" else "level"
         uses: dict[int, Counter] = defaultdict(Counter)
         for inst in insts:
             for item in inst["items"]:
-                uses[item[key]][item["domain"]] += 1
+                uses[item[key]][item_key(item)] += 1
         for lv in sorted(uses):
             c = uses[lv]
             rows.append(

@@ -47,6 +47,7 @@ __all__ = [
     "table_derivations",
     "table_main",
     "table_pairs",
+    "stack_tables",
     "write_table",
 ]
 
@@ -591,6 +592,31 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str) -> Ta
     )
 
 
+# --------------------------------------------------------------------------
+# EntityAuth: one block of rows per entity domain (Tables 4, 6, 11, 12)
+# --------------------------------------------------------------------------
+def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, caption: str = "") -> TableSpec:
+    """Stack tables with identical columns under an extra first row level
+    (EntityAuth's ``Domain``). Marks stay per row, as computed per part."""
+    if not parts:
+        raise ValueError("stack_tables: no tables given")
+    columns = parts[0][1].values.columns
+    for label, spec in parts:
+        if not spec.values.columns.equals(columns):
+            raise ValueError(f"stack_tables: the columns of {label!r} differ from those of {parts[0][0]!r}")
+    keys = [label for label, _ in parts]
+
+    def cat(attr: str) -> pd.DataFrame:
+        return pd.concat([getattr(spec, attr) for _, spec in parts], keys=keys, names=[level_name])
+
+    baseline_rows = [
+        (label, *(row if isinstance(row, tuple) else (row,))) for label, spec in parts for row in spec.baseline_rows
+    ]
+    first = parts[0][1]
+    return TableSpec(cat("values"), cat("cells"), cat("marks"), first.kinds, dict(first.highlight_groups),
+                     baseline_rows, "", caption)
+
+
 def _first_finite(*vals: float) -> float:
     for v in vals:
         if not math.isnan(v):
@@ -788,11 +814,13 @@ def _render_tex(table: TableSpec, caption: str, label: str) -> str:
     marks = table.marks.to_numpy()
     vals = table.values.to_numpy(dtype=float)
     baseline = set(table.baseline_rows)
-    seen_baseline = False
+    prev_lab, prev_base = None, False
     for i, (lab, shown) in enumerate(zip(table.values.index, _row_display_labels(table.values.index))):
-        if lab in baseline and not seen_baseline and i > 0:
+        is_base = lab in baseline
+        new_block = isinstance(lab, tuple) and prev_lab is not None and lab[0] != prev_lab[0] and len(lab) > 2
+        if i > 0 and (new_block or (is_base and not prev_base)):
             lines.append(r"\midrule")
-        seen_baseline = seen_baseline or lab in baseline
+        prev_lab, prev_base = lab, is_base
         cells = [latex_escape(x) for x in shown]
         for j, kind in enumerate(table.kinds):
             text = format_cell(vals[i, j], kind, "tex")

@@ -1,0 +1,86 @@
+# Fetchers: a researcher's own domains and entities -> labels and texts.
+# Each rule exists only when its section is in the config's `fetch:`; its
+# output is an ordinary file that `domainauth.source`, `domainauth.text` or
+# `entityauth.datasets.<name>.source` can name, so one `snakemake` call runs
+# fetch -> labels -> benchmark. Progress caches under results/fetch/cache/ let
+# an interrupted fetch resume; delete one to fetch again from scratch.
+FETCH = config.get("fetch", {})
+FR = f"{R}/fetch"
+
+
+def _fetch_params(section, **extra):
+    keep = {k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")}
+    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
+
+
+if "urllog" in FETCH:
+
+    rule fetch_urllog:
+        input:
+            FETCH["urllog"]["input"],
+        output:
+            domains=f"{FR}/urllog/domains.tsv",
+            drops=f"{FR}/urllog/drops.tsv",
+        log:
+            "logs/fetch/urllog.log",
+        params:
+            p=lambda wildcards: _fetch_params("urllog"),
+        shell:
+            "python -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
+            "--drops {output.drops} --params {params.p:q} 2> {log}"
+
+
+if "pagerank" in FETCH:
+
+    rule fetch_pagerank:
+        input:
+            domains=FETCH["pagerank"]["domains"],
+            bulk=[FETCH["pagerank"]["bulk_file"]] if FETCH["pagerank"]["method"] == "bulk" else [],
+        output:
+            f"{FR}/pagerank/labels.csv",
+        log:
+            "logs/fetch/pagerank.log",
+        params:
+            p=lambda wildcards: _fetch_params("pagerank"),
+            cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
+        shell:
+            "python -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
+            "--out {output} --cache {params.cache} --params {params.p:q} 2> {log}"
+
+
+if "webtext" in FETCH:
+
+    rule fetch_webtext:
+        input:
+            FETCH["webtext"]["domains"],
+        output:
+            texts=f"{FR}/webtext/texts.tsv",
+            failures=f"{FR}/webtext/failures.tsv",
+        log:
+            "logs/fetch/webtext.log",
+        params:
+            p=lambda wildcards: _fetch_params("webtext"),
+            cache=f"{FR}/cache/webtext.jsonl",
+        shell:
+            "python -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
+            "--failures {output.failures} --cache {params.cache} --params {params.p:q} 2> {log}"
+
+
+if "wikidata" in FETCH:
+
+    rule fetch_sitelinks:
+        input:
+            lambda wildcards: FETCH["wikidata"]["datasets"][wildcards.dataset]["entities"],
+        output:
+            entities=f"{FR}/wikidata/{{dataset}}.jsonl",
+            unresolved=f"{FR}/wikidata/{{dataset}}_unresolved.tsv",
+        log:
+            "logs/fetch/wikidata_{dataset}.log",
+        params:
+            p=lambda wildcards: _fetch_params(
+                "wikidata", question_pattern=FETCH["wikidata"]["datasets"][wildcards.dataset].get("question_pattern")
+            ),
+            cache=f"{FR}/cache/wikidata_{{dataset}}.jsonl",
+        shell:
+            "python -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
+            "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"
