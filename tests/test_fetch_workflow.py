@@ -200,3 +200,42 @@ def test_own_domains_and_entities_to_labels(tmp_path):
 
     # the key is nowhere: not in results, logs, caches or Snakemake's metadata
     assert files_containing(tmp_path, KEY) == []
+
+
+def _job_counts(out: str) -> dict[str, int]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
+    counts = {}
+    for line in lines[start + 3:]:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.mark.parametrize(
+    "overlay, expected, absent",
+    [
+        ("own_domains.yaml",
+         {"fetch_urllog": 1, "fetch_pagerank": 1, "fetch_webtext": 1, "build_domainauth": 1, "judge_cell": 28,
+          "report_domainauth": 1},
+         ("fetch_sitelinks", "build_entityauth", "report_entityauth")),
+        ("own_entities.yaml",
+         {"fetch_sitelinks": 1, "build_entityauth": 1, "sample_entityauth": 1, "judge_cell": 5, "report_entityauth": 1},
+         ("fetch_pagerank", "build_domainauth", "report_domainauth")),
+    ],
+)
+def test_example_overlays_plan_the_researcher_paths(tmp_path, overlay, expected, absent):
+    """README's researcher paths: config.yaml + one overlay = the whole chain, one command."""
+    for name in ("config.yaml", "resources", "examples", "profiles"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", f"examples/{overlay}", "-n", "--cores", "8"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    jobs = _job_counts(out)
+    assert {k: jobs.get(k) for k in expected} == expected
+    assert not set(absent) & set(jobs)

@@ -61,8 +61,11 @@ def validate_schema(config: Mapping[str, Any]) -> None:
 
 def check_config(config: Mapping[str, Any]) -> None:
     """Checks across keys that the JSON schema cannot express."""
-    if "entityauth" in config.get("benchmarks", ()) and not config.get("entityauth"):
-        raise ConfigError("config key 'benchmarks' lists 'entityauth' but there is no 'entityauth' section")
+    if "entityauth" in config.get("benchmarks", ()):
+        if not config.get("entityauth"):
+            raise ConfigError("config key 'benchmarks' lists 'entityauth' but there is no 'entityauth' section")
+        if not entity_datasets(config):
+            raise ConfigError("config key 'entityauth.datasets': every dataset is null; nothing to run")
     dom = config["domainauth"]
     sampling = dom["sampling"]
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
@@ -124,7 +127,8 @@ def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
     if "entityauth" not in config.get("benchmarks", ("domainauth",)):
         return []
-    return [f"entityauth/{name}" for name in config["entityauth"]["datasets"]]
+    # a dataset set to null (e.g. by a --configfile overlay) is left out
+    return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
 
 
 def cells(config: Mapping[str, Any]) -> list[Cell]:
