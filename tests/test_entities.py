@@ -58,7 +58,7 @@ def test_empty_and_non_utf8(tmp_path):
         read_entity_file(empty)
     raw = tmp_path / "r.jsonl"
     raw.write_bytes(json.dumps(_ent("A", 5)).encode() + b"\n" + b'{"question": "\xff"}\n')
-    with pytest.raises(InputError, match="line 2: bytes that are not UTF-8"):
+    with pytest.raises(InputError, match="line 2, byte 15: bytes that are not UTF-8"):
         read_entity_file(raw)
 
 

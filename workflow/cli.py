@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 from .config import ConfigError, GenerateConfig
-from .domains import InputError
 from .fetch.http import FetchError
 from .prompts import TemplateError
-from .records import read_jsonl, write_jsonl, write_tsv
+from .records import InputError, read_jsonl, write_jsonl, write_tsv
 from .sampling import SamplingError
 
 log = logging.getLogger("authbench")
@@ -167,16 +166,24 @@ def cmd_baselines(args, params) -> None:
     write_tsv(rows, args.metrics, _metric_columns())
 
 
-def cmd_report(args, params) -> None:
+def _report_folder(args):
+    """The report folder (tables/, figures/ created) and the concatenated metrics, saved as metrics.tsv."""
     import pandas as pd
-
-    from . import figures, tables
 
     out = Path(args.outdir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     metrics = pd.concat([pd.read_csv(f, sep="\t") for f in args.metrics], ignore_index=True)
     metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
+    return out, metrics
+
+
+def cmd_report(args, params) -> None:
+    import pandas as pd
+
+    from . import figures, tables
+
+    out, metrics = _report_folder(args)
     bench = params["benchmark"]
     names = {"fine": ("table1_fine", "table9_derivations_fine"), "coarse": ("table2_coarse", "table10_derivations_coarse")}
     for setting, (main_stem, deriv_stem) in names.items():
@@ -206,11 +213,7 @@ def cmd_report_entityauth(args, params) -> None:
 
     from . import figures, tables
 
-    out = Path(args.outdir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    metrics = pd.concat([pd.read_csv(f, sep="\t") for f in args.metrics], ignore_index=True)
-    metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
+    out, metrics = _report_folder(args)
     datasets = params["datasets"]
     reuse = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, args.reuse)])
     reuse[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(out / "reuse.tsv", sep="\t", index=False)

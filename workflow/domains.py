@@ -24,7 +24,7 @@ import csv
 import ipaddress
 import io
 from collections import Counter, defaultdict
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 from urllib.parse import urlsplit
@@ -32,15 +32,12 @@ from urllib.parse import urlsplit
 import tldextract
 
 from .labels import coarse_level
+from .records import InputError, read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 
 REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`
 MAX_PAGERANK = 10  # Open PageRank integers run 0..10; 10 is dropped
 
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-
-
-class InputError(ValueError):
-    """Bad input file: the message names the file, the line and the column."""
 
 
 @dataclass(frozen=True)
@@ -88,20 +85,6 @@ def category_of(domain: str, suffix: str, categories: Mapping[str, Mapping]) -> 
     return ""
 
 
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: the file is empty (expected a header with columns {', '.join(REQUIRED_COLUMNS)})")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise InputError(
-            f"{path}: line {line}, byte {col}: bytes that are not UTF-8 ({data[err.start:err.start + 4]!r}); "
-            "expected a UTF-8 CSV"
-        ) from None
-
 
 def _parse_label(value: str, path: Path, line: int) -> int:
     try:
@@ -124,7 +107,7 @@ def read_texts(path: str | Path | None, max_words: int) -> dict[str, str]:
     if not path:
         return {}
     path = Path(path)
-    reader = csv.DictReader(io.StringIO(_decode(path)), delimiter="\t")
+    reader = csv.DictReader(io.StringIO(read_utf8(path, "a TSV with columns domain and text")), delimiter="\t")
     missing = [c for c in ("domain", "text") if c not in (reader.fieldnames or [])]
     if missing:
         raise InputError(f"{path}: line 1: missing column(s) {missing} (expected domain and text)")
@@ -145,7 +128,7 @@ def build_domains(
 ) -> tuple[list[Domain], Counter]:
     """Read the URL table and return the labeled domains and the drop counts."""
     path = Path(source)
-    reader = csv.DictReader(io.StringIO(_decode(path)))
+    reader = csv.DictReader(io.StringIO(read_utf8(path, "a CSV with columns url (or domain) and page_rank")))
     columns = reader.fieldnames or []
     # A label table from the PageRank fetchers names domains, not URLs.
     url_column = "url" if "url" in columns or "domain" not in columns else "domain"
@@ -215,28 +198,15 @@ DROP_UNITS = {
 }
 
 
-LABEL_FIELDS = [f.name for f in fields(Domain)]
 
 
 def write_labels(domains: Iterable[Domain], path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(LABEL_FIELDS)
-        for d in domains:
-            writer.writerow([getattr(d, f) for f in LABEL_FIELDS])
+    write_dataclass_tsv(domains, Domain, path)
 
 
 def write_drops(drops: Counter, kept: int, path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(["reason", "unit", "count"])
-        for reason in DROP_UNITS:
-            writer.writerow([reason, DROP_UNITS[reason], drops.get(reason, 0)])
-        writer.writerow(["kept", "domain", kept])
+    write_drop_table(drops, DROP_UNITS, kept, "domain", path)
 
 
 def read_labels(path: str | Path) -> list[Domain]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
-    ints = {"level", "coarse", "n_urls"}
-    return [Domain(**{f: int(r[f]) if f in ints else r[f] for f in LABEL_FIELDS}) for r in rows]
+    return read_dataclass_tsv(path, Domain)

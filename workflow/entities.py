@@ -22,14 +22,13 @@ Rules (also in docs/decisions.md):
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from .domains import InputError
+from .records import InputError, read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 from .labels import LabelError, coarse_level, log_bin
 from .sampling import rng
 
@@ -45,7 +44,6 @@ class Entity:
     coarse: int
 
 
-ENTITY_FIELDS = [f.name for f in fields(Entity)]
 DROP_REASONS = ("duplicate_entity", "nonpositive_popularity", "not_in_corpus")
 
 
@@ -64,14 +62,7 @@ def _count(value, path: Path, line: int) -> int:
 def read_entity_file(path: str | Path) -> tuple[list[tuple[str, str, int]], Counter]:
     """(name, question, sitelinks) per usable row, and the row drops."""
     path = Path(path)
-    data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: the file is empty (expected JSON lines with {', '.join(REQUIRED_KEYS)})")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputError(f"{path}: line {line}: bytes that are not UTF-8; expected UTF-8 JSON lines") from None
+    text = read_utf8(path, f"JSON lines with {', '.join(REQUIRED_KEYS)}")
     rows, drops, seen = [], Counter(), set()
     for line, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -117,18 +108,11 @@ def build_entities(path: str | Path, corpus: int | None, seed: int, dataset: str
 
 
 def write_entities(entities: Iterable[Entity], path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(ENTITY_FIELDS)
-        for e in entities:
-            writer.writerow([getattr(e, f) for f in ENTITY_FIELDS])
+    write_dataclass_tsv(entities, Entity, path)
 
 
 def read_entities(path: str | Path) -> list[Entity]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_MINIMAL))
-    ints = {"sitelinks", "level", "coarse"}
-    return [Entity(**{f: int(r[f]) if f in ints else r[f] for f in ENTITY_FIELDS}) for r in rows]
+    return read_dataclass_tsv(path, Entity)
 
 
 def entity_item(e: Entity) -> dict:
@@ -137,9 +121,4 @@ def entity_item(e: Entity) -> dict:
 
 
 def write_entity_drops(drops: Counter, kept: int, path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(["reason", "unit", "count"])
-        for reason in DROP_REASONS:
-            writer.writerow([reason, "entity", drops.get(reason, 0)])
-        writer.writerow(["kept", "entity", kept])
+    write_drop_table(drops, {r: "entity" for r in DROP_REASONS}, kept, "entity", path)

@@ -1,11 +1,38 @@
-"""Plain file records: JSON lines and tab-separated tables, written deterministically."""
+"""Plain file records: JSON lines and tab-separated tables, written
+deterministically; the one checked reader of user-supplied text files."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+class InputError(ValueError):
+    """Bad input file: the message names the file, the line and the column."""
+
+
+def read_utf8(path: str | Path, expected: str) -> str:
+    """The whole text of a user-supplied file (a UTF-8 BOM is dropped). An empty
+    file, or bytes that are not UTF-8, raise :class:`InputError` naming the file,
+    line and byte, and ``expected`` (what the file should hold)."""
+    path = Path(path)
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(f"{path}: line 1: the file is empty (expected {expected})")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise InputError(
+            f"{path}: line {line}, byte {col}: bytes that are not UTF-8 ({data[err.start:err.start + 4]!r}); "
+            f"expected {expected} in UTF-8"
+        ) from None
 
 
 def write_jsonl(rows: Iterable[Mapping], path: str | Path) -> None:
@@ -27,3 +54,29 @@ def write_tsv(rows: Iterable[Mapping], path: str | Path, columns: Sequence[str])
                                 extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
+
+
+def write_dataclass_tsv(rows: Iterable, cls: type, path: str | Path) -> None:
+    """One row per dataclass instance, its fields as columns (csv quoting
+    keeps tabs and quotes in values intact)."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(names)
+        for row in rows:
+            writer.writerow([getattr(row, n) for n in names])
+
+
+def read_dataclass_tsv(path: str | Path, cls: type[T]) -> list[T]:
+    """Read :func:`write_dataclass_tsv`'s file back; ``int`` fields are converted."""
+    fields = dataclasses.fields(cls)
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [cls(**{f.name: int(r[f.name]) if f.type in ("int", int) else r[f.name] for f in fields}) for r in rows]
+
+
+def write_drop_table(drops: Mapping[str, int], units: Mapping[str, str], kept: int, kept_unit: str,
+                     path: str | Path) -> None:
+    """``reason, unit, count`` for every known reason (zeros included), then ``kept``."""
+    write_tsv([{"reason": r, "unit": u, "count": drops.get(r, 0)} for r, u in units.items()]
+              + [{"reason": "kept", "unit": kept_unit, "count": kept}], path, ["reason", "unit", "count"])

@@ -11,7 +11,7 @@ Domain lists (:func:`read_domain_list`)
     Blank lines are skipped silently; a non-blank row with an empty ``domain``
     cell counts as ``unparsable_url``. Order is kept (first occurrence). An empty
     file, bytes that are not UTF-8 or a row with more fields than the header
-    raise :class:`~authbench.domains.InputError` naming file and line.
+    raise :class:`~authbench.records.InputError` naming file and line.
 
 API (:func:`fetch_openpagerank`)
     ``GET {url}?domains[]=a.com&domains[]=b.com`` with the key in the request
@@ -104,7 +104,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ..domains import InputError, registered_domain
+from ..domains import registered_domain
+from ..records import InputError, read_utf8
 from .cache import ProgressCache
 from .http import FetchError, HttpClient
 
@@ -135,19 +136,6 @@ class PageRankOutcome:
 # --------------------------------------------------------------------------- #
 # domain lists
 
-
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: line 1: the file is empty (expected domains, one per line, "
-                         "or a table with a 'domain' column)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise InputError(f"{path}: line {line}, byte {col}: bytes that are not UTF-8 "
-                         f"({data[err.start:err.start + 4]!r}); expected a UTF-8 text file") from None
 
 
 def _first_content_line(text: str) -> str:
@@ -187,7 +175,7 @@ def _plain_values(text: str) -> Iterator[tuple[int, str]]:
 def read_domain_list(path: str | Path) -> tuple[list[str], Counter]:
     """Registered domains of a domain list (table with 'domain' column or one per line) and drop counts."""
     path = Path(path)
-    text = _decode(path)
+    text = read_utf8(path, "domains, one per line, or a table with a 'domain' column")
     first = _first_content_line(text)
     if "\t" in first:
         values = _table_values(text, path, "\t")

@@ -24,7 +24,7 @@ Rules:
 * **Output rows** ``{domain, visits, distinct_urls}``: ``visits`` counts URL
   occurrences, ``distinct_urls`` distinct URL strings as written (after
   trimming). Sorted by visits (descending), then domain.
-* **Broken input** stops with :class:`~authbench.domains.InputError` naming file,
+* **Broken input** stops with :class:`~authbench.records.InputError` naming file,
   line and column: a missing URL column (line 1), bytes that are not UTF-8
   (line, byte), a row whose field count differs from the header's. A UTF-8 BOM
   is ignored.
@@ -40,7 +40,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..domains import InputError, registered_domain
+from ..domains import registered_domain
+from ..records import InputError
 
 FORMATS = ("lines", "tsv", "csv")
 DROP_REASONS = ("blank", "comment", "empty_cell", "unparsable_url", "ip_host", "no_registered_domain")

@@ -98,7 +98,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from authbench.domains import InputError
+from authbench.records import InputError, read_utf8
 from authbench.fetch.cache import ProgressCache
 from authbench.fetch.http import FetchError, HttpClient, retry_after_seconds, safe_url
 from tqdm import tqdm
@@ -132,19 +132,6 @@ class SitelinkOutcome:
 
 # --------------------------------------------------------------------------- input
 
-
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: the file is empty (expected JSONL objects or a header with a 'name' column)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise InputError(
-            f"{path}: line {line}, byte {col}: bytes that are not UTF-8 ({data[err.start:err.start + 4]!r})"
-        ) from None
 
 
 def _input_format(path: Path, text: str) -> str:
@@ -238,7 +225,7 @@ def _table_records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int,
 def read_entities(path: str | Path) -> tuple[list[dict], Counter]:
     """Entities ``{name, question, reference, qid}`` in input order, and drop counts."""
     path = Path(path)
-    text = _decode(path)
+    text = read_utf8(path, "JSON lines or a table with a 'name' column")
     fmt = _input_format(path, text)
     records = _jsonl_records(path, text) if fmt == "jsonl" else _table_records(path, text, "\t" if fmt == "tsv" else ",")
     entities: list[dict] = []
