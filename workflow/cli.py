@@ -250,8 +250,6 @@ def _http_client(params):
 def _fail_if_incomplete(what: str, failed: list[dict], cache: str | None) -> None:
     """Transport failures are not cached: the job fails, a rerun asks only for them."""
     if failed:
-        from .fetch.http import FetchError
-
         first = "; ".join(f"{f.get('domain') or f.get('name')}: {f['reason']}" for f in failed[:3])
         where = f" (finished items are kept in {cache})" if cache else ""
         raise FetchError(f"{what}: {len(failed)} item(s) could not be fetched, e.g. {first}. "
