@@ -817,6 +817,7 @@ def _render_tex(table: TableSpec, caption: str, label: str) -> str:
     prev_lab, prev_base = None, False
     for i, (lab, shown) in enumerate(zip(table.values.index, _row_display_labels(table.values.index))):
         is_base = lab in baseline
+        # stacked tables (stack_tables: an extra first level, e.g. Domain) get a rule between blocks
         new_block = isinstance(lab, tuple) and prev_lab is not None and lab[0] != prev_lab[0] and len(lab) > 2
         if i > 0 and (new_block or (is_base and not prev_base)):
             lines.append(r"\midrule")
