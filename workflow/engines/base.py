@@ -62,11 +62,19 @@ def register(name: str):
     return wrap
 
 
-def create_engine(model_config: Mapping, model_path: str) -> Engine:
-    """Build the engine named by ``model_config['engine']`` (imports lazily)."""
+# engine name -> module under authbench.engines that registers it (imported
+# only when that engine is used: vLLM and llama-cpp-python stay optional)
+ENGINE_MODULES = {"llamacpp": "llamacpp", "vllm": "vllm_engine", "openai": "openai_compat"}
+
+
+def create_engine(model_config: Mapping, model_path: str | None) -> Engine:
+    """Build the engine named by ``model_config['engine']`` (imports lazily).
+    ``model_path`` is the local model file for llamacpp, None for the others."""
+    import importlib
+
     name = model_config["engine"]
-    if name == "llamacpp":
-        from . import llamacpp  # noqa: F401  (registers itself)
+    if name in ENGINE_MODULES and name not in REGISTRY:
+        importlib.import_module(f".{ENGINE_MODULES[name]}", __package__)
     if name not in REGISTRY:
         raise ValueError(f"unknown engine {name!r}; known: {sorted(REGISTRY)}")
     return REGISTRY[name](model_config, model_path)
