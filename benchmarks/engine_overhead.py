@@ -73,8 +73,8 @@ def via_workflow(engine, requests, order_name, constrained: bool, max_tokens: in
     from authbench.judges import run_cell
 
     start = time.perf_counter()
-    responses = run_cell(requests, engine, GenerateConfig(max_tokens=max_tokens), constrained=constrained,
-                         order=order_name)
+    responses, _ = run_cell(requests, engine, GenerateConfig(max_tokens=max_tokens), constrained=constrained,
+                            order=order_name)  # no cache: every prompt reaches the engine
     return time.perf_counter() - start, sum(r.prompt_tokens for r in responses)
 
 

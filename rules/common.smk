@@ -2,10 +2,11 @@
 # Never `import workflow` here: that name is Snakemake's workflow object.
 import json
 import os
+import re
 
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, check_config, cells as config_cells, entity_datasets
+from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets
 
 validate(config, str(SCHEMA_PATH))
 check_config(config)
@@ -17,6 +18,7 @@ EA = f"{R}/entityauth"
 # {bench} is a benchmark dataset: "domainauth" or "entityauth/<name>".
 CELL = f"{R}/{{bench}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
+MODELS = active_models(config)
 ENTITY_BENCHES = entity_datasets(config)
 BENCHMARKS = config["benchmarks"]
 
@@ -24,7 +26,7 @@ BENCHMARKS = config["benchmarks"]
 wildcard_constraints:
     bench="domainauth|entityauth/[a-z0-9_]+",
     dataset="[a-z0-9_]+",
-    model="|".join(sorted(config["models"])),
+    model="|".join(re.escape(m) for m in sorted(MODELS)),
     judge="point|list_rank|list_score|pair_rank|pair_score",
     context="wo_text|w_text",
     setting="fine|coarse|pairs|bias",
@@ -35,7 +37,7 @@ def _json(obj):
 
 
 def model_config(wildcards):
-    return config["models"][wildcards.model]
+    return MODELS[wildcards.model]
 
 
 def entity_config(name):
@@ -43,10 +45,14 @@ def entity_config(name):
 
 
 def get_model_file(wildcards):
-    spec = model_config(wildcards)["model"]
-    if spec.startswith("package:"):
+    """The local GGUF of a llamacpp model (assembled from its package, or a
+    path); other engines load by name and have no file input."""
+    cfg = model_config(wildcards)
+    if cfg["engine"] != "llamacpp":
+        return []
+    if cfg["model"].startswith("package:"):
         return f"{R}/models/{wildcards.model}.gguf"
-    return spec
+    return cfg["model"]
 
 
 def get_assemble_params(wildcards):
@@ -106,6 +112,7 @@ def get_judge_params(wildcards):
             "setting": wildcards.setting,
             "seed": config["seed"],
             "constrained": config["constrained_decoding"],
+            "cache": config.get("cache"),
             "model": {k: v for k, v in model_config(wildcards).items() if k != "threads"},
         }
     )
@@ -166,6 +173,14 @@ def get_cell_metrics(wildcards):
     return _metrics_of(c for c in CELLS if c.benchmark == "domainauth" and c.setting != "bias")
 
 
+def _manifests_of(cells):
+    return [f"{R}/{c.benchmark}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/manifest.json" for c in cells]
+
+
+def get_domain_manifests(wildcards):
+    return _manifests_of(c for c in CELLS if c.benchmark == "domainauth")
+
+
 def get_point_predictions(wildcards):
     return [
         f"{DA}/cells/{c.model}/point/{c.context}/bias/predictions.tsv"
@@ -180,11 +195,16 @@ def get_entity_report_inputs(wildcards):
         "baselines": [f"{R}/{b}/baselines/metrics.tsv" for b in ENTITY_BENCHES],
         "labels": [f"{R}/{b}/labels.tsv" for b in ENTITY_BENCHES],
         "reuse": [f"{R}/{b}/instances/reuse.tsv" for b in ENTITY_BENCHES],
+        "manifests": _manifests_of(c for c in CELLS if c.benchmark.startswith("entityauth/")),
     }
 
 
 def get_entity_report_params(wildcards):
     return _json({"datasets": [b.split("/", 1)[1] for b in ENTITY_BENCHES]})
+
+
+def _cost_files(folder):
+    return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
 
 
 def _table_files(folder, stems):
@@ -193,7 +213,7 @@ def _table_files(folder, stems):
 
 def report_outputs():
     """Every DomainAuth table and figure the config's grid produces."""
-    out = [f"{DA}/report/metrics.tsv", f"{DA}/report/figures/fig3_label_distribution.png"]
+    out = [f"{DA}/report/metrics.tsv", f"{DA}/report/figures/fig3_label_distribution.png"] + _cost_files(f"{DA}/report")
     tables = []
     settings, judges = set(config["settings"]), set(config["judges"])
     pair_judges = judges & {"pair_rank", "pair_score"}
@@ -219,7 +239,22 @@ def entity_report_outputs():
     if set(config["judges"]) & {"pair_rank", "pair_score"}:
         stems += ["table11_derivations_fine", "table12_derivations_coarse"]
     return [f"{EA}/report/metrics.tsv", f"{EA}/report/reuse.tsv",
-            f"{EA}/report/figures/fig3_entityauth_label_distribution.png"] + _table_files(f"{EA}/report", stems)
+            f"{EA}/report/figures/fig3_entityauth_label_distribution.png"] + _table_files(f"{EA}/report", stems) \
+        + _cost_files(f"{EA}/report")
+
+
+def reported(paths, category):
+    """Flag the CSV tables and PNG figures for `snakemake --report`, each with
+    its caption from report/captions/<stem>.rst."""
+    out = []
+    for path in paths:
+        stem, ext = os.path.splitext(os.path.basename(path))
+        if ext in (".csv", ".png"):
+            out.append(report(path, caption=f"../report/captions/{stem}.rst", category=category,
+                              subcategory="figures" if ext == ".png" else "tables"))
+        else:
+            out.append(path)
+    return out
 
 
 def get_final_output():

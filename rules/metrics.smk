@@ -6,7 +6,7 @@ rule evaluate_cell:
     input:
         instances=f"{R}/{{bench}}/instances/{{setting}}.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
-        summary=f"{CELL}/summary.json",
+        manifest=f"{CELL}/manifest.json",
     output:
         f"{CELL}/metrics.tsv",
     log:
@@ -15,7 +15,7 @@ rule evaluate_cell:
         p=get_cell_identity,
     shell:
         "python -m authbench.cli evaluate --instances {input.instances} --judgments {input.judgments} "
-        "--summary {input.summary} --metrics {output} --params {params.p:q} 2> {log}"
+        "--manifest {input.manifest} --metrics {output} --params {params.p:q} 2> {log}"
 
 
 rule point_predictions:

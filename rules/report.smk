@@ -7,8 +7,9 @@ rule report_domainauth:
         baselines=f"{DA}/baselines/metrics.tsv",
         labels=f"{DA}/labels.tsv",
         predictions=get_point_predictions,
+        manifests=get_domain_manifests,
     output:
-        report_outputs(),
+        reported(report_outputs(), "DomainAuth"),
     log:
         "logs/domainauth/report.log",
     params:
@@ -16,14 +17,14 @@ rule report_domainauth:
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
         "python -m authbench.cli report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
-        "--predictions {input.predictions} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "--predictions {input.predictions} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 rule report_entityauth:
     input:
         unpack(get_entity_report_inputs),
     output:
-        entity_report_outputs(),
+        reported(entity_report_outputs(), "EntityAuth"),
     log:
         "logs/entityauth/report.log",
     params:
@@ -31,4 +32,20 @@ rule report_entityauth:
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
         "python -m authbench.cli report-entityauth --metrics {input.metrics} {input.baselines} "
-        "--labels {input.labels} --reuse {input.reuse} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+
+
+# The rule graph and the job DAG of the current config (dot + SVG) and the
+# merged config itself: what to cite next to a table. Not part of `all`
+# (the DAG describes `all`); build it with `snakemake --cores 1 provenance`.
+rule provenance:
+    output:
+        expand(f"{R}/provenance/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
+        f"{R}/provenance/config.json",
+    log:
+        "logs/provenance.log",
+    params:
+        p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
+        outdir=f"{R}/provenance",
+    shell:
+        "python -m authbench.cli export-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

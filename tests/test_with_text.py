@@ -55,7 +55,7 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
     code = main(["judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_w_text.yaml"), "--model-file", str(model),
                  "--responses", str(tmp_path / "r.jsonl"), "--judgments", str(tmp_path / "j.jsonl"),
-                 "--summary", str(tmp_path / "s.json"), "--threads", "2", "--params", json.dumps(params)])
+                 "--manifest", str(tmp_path / "s.json"), "--threads", "2", "--params", json.dumps(params)])
     assert code == 0
     judgments = [json.loads(l) for l in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert len(judgments) == 4 and all(j["status"] == "ok" for j in judgments)
@@ -64,5 +64,5 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
     code = main(["judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_wo_text.yaml"), "--model-file", str(model),
                  "--responses", str(tmp_path / "r2.jsonl"), "--judgments", str(tmp_path / "j2.jsonl"),
-                 "--summary", str(tmp_path / "s2.json"), "--params", json.dumps(params)])
+                 "--manifest", str(tmp_path / "s2.json"), "--params", json.dumps(params)])
     assert code == 2

@@ -12,7 +12,6 @@ import argparse
 import json
 import logging
 import sys
-import time
 from pathlib import Path
 
 from .config import ConfigError, GenerateConfig
@@ -84,7 +83,14 @@ def cmd_assemble_model(args, params) -> None:
     log.info("model ready at %s", resolve_model(params["model"], args.out))
 
 
+def _sha256_file(path: str) -> str:
+    from .engines.llamacpp import file_sha256
+
+    return file_sha256(path)
+
+
 def cmd_judge(args, params) -> None:
+    from .cache import ResponseCache, model_identity
     from .engines.base import create_engine
     from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell
     from .prompts import load_template
@@ -96,27 +102,37 @@ def cmd_judge(args, params) -> None:
     instances = read_jsonl(args.instances)
     requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
     model_cfg = params["model"]
-    gen = GenerateConfig().merge(model_cfg.get("generate"))
-    log.info("cell %s: %d requests", params["cell"], len(requests))
-    start = time.perf_counter()
     if args.threads:
         model_cfg = {**model_cfg, "threads": int(args.threads)}
-    engine = create_engine(model_cfg, args.model_file)
-    load_seconds = time.perf_counter() - start
-    try:
-        responses = run_cell(requests, engine, gen, params["constrained"])
-        identity = engine.identity()
-    finally:
-        engine.close()
+    gen = GenerateConfig().merge(model_cfg.get("generate"))
+    log.info("cell %s: %d requests", params["cell"], len(requests))
+    model = model_identity(model_cfg)
+    cache = ResponseCache(params["cache"]) if params.get("cache") else None
+    responses, run = run_cell(requests, lambda: create_engine(model_cfg, args.model_file), gen,
+                              params["constrained"], cache=cache, model=model)
     judgments = parse_responses(requests, responses)
-    _mkparent(args.responses, args.judgments, args.summary)
-    write_jsonl(response_rows(requests, responses, identity), args.responses)
+    _mkparent(args.responses, args.judgments, args.manifest)
+    write_jsonl(response_rows(requests, responses), args.responses)
     write_jsonl(judgments, args.judgments)
-    summary = {"cell": params["cell"], **identity, "generate": gen.__dict__, "constrained": params["constrained"],
-               "template": args.template, "model_load_seconds": round(load_seconds, 3),
-               **cell_summary(judgments, responses)}
-    Path(args.summary).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    log.info("done: %s", json.dumps({k: summary[k] for k in ("n_calls", "parse_failure_rate", "engine_seconds")}))
+    manifest = {
+        "cell": params["cell"],
+        "model": model,
+        "engine": model_cfg["engine"],
+        "engines_used": [json.loads(e) for e in run["engines_used"]],
+        "generate": gen.__dict__,
+        "constrained": params["constrained"],
+        "template": {"path": args.template, "sha256": _sha256_file(args.template)},
+        "instances": {"path": args.instances, "sha256": _sha256_file(args.instances), "n": len(instances)},
+        "unique_requests": run["unique_requests"],
+        "cache_hits": run["cache_hits"],
+        "engine_calls": run["engine_calls"],
+        "engine_seconds_this_run": run["engine_seconds_new"],
+        "model_load_seconds": run["model_load_seconds"],
+        **cell_summary(judgments, responses),
+    }
+    Path(args.manifest).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
+                                                                "parse_failure_rate", "engine_seconds")}))
 
 
 def _metric_columns() -> list[str]:
@@ -130,7 +146,7 @@ def cmd_evaluate(args, params) -> None:
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
-    summary = json.loads(Path(args.summary).read_text())
+    summary = json.loads(Path(args.manifest).read_text())
     ident = {k: params[k] for k in ("benchmark", "model", "context")}
     rows = [
         {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
@@ -166,6 +182,15 @@ def cmd_baselines(args, params) -> None:
     write_tsv(rows, args.metrics, _metric_columns())
 
 
+def _report_costs(args, out, metrics) -> None:
+    from . import costs
+
+    table = costs.cost_rows(args.manifests)
+    quality = costs.with_quality(table, metrics)
+    costs.write_cost_table(table, quality, out / "tables" / "costs")
+    costs.plot_cost_vs_rho(quality, out / "figures" / "cost_vs_rho.png")
+
+
 def _report_folder(args):
     """The report folder (tables/, figures/ created) and the concatenated metrics, saved as metrics.tsv."""
     import pandas as pd
@@ -184,6 +209,7 @@ def cmd_report(args, params) -> None:
     from . import figures, tables
 
     out, metrics = _report_folder(args)
+    _report_costs(args, out, metrics)
     bench = params["benchmark"]
     names = {"fine": ("table1_fine", "table9_derivations_fine"), "coarse": ("table2_coarse", "table10_derivations_coarse")}
     for setting, (main_stem, deriv_stem) in names.items():
@@ -214,6 +240,7 @@ def cmd_report_entityauth(args, params) -> None:
     from . import figures, tables
 
     out, metrics = _report_folder(args)
+    _report_costs(args, out, metrics)
     datasets = params["datasets"]
     reuse = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, args.reuse)])
     reuse[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(out / "reuse.tsv", sep="\t", index=False)
@@ -236,6 +263,41 @@ def cmd_report_entityauth(args, params) -> None:
                            caption + " fail% = parse failures among the judge's calls.")
     labels = {d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, args.labels)}
     figures.plot_entity_label_distribution(labels, out / "figures" / "fig3_entityauth_label_distribution.png")
+
+
+# --- provenance ------------------------------------------------------------------
+
+def _render_svg(dot_text: str, svg_path: str) -> str:
+    """Render with Graphviz's `dot` if installed, else the bundled graphviz-pure."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("dot") or shutil.which("graphviz-pure") or str(Path(sys.executable).parent / "graphviz-pure")
+    proc = subprocess.run([exe, "-Tsvg", "-o", svg_path], input=dot_text, text=True, capture_output=True)
+    if proc.returncode != 0:
+        raise InputError(f"{exe} could not render {svg_path}: {proc.stderr.strip()[:300]}")
+    return Path(exe).name
+
+
+def cmd_export_dag(args, params) -> None:
+    """The workflow's rule graph and job DAG for the current config, as dot and SVG."""
+    import subprocess
+
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    config_dump = out / "config.json"  # the merged config this run used
+    config_dump.write_text(json.dumps(params["config"], indent=2, sort_keys=True) + "\n")
+    for kind, flag in (("rulegraph", "--rulegraph"), ("dag", "--dag")):
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", params["snakefile"], "--directory", ".",
+                               "--configfile", str(config_dump), flag, "--nolock", "--quiet", "all", *params["targets"]],
+                              capture_output=True, text=True)
+        start = proc.stdout.find("digraph")
+        if proc.returncode != 0 or start < 0:
+            raise InputError(f"snakemake {flag} failed: {(proc.stderr or proc.stdout).strip()[-500:]}")
+        dot_text = proc.stdout[start:]
+        (out / f"{kind}.dot").write_text(dot_text)
+        renderer = _render_svg(dot_text, str(out / f"{kind}.svg"))
+        log.info("%s: %d lines of dot, rendered with %s", kind, dot_text.count("\n"), renderer)
 
 
 # --- fetchers ------------------------------------------------------------------
@@ -323,6 +385,7 @@ def cmd_fetch_sitelinks(args, params) -> None:
 
 
 COMMANDS = {
+    "export-dag": (cmd_export_dag, ["outdir"]),
     "fetch-urllog": (cmd_fetch_urllog, ["input", "domains", "drops"]),
     "fetch-pagerank": (cmd_fetch_pagerank, ["domains", "bulk_file*", "out", "cache"]),
     "fetch-webtext": (cmd_fetch_webtext, ["domains", "texts", "failures", "cache"]),
@@ -331,13 +394,13 @@ COMMANDS = {
     "sample-domainauth": (cmd_sample_domainauth, ["labels", "outdir"]),
     "build-entityauth": (cmd_build_entityauth, ["source", "labels", "drops"]),
     "sample-entityauth": (cmd_sample_entityauth, ["labels", "instances", "reuse"]),
-    "report-entityauth": (cmd_report_entityauth, ["metrics+", "labels+", "reuse+", "outdir"]),
+    "report-entityauth": (cmd_report_entityauth, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
     "assemble-model": (cmd_assemble_model, ["out"]),
-    "judge": (cmd_judge, ["instances", "template", "model_file", "responses", "judgments", "summary", "threads?"]),
-    "evaluate": (cmd_evaluate, ["instances", "judgments", "summary", "metrics"]),
+    "judge": (cmd_judge, ["instances", "template", "model_file?", "responses", "judgments", "manifest", "threads?"]),
+    "evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),
     "predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
     "baselines": (cmd_baselines, ["instances_dir", "metrics"]),
-    "report": (cmd_report, ["metrics+", "labels", "predictions*", "outdir"]),
+    "report": (cmd_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
 }
 
 

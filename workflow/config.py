@@ -78,6 +78,8 @@ def check_config(config: Mapping[str, Any]) -> None:
             "config key 'contexts' lists 'w_text' but 'domainauth.text' is null: "
             "the with-text condition needs a TSV of domain and text"
         )
+    if not active_models(config):
+        raise ConfigError("config key 'models': every model is null; nothing to run")
     if not cells(config):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
 
@@ -123,6 +125,11 @@ class Cell:
         return "/".join((self.benchmark, self.model, self.judge, self.context, self.setting))
 
 
+def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
+    """The models that run: a model set to null (e.g. by an overlay) is left out."""
+    return {name: spec for name, spec in config["models"].items() if spec}
+
+
 def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
     if "entityauth" not in config.get("benchmarks", ("domainauth",)):
@@ -142,11 +149,11 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
     out = []
     if "domainauth" in config.get("benchmarks", ("domainauth",)):
         for model, judge, context, setting in itertools.product(
-            config["models"], config["judges"], config["contexts"], config["settings"]
+            active_models(config), config["judges"], config["contexts"], config["settings"]
         ):
             if setting in SETTINGS_FOR_JUDGE[judge]:
                 out.append(Cell("domainauth", model, judge, context, setting))
     for bench in entity_datasets(config):
-        for model, judge in itertools.product(config["models"], config["judges"]):
+        for model, judge in itertools.product(active_models(config), config["judges"]):
             out.append(Cell(bench, model, judge, "wo_text", "fine"))
     return out

