@@ -1,0 +1,207 @@
+"""Slurm: the real workflow through `--profile slurm` on a real single-node Slurm.
+
+The fixture runs .ci/slurm-up (installs slurmctld/slurmd/munge from Debian's
+packages if missing and starts them; a fake `Gres=gpu:1`), runs a tiny demo
+config in which the model asks for one GPU, asks Slurm itself what each job
+requested (`scontrol show job`: MinJobAge=86400 keeps finished jobs), and
+stops Slurm again with .ci/slurm-down (also when it was up before). Needs
+root and apt: skipped elsewhere, but never on CI (CI=true), where a skip would
+hide a broken cluster setup. 3-4 minutes on 2 cores, plus under a minute to
+install the packages on a clean machine.
+"""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "gemma3-270m"
+SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol")
+JUDGES = ("point", "list_score")
+# rule name -> Slurm jobs of the tiny config (one job per rule instance)
+EXPECTED_JOBS = {
+    "assemble_model": 1,
+    "build_domainauth": 1,
+    "sample_domainauth": 1,
+    "build_entityauth": 1,
+    "sample_entityauth": 1,
+    "baselines": 2,
+    "judge_cell": 4,  # {point, list_score} x {domainauth fine, entityauth/songs}
+    "evaluate_cell": 4,
+    "report_domainauth": 1,
+    "report_entityauth": 1,
+}
+
+# also `integration`: it runs the real workflow with the real model (excluded by -m 'not integration')
+pytestmark = [pytest.mark.slurm, pytest.mark.integration]
+
+
+def _why_not_here():
+    if os.geteuid() != 0:
+        return "needs root (.ci/slurm-up installs and starts Slurm's daemons)"
+    if any(shutil.which(b) is None for b in SLURM_BINARIES) and shutil.which("apt-get") is None:
+        return "Slurm is not installed and there is no apt-get to install it"
+    return None
+
+
+def _run(cmd, timeout, **kwargs):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def _jobs() -> dict[int, dict[str, str]]:
+    """Every job slurmctld still knows (`scontrol -o show job`: one line each)."""
+    out = _run(["scontrol", "-o", "show", "job"], 60).stdout
+    jobs = {}
+    for line in out.splitlines():
+        fields = dict(re.findall(r"(\S+?)=(\S*)", line))
+        if "JobId" in fields:
+            jobs[int(fields["JobId"])] = fields
+    return jobs
+
+
+def _rule_of(job: dict[str, str]) -> str:
+    """The rule name from the comment the plugin gives each job:
+    rule_<rule>[_wildcards_<values>]."""
+    comment = job.get("Comment", "")
+    assert comment.startswith("rule_"), job
+    return comment[len("rule_"):].split("_wildcards_", 1)[0]
+
+
+def _tiny_config(work: Path) -> dict:
+    shutil.copytree(ROOT / "resources" / "prompts", work / "prompts")
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["prompts"] = str(work / "prompts")
+    cfg["benchmarks"] = ["domainauth", "entityauth"]
+    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
+    cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=1, easy_pairs=2, hard_pairs=2,
+                                         bias_per_level=1, bias_per_category=1)
+    songs = cfg["entityauth"]["datasets"]["songs"]
+    cfg["entityauth"].update(lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
+    cfg["judges"] = list(JUDGES)
+    cfg["contexts"] = ["wo_text"]
+    cfg["settings"] = ["fine"]
+    # the real embedded model, asking Slurm for one (fake) GPU per judge job
+    cfg["models"] = {MODEL: {**cfg["models"][MODEL], "gpus": 1}}
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    reason = _why_not_here()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the Slurm test: {reason}")
+        pytest.skip(reason)
+    up = _run([str(ROOT / ".ci" / "slurm-up")], 900)
+    assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-4000:]
+    try:
+        work = tmp_path_factory.mktemp("slurm")
+        (work / "config.yaml").write_text(yaml.safe_dump(_tiny_config(work)))
+        before = max(_jobs(), default=0)
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+        # cwd = the repository root and `--profile slurm` exactly as a user types
+        # it: Snakemake resolves a profile name against the current directory
+        # first (then ~/.config/snakemake, /etc/xdg/snakemake), so this checks
+        # that the folder slurm/ is found. `--directory` puts results, logs and
+        # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
+        # found next to the Snakefile as in a plain run.
+        cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--cores", "8",
+               "-s", str(ROOT / "Snakefile"), "--directory", str(work),
+               "--configfile", str(work / "config.yaml")]
+        try:
+            proc = _run(cmd, 1200, cwd=ROOT, env=env)
+        except subprocess.TimeoutExpired as exc:
+            _cancel_after(before)
+            pytest.fail(f"snakemake on Slurm did not finish in 20 minutes: {str(exc.stderr)[-4000:]}")
+        if proc.returncode != 0:
+            _cancel_after(before)
+        assert proc.returncode == 0, proc.stderr[-6000:]
+        jobs = {i: j for i, j in _jobs().items() if i > before}
+        yield work, proc, jobs
+    finally:
+        down = _run([str(ROOT / ".ci" / "slurm-down")], 300)
+        assert down.returncode == 0, down.stderr
+
+
+def _cancel_after(before: int) -> None:
+    """Cancel what the failed run left queued (our jobs only: ids after `before`)."""
+    left = [str(i) for i, j in _jobs().items() if i > before and j.get("JobState") in ("PENDING", "RUNNING")]
+    if left:
+        _run(["scancel", *left], 60)
+
+
+def test_profile_found_from_repo_root(run):
+    _, proc, _ = run
+    out = proc.stdout + proc.stderr
+    assert "Using profiles slurm and workflow specific profile profiles/default" in out, out[:3000]
+    assert "SLURM run ID:" in out
+
+
+def test_one_slurm_job_per_rule_instance_all_completed(run):
+    _, _, jobs = run
+    by_rule = {}
+    for job in jobs.values():
+        by_rule[_rule_of(job)] = by_rule.get(_rule_of(job), 0) + 1
+    assert by_rule == EXPECTED_JOBS
+    assert {j["JobState"] for j in jobs.values()} == {"COMPLETED"}, jobs
+    # the default partition that slurm-up made (the plugin reads it from sinfo)
+    assert {j["Partition"] for j in jobs.values()} == {"debug"}
+
+
+def test_judge_jobs_request_the_models_gpu_memory_and_time(run):
+    _, _, jobs = run
+    judges = [j for j in jobs.values() if _rule_of(j) == "judge_cell"]
+    assert len(judges) == 4
+    for job in judges:
+        # resources: gpu=1 -> sbatch --gpus=1 -> a per-job GPU request
+        assert job.get("TresPerJob") == "gres:gpu:1", job
+        assert job["NumCPUs"] == "2"  # threads: 2 in the model's config
+        assert job["MinMemoryNode"] == "4000M"  # mem_mb default of a judge job
+        assert job["TimeLimit"] == "02:00:00"  # runtime default: 120 minutes
+
+
+def test_cpu_jobs_request_no_gpu(run):
+    _, _, jobs = run
+    cpu_jobs = [j for j in jobs.values() if _rule_of(j) != "judge_cell"]
+    assert len(cpu_jobs) == sum(EXPECTED_JOBS.values()) - 4
+    for job in cpu_jobs:
+        for key in ("TresPerJob", "TresPerNode", "TresPerSocket", "TresPerTask"):
+            assert "gpu" not in job.get(key, ""), (key, job)
+        assert "gpu" not in job["TRES"]
+        assert job["NumCPUs"] == "1"
+        assert job["TimeLimit"] == "00:30:00"  # slurm/config.yaml default-resources
+
+
+def test_final_tables_with_real_model(run):
+    work, _, _ = run
+    da = work / "results" / "domainauth" / "report"
+    for ext in ("csv", "md", "tex"):
+        assert (da / "tables" / f"table1_fine.{ext}").stat().st_size > 0
+    assert MODEL in (da / "tables" / "table1_fine.md").read_text()
+    ea = work / "results" / "entityauth" / "report"
+    for stem in ("table4_fine", "table6_coarse"):
+        for ext in ("csv", "md", "tex"):
+            assert (ea / "tables" / f"{stem}.{ext}").stat().st_size > 0
+        assert "| Songs | gemma3-270m | w/o |" in (ea / "tables" / f"{stem}.md").read_text()
+    with open(da / "metrics.tsv", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    assert {r["judge"] for r in rows if r["model"] == MODEL} == set(JUDGES)
+
+
+def test_each_cell_loaded_the_model_in_its_own_job(run):
+    """One Slurm job per cell: each judge job loads the model itself."""
+    work, _, _ = run
+    cells = {p.parent for p in (work / "results").rglob(f"cells/{MODEL}/*/*/*/judgments.jsonl")}
+    assert len(cells) == 4, cells
+    for cell in cells:
+        # the cell's run record (summary.json, or manifest.json in newer code)
+        record = next(p for p in (cell / "manifest.json", cell / "summary.json") if p.exists())
+        assert json.loads(record.read_text())["model_load_seconds"] > 0, record
