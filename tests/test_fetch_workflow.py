@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from loopback import Loopback, Reply
+from dryrun import job_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "opr-key-7f3a9c-DO-NOT-LEAK"
@@ -202,18 +203,6 @@ def test_own_domains_and_entities_to_labels(tmp_path):
     assert files_containing(tmp_path, KEY) == []
 
 
-def _job_counts(out: str) -> dict[str, int]:
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
-    counts = {}
-    for line in lines[start + 3:]:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
-
-
 @pytest.mark.parametrize(
     "overlay, expected, absent",
     [
@@ -236,6 +225,6 @@ def test_example_overlays_plan_the_researcher_paths(tmp_path, overlay, expected,
         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
-    jobs = _job_counts(out)
+    jobs = job_counts(out)
     assert {k: jobs.get(k) for k in expected} == expected
     assert not set(absent) & set(jobs)

@@ -14,6 +14,7 @@ from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
 from authbench.config import SCHEMA_PATH, active_models, cells, check_config, entity_datasets, validate_schema
+from dryrun import job_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "config" / "paper.yaml"
@@ -131,18 +132,6 @@ def test_the_grid_is_the_papers(merged):
     assert entity_datasets(merged) == ["entityauth/basketball", "entityauth/movies", "entityauth/songs"]
 
 
-def _job_counts(out: str) -> dict[str, int]:
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
-    counts = {}
-    for line in lines[start + 3:]:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
-
-
 @pytest.fixture(scope="module")
 def dry_run(tmp_path_factory):
     """`snakemake -n --configfile config/paper.yaml` from an empty folder: no
@@ -162,7 +151,7 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     if code != 0 and "'NoneType' object has no attribute 'setdefault'" in out:
         pytest.fail(NULL_MODEL_HELP)
     assert code == 0, out[-3000:]
-    jobs = _job_counts(out)
+    jobs = job_counts(out)
     assert jobs["judge_cell"] == JUDGE_CELLS
     # bias cells feed point_predictions (Fig. 6, Table 8), every other cell an evaluate_cell job
     assert jobs["evaluate_cell"] == JUDGE_CELLS - 5 * 2

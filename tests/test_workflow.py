@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from dryrun import job_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
@@ -146,15 +147,7 @@ def _scheduled(proc) -> list[str]:
     """Rule names of the jobs a dry run lists (its job-stats table)."""
     out = proc.stdout + proc.stderr
     assert "Job stats:" in out, out[-3000:]
-    lines = out.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("Job stats:"))
-    jobs = []
-    for line in lines[start + 3:]:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        jobs += [parts[0]] * int(parts[1])
-    return sorted(jobs)
+    return sorted(rule for rule, n in job_counts(out).items() for _ in range(n))
 
 
 def _assert_only_list_score_cells(run):
