@@ -17,6 +17,7 @@ include: "rules/fetch.smk"
 include: "rules/datasets.smk"
 include: "rules/judge.smk"
 include: "rules/metrics.smk"
+include: "rules/ragauth.smk"
 include: "rules/report.smk"
 
 

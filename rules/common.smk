@@ -4,9 +4,10 @@ import json
 import os
 import re
 
+from snakemake.logging import logger
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets
+from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets, rag_plan
 
 validate(config, str(SCHEMA_PATH))
 check_config(config)
@@ -21,6 +22,12 @@ CELLS = config_cells(config)
 MODELS = active_models(config)
 ENTITY_BENCHES = entity_datasets(config)
 BENCHMARKS = config["benchmarks"]
+RA = f"{R}/ragauth"
+# RAGAuth runs when its file exists (or is built from the researcher's own data);
+# otherwise it is left out of `all`, and the run log says why.
+RAG = rag_plan(config, os.path.exists)
+if RAG.note:
+    logger.info(RAG.note)
 
 
 wildcard_constraints:
@@ -30,6 +37,8 @@ wildcard_constraints:
     judge="point|list_rank|list_score|pair_rank|pair_score",
     context="wo_text|w_text",
     setting="fine|coarse|pairs|bias",
+    strategy="no_filter|relevance|utility|authority|pagerank_oracle|tld_prior",
+    topk="all|k[0-9]+",
 
 
 def _json(obj):
@@ -38,6 +47,29 @@ def _json(obj):
 
 def model_config(wildcards):
     return MODELS[wildcards.model]
+
+
+# Resources of every job that runs a model, from the model's config (schema:
+# gpus, mem_mb, runtime in minutes). On Slurm, gpu=N becomes `sbatch --gpus=N`
+# (none when 0); CPU rules ask for no GPU. Locally these are only bookkeeping.
+def model_mem_mb(wildcards):
+    return model_config(wildcards).get("mem_mb", 4000)
+
+
+def model_runtime(wildcards):
+    return model_config(wildcards).get("runtime", 120)
+
+
+def model_gpus(wildcards):
+    return model_config(wildcards).get("gpus", 0)
+
+
+def model_threads(wildcards):
+    return model_config(wildcards).get("threads", 2)
+
+
+def model_file_arg(wildcards, input):
+    return f"--model-file {input.model}" if input.model else ""
 
 
 def entity_config(name):
@@ -113,13 +145,13 @@ def get_judge_params(wildcards):
             "seed": config["seed"],
             "constrained": config["constrained_decoding"],
             "cache": config.get("cache"),
-            "model": {k: v for k, v in model_config(wildcards).items() if k != "threads"},
+            "model": _model_params(wildcards),
         }
     )
 
 
-def get_judge_threads(wildcards):
-    return model_config(wildcards).get("threads", 2)
+def _model_params(wildcards):
+    return {k: v for k, v in model_config(wildcards).items() if k != "threads"}
 
 
 def _scales(bench, setting):
@@ -157,6 +189,68 @@ def get_baseline_params(wildcards):
         baselines = config["baselines"]
     return _json({"benchmark": wildcards.bench, "seed": config["seed"], "baselines": baselines,
                   "evaluations": evaluations, "contexts": contexts})
+
+
+# --- RAGAuth -------------------------------------------------------------------
+
+def get_rag_dataset_params(wildcards):
+    return _json({"topics": config["ragauth"].get("topics"), "k": config["ragauth"]["k"]})
+
+
+def get_rag_prior_params(wildcards):
+    return _json({"strategy": wildcards.strategy, "tld_prior": config["baselines"].get("tld_prior")})
+
+
+def get_rag_scores(wildcards):
+    """The document scores an answer cell filters by: its rank cell's, a
+    prior's, or none (no filter)."""
+    if wildcards.strategy == "no_filter":
+        return []
+    if wildcards.strategy in ("pagerank_oracle", "tld_prior"):
+        return f"{RA}/scores/{wildcards.strategy}.jsonl"
+    return f"{RA}/cells/{wildcards.model}/rank/{wildcards.strategy}/scores.jsonl"
+
+
+def _rag_params(wildcards, stage, k):
+    return _json(
+        {
+            "cell": f"ragauth/{wildcards.model}/answer/{wildcards.strategy}/{wildcards.topk}" if stage == "answer"
+            else f"ragauth/{wildcards.model}/rank/{wildcards.strategy}",
+            "stage": stage,
+            "strategy": wildcards.strategy,
+            "k": k,
+            "doc_tokens": config["ragauth"].get("doc_tokens"),
+            "constrained": config["constrained_decoding"],
+            "cache": config.get("cache"),
+            "model": _model_params(wildcards),
+        }
+    )
+
+
+def get_rag_rank_params(wildcards):
+    return _rag_params(wildcards, wildcards.strategy, None)
+
+
+def get_rag_answer_params(wildcards):
+    k = None if wildcards.topk == "all" else int(wildcards.topk[1:])
+    return _rag_params(wildcards, "answer", k)
+
+
+def _rag_answer_dir(model, strategy, topk):
+    return f"{RA}/cells/{model}/answer/{strategy}/{topk}"
+
+
+def get_rag_report_inputs(wildcards):
+    return [f"{_rag_answer_dir(*cell)}/judgments.jsonl" for cell in RAG.cells]
+
+
+def get_rag_report_params(wildcards):
+    cells = [[m, s, "all" if k == "all" else int(k[1:])] for m, s, k in RAG.cells]
+    return _json({"cells": cells, "bootstrap": config["ragauth"]["bootstrap"], "seed": config["seed"]})
+
+
+def rag_report_outputs():
+    return [f"{RA}/report/accuracy.tsv"] + _table_files(f"{RA}/report", ["table5_ragauth", "table5_topics"])
 
 
 # --- reports -----------------------------------------------------------------
@@ -263,4 +357,6 @@ def get_final_output():
         out += report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
     if ENTITY_BENCHES:
         out += entity_report_outputs() + [f"{R}/{b}/drops.tsv" for b in ENTITY_BENCHES]
+    if RAG.cells:
+        out += rag_report_outputs() + [f"{RA}/dataset.tsv"]
     return out

@@ -18,15 +18,12 @@ rule judge_cell:
         f"{R}/benchmarks/{{bench}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
     params:
         p=get_judge_params,
-        model_arg=lambda wildcards, input: f"--model-file {input.model}" if input.model else "",
-    threads: get_judge_threads
-    # From the model's config (schema: gpus, mem_mb, runtime in minutes). On
-    # Slurm, gpu=N becomes `sbatch --gpus=N` (none when 0); CPU rules ask for
-    # no GPU. Locally these are only bookkeeping.
+        model_arg=model_file_arg,
+    threads: model_threads
     resources:
-        mem_mb=lambda wildcards: model_config(wildcards).get("mem_mb", 4000),
-        runtime=lambda wildcards: model_config(wildcards).get("runtime", 120),
-        gpu=lambda wildcards: model_config(wildcards).get("gpus", 0),
+        mem_mb=model_mem_mb,
+        runtime=model_runtime,
+        gpu=model_gpus,
     shell:
         "python -m authbench.cli judge --instances {input.instances} --template {input.template} "
         "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "

@@ -26,6 +26,8 @@ from authbench.parse import (
     parse_ranking,
     parse_reply,
     parse_score,
+    parse_utility,
+    parse_yes_no,
 )
 
 # 10,000 characters of junk without digits, braces, brackets or standalone A/B.
@@ -353,7 +355,264 @@ def test_parse_list_scores_bad_n_raises(n):
 
 
 # --------------------------------------------------------------------------
-# 6. dispatcher, is_failure, robustness
+# 6. parse_yes_no
+# --------------------------------------------------------------------------
+
+YES_NO_CASES = [
+    # well-formed
+    ("yes", "yes", "ok"),
+    ("no", "no", "ok"),
+    (" yes", "yes", "ok"),
+    ("Yes", "yes", "ok"),
+    ("NO", "no", "ok"),
+    ("No.", "no", "ok"),
+    ("yes!", "yes", "ok"),
+    ("no;", "no", "ok"),
+    ("yes:", "yes", "ok"),
+    ("yes)", "yes", "ok"),
+    ("  Yes\n", "yes", "ok"),
+    # first word decides, whatever follows
+    ("Yes, because the documents say so.", "yes", "ok"),
+    ("yes\n\nThe documents say otherwise.", "yes", "ok"),
+    ("No. Document [2] is a blog.", "no", "ok"),
+    ("No, no evidence supports it.", "no", "ok"),
+    ("Yes. No wait.", "yes", "ok"),
+    ("yes\tno", "yes", "ok"),  # whitespace then another word: not "yes or no"
+    # stripped decoration and labels
+    ("**Yes**", "yes", "ok"),
+    ("*no*", "no", "ok"),
+    ("_yes_", "yes", "ok"),
+    ('"no"', "no", "ok"),
+    ("'Yes'", "yes", "ok"),
+    ("`no`", "no", "ok"),
+    ("**Yes**, the documents agree.", "yes", "ok"),
+    ("Answer: yes", "yes", "ok"),
+    ("answer:no", "no", "ok"),
+    ("Final answer: No.", "no", "ok"),
+    ("**Final Answer:** yes", "yes", "ok"),
+    ("Answer: **No**", "no", "ok"),
+    ("A: yes", "yes", "ok"),
+    ("Your answer: no", "no", "ok"),
+    ("```\nyes\n```", "yes", "ok"),
+    ("<think>the documents say no... or yes</think>\nYes", "yes", "ok"),
+    ("ｙｅｓ", "yes", "ok"),  # full-width, NFKC
+    ("\u201cno\u201d", "no", "ok"),
+    # both as the verdict
+    ("Yes/No", None, "wrong_format"),
+    ("yes or no", None, "wrong_format"),
+    ("Yes and no.", None, "wrong_format"),
+    ("no | yes", None, "wrong_format"),
+    ("**Yes** / **No**", None, "wrong_format"),
+    # not a leading yes/no: wrong and a parse failure, even if yes/no comes later
+    ("The answer is yes.", None, "wrong_format"),
+    ("Based on the documents, no.", None, "wrong_format"),
+    ("Answer - yes", None, "wrong_format"),
+    ('{"answer": "yes"}', None, "wrong_format"),
+    ("(yes)", None, "wrong_format"),
+    ("Yes?", None, "wrong_format"),
+    ("Yes-ish", None, "wrong_format"),
+    ("yes_no", None, "wrong_format"),
+    ("yeah", None, "wrong_format"),
+    ("yep", None, "wrong_format"),
+    ("nope", None, "wrong_format"),
+    ("Noah", None, "wrong_format"),
+    ("None", None, "wrong_format"),
+    ("Not enough information.", None, "wrong_format"),
+    ("Y", None, "wrong_format"),
+    ("N", None, "wrong_format"),
+    ("true", None, "wrong_format"),
+    ("False", None, "wrong_format"),
+    ("1", None, "wrong_format"),
+    ("", None, "wrong_format"),
+    ("  \n ** ", None, "wrong_format"),
+    (None, None, "wrong_format"),
+    ("<think>the answer is yes", None, "wrong_format"),  # reasoning never ended
+    (JUNK, None, "wrong_format"),
+    (BINARY, None, "wrong_format"),
+    ("yes " * 100_000, "yes", "ok"),
+    (" " * 100_000 + "no", "no", "ok"),
+    ("*" * 100_000, None, "wrong_format"),
+]
+
+
+@pytest.mark.parametrize("text, value, status", YES_NO_CASES)
+def test_parse_yes_no(text, value, status):
+    res = parse_yes_no(text)
+    assert (res.value, res.status) == (value, status), res
+    assert (res.detail != "") == (status != "ok")
+
+
+@pytest.mark.parametrize(
+    "text, detail",
+    [
+        ("The answer is yes", "found yes later"),
+        ("It is not yes, it is no", "found yes and no later"),
+        ("maybe", "no yes/no in the reply"),
+        ("yes/no", "both yes and no"),
+        ("Yes?", "glued to other text"),
+        ("", "empty reply"),
+    ],
+)
+def test_parse_yes_no_detail(text, detail):
+    assert detail in parse_yes_no(text).detail
+
+
+# --------------------------------------------------------------------------
+# 7. parse_utility
+# --------------------------------------------------------------------------
+
+
+def _u(scores, answers):
+    return {"scores": dict(enumerate(scores)), "answers": dict(enumerate(answers))}
+
+
+_Y2 = ("yes", "no")
+_N2 = (None, None)
+
+UTILITY_CASES = [
+    # well-formed
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _Y2), "ok"),
+    (' {"answers": {"0": "yes"}, "scores": {"0": 0}}', 1, _u((0,), ("yes",)), "ok"),
+    ('{"scores": {"1": 2, "0": 9}, "answers": {"1": "no", "0": "yes"}}', 2, _u((9, 2), _Y2), "ok"),
+    ('{"answers": {"0": "Vitamin D does not prevent it.", "1": "Unclear."}, "scores": {"0": 8, "1": 1}}', 2,
+     _u((8, 1), ("Vitamin D does not prevent it.", "Unclear.")), "ok"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": "7", "1": 4.0}}', 2, _u((7, 4), _Y2), "ok"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"[0]": 7, "[1]": 4}}', 2, _u((7, 4), _Y2), "ok"),
+    # answer strings with braces, quotes, escaped quotes, newlines
+    ('{"answers": {"0": "a {b} c}", "1": "say \\"no\\"\\n{\\"scores\\": {\\"0\\": 1}}"}, '
+     '"scores": {"0": 5, "1": 6}}', 2, _u((5, 6), ("a {b} c}", 'say "no"\n{"scores": {"0": 1}}')), "ok"),
+    ('{"answers": {"0": "}}}", "1": "{{{"}, "scores": {"0": 3, "1": 2}}', 2, _u((3, 2), ("}}}", "{{{")), "ok"),
+    ('{"answers": {"0": "line one\nline two"}, "scores": {"0": 4}}', 1, _u((4,), ("line one\nline two",)), "ok"),  # raw newline
+    # wrappers
+    ('```json\n{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4}}\n```', 2, _u((7, 4), _Y2), "ok"),
+    ('Here you go:\n{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4}}\nDone.', 2,
+     _u((7, 4), _Y2), "ok"),
+    ('<think>{"answers": {"0": "no"}, "scores": {"0": 1}}</think>{"answers": {"0": "yes"}, "scores": {"0": 9}}', 1,
+     _u((9,), ("yes",)), "ok"),
+    ('{"result": {"answers": {"0": "yes"}, "scores": {"0": 6}}}', 1, _u((6,), ("yes",)), "ok"),
+    ("｛＂ａｎｓｗｅｒｓ＂：｛＂０＂：＂ｙｅｓ＂｝，＂ｓｃｏｒｅｓ＂：｛＂０＂：７｝｝", 1, _u((7,), ("yes",)), "ok"),
+    # tolerant (not valid JSON, but complete)
+    ("{'answers': {'0': 'yes', '1': 'no'}, 'scores': {'0': 7, '1': 4}}", 2, _u((7, 4), _Y2), "ok"),
+    ('{"answers": {"0": "yes", "1": "no",}, "scores": {"0": 7, "1": 4,},}', 2, _u((7, 4), _Y2), "ok"),
+    # answers: numbers become strings, other values None; missing answers keep ok
+    ('{"answers": {"0": 1, "1": 2.5}, "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), ("1", "2.5")), "ok"),
+    ('{"answers": {"0": true, "1": null}, "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _N2), "ok"),
+    ('{"answers": {"0": "yes"}, "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), ("yes", None)), "ok"),
+    ('{"answers": {}, "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _N2), "ok"),
+    ('{"answers": {"0": "yes", "5": "no"}, "scores": {"0": 7}}', 1, _u((7,), ("yes",)), "ok"),  # extra answer ignored
+    # no answers object
+    ('{"scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _N2), "missing"),
+    ('{"answers": ["yes", "no"], "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _N2), "missing"),
+    ('{"answers": "yes", "scores": {"0": 7, "1": 4}}', 2, _u((7, 4), _N2), "missing"),
+    # scores problems (list_scores precedence)
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": [7, 4]}', 2, _u(_N2, _Y2), "wrong_format"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": 7}', 2, _u(_N2, _Y2), "wrong_format"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7.5, "1": 11}}', 2, _u(_N2, _Y2), "wrong_format"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": "high", "1": 4}}', 2, _u((None, 4), _Y2), "wrong_format"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 11}}', 2, _u((7, None), _Y2), "out_of_range"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4, "2": 5}}', 2, _u((7, 4), _Y2), "unknown_id"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7}}', 2, _u((7, None), _Y2), "missing"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": null}}', 2, _u((7, None), _Y2), "missing"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {}}', 2, _u(_N2, _Y2), "missing"),
+    ('{"answers": {"0": "yes"}, "scores": {"0": ' + "9" * 5000 + "}}", 1, _u((None,), ("yes",)), "out_of_range"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "0": 5, "1": 4}}', 2, _u((5, 4), _Y2), "ok"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4}, "scores": {"0": 1, "1": 2}}', 2,
+     _u((1, 2), _Y2), "ok"),  # duplicate key: last wins
+    # no scores object
+    ('{"answers": {"0": "yes", "1": "no"}}', 2, _u(_N2, _Y2), "missing"),
+    # truncation
+    ('{"answers": {"0": "yes", "1": "n', 2, _u(_N2, ("yes", None)), "missing"),  # cut inside answers
+    ('{"answers": {"0": "yes", "1": "no"}, "sco', 2, _u(_N2, _Y2), "missing"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": ', 2, _u(_N2, _Y2), "missing"),
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": ', 2, _u((7, None), _Y2), "missing"),
+    ('{"answers": {"0": "{yes}", "1": "no"}, "scores": {"0": 7, "1": 4', 2, _u((7, 4), ("{yes}", "no")),
+     "wrong_format"),  # complete scores, unclosed
+    ('{"answers": {"0": "yes", "1": "no"}, "scores": {"0": 7, "1": 4}', 2, _u((7, 4), _Y2), "wrong_format"),
+    ('{"answers": {"0": "a \\"quoted\\" {x}", "1": "n', 2, _u(_N2, ('a "quoted" {x}', None)), "missing"),
+    # last verdict wins
+    ('Example: {"answers": {"0": "no"}, "scores": {"0": 1}}\nAnswer: {"answers": {"0": "yes"}, "scores": {"0": 8}}',
+     1, _u((8,), ("yes",)), "ok"),
+    ('Example: {"answers": {"0": "no"}, "scores": {"0": 1}}\nAnswer: {"answers": {"0": "yes"}, "scores": {"0": ', 1,
+     _u((None,), ("yes",)), "missing"),  # truncated later verdict beats the example
+    ('Example: {"answers": {"0": "no"}, "scores": {"0": 1}}\nAnswer: {"answers": {"0": "ye', 1,
+     _u((None,), (None,)), "missing"),
+    ('{"answers": {"0": "no"}, "scores": {"0": 1}} {"answers": {"0": "yes"}}', 1, _u((None,), ("yes",)), "missing"),
+    ('{"answers": {"0": "no"}} {"scores": {"0": 4}}', 1, _u((4,), (None,)), "missing"),  # split: no answers object
+    # flat list-score object: scores kept, wrong format
+    ('{"0": 7, "1": 4}', 2, _u((7, 4), _N2), "wrong_format"),
+    ('{"0": 7}', 2, _u((7, None), _N2), "wrong_format"),
+    ('{"0": 7, "1": 12}', 2, _u((7, None), _N2), "wrong_format"),
+    # nothing usable
+    ('{"0": "yes", "1": "no"}', 2, _u(_N2, _N2), "wrong_format"),
+    ('{"answer": "yes"}', 1, _u((None,), (None,)), "wrong_format"),
+    ("[7, 4]", 2, _u(_N2, _N2), "wrong_format"),
+    ("Document 0 is useful (7), document 1 less so (4).", 2, _u(_N2, _N2), "wrong_format"),
+    ("yes", 1, _u((None,), (None,)), "wrong_format"),
+    ("", 2, _u(_N2, _N2), "wrong_format"),
+    (None, 1, _u((None,), (None,)), "wrong_format"),
+    ('<think>{"answers": {"0": "yes"}, "scores": {"0": 7}}', 1, _u((None,), (None,)), "wrong_format"),
+    (JUNK, 10, _u((None,) * 10, (None,) * 10), "wrong_format"),
+    (BINARY, 3, _u((None,) * 3, (None,) * 3), "wrong_format"),
+    ("{" * 5000, 2, _u(_N2, _N2), "wrong_format"),
+    ('{"a":' * 5000, 2, _u(_N2, _N2), "wrong_format"),  # deeper than json's recursion limit
+    ("{}" * 5000 + '{"answers": {"0": "yes"}, "scores": {"0": 3}}', 1, _u((3,), ("yes",)), "ok"),  # past the try cap
+]
+
+
+@pytest.mark.parametrize("text, n, value, status", UTILITY_CASES)
+def test_parse_utility(text, n, value, status):
+    res = parse_utility(text, n)
+    assert (res.value, res.status) == (value, status), res
+    _check_utility_shape(res, n)
+    if status != "ok":
+        assert res.detail
+    elif None not in res.value["answers"].values():
+        assert res.detail == ""
+
+
+def _check_utility_shape(res: ParseResult, n: int) -> None:
+    assert set(res.value) == {"scores", "answers"}
+    assert list(res.value["scores"]) == list(range(n))
+    assert list(res.value["answers"]) == list(range(n))
+    assert all(v is None or (type(v) is int and 0 <= v <= 9) for v in res.value["scores"].values())
+    assert all(v is None or isinstance(v, str) for v in res.value["answers"].values())
+
+
+@pytest.mark.parametrize(
+    "text, n, detail",
+    [
+        ('{"answers": {"0": "yes"}, "scores": {"0": 7, "1": 4}}', 2, "answers missing=[1]"),
+        ('{"scores": {"0": 7}}', 1, "no answers object"),
+        ('{"answers": {"0": "yes"}}', 1, "no scores object"),
+        ('{"answers": {"0": "yes"}, "scores": [7]}', 1, "scores is not an object"),
+        ('{"0": 7, "1": 4}', 2, "flat id->score object"),
+        ('{"answers": {"0": "yes"}, "scores": {"0": 7', 1, "unclosed JSON object"),
+        ("nothing", 1, "no object with scores"),
+    ],
+)
+def test_parse_utility_detail(text, n, detail):
+    assert detail in parse_utility(text, n).detail
+
+
+@pytest.mark.parametrize("n", [0, None, "3", True])
+def test_parse_utility_bad_n_raises(n):
+    with pytest.raises(ValueError):
+        parse_utility('{"scores": {"0": 1}}', n)
+
+
+def test_parse_utility_huge_inputs_are_fast():
+    import time
+
+    texts = ['{"a":' * 100_000, "{}" * 200_000, '"scores": {' * 50_000, '{"answers": {"0": "' + 'a\\"' * 100_000]
+    for text in texts:
+        start = time.perf_counter()
+        res = parse_utility(text, 10)
+        assert res.status != "ok" and not res.detail.startswith("parser error")
+        assert time.perf_counter() - start < 5
+
+
+# --------------------------------------------------------------------------
+# 8. dispatcher, is_failure, robustness
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -364,6 +623,9 @@ def test_parse_list_scores_bad_n_raises(n):
         ("pair_scores", '{"A": 7, "B": 4}', None, {"A": 7, "B": 4}, "ok"),
         ("ranking", "[1] > [0]", 2, [1, 0], "ok"),
         ("list_scores", '{"0": 7, "1": 4}', 2, {0: 7, 1: 4}, "ok"),
+        ("yes_no", "Yes.", None, "yes", "ok"),
+        ("yes_no", "no", 4, "no", "ok"),  # n ignored
+        ("utility", '{"answers": {"0": "no"}, "scores": {"0": 3}}', 1, {"scores": {0: 3}, "answers": {0: "no"}}, "ok"),
         ("score", "Score: 7", 5, 7, "wrong_format"),  # n ignored
     ],
 )
@@ -374,7 +636,8 @@ def test_parse_reply_dispatch(fmt, text, n, value, status):
 
 @pytest.mark.parametrize(
     "fmt, n",
-    [("verdict", None), ("", None), ("SCORE", None), ("ranking", None), ("list_scores", None)],
+    [("verdict", None), ("", None), ("SCORE", None), ("ranking", None), ("list_scores", None),
+     ("utility", None), ("utility", 0), ("YES_NO", None)],
 )
 def test_parse_reply_programming_errors_raise(fmt, n):
     with pytest.raises(ValueError):
@@ -406,7 +669,8 @@ def _fuzz_texts(count: int = 400):
         '{}[]":,>0123456789 -.\n\'AB ab score choice </think> ```json '
         "［］｛｝：＂，＞３７\u201c\u201d\ud800\x00\x1b\u200b"
     )
-    pieces = ['{"score": ', '{"A": ', '"B": ', '{"0": ', "[3] > ", "Domain ", "<think>", "</think>", "}"]
+    pieces = ['{"score": ', '{"A": ', '"B": ', '{"0": ', "[3] > ", "Domain ", "<think>", "</think>", "}",
+              '{"answers": ', '"scores": ', '"yes"', " no", "Yes", '\\"']
     for _ in range(count):
         parts = []
         for _ in range(rng.randint(0, 30)):
@@ -434,6 +698,10 @@ def test_fuzz_never_raises_and_keeps_shape(fmt):
             assert res.value is None or (isinstance(res.value, int) and 0 <= res.value <= 9)
         elif fmt == "pair_choice":
             assert res.value in (None, "A", "B")
+        elif fmt == "yes_no":
+            assert res.value in (None, "yes", "no")
+        elif fmt == "utility":
+            _check_utility_shape(res, n)
         elif res.value is not None:
             assert set(res.value) == {"A", "B"}
 

@@ -89,18 +89,13 @@ def _sha256_file(path: str) -> str:
     return file_sha256(path)
 
 
-def cmd_judge(args, params) -> None:
+def _run_requests(args, params, requests):
+    """Send a cell's requests through the response cache and (only for what is
+    missing) the engine. Returns responses, run stats, model identity, sampling config."""
     from .cache import ResponseCache, model_identity
     from .engines.base import create_engine
-    from .judges import build_requests, cell_summary, parse_responses, response_rows, run_cell
-    from .prompts import load_template
+    from .judges import run_cell
 
-    template = load_template(args.template)
-    if (template.judge, template.context) != (params["judge"], params["context"]):
-        raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
-                            f"the cell is {params['judge']}/{params['context']}")
-    instances = read_jsonl(args.instances)
-    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
     model_cfg = params["model"]
     if args.threads:
         model_cfg = {**model_cfg, "threads": int(args.threads)}
@@ -110,29 +105,159 @@ def cmd_judge(args, params) -> None:
     cache = ResponseCache(params["cache"]) if params.get("cache") else None
     responses, run = run_cell(requests, lambda: create_engine(model_cfg, args.model_file), gen,
                               params["constrained"], cache=cache, model=model)
-    judgments = parse_responses(requests, responses)
+    return responses, run, model, gen
+
+
+def _write_cell(args, params, requests, responses, judgments, run, model, gen, inputs: dict, extra: dict) -> None:
+    """A cell's responses.jsonl, judgments.jsonl and manifest.json."""
+    from .judges import cell_summary, response_rows
+
     _mkparent(args.responses, args.judgments, args.manifest)
     write_jsonl(response_rows(requests, responses), args.responses)
     write_jsonl(judgments, args.judgments)
     manifest = {
         "cell": params["cell"],
         "model": model,
-        "engine": model_cfg["engine"],
+        "engine": params["model"]["engine"],
         "engines_used": [json.loads(e) for e in run["engines_used"]],
         "generate": gen.__dict__,
         "constrained": params["constrained"],
         "template": {"path": args.template, "sha256": _sha256_file(args.template)},
-        "instances": {"path": args.instances, "sha256": _sha256_file(args.instances), "n": len(instances)},
+        **{name: {"path": path, "sha256": _sha256_file(path), **info} for name, (path, info) in inputs.items()},
         "unique_requests": run["unique_requests"],
         "cache_hits": run["cache_hits"],
         "engine_calls": run["engine_calls"],
         "engine_seconds_this_run": run["engine_seconds_new"],
         "model_load_seconds": run["model_load_seconds"],
         **cell_summary(judgments, responses),
+        **extra,
     }
     Path(args.manifest).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
                                                                 "parse_failure_rate", "engine_seconds")}))
+
+
+def cmd_judge(args, params) -> None:
+    from .judges import build_requests, parse_responses
+    from .prompts import load_template
+
+    template = load_template(args.template)
+    if (template.judge, template.context) != (params["judge"], params["context"]):
+        raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
+                            f"the cell is {params['judge']}/{params['context']}")
+    instances = read_jsonl(args.instances)
+    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
+    responses, run, model, gen = _run_requests(args, params, requests)
+    judgments = parse_responses(requests, responses)
+    _write_cell(args, params, requests, responses, judgments, run, model, gen,
+                {"instances": (args.instances, {"n": len(instances)})}, {})
+
+
+# --- RAGAuth -------------------------------------------------------------------
+
+def cmd_rag_dataset(args, params) -> None:
+    from .rag import dataset_report, load_ragauth
+
+    questions = load_ragauth(args.source, params.get("topics"))
+    _mkparent(args.out, args.report)
+    write_jsonl(questions, args.out)
+    write_tsv(dataset_report(questions, params["k"]), args.report, ["what", "count"])
+    log.info("%d RAGAuth questions, %d documents", len(questions), sum(len(q["documents"]) for q in questions))
+
+
+def cmd_rag_domains(args, params) -> None:
+    from .rag_build import write_domain_list
+
+    _mkparent(args.out)
+    log.info("%d distinct domains", len(write_domain_list(args.documents, args.out)))
+
+
+def cmd_rag_build(args, params) -> None:
+    from .rag_build import build_ragauth, write_build_drops, write_ragauth
+
+    records, drops, report = build_ragauth(args.questions, args.documents, args.labels or None,
+                                           params.get("max_docs", 10))
+    _mkparent(args.out, args.drops)
+    write_ragauth(records, args.out)
+    write_build_drops(drops, len(records), args.drops)
+    log.info("built %d questions: %s", len(records), json.dumps(report, sort_keys=True, default=str))
+
+
+def cmd_rag_prior(args, params) -> None:
+    from .rag import prior_scores
+
+    _mkparent(args.out)
+    write_jsonl(prior_scores(read_jsonl(args.questions), params["strategy"], params.get("tld_prior")), args.out)
+
+
+def _rag_setup(args, params):
+    """The cell's template (checked against its strategy), questions, tokenizer
+    and the context limit prompts must fit."""
+    from .engines.tokenize import load_tokenizer
+    from .rag import load_rag_template
+
+    template = load_rag_template(args.template)
+    if template.strategy != params["stage"]:
+        raise TemplateError(f"{args.template}: is the {template.strategy} prompt, the cell needs {params['stage']}")
+    model_cfg = params["model"]
+    n_ctx = model_cfg.get("n_ctx") or (model_cfg.get("vllm") or {}).get("max_model_len")
+    return template, read_jsonl(args.questions), load_tokenizer(model_cfg, args.model_file), n_ctx
+
+
+def _reply_budget(params, output: str, n: int) -> int:
+    from .grammars import token_budget
+
+    gen = GenerateConfig().merge(params["model"].get("generate"))
+    return token_budget(output, n, params["constrained"], gen.max_tokens)
+
+
+def cmd_rag_rank(args, params) -> None:
+    from .judges import parse_responses
+    from .rag import judged_scores, rank_requests
+
+    template, questions, tokenizer, n_ctx = _rag_setup(args, params)
+    n_max = max(len(q["documents"]) for q in questions)
+    requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
+                                     _reply_budget(params, template.output, n_max))
+    responses, run, model, gen = _run_requests(args, params, requests)
+    judgments = parse_responses(requests, responses)
+    scores = [{"qid": r["request_id"], "scores": judged_scores(j["value"], r["n"]), "status": j["status"]}
+              for r, j in zip(requests, judgments)]
+    _mkparent(args.scores)
+    write_jsonl(scores, args.scores)
+    _write_cell(args, params, requests, responses, judgments, run, model, gen,
+                {"questions": (args.questions, {"n": len(questions)})},
+                {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
+                 **counts})
+
+
+def cmd_rag_answer(args, params) -> None:
+    from .rag import answer_requests, answer_row
+
+    template, questions, tokenizer, n_ctx = _rag_setup(args, params)
+    scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
+    requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
+                                             params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
+    responses, run, model, gen = _run_requests(args, params, requests)
+    judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, responses)]
+    inputs = {"questions": (args.questions, {"n": len(questions)})}
+    if args.scores:
+        inputs["scores"] = (args.scores, {})
+    _write_cell(args, params, requests, responses, judgments, run, model, gen, inputs,
+                {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
+                 "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
+                 **counts})
+
+
+def cmd_rag_report(args, params) -> None:
+    from .rag_report import accuracy_rows, write_accuracy, write_rag_tables
+
+    if len(params["cells"]) != len(args.judgments):
+        raise ConfigError(f"rag-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")
+    cells = [((m, s, str(k)), read_jsonl(path)) for (m, s, k), path in zip(params["cells"], args.judgments)]
+    rows = accuracy_rows(cells, params["bootstrap"], params["seed"])
+    write_accuracy(rows, Path(args.outdir) / "accuracy.tsv")
+    write_rag_tables(rows, Path(args.outdir) / "tables")
 
 
 def _metric_columns() -> list[str]:
@@ -401,6 +526,15 @@ COMMANDS = {
     "predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
     "baselines": (cmd_baselines, ["instances_dir", "metrics"]),
     "report": (cmd_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
+    "rag-domains": (cmd_rag_domains, ["documents", "out"]),
+    "rag-build": (cmd_rag_build, ["questions", "documents", "labels?", "out", "drops"]),
+    "rag-dataset": (cmd_rag_dataset, ["source", "out", "report"]),
+    "rag-prior": (cmd_rag_prior, ["questions", "out"]),
+    "rag-rank": (cmd_rag_rank, ["questions", "template", "model_file?", "responses", "judgments", "scores",
+                                "manifest", "threads?"]),
+    "rag-answer": (cmd_rag_answer, ["questions", "scores?", "template", "model_file?", "responses", "judgments",
+                                    "manifest", "threads?"]),
+    "rag-report": (cmd_rag_report, ["judgments+", "outdir"]),
 }
 
 

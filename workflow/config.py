@@ -80,7 +80,7 @@ def check_config(config: Mapping[str, Any]) -> None:
         )
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
-    if not cells(config):
+    if not cells(config) and "ragauth" not in config.get("benchmarks", ()):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
 
 
@@ -157,3 +157,40 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
         for model, judge in itertools.product(active_models(config), config["judges"]):
             out.append(Cell(bench, model, judge, "wo_text", "fine"))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class RagPlan:
+    """What RAGAuth runs: its input file, its answer cells as
+    ``(model, strategy, topk)`` (``topk`` = ``all`` or ``k<k>``) and, when it
+    does not run, the one line the run log shows instead."""
+
+    source: str | None
+    built: bool
+    cells: list[tuple[str, str, str]]
+    note: str | None = None
+
+
+def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
+    """RAGAuth runs when it is listed in ``benchmarks`` and its file exists
+    (``exists`` = os.path.exists), or is built from the researcher's own data
+    (``ragauth.build``). A missing file is not an error: the release is not
+    redistributed, so RAGAuth is simply left out of ``all``, with a note."""
+    rag = config.get("ragauth")
+    if "ragauth" not in config.get("benchmarks", ()) or not rag:
+        return RagPlan(None, False, [])
+    built = bool(rag.get("build"))
+    source = f"{config['results']}/ragauth/build/ragauth.json" if built else rag.get("source")
+    if not built and (not source or not exists(source)):
+        where = f"'{source}' does not exist" if source else "is null"
+        return RagPlan(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "
+                       "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
+                       "(README, 'RAGAuth').")
+    cells = []
+    for model in active_models(config):
+        for strategy in rag["strategies"]:
+            if strategy == "no_filter":
+                cells.append((model, strategy, "all"))
+            else:
+                cells += [(model, strategy, f"k{k}") for k in rag["k"]]
+    return RagPlan(source, built, cells)

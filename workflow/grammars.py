@@ -4,6 +4,14 @@ With a grammar the engine can only emit a reply of the asked shape, so every
 reply parses (a ranking can still repeat an id: GBNF cannot express "a
 permutation"; the parser counts that as a repetition). Off reproduces the
 paper's free decoding.
+
+RAGAuth formats: ``yes_no`` is the generator's bare answer; ``utility`` is the
+utility filter's ``{"answers": {...}, "scores": {...}}`` object over n documents.
+Its constrained pseudo-answers are restricted to "yes"/"no" because RAGAuth
+questions are yes/no questions (a free-text answer cannot be a fixed list of
+single-token choices); free decoding still gets free-text pseudo-answers. The
+utility grammar is generated from :func:`slots_for`, so both accept exactly the
+same strings.
 """
 
 from __future__ import annotations
@@ -12,9 +20,33 @@ from functools import lru_cache
 
 
 def _digit_range(n: int) -> str:
-    if not 1 <= n <= 10:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
         raise ValueError(f"grammars support lists of 1..10 items, got {n}")
     return f"[0-{n - 1}]"
+
+
+_DIGITS = tuple(str(d) for d in range(10))
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _gbnf_from_slots(slots: tuple[tuple[str, object], ...]) -> str:
+    """A ``root`` rule for ``choice`` and ``lit`` slots (the first literal's
+    leading space becomes the optional ``" "?`` the other formats start with)."""
+    parts = []
+    for i, (kind, value) in enumerate(slots):
+        if kind == "lit":
+            text = value[1:] if i == 0 and value.startswith(" ") else value
+            parts.append(_gbnf_literal(text))
+        elif kind == "choice" and tuple(value) == _DIGITS:
+            parts.append("[0-9]")
+        elif kind == "choice":
+            parts.append("(" + " | ".join(_gbnf_literal(o) for o in value) + ")")
+        else:
+            raise ValueError(f"cannot express slot kind {kind!r} in GBNF")
+    return 'root ::= " "? ' + " ".join(parts)
 
 
 @lru_cache(maxsize=None)
@@ -34,14 +66,24 @@ def grammar_for(output_format: str, n: int | None = None) -> str:
         _digit_range(n)
         body = r' ", " '.join(f'"\\"{i}\\": " [0-9]' for i in range(n))
         return lead + '"{" ' + body + ' "}"'
+    if output_format == "yes_no":
+        return lead + '("yes" | "no")'
+    if output_format == "utility":
+        return _gbnf_from_slots(slots_for("utility", n))
     raise ValueError(f"unknown output format {output_format!r}")
 
 
 def max_tokens_for(output_format: str, n: int | None = None) -> int:
     """A token budget that fits a complete constrained reply."""
-    return {"score": 12, "pair_choice": 3, "pair_scores": 16, "ranking": 6 * (n or 1) + 4, "list_scores": 8 * (n or 1) + 4}[
-        output_format
-    ]
+    return {
+        "score": 12,
+        "pair_choice": 3,
+        "pair_scores": 16,
+        "ranking": 6 * (n or 1) + 4,
+        "list_scores": 8 * (n or 1) + 4,
+        "yes_no": 3,
+        "utility": 16 * (n or 1) + 16,  # a full reply is 12n+6 Gemma 3 tokens
+    }[output_format]
 
 
 def token_budget(output_format: str, n: int | None, constrained: bool, cap: int) -> int:
@@ -85,4 +127,14 @@ def slots_for(output_format: str, n: int | None = None) -> tuple[tuple[str, obje
         for k in range(n):
             parts += [("lit", (' {"' if k == 0 else ', "') + f'{k}": '), ("choice", digits)]
         return tuple(parts + [("lit", "}")])
+    if output_format == "yes_no":
+        return (("choice", (" yes", " no")),)
+    if output_format == "utility":
+        _digit_range(n)
+        parts = []
+        for k in range(n):
+            parts += [("lit", (' {"answers": {"' if k == 0 else '", "') + f'{k}": "'), ("choice", ("yes", "no"))]
+        for k in range(n):
+            parts += [("lit", ('"}, "scores": {"' if k == 0 else ', "') + f'{k}": '), ("choice", digits)]
+        return tuple(parts + [("lit", "}}")])
     raise ValueError(f"unknown output format {output_format!r}")

@@ -171,7 +171,7 @@ def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) 
     """One judgment row per request: parsed value, status, detail."""
     rows = []
     for req, resp in zip(requests, responses):
-        result = parse_reply(req["output"], resp.text, req["n"] if req["output"] in ("ranking", "list_scores") else None)
+        result = parse_reply(req["output"], resp.text, req["n"] if req["output"] in ("ranking", "list_scores", "utility") else None)
         value = result.value
         if isinstance(value, dict):
             value = {str(k): v for k, v in value.items()}

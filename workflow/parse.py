@@ -23,7 +23,8 @@ example and then its answer, or repeats itself) the parser binds to the last one
 in the text: the last JSON object holding the relevant key(s), the last ranking
 line, the last A/B token.  For ``pair_scores`` the last object holding *either*
 ``A`` or ``B`` is the verdict, so a later object missing a key gives "missing"
-even if an earlier example object was complete.
+even if an earlier example object was complete; likewise for ``utility`` with
+``answers``/``scores``.  (``yes_no`` is the exception: its FIRST word decides.)
 
 Truncation: a reply cut off inside its last ``{...}`` still yields the complete
 pairs.  If those pairs form a full answer, the value is returned but the status
@@ -44,7 +45,9 @@ Status values (``STATUSES``):
   ``repetition``    a ranking names an id more than once;
   ``unknown_id``    an id outside 0..n-1.
 Anything other than ``ok`` counts as a parse FAILURE downstream
-(:func:`is_failure`), even when a repaired value is returned.
+(:func:`is_failure`), even when a repaired value is returned.  ``detail`` is
+empty exactly when the status is ``ok``, except for ``utility``, where an ok
+reply may note missing pseudo-answers.
 
 Per-parser rules:
   * ``parse_score``: the last ``score`` key inside a ``{...}`` object -> ok.
@@ -78,6 +81,46 @@ Per-parser rules:
     Duplicate keys: the last one wins (JSON semantics).  Status precedence:
     wrong_format (no object, or a non-integer value) > out_of_range > unknown_id
     > missing > ok.
+  * ``parse_yes_no`` (RAGAuth's generator, "answer with ONLY 'yes' or 'no'"):
+    value ``"yes"``/``"no"`` (lower case) or ``None``.  After normalisation,
+    surrounding whitespace, markdown emphasis (``*``, ``_``), quotes and
+    backticks are stripped, then one optional leading label ``Answer:``,
+    ``Final answer:``, ``Your answer:``, ``My answer:`` or ``A:``
+    (case-insensitive).  The reply's FIRST word then decides, case-insensitively:
+    ``yes``/``no`` followed by the end, whitespace or one of ``. , ! ; : )``
+    (closing emphasis/quotes allowed in between) -> ok, whatever follows
+    ("Yes, because ...", "NO", "yes\n\nThe documents say ...").  Both words as
+    the verdict (``Yes/No``, ``yes or no``, ``yes and no``, ``yes | no``) ->
+    ``None``, wrong_format.  Anything else is wrong and a parse failure (value
+    ``None``, wrong_format), even when the reply says yes or no later ("The
+    answer is yes": the detail names the words found): ``yeah``, ``nope``,
+    ``Y``/``N``, ``true``/``false``, ``Yes?``, ``Yes-ish``, an empty reply, an
+    unclosed ``<think>``, ``(yes)``, a JSON ``{"answer": "yes"}``.
+  * ``parse_utility`` (RAGAuth's utility filter: pseudo-answers, then scores):
+    value ``{"scores": {0..n-1: int|None}, "answers": {0..n-1: str|None}}``,
+    always with every id.  JSON objects are found with ``json`` (braces,
+    quotes, escapes and even raw newlines inside answer strings are fine,
+    nested objects are walked); the verdict is the last object holding ``answers`` or
+    ``scores`` (at any nesting depth; a wrapper like ``{"result": {...}}`` is
+    accepted).  The ``scores`` sub-object is read exactly as ``parse_list_scores``
+    (same keys, numbers and precedence).  A pseudo-answer is a string as given,
+    a JSON number as ``str`` (``1`` -> ``"1"``); anything else is ``None``.
+    Status: the scores' status, except that scores that are ok without an
+    ``answers`` object (absent or not an object) give ``missing`` ("no answers
+    object").  Individual missing answers keep ``ok`` (answers are only a means
+    to the scores); the detail lists them.  Malformed replies:
+      - no ``scores`` key in the verdict (e.g. cut inside ``answers``) ->
+        ``missing`` ("no scores object"), answers read so far kept;
+      - ``scores`` not an object (a list ``[7, 4]``) -> wrong_format, no scores;
+      - invalid JSON after the last valid verdict (truncated, single quotes,
+        trailing commas): a tolerant read from the last quoted ``"scores"``
+        key: complete pairs are kept, an unclosed reply with all scores is
+        wrong_format ("unclosed JSON object"), as for list_scores;
+      - only a flat ``{"0": 7, ...}`` object (the list-score shape) ->
+        wrong_format, but its valid scores are KEPT in the value (usable for
+        a ranking, still a parse failure); no JSON at all -> wrong_format.
+    At most 2,000 ``{`` positions are tried as JSON starts (longer junk falls
+    back to the tolerant read).
 """
 
 from __future__ import annotations
@@ -102,12 +145,14 @@ __all__ = [
     "parse_pair_scores",
     "parse_ranking",
     "parse_list_scores",
+    "parse_yes_no",
+    "parse_utility",
     "parse_reply",
     "is_failure",
 ]
 
 STATUSES = ("ok", "wrong_format", "out_of_range", "missing", "repetition", "unknown_id")
-OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores")
+OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores", "yes_no", "utility")
 SCORE_MIN, SCORE_MAX = 0, 9
 
 # Integers with more digits than this are not converted (Python caps int() on
@@ -611,14 +656,8 @@ _ID_KEY = re.compile(
 )
 
 
-@_never_raise
-def _parse_list_scores(text: object, n: int) -> ParseResult:
-    s = normalise(text)
-    empty = {i: None for i in range(n)}
-    if not s:
-        return ParseResult(empty, "wrong_format", "empty reply")
-    found: dict[int, object] | None = None
-    closed = True
+def _find_id_pairs(s: str) -> tuple[dict[int, object] | None, bool]:
+    """Id -> raw value pairs of the last flat object with id keys; is it closed?"""
     for obj in reversed(_objects(s)):
         pairs: dict[int, object] = {}
         for key, val in _items(obj):
@@ -626,11 +665,13 @@ def _parse_list_scores(text: object, n: int) -> ParseResult:
             if m:
                 pairs[_id_of(m.group(1))] = val  # duplicate key: last wins
         if pairs:
-            found, closed = pairs, obj.endswith("}")
-            break
-    if found is None:
-        return ParseResult(empty, "wrong_format", "no object with id keys")
-    value: dict[int, int | None] = dict(empty)
+            return pairs, obj.endswith("}")
+    return None, True
+
+
+def _score_pairs(found: dict[int, object], closed: bool, n: int) -> ParseResult:
+    """Validate id -> raw score pairs (list_scores' status precedence)."""
+    value: dict[int, int | None] = {i: None for i in range(n)}
     bad, oor, unknown = [], [], []
     for k, raw in found.items():
         if not 0 <= k < n:
@@ -668,6 +709,17 @@ def _parse_list_scores(text: object, n: int) -> ParseResult:
     return ParseResult(value, "ok")
 
 
+@_never_raise
+def _parse_list_scores(text: object, n: int) -> ParseResult:
+    s = normalise(text)
+    if not s:
+        return ParseResult({i: None for i in range(n)}, "wrong_format", "empty reply")
+    found, closed = _find_id_pairs(s)
+    if found is None:
+        return ParseResult({i: None for i in range(n)}, "wrong_format", "no object with id keys")
+    return _score_pairs(found, closed, n)
+
+
 def parse_list_scores(text: object, n: int) -> ParseResult:
     """``{"0": 7, "1": 4}`` with n=2 -> ParseResult({0: 7, 1: 4}, "ok").
 
@@ -682,15 +734,248 @@ def parse_list_scores(text: object, n: int) -> ParseResult:
 
 
 # --------------------------------------------------------------------------
-# 6. dispatcher
+# 6. yes/no answer  yes | no
+# --------------------------------------------------------------------------
+
+_YN_STRIP = " \t\r\n*_\"'`"
+_YN_LABEL = re.compile(r"(?:(?:(?:final|your|my)[ \t]+)?answer|a)[ \t]*:", re.IGNORECASE)
+_YN_HEAD = re.compile(r"(yes|no)(?![A-Za-z0-9])", re.IGNORECASE)
+_YN_BOTH = re.compile(r"[\s*_\"'`]*(?:/|\||\bor\b|\band\b)[\s*_\"'`]*(?:yes|no)(?![A-Za-z0-9])", re.IGNORECASE)
+_YN_END = re.compile(r"[*_\"'`]*(?:\Z|[.,!;:)\s])")
+_YN_WORD = re.compile(r"(?<![A-Za-z0-9])(yes|no)(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+@_never_raise
+def parse_yes_no(text: object) -> ParseResult:
+    """``"Yes, because ..."`` -> ParseResult("yes", "ok"); only a leading yes/no counts."""
+    s = normalise(text).strip(_YN_STRIP)
+    if not s:
+        return ParseResult(None, "wrong_format", "empty reply")
+    label = _YN_LABEL.match(s)
+    if label is not None:
+        s = s[label.end():].lstrip(_YN_STRIP)
+    head = _YN_HEAD.match(s)
+    if head is not None:
+        if _YN_BOTH.match(s, head.end()):
+            return ParseResult(None, "wrong_format", "both yes and no given as the verdict")
+        if _YN_END.match(s, head.end()):
+            return ParseResult(head.group(1).lower(), "ok")
+        return ParseResult(None, "wrong_format", f"{head.group(1)!r} glued to other text: {s[:20]!r}")
+    words = {m.group(1).lower() for m in _YN_WORD.finditer(s)}
+    if not words:
+        return ParseResult(None, "wrong_format", "no yes/no in the reply")
+    found = " and ".join(w for w in ("yes", "no") if w in words)
+    return ParseResult(None, "wrong_format", f"reply does not start with yes/no (found {found} later)")
+
+
+# --------------------------------------------------------------------------
+# 7. utility  {"answers": {"0": "...", ...}, "scores": {"0": 7, ...}}
+# --------------------------------------------------------------------------
+
+_JSON_START = re.compile(r"\{\s*[\"}]")
+_MAX_JSON_TRIES = 2_000
+_MAX_WALK_DEPTH = 8
+_UTIL_KEY = re.compile(r"[\"'](answers|scores)[\"']\s*:\s*", re.IGNORECASE)
+_FLAT_AT = re.compile(r"\{[^{}]*\}?")
+_ANS_PAIR = re.compile(
+    r"""(?:"([^"\n]{1,40})"|'([^'\n]{1,40})')\s*:\s*"""
+    r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?\d+(?:\.\d+)?)(?![\w.]))"""
+)
+_ABSENT = object()
+
+
+def _json_objects(s: str) -> list[tuple[int, object]]:
+    """(end, value) of each complete top-level JSON object, in text order."""
+    decoder = json.JSONDecoder(strict=False)
+    out: list[tuple[int, object]] = []
+    pos, tries = 0, 0
+    while tries < _MAX_JSON_TRIES:
+        m = _JSON_START.search(s, pos)
+        if m is None:
+            break
+        tries += 1
+        try:
+            obj, end = decoder.raw_decode(s, m.start())
+        except Exception:  # noqa: BLE001 - invalid JSON, too deep, huge int: try the next "{"
+            pos = m.start() + 1
+            continue
+        out.append((end, obj))
+        pos = end
+    return out
+
+
+def _dicts(obj: object, depth: int = 0) -> list[dict]:
+    """Dicts inside a decoded JSON value, children before their parent."""
+    out: list[dict] = []
+    if depth > _MAX_WALK_DEPTH:
+        return out
+    if isinstance(obj, dict):
+        for v in obj.values():
+            out += _dicts(v, depth + 1)
+        out.append(obj)
+    elif isinstance(obj, list):
+        for v in obj:
+            out += _dicts(v, depth + 1)
+    return out
+
+
+def _key(d: dict, name: str) -> object:
+    """Value of key ``name`` (case-insensitive, last wins) or ``_ABSENT``."""
+    val = _ABSENT
+    for k, v in d.items():
+        if isinstance(k, str) and k.strip().lower() == name:
+            val = v
+    return val
+
+
+def _id_items(pairs) -> dict[int, object]:
+    out: dict[int, object] = {}
+    for key, val in pairs:
+        m = _ID_KEY.fullmatch(str(key).strip())
+        if m:
+            out[_id_of(m.group(1))] = val
+    return out
+
+
+def _answer_text(v: object) -> str | None:
+    """A pseudo-answer: a string as is, a number as ``str``, anything else None."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return str(v)
+    return None
+
+
+def _answers_at(t: str, pos: int, stop: int) -> dict[int, object] | None:
+    """Answers object starting at ``t[pos] == "{"``: JSON, else tolerant pairs."""
+    try:
+        obj, _ = json.JSONDecoder(strict=False).raw_decode(t, pos)
+    except Exception:  # noqa: BLE001 - truncated or not JSON: read string pairs
+        obj = None
+    if isinstance(obj, dict):
+        return _id_items(obj.items())
+    pairs = []
+    for m in _ANS_PAIR.finditer(t, pos + 1, stop):
+        key = m.group(1) if m.group(1) is not None else m.group(2)
+        if m.group(3) is not None:
+            try:
+                val = json.loads('"' + m.group(3) + '"')
+            except Exception:  # noqa: BLE001 - keep the raw text
+                val = m.group(3)
+        else:
+            val = m.group(4) if m.group(4) is not None else m.group(5)
+        pairs.append((key, val))
+    return _id_items(pairs)
+
+
+def _utility_fail(scores: dict[int, int | None] | None, detail: str, n: int) -> ParseResult:
+    """A wrong_format utility result without answers (no utility object found)."""
+    empty = {i: None for i in range(n)}
+    return ParseResult({"scores": scores or dict(empty), "answers": empty}, "wrong_format", detail)
+
+
+def _utility_result(scores: ParseResult, answers: dict[int, object] | None, n: int) -> ParseResult:
+    """Combine the scores' result with the answers (module doc, parse_utility)."""
+    ans: dict[int, str | None] = {i: None for i in range(n)}
+    status = scores.status
+    parts = [scores.detail] if scores.detail else []
+    if answers is None:
+        parts.append("no answers object")
+        if status == "ok":
+            status = "missing"
+    else:
+        for k, v in answers.items():
+            if 0 <= k < n:
+                ans[k] = _answer_text(v)
+        lost = [k for k in range(n) if ans[k] is None]
+        if lost:
+            parts.append(f"answers missing={_fmt(lost)}")
+    return ParseResult({"scores": scores.value, "answers": ans}, status, "; ".join(parts))
+
+
+def _utility_tail(t: str, keys: list, n: int) -> ParseResult:
+    """Tolerant read of an invalid or truncated utility object (keys found in ``t``)."""
+    empty = {i: None for i in range(n)}
+    score_keys = [m for m in keys if m.group(1).lower() == "scores"]
+    answer_keys = [m for m in keys if m.group(1).lower() == "answers"]
+    sk = score_keys[-1] if score_keys else None
+    if sk is None or sk.end() >= len(t):
+        scores = ParseResult(empty, "missing", "no scores object")
+    elif t[sk.end()] == "{":
+        chunk = _FLAT_AT.match(t, sk.end())
+        closed = chunk.group().endswith("}") and "}" in t[chunk.end():]
+        scores = _score_pairs(_id_items(_items(chunk.group())), closed, n)
+    elif t[sk.end()] == "[":
+        scores = ParseResult(empty, "wrong_format", "scores is not an object")
+    else:
+        scores = ParseResult(empty, "missing", "no scores object")
+    answers = None
+    if answer_keys:
+        ak = answer_keys[-1]
+        if ak.end() < len(t) and t[ak.end()] == "{":
+            stop = sk.start() if sk is not None and sk.start() > ak.end() else len(t)
+            answers = _answers_at(t, ak.end(), stop)
+    return _utility_result(scores, answers, n)
+
+
+@_never_raise
+def _parse_utility(text: object, n: int) -> ParseResult:
+    s = normalise(text)
+    empty = {i: None for i in range(n)}
+    if not s:
+        return _utility_fail(None, "empty reply", n)
+    verdict, end = None, 0
+    for stop, obj in _json_objects(s):
+        for d in _dicts(obj):
+            if _key(d, "scores") is not _ABSENT or _key(d, "answers") is not _ABSENT:
+                verdict, end = d, stop
+    tail = s[end:]
+    keys = list(_UTIL_KEY.finditer(tail))
+    if keys:  # a later verdict that is not valid JSON (truncated, single quotes, ...)
+        return _utility_tail(tail, keys, n)
+    if verdict is not None:
+        raw = _key(verdict, "scores")
+        if raw is _ABSENT:
+            scores = ParseResult(empty, "missing", "no scores object")
+        elif isinstance(raw, dict):
+            scores = _score_pairs(_id_items(raw.items()), True, n)
+        else:
+            scores = ParseResult(empty, "wrong_format", "scores is not an object")
+        raw = _key(verdict, "answers")
+        return _utility_result(scores, _id_items(raw.items()) if isinstance(raw, dict) else None, n)
+    found, closed = _find_id_pairs(s)
+    if found is None:
+        return _utility_fail(None, "no object with scores", n)
+    flat = _score_pairs(found, closed, n)
+    detail = "flat id->score object without answers/scores keys"
+    return _utility_fail(flat.value, detail + ("; " + flat.detail if flat.detail else ""), n)
+
+
+def parse_utility(text: object, n: int) -> ParseResult:
+    """``{"answers": {"0": "yes"}, "scores": {"0": 7}}`` with n=1 ->
+    ParseResult({"scores": {0: 7}, "answers": {0: "yes"}}, "ok").
+
+    Both inner dicts always have keys ``0..n-1`` (None = nothing valid).
+    Raises ValueError only when ``n`` is not a positive int.
+    """
+    n = _check_n(n)
+    res = _parse_utility(text, n)
+    if not isinstance(res.value, dict):  # internal error path
+        empty = {i: None for i in range(n)}
+        return ParseResult({"scores": empty, "answers": dict(empty)}, res.status, res.detail)
+    return res
+
+
+# --------------------------------------------------------------------------
+# 8. dispatcher
 # --------------------------------------------------------------------------
 
 
 def parse_reply(output_format: str, text: object, n: int | None = None) -> ParseResult:
     """Parse ``text`` for one of :data:`OUTPUT_FORMATS`.
 
-    ``n`` (number of listed items) is required for "ranking" and "list_scores"
-    and ignored otherwise.  Unknown formats and a missing/invalid ``n`` raise
+    ``n`` (number of listed items) is required for "ranking", "list_scores" and
+    "utility" and ignored otherwise.  Unknown formats and a missing/invalid ``n`` raise
     ValueError (programming errors, not bad model output).
     """
     if output_format == "score":
@@ -707,4 +992,10 @@ def parse_reply(output_format: str, text: object, n: int | None = None) -> Parse
         if n is None:
             raise ValueError("output_format 'list_scores' needs n")
         return parse_list_scores(text, n)
+    if output_format == "yes_no":
+        return parse_yes_no(text)
+    if output_format == "utility":
+        if n is None:
+            raise ValueError("output_format 'utility' needs n")
+        return parse_utility(text, n)
     raise ValueError(f"unknown output_format {output_format!r}; expected one of {OUTPUT_FORMATS}")

@@ -1,0 +1,136 @@
+# RAGAuth (AuthorityBench 3.2.2, 4.4, Table 5): questions with retrieved
+# documents -> a score per document per strategy -> top-k -> a yes/no answer
+# per question -> accuracy. A rank cell (model x scoring strategy) and an
+# answer cell (model x strategy x k) are jobs like the judge cells: same
+# engines, cache and manifests. Only present when RAGAuth runs (see RAG in
+# common.smk).
+
+if RAG.built:
+
+    # Your own questions and documents -> a RAGAuth file. PageRank labels come
+    # from ragauth.build.labels, e.g. the fetch_pagerank rule's output for the
+    # domain list written by ragauth_domains (examples/own_rag.yaml).
+    rule ragauth_domains:
+        input:
+            config["ragauth"]["build"]["documents"],
+        output:
+            f"{RA}/build/domains.txt",
+        log:
+            "logs/ragauth/domains.log",
+        shell:
+            "python -m authbench.cli rag-domains --documents {input} --out {output} 2> {log}"
+
+    rule ragauth_build:
+        input:
+            questions=config["ragauth"]["build"]["questions"],
+            documents=config["ragauth"]["build"]["documents"],
+            labels=[config["ragauth"]["build"]["labels"]] if config["ragauth"]["build"].get("labels") else [],
+        output:
+            dataset=f"{RA}/build/ragauth.json",
+            drops=f"{RA}/build/drops.tsv",
+        log:
+            "logs/ragauth/build.log",
+        params:
+            p=lambda wildcards: _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)}),
+        shell:
+            "python -m authbench.cli rag-build --questions {input.questions} --documents {input.documents} "
+            "--labels {input.labels} --out {output.dataset} --drops {output.drops} --params {params.p:q} 2> {log}"
+
+
+if RAG.cells:
+
+    rule ragauth_dataset:
+        input:
+            RAG.source,
+        output:
+            questions=f"{RA}/questions.jsonl",
+            report=f"{RA}/dataset.tsv",
+        log:
+            "logs/ragauth/dataset.log",
+        params:
+            p=get_rag_dataset_params,
+        shell:
+            "python -m authbench.cli rag-dataset --source {input} --out {output.questions} "
+            "--report {output.report} --params {params.p:q} 2> {log}"
+
+    rule ragauth_prior:
+        input:
+            f"{RA}/questions.jsonl",
+        output:
+            f"{RA}/scores/{{strategy}}.jsonl",
+        wildcard_constraints:
+            strategy="pagerank_oracle|tld_prior",
+        log:
+            "logs/ragauth/prior_{strategy}.log",
+        params:
+            p=get_rag_prior_params,
+        shell:
+            "python -m authbench.cli rag-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
+
+    rule ragauth_rank:
+        input:
+            questions=f"{RA}/questions.jsonl",
+            template=f"{PROMPTS}/ragauth/{{strategy}}.yaml",
+            model=get_model_file,
+        output:
+            responses=f"{RA}/cells/{{model}}/rank/{{strategy}}/responses.jsonl",
+            judgments=f"{RA}/cells/{{model}}/rank/{{strategy}}/judgments.jsonl",
+            scores=f"{RA}/cells/{{model}}/rank/{{strategy}}/scores.jsonl",
+            manifest=f"{RA}/cells/{{model}}/rank/{{strategy}}/manifest.json",
+        wildcard_constraints:
+            strategy="relevance|utility|authority",
+        log:
+            "logs/ragauth/rank/{model}/{strategy}.log",
+        params:
+            p=get_rag_rank_params,
+            model_arg=model_file_arg,
+        threads: model_threads
+        resources:
+            mem_mb=model_mem_mb,
+            runtime=model_runtime,
+            gpu=model_gpus,
+        shell:
+            "python -m authbench.cli rag-rank --questions {input.questions} --template {input.template} "
+            "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
+            "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+
+    rule ragauth_answer:
+        input:
+            questions=f"{RA}/questions.jsonl",
+            scores=get_rag_scores,
+            template=f"{PROMPTS}/ragauth/answer.yaml",
+            model=get_model_file,
+        output:
+            responses=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/responses.jsonl",
+            judgments=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/judgments.jsonl",
+            manifest=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/manifest.json",
+        log:
+            "logs/ragauth/answer/{model}/{strategy}/{topk}.log",
+        params:
+            p=get_rag_answer_params,
+            model_arg=model_file_arg,
+            scores_arg=lambda wildcards, input: f"--scores {input.scores}" if input.scores else "",
+        threads: model_threads
+        resources:
+            mem_mb=model_mem_mb,
+            runtime=model_runtime,
+            gpu=model_gpus,
+        shell:
+            "python -m authbench.cli rag-answer --questions {input.questions} {params.scores_arg} "
+            "--template {input.template} {params.model_arg} --responses {output.responses} "
+            "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
+            "--params {params.p:q} 2> {log}"
+
+    rule report_ragauth:
+        input:
+            get_rag_report_inputs,
+        output:
+            reported(rag_report_outputs(), "RAGAuth"),
+        log:
+            "logs/ragauth/report.log",
+        params:
+            p=get_rag_report_params,
+            outdir=f"{RA}/report",
+        shell:
+            "python -m authbench.cli rag-report --judgments {input} --outdir {params.outdir} "
+            "--params {params.p:q} 2> {log}"

@@ -1,0 +1,348 @@
+"""Tests for authbench.rag_report (RAGAuth accuracy, bootstrap CIs, Table 5)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from authbench import rag_report as R
+from authbench import tables as T
+
+
+def _row(qid, correct, topic=None, status="ok", answer="auto", gold="yes"):
+    if answer == "auto":
+        answer = gold if correct else ("no" if gold == "yes" else "yes")
+    return {"qid": qid, "topic": topic, "gold": gold, "answer": answer, "status": status,
+            "correct": correct, "n_docs": 5, "selected": ["d1"]}
+
+
+def _cell(n_correct, n, fails=0, prefix="q", topics=None):
+    """n rows, the first n_correct correct; the last ``fails`` are unparsed (answer None)."""
+    rows = []
+    for i in range(n):
+        topic = topics[i] if topics else None
+        if i >= n - fails:
+            assert i >= n_correct
+            rows.append(_row(f"{prefix}{i:03d}", False, topic, status="wrong_format", answer=None))
+        else:
+            rows.append(_row(f"{prefix}{i:03d}", i < n_correct, topic))
+    return rows
+
+
+# --------------------------------------------------------------------------
+# bootstrap_ci
+# --------------------------------------------------------------------------
+def test_bootstrap_all_correct_all_wrong_single_empty():
+    assert R.bootstrap_ci([True] * 30, 500, (1, "x")) == (1.0, 1.0)
+    assert R.bootstrap_ci([False] * 30, 500, (1, "x")) == (0.0, 0.0)
+    # one question: every resample is that question
+    assert R.bootstrap_ci([True], 200, (1,)) == (1.0, 1.0)
+    assert R.bootstrap_ci([False], 200, (1,)) == (0.0, 0.0)
+    low, high = R.bootstrap_ci([], 100, (1,))
+    assert math.isnan(low) and math.isnan(high)
+
+
+def test_bootstrap_two_questions_hand():
+    # [T, F]: resample accuracy is 0, 0.5, 1 with prob 1/4, 1/2, 1/4, so the
+    # 2.5th percentile is 0 and the 97.5th is 1 (both tails hold ~25% of draws).
+    assert R.bootstrap_ci([True, False], 4000, (3, "two")) == (0.0, 1.0)
+
+
+def test_bootstrap_deterministic_and_seeded():
+    x = [i % 3 == 0 for i in range(50)]
+    a = R.bootstrap_ci(x, 2000, (7, "cell"))
+    assert a == R.bootstrap_ci(list(x), 2000, (7, "cell"))
+    assert a[0] < sum(x) / len(x) < a[1]
+    others = {R.bootstrap_ci(x, 2000, (s, "cell")) for s in range(8, 14)}
+    others |= {R.bootstrap_ci(x, 2000, (7, name)) for name in ("a", "b", "c")}
+    assert any(o != a for o in others)
+    # with few resamples the interpolated bounds depend visibly on the draws
+    assert R.bootstrap_ci(x, 20, (7, "cell")) != R.bootstrap_ci(x, 20, (8, "cell"))
+    assert R.bootstrap_ci(x, 20, (7, "cell")) == R.bootstrap_ci(x, 20, (7, "cell"))
+
+
+def test_bootstrap_matches_independent_numpy():
+    x = np.array([i % 5 != 0 and i % 7 != 0 for i in range(60)])
+    # independent re-implementation with the documented seeding
+    from authbench.sampling import rng
+
+    gen = np.random.default_rng(rng(11, "p").getrandbits(64))
+    idx = gen.integers(0, x.size, size=(3000, x.size))
+    want = np.percentile(x[idx].mean(axis=1), [2.5, 97.5])
+    assert R.bootstrap_ci(list(x), 3000, (11, "p")) == pytest.approx(tuple(want), abs=1e-12)
+
+
+def test_bootstrap_agrees_with_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    x = np.array([(i * 7) % 10 < 6 for i in range(40)])  # 24/40 correct
+    ci = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=20000,
+                         random_state=0).confidence_interval
+    low, high = R.bootstrap_ci(list(x), 20000, (0, "scipy"))
+    assert low == pytest.approx(ci.low, abs=0.02)
+    assert high == pytest.approx(ci.high, abs=0.02)
+    # and with the normal approximation, roughly p ± 1.96 sqrt(p(1-p)/n)
+    half = 1.96 * math.sqrt(0.6 * 0.4 / 40)
+    assert low == pytest.approx(0.6 - half, abs=0.03)
+    assert high == pytest.approx(0.6 + half, abs=0.03)
+
+
+def test_bootstrap_bad_arguments():
+    with pytest.raises(ValueError, match="n_boot"):
+        R.bootstrap_ci([True], 0, (1,))
+    with pytest.raises(ValueError, match="level"):
+        R.bootstrap_ci([True], 10, (1,), level=1.0)
+    with pytest.raises(ValueError, match="seed_parts"):
+        R.bootstrap_ci([True], 10, ())
+
+
+# --------------------------------------------------------------------------
+# accuracy_rows
+# --------------------------------------------------------------------------
+def test_accuracy_arithmetic_and_parse_failures():
+    cells = {
+        ("m1", "relevance", 3): _cell(3, 8, fails=2),
+        ("m1", "no_filter", "all"): _cell(5, 10, fails=1),
+    }
+    rows = R.accuracy_rows(cells, n_boot=200, seed=0)
+    assert [(r["strategy"], r["k"], r["topic"]) for r in rows] == [
+        ("no_filter", "all", "all"), ("relevance", "3", "all")]
+    nf, rel = rows
+    assert (nf["n"], nf["correct"], nf["parse_failures"]) == (10, 5, 1)
+    assert nf["accuracy"] == pytest.approx(50.0)
+    assert (rel["n"], rel["correct"], rel["parse_failures"]) == (8, 3, 2)
+    assert rel["accuracy"] == pytest.approx(37.5)
+    for r in rows:
+        assert set(r) == set(R.ACCURACY_COLUMNS)
+        assert 0.0 <= r["ci_low"] <= r["accuracy"] <= r["ci_high"] <= 100.0
+
+
+def test_accuracy_status_alone_counts_as_failure():
+    # a non-ok status counts even when an answer was extracted
+    judged = [_row("a", True), _row("b", False, status="truncated", answer="no")]
+    (row,) = R.accuracy_rows([(("m", "authority", 1), judged)], 50, 0)
+    assert row["parse_failures"] == 1 and row["correct"] == 1 and row["accuracy"] == 50.0
+
+
+def test_accuracy_ci_is_percent_and_order_independent():
+    judged = _cell(6, 10)
+    (a,) = R.accuracy_rows({("m", "utility", 5): judged}, 1000, 3)
+    (b,) = R.accuracy_rows({("m", "utility", 5): list(reversed(judged))}, 1000, 3)
+    assert a == b
+    low, high = R.bootstrap_ci([r["correct"] for r in sorted(judged, key=lambda r: r["qid"])], 1000,
+                               (3, "ragauth-bootstrap", "m", "utility", "5", "all"))
+    assert (a["ci_low"], a["ci_high"]) == (100 * low, 100 * high)
+
+
+def test_accuracy_topics():
+    topics = ["sci", "health", None, "sci"]
+    cells = {("m", "authority", 1): _cell(2, 4, topics=topics)}  # q0 sci ok, q1 health ok
+    rows = R.accuracy_rows(cells, 100, 0)
+    assert [(r["topic"], r["n"], r["correct"]) for r in rows] == [
+        ("all", 4, 2), ("health", 1, 1), ("sci", 2, 1), ("unlabelled", 1, 0)]
+    assert rows[1]["accuracy"] == 100.0 and rows[3]["accuracy"] == 0.0
+    # topics=False: overall rows only
+    assert [r["topic"] for r in R.accuracy_rows(cells, 100, 0, topics=False)] == ["all"]
+    # no labels at all: overall rows only
+    assert [r["topic"] for r in R.accuracy_rows({("m", "authority", 1): _cell(2, 4)}, 100, 0)] == ["all"]
+
+
+def test_accuracy_identity_forms_and_order():
+    cells = [
+        ({"model": "b", "strategy": "tld_prior", "k": "3"}, _cell(1, 2)),
+        {"model": "a", "strategy": "relevance", "k": 1, "rows": _cell(1, 2)},
+        (("b", "relevance", 10), _cell(1, 2)),
+        (("b", "relevance", 3), _cell(1, 2)),
+        (("b", "no_filter", "all"), _cell(1, 2)),
+    ]
+    got = [(r["model"], r["strategy"], r["k"]) for r in R.accuracy_rows(cells, 10, 0)]
+    assert got == [("b", "no_filter", "all"), ("b", "relevance", "3"), ("b", "relevance", "10"),
+                   ("b", "tld_prior", "3"), ("a", "relevance", "1")]
+
+
+@pytest.mark.parametrize("cells, match", [
+    ({("m", "bogus", 1): []}, "unknown strategy"),
+    ({("m", "no_filter", 3): []}, "k='all'"),
+    ({("m", "relevance", "all"): []}, "positive int"),
+    ({("m", "relevance", 0): []}, "positive int"),
+    ([(("m", "relevance", 1), []), (("m", "relevance", "1"), [])], "duplicate answer cell"),
+    ({("m", "relevance", 1): [_row("q", True), _row("q", False)]}, "duplicate question"),
+    ({("m", "relevance", 1): [_row("q", True, answer=None, status="wrong_format")]}, "cannot be correct"),
+    ({("m", "relevance", 1): [_row("q", True, topic="all")]}, "reserved"),
+])
+def test_accuracy_rejects_bad_input(cells, match):
+    with pytest.raises(ValueError, match=match):
+        R.accuracy_rows(cells, 10, 0)
+
+
+def test_write_accuracy_roundtrip(tmp_path):
+    rows = R.accuracy_rows({("m", "no_filter", "all"): _cell(1, 3),
+                            ("m", "authority", 1): _cell(2, 3, topics=["x", "y", "x"])}, 50, 0)
+    path = tmp_path / "sub" / "acc.tsv"
+    R.write_accuracy(rows, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == list(R.ACCURACY_COLUMNS)
+    df = pd.read_csv(path, sep="\t")
+    assert len(df) == len(rows)
+    t_mem, t_file = R.table5(rows), R.table5(df)
+    pd.testing.assert_frame_equal(t_mem.values, t_file.values)
+    pd.testing.assert_frame_equal(R.topic_table(rows).values, R.topic_table(df).values)
+
+
+# --------------------------------------------------------------------------
+# Table 5
+# --------------------------------------------------------------------------
+def _paper_cells():
+    """m1: authority best, utility second at every k; m2 has no oracle cell at k=5."""
+    cells = {
+        ("m1", "no_filter", "all"): _cell(5, 10),                  # 50
+        ("m1", "relevance", 1): _cell(4, 10),                      # 40
+        ("m1", "relevance", 3): _cell(5, 10),                      # 50
+        ("m1", "utility", 1): _cell(6, 10),                        # 60
+        ("m1", "utility", 3): _cell(6, 10, fails=2),               # 60
+        ("m1", "authority", 1): _cell(7, 10),                      # 70
+        ("m1", "authority", 3): _cell(8, 10),                      # 80
+        ("m1", "pagerank_oracle", 1): _cell(10, 10),               # 100, never marked
+        ("m1", "pagerank_oracle", 3): _cell(9, 10),
+        ("m2", "no_filter", "all"): _cell(6, 10, fails=1),         # 60
+        ("m2", "relevance", 1): _cell(6, 10),                      # 60 (ties w/o Filter)
+        ("m2", "relevance", 3): _cell(2, 10),
+        ("m2", "utility", 1): _cell(3, 10),
+        ("m2", "utility", 3): _cell(3, 10),
+        ("m2", "authority", 1): _cell(5, 10),
+        ("m2", "authority", 3): _cell(2, 3),                       # 66.666.. -> 66.67
+        ("m2", "pagerank_oracle", 1): _cell(1, 10),
+    }
+    return cells
+
+
+def test_table5_layout_values_and_marks():
+    spec = R.table5(R.accuracy_rows(_paper_cells(), 50, 0))
+    assert list(spec.values.index) == [("m1", "1"), ("m1", "3"), ("m2", "1"), ("m2", "3")]
+    assert spec.values.index.names == ["Model", "k"]
+    assert [c[0] for c in spec.values.columns] == [
+        "w/o Filter", "Relevance", "Utility", "Authority", "PageRank oracle", "fail%"]
+    v = spec.values
+    col = lambda name: [v.loc[r, (name,)] for r in v.index]  # noqa: E731
+    assert col("w/o Filter") == [50.0, 50.0, 60.0, 60.0]  # repeated on every k row
+    assert col("Relevance") == [40.0, 50.0, 60.0, 20.0]
+    assert col("Authority") == [70.0, 80.0, 50.0, 66.67]
+    oracle = col("PageRank oracle")
+    assert oracle[:3] == [100.0, 90.0, 10.0] and math.isnan(oracle[3])
+    # fail%: over every cell shown in the row, the no-filter cell included
+    # m1 k=3: 2 of 50 answers; m2 k=1: 1 of 50; m2 k=3: 1 of 33 (no oracle cell)
+    assert col("fail%") == [0.0, 4.0, 2.0, 3.03]
+
+    m = spec.marks
+    mk = lambda r: [m.loc[r, (c,)] for c in ("w/o Filter", "Relevance", "Utility", "Authority")]  # noqa: E731
+    assert mk(("m1", "1")) == ["", "", "second", "best"]
+    assert mk(("m1", "3")) == ["", "", "second", "best"]
+    assert mk(("m2", "1")) == ["best", "best", "", "second"]   # tie shares bold
+    assert mk(("m2", "3")) == ["second", "", "", "best"]
+    # the oracle is best in m1's rows but never marked, nor is fail%
+    assert set(m[("PageRank oracle",)]) == {""}
+    assert set(m[(T.FAIL,)]) == {""}
+    assert spec.highlight_groups == {"acc": [("w/o Filter",), ("Relevance",), ("Utility",), ("Authority",)]}
+    assert spec.cells.loc[("m2", "3"), ("PageRank oracle",)] == "–"
+    assert "Answer accuracy (%) on RAGAuth across 2 models" in spec.caption
+    assert "PageRank oracle" in spec.caption and "never marked" in spec.caption
+    assert "TLD prior" not in spec.caption
+
+
+def test_table5_columns_only_for_present_strategies():
+    cells = {
+        ("m", "relevance", 1): _cell(1, 4),
+        ("m", "authority", 1): _cell(3, 4),
+        ("m", "tld_prior", 1): _cell(4, 4),
+        ("m", "authority", 5): _cell(2, 4),
+    }
+    spec = R.table5(R.accuracy_rows(cells, 20, 0))
+    assert [c[0] for c in spec.values.columns] == ["Relevance", "Authority", "TLD prior", "fail%"]
+    assert list(spec.values.index) == [("m", "1"), ("m", "5")]
+    assert spec.marks.loc[("m", "1"), ("Authority",)] == "best"
+    assert spec.marks.loc[("m", "1"), ("Relevance",)] == "second"
+    assert spec.marks.loc[("m", "1"), ("TLD prior",)] == ""
+    assert math.isnan(spec.values.loc[("m", "5"), ("Relevance",)])
+    assert "w/o Filter" not in spec.caption and "TLD prior: documents ranked" in spec.caption
+    assert "(among Relevance and Authority)" in spec.caption
+
+
+def test_table5_uses_overall_rows_and_rejects_no_k():
+    rows = R.accuracy_rows({("m", "authority", 1): _cell(1, 4, topics=["a", "a", "b", "b"])}, 20, 0)
+    spec = R.table5(rows)
+    assert spec.values.loc[("m", "1"), ("Authority",)] == 25.0
+    with pytest.raises(ValueError, match="only no_filter"):
+        R.table5(R.accuracy_rows({("m", "no_filter", "all"): _cell(1, 2)}, 10, 0))
+    with pytest.raises(ValueError, match="no accuracy rows"):
+        R.table5([])
+
+
+# --------------------------------------------------------------------------
+# topic table
+# --------------------------------------------------------------------------
+def test_topic_table_without_topics_has_only_the_overall_group():
+    spec = R.topic_table(R.accuracy_rows(_paper_cells(), 10, 0))
+    assert {col[0] for col in spec.values.columns} == {"All"}
+    assert [col[1] for col in spec.values.columns] == ["acc", "CI low", "CI high", "n"]
+
+
+def test_topic_table_layout():
+    topics = ["sci", "health", None, "sci"]
+    cells = {("m", "no_filter", "all"): _cell(1, 4, topics=topics),
+             ("m", "authority", 3): _cell(3, 3, topics=["sci", "sci", "health"])}
+    rows = R.accuracy_rows(cells, 100, 0)
+    spec = R.topic_table(rows)
+    assert list(spec.values.index) == [("m", "w/o Filter", "all"), ("m", "Authority", "3")]
+    heads = list(dict.fromkeys(c[0] for c in spec.values.columns))
+    assert heads == ["All", "health", "sci", "unlabelled"]
+    assert [c[1] for c in spec.values.columns[:4]] == ["acc", "CI low", "CI high", "n"]
+    v = spec.values
+    assert v.loc[("m", "w/o Filter", "all"), ("sci", "acc")] == 50.0
+    assert v.loc[("m", "w/o Filter", "all"), ("sci", "n")] == 2
+    assert v.loc[("m", "Authority", "3"), ("All", "acc")] == 100.0
+    assert v.loc[("m", "Authority", "3"), ("All", "CI low")] == 100.0
+    # a topic absent from a cell: missing accuracy, n 0
+    assert math.isnan(v.loc[("m", "Authority", "3"), ("unlabelled", "acc")])
+    assert v.loc[("m", "Authority", "3"), ("unlabelled", "n")] == 0
+    assert set(spec.marks.to_numpy().ravel()) == {""}
+
+
+# --------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------
+def test_write_rag_tables(tmp_path):
+    rows = R.accuracy_rows(_paper_cells(), 50, 0)
+    paths = R.write_rag_tables(rows, tmp_path / "out")
+    assert [p.name for p in paths] == ["table5_ragauth.csv", "table5_ragauth.md", "table5_ragauth.tex",
+                                       "table5_topics.csv", "table5_topics.md", "table5_topics.tex"]
+    assert all(p.exists() for p in paths)
+    md = (tmp_path / "out" / "table5_ragauth.md").read_text(encoding="utf-8")
+    assert "| m1 | 1 | 50.00 | 40.00 | <u>60.00</u> | **70.00** | 100.00 | 0.00 |" in md
+    assert "**100.00**" not in md
+    csv_text = (tmp_path / "out" / "table5_ragauth.csv").read_text(encoding="utf-8")
+    assert csv_text.splitlines()[0] == "Model,k,w/o Filter,Relevance,Utility,Authority,PageRank oracle,fail%"
+    assert "**" not in csv_text
+
+    topical = {("m", "authority", 1): _cell(1, 2, topics=["a", "b"])}
+    paths = R.write_rag_tables(R.accuracy_rows(topical, 10, 0), tmp_path / "t")
+    assert sorted(p.name for p in paths) == sorted(
+        f"{stem}.{ext}" for stem in ("table5_ragauth", "table5_topics") for ext in ("csv", "md", "tex"))
+    tex = (tmp_path / "t" / "table5_topics.tex").read_text(encoding="utf-8")
+    assert r"\multicolumn{4}{c}{All}" in tex and r"95\%" in tex
+
+
+def test_latex_bold_and_underline(tmp_path):
+    """Hand-written expectation: ** in Markdown is \\textbf in LaTeX, <u> is \\underline."""
+    cells = {("Qwen3-8B", "relevance", 1): _cell(1, 4), ("Qwen3-8B", "utility", 1): _cell(2, 4),
+             ("Qwen3-8B", "authority", 1): _cell(3, 4), ("Qwen3-8B", "pagerank_oracle", 1): _cell(4, 4)}
+    spec = R.table5(R.accuracy_rows(cells, 10, 0))
+    md_path, tex_path = T.write_table(spec, tmp_path / "t5")[1:]
+    md_row = [ln for ln in md_path.read_text(encoding="utf-8").splitlines() if ln.startswith("| Qwen3-8B")]
+    assert md_row == ["| Qwen3-8B | 1 | 25.00 | <u>50.00</u> | **75.00** | 100.00 | 0.00 |"]
+    tex = tex_path.read_text(encoding="utf-8")
+    assert r"Qwen3-8B & 1 & 25.00 & \underline{50.00} & \textbf{75.00} & 100.00 & 0.00 \\" in tex
+    assert r"Model & k & Relevance & Utility & Authority & PageRank oracle & fail\% \\" in tex
+    assert r"(k in \{1\})" in tex
+    assert "**" not in tex and "<u>" not in tex
