@@ -80,17 +80,23 @@ class PromptTemplate:
         return self.template.format(items=lines, n=len(items), last_id=len(items) - 1)
 
 
-def load_template(path: str | Path) -> PromptTemplate:
-    path = Path(path)
+def read_template_file(path: Path, keys: tuple[str, ...]) -> dict:
+    """A template file's YAML mapping; each of ``keys`` must be a string."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as err:
         raise TemplateError(f"{path}: cannot read template: {err}") from None
     if not isinstance(data, dict):
-        raise TemplateError(f"{path}: expected a mapping with judge, context, output, template")
-    for key in ("judge", "context", "output", "template"):
-        if key not in data:
+        raise TemplateError(f"{path}: expected a mapping with {', '.join(keys)}")
+    for key in keys:
+        if not isinstance(data.get(key), str):
             raise TemplateError(f"{path}: missing key '{key}'")
+    return data
+
+
+def load_template(path: str | Path) -> PromptTemplate:
+    path = Path(path)
+    data = read_template_file(path, ("judge", "context", "output", "template"))
     judge, context = data["judge"], data["context"]
     benchmark = data.get("benchmark", "domainauth")
     if benchmark not in ITEM_FIELDS:

@@ -35,12 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import yaml
-
 from .domains import registered_domain
 from .evaluate import tld_prior_score
 from .parse import parse_yes_no
-from .prompts import TemplateError
+from .prompts import TemplateError, read_template_file
 from .records import InputError, read_utf8
 
 NO_FILTER = "no_filter"
@@ -231,15 +229,7 @@ def _names(text: str) -> set[str]:
 
 def load_rag_template(path: str | Path) -> RagTemplate:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as err:
-        raise TemplateError(f"{path}: cannot read template: {err}") from None
-    if not isinstance(data, dict):
-        raise TemplateError(f"{path}: expected a mapping with strategy, output, document, template")
-    for key in ("strategy", "output", "document", "template"):
-        if not isinstance(data.get(key), str):
-            raise TemplateError(f"{path}: missing key '{key}'")
+    data = read_template_file(path, ("strategy", "output", "document", "template"))
     if not isinstance(data.get("separator", "\n\n"), str):
         raise TemplateError(f"{path}: 'separator' must be a string (the text between documents)")
     strategy = data["strategy"]
