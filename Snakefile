@@ -18,6 +18,7 @@ include: "rules/datasets.smk"
 include: "rules/judge.smk"
 include: "rules/metrics.smk"
 include: "rules/ragauth.smk"
+include: "rules/selfpref.smk"
 include: "rules/report.smk"
 
 

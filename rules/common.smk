@@ -7,7 +7,7 @@ import re
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets, rag_plan
+from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets, rag_plan, selfpref_plan
 
 validate(config, str(SCHEMA_PATH))
 check_config(config)
@@ -26,6 +26,7 @@ RA = f"{R}/ragauth"
 # RAGAuth runs when its file exists (or is built from the researcher's own data);
 # otherwise it is left out of `all`, and the run log says why.
 RAG = rag_plan(config, os.path.exists)
+SELFPREF = selfpref_plan(config)
 if RAG.note:
     logger.info(RAG.note)
 
@@ -253,6 +254,30 @@ def rag_report_outputs():
     return [f"{RA}/report/accuracy.tsv"] + _table_files(f"{RA}/report", ["table5_ragauth", "table5_topics"])
 
 
+# --- self-preference ------------------------------------------------------------
+
+SELFPREF_TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
+                   "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
+                   "table_knowledge_breakdown"]
+
+
+def selfpref_report_outputs(dataset):
+    folder = f"{R}/selfpref/{dataset}/report"
+    return ([f"{folder}/rates.tsv", f"{folder}/rerank_summary.tsv", f"{folder}/figures/fig3_heatmaps.png"]
+            + _table_files(folder, SELFPREF_TABLES))
+
+
+def selfpref_knowledge_authors(dataset):
+    """Table 1's knowledge rows: released probes (re-derived), then each evaluator's own."""
+    return list(config["selfpref"]["datasets"][dataset].get("knowledge", {})) + SELFPREF.evaluators
+
+
+def get_selfpref_knowledge(wildcards):
+    folder = f"{R}/selfpref/{wildcards.spds}"
+    shipped = [f"{folder}/knowledge/{a}.jsonl" for a in config["selfpref"]["datasets"][wildcards.spds].get("knowledge", {})]
+    return shipped + [f"{folder}/cells/{m}/knowledge/levels.jsonl" for m in SELFPREF.evaluators]
+
+
 # --- reports -----------------------------------------------------------------
 
 def get_report_params(wildcards):
@@ -359,4 +384,6 @@ def get_final_output():
         out += entity_report_outputs() + [f"{R}/{b}/drops.tsv" for b in ENTITY_BENCHES]
     if RAG.cells:
         out += rag_report_outputs() + [f"{RA}/dataset.tsv"]
+    for dataset in SELFPREF.datasets if SELFPREF.evaluators else []:
+        out += selfpref_report_outputs(dataset) + [f"{R}/selfpref/{dataset}/drops.tsv"]
     return out

@@ -46,7 +46,7 @@ def test_demo_config_valid(config):
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),
-        (lambda c: c.update(benchmarks=["entityauth", "selfpref"]), "config key 'benchmarks.1'"),
+        (lambda c: c.update(benchmarks=["entityauth", "nosuch"]), "config key 'benchmarks.1'"),
         (lambda c: c["entityauth"]["datasets"].update({"Bad Name": {"source": "x.jsonl"}}), "config key 'entityauth.datasets'"),
         (lambda c: c["fetch"].update(pagerank={"domains": "d.tsv", "method": "api", "batch_size": 500}),
          "config key 'fetch.pagerank.batch_size'"),

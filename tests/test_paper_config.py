@@ -157,7 +157,11 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     assert jobs["evaluate_cell"] == JUDGE_CELLS - 5 * 2
     assert jobs["point_predictions"] == 5 * 2
     expected = {"fetch_urllog": 1, "fetch_webtext": 1, "build_domainauth": 1, "sample_domainauth": 1,
-                "build_entityauth": 3, "sample_entityauth": 3, "report_domainauth": 1, "report_entityauth": 1}
+                "build_entityauth": 3, "sample_entityauth": 3, "report_domainauth": 1, "report_entityauth": 1,
+                # self-preference: one evaluator (Llama-3-8B-Instruct -> llama), released passages only
+                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
+                "selfpref_knowledge": 1, "selfpref_perplexity": 1, "selfpref_rerank": 2, "selfpref_compare": 2,
+                "report_selfpref": 1}
     assert {k: jobs.get(k) for k in expected} == expected
     assert "assemble_model" not in jobs  # vLLM loads hub ids: no local model file is an input
 

@@ -20,6 +20,7 @@ from authbench.parse import (
     ParseResult,
     is_failure,
     normalise,
+    parse_hash_rating,
     parse_list_scores,
     parse_pair_choice,
     parse_pair_scores,
@@ -612,6 +613,113 @@ def test_parse_utility_huge_inputs_are_fast():
 
 
 # --------------------------------------------------------------------------
+# 7b. parse_hash_rating  ###<number>***  (self-preference reranking, 1..5)
+# --------------------------------------------------------------------------
+
+HASH_RATING_CASES = [
+    # tier 0: both markers
+    ("###4***", 4, "ok"),
+    (" ###1***", 1, "ok"),  # the constrained reply's leading space
+    ("###5***", 5, "ok"),
+    ("### 4 ***", 4, "ok"),  # decision: inner spaces tolerated (the paper's float() parser accepts them)
+    ("###\t2\t***", 2, "ok"),
+    ("####4****", 4, "ok"),
+    ("###4.0***", 4, "ok"),  # integral float
+    ("###+3***", 3, "ok"),
+    ("**###4***.**", 4, "ok"),
+    ("###4***\n\nThe passage answers the question.", 4, "ok"),
+    ("I rate it 3. ###4***", 4, "ok"),  # markers beat a loose rating
+    ("###3*** on second thought ###5***", 5, "ok"),  # last verdict wins
+    ("<think>###1***?</think>###2***", 2, "ok"),
+    ("```\n###3***\n```", 3, "ok"),
+    ("＃＃＃４＊＊＊", 4, "ok"),  # full-width (NFKC)
+    ("###<4>***", 4, "wrong_format"),  # template brackets copied
+    ("###3.5***", None, "wrong_format"),  # non-integer
+    ("###0***", None, "out_of_range"),
+    ("###6***", None, "out_of_range"),
+    ("###10***", None, "out_of_range"),
+    ("###-1***", None, "out_of_range"),
+    ("###2*** then ###7***", None, "out_of_range"),  # the last verdict is out of range
+    ("###99999999999999999999***", None, "out_of_range"),
+    # tier 1: one marker
+    ("###4", 4, "wrong_format"),
+    ("The passage gets ###4.", 4, "wrong_format"),
+    ("4***", 4, "wrong_format"),
+    ("#4***", 4, "wrong_format"),
+    ("###3 and later ###5", 5, "wrong_format"),
+    ("###8", None, "out_of_range"),
+    # tier 2: loose ratings
+    ("Score: 4", 4, "wrong_format"),
+    ("Rating: 2.", 2, "wrong_format"),
+    ("I would rate this passage a 4.", 4, "wrong_format"),
+    ("4/5", 4, "wrong_format"),
+    ("3 out of 5", 3, "wrong_format"),
+    ("Rating: 7", None, "out_of_range"),
+    ("Score: 3.5", None, "wrong_format"),
+    # tier 3: a bare number
+    ("4", 4, "wrong_format"),
+    ('"4."', 4, "wrong_format"),
+    ("0", None, "out_of_range"),
+    # nothing usable
+    ("", None, "wrong_format"),
+    ("   ", None, "wrong_format"),
+    (None, None, "wrong_format"),
+    ("###<number>***", None, "wrong_format"),
+    ("###five***", None, "wrong_format"),
+    ("The passage is suitable.", None, "wrong_format"),
+    ("<think>###4***", None, "wrong_format"),  # unfinished reasoning: no answer
+    (b"###5***", 5, "ok"),
+]
+
+
+@pytest.mark.parametrize("text, value, status", HASH_RATING_CASES)
+def test_parse_hash_rating(text, value, status):
+    res = parse_hash_rating(text)
+    assert (res.value, res.status) == (value, status)
+    assert (res.detail == "") == (status == "ok")
+
+
+@pytest.mark.parametrize(
+    "text, detail",
+    [
+        ("###4", "no closing ***"),
+        ("4***", "no opening ###"),
+        ("###3.5***", "non-integer rating '3.5'"),
+        ("###6***", "rating 6 outside 1..5"),
+        ("4", "bare number without ###...***"),
+        ("nothing", "no rating found"),
+    ],
+)
+def test_parse_hash_rating_detail(text, detail):
+    assert parse_hash_rating(text).detail == detail
+
+
+def test_parse_hash_rating_huge_inputs_are_fast():
+    import time
+
+    texts = ["#" * 200_000, "###" + " " * 200_000 + "x", "1" * 200_000, "*" * 200_000, "###4" * 50_000,
+             "score " * 50_000, "1." * 100_000, "### <" * 50_000, "4 " * 100_000 + "*"]
+    for text in texts:
+        start = time.perf_counter()
+        res = parse_hash_rating(text)
+        assert res.status in STATUSES and not res.detail.startswith("parser error")
+        assert time.perf_counter() - start < 5, text[:20]
+
+
+def test_parse_hash_rating_fuzz_with_markers():
+    rng = random.Random(5)
+    pieces = ["###", "***", "#", "*", "<", ">", " ", "\n", "4", "3.5", "0", "10", "-", "Score: ", "/5", "x"]
+    for _ in range(2_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        res = parse_hash_rating(text)
+        assert res.status in STATUSES and not res.detail.startswith("parser error"), text
+        assert res.value is None or (isinstance(res.value, int) and 1 <= res.value <= 5), text
+        assert (res.status == "ok") == (res.detail == "")
+        if res.status == "ok":
+            assert "###" in text and "***" in text
+
+
+# --------------------------------------------------------------------------
 # 8. dispatcher, is_failure, robustness
 # --------------------------------------------------------------------------
 
@@ -627,6 +735,8 @@ def test_parse_utility_huge_inputs_are_fast():
         ("yes_no", "no", 4, "no", "ok"),  # n ignored
         ("utility", '{"answers": {"0": "no"}, "scores": {"0": 3}}', 1, {"scores": {0: 3}, "answers": {0: "no"}}, "ok"),
         ("score", "Score: 7", 5, 7, "wrong_format"),  # n ignored
+        ("hash_rating", "###4***", None, 4, "ok"),
+        ("hash_rating", "###4***", 3, 4, "ok"),  # n ignored
     ],
 )
 def test_parse_reply_dispatch(fmt, text, n, value, status):
@@ -702,6 +812,8 @@ def test_fuzz_never_raises_and_keeps_shape(fmt):
             assert res.value in (None, "yes", "no")
         elif fmt == "utility":
             _check_utility_shape(res, n)
+        elif fmt == "hash_rating":
+            assert res.value is None or (isinstance(res.value, int) and 1 <= res.value <= 5)
         elif res.value is not None:
             assert set(res.value) == {"A", "B"}
 

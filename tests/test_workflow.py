@@ -39,6 +39,8 @@ def run(tmp_path_factory):
                                          bias_per_level=1, bias_per_category=1)
     songs = cfg["entityauth"]["datasets"]["songs"]
     cfg["entityauth"].update(lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
+    # the self-preference branch has its own test (test_selfpref_workflow.py)
+    cfg["benchmarks"] = [b for b in cfg["benchmarks"] if b != "selfpref"]
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]

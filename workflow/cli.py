@@ -19,6 +19,7 @@ from .fetch.http import FetchError
 from .prompts import TemplateError
 from .records import InputError, read_jsonl, write_jsonl, write_tsv
 from .sampling import SamplingError
+from .selfpref.commands import COMMANDS as SELFPREF_COMMANDS
 
 log = logging.getLogger("authbench")
 
@@ -89,9 +90,11 @@ def _sha256_file(path: str) -> str:
     return file_sha256(path)
 
 
-def _run_requests(args, params, requests):
+def _run_requests(args, params, requests, generate: dict | None = None, constrained: bool | None = None):
     """Send a cell's requests through the response cache and (only for what is
-    missing) the engine. Returns responses, run stats, model identity, sampling config."""
+    missing) the engine. Returns responses, run stats, model identity, sampling config.
+    ``generate`` overrides the model's sampling settings for this step;
+    ``constrained`` overrides the config's switch (free-text steps pass False)."""
     from .cache import ResponseCache, model_identity
     from .engines.base import create_engine
     from .judges import run_cell
@@ -99,12 +102,13 @@ def _run_requests(args, params, requests):
     model_cfg = params["model"]
     if args.threads:
         model_cfg = {**model_cfg, "threads": int(args.threads)}
-    gen = GenerateConfig().merge(model_cfg.get("generate"))
+    gen = GenerateConfig().merge(model_cfg.get("generate")).merge(generate)
     log.info("cell %s: %d requests", params["cell"], len(requests))
     model = model_identity(model_cfg)
     cache = ResponseCache(params["cache"]) if params.get("cache") else None
+    constrained = params["constrained"] if constrained is None else constrained
     responses, run = run_cell(requests, lambda: create_engine(model_cfg, args.model_file), gen,
-                              params["constrained"], cache=cache, model=model)
+                              constrained, cache=cache, model=model)
     return responses, run, model, gen
 
 
@@ -122,7 +126,8 @@ def _write_cell(args, params, requests, responses, judgments, run, model, gen, i
         "engines_used": [json.loads(e) for e in run["engines_used"]],
         "generate": gen.__dict__,
         "constrained": params["constrained"],
-        "template": {"path": args.template, "sha256": _sha256_file(args.template)},
+        "template": ([{"path": t, "sha256": _sha256_file(t)} for t in args.template]
+                     if isinstance(args.template, list) else {"path": args.template, "sha256": _sha256_file(args.template)}),
         **{name: {"path": path, "sha256": _sha256_file(path), **info} for name, (path, info) in inputs.items()},
         "unique_requests": run["unique_requests"],
         "cache_hits": run["cache_hits"],
@@ -536,6 +541,7 @@ COMMANDS = {
                                     "manifest", "threads?"]),
     "rag-report": (cmd_rag_report, ["judgments+", "outdir"]),
 }
+COMMANDS.update(SELFPREF_COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:

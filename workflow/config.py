@@ -66,6 +66,11 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError("config key 'benchmarks' lists 'entityauth' but there is no 'entityauth' section")
         if not entity_datasets(config):
             raise ConfigError("config key 'entityauth.datasets': every dataset is null; nothing to run")
+    if "selfpref" in config.get("benchmarks", ()):
+        if not config.get("selfpref"):
+            raise ConfigError("config key 'benchmarks' lists 'selfpref' but there is no 'selfpref' section")
+        if not any(config["selfpref"]["datasets"].values()):
+            raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
     dom = config["domainauth"]
     sampling = dom["sampling"]
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
@@ -80,7 +85,7 @@ def check_config(config: Mapping[str, Any]) -> None:
         )
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
-    if not cells(config) and "ragauth" not in config.get("benchmarks", ()):
+    if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("benchmarks", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
 
 
@@ -194,3 +199,36 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
             else:
                 cells += [(model, strategy, f"k{k}") for k in rag["k"]]
     return RagPlan(source, built, cells)
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfPrefPlan:
+    """What the self-preference study runs: datasets, evaluators (models with
+    a "self" author that are active), passage generators and the perplexity model."""
+
+    datasets: list[str]
+    evaluators: list[str]
+    generators: list[str]
+    perplexity_model: str | None
+
+
+def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
+    sp = config.get("selfpref")
+    if "selfpref" not in config.get("benchmarks", ()) or not sp:
+        return SelfPrefPlan([], [], [], None)
+    models = active_models(config)
+    unknown = [m for m in list(sp["self"]) + list((sp.get("generate") or {}).get("models", []))
+               + [sp.get("perplexity_model")] if m and m not in config["models"]]
+    if unknown:
+        raise ConfigError(f"config key 'selfpref' names model(s) {sorted(set(unknown))} that are not under 'models'")
+    strangers = sorted({a for a in sp["self"].values() if a is not None and a not in sp["authors"]})
+    if strangers:
+        raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
+                          f"'selfpref.authors' {sp['authors']}")
+    gen = sp.get("generate") or {}
+    return SelfPrefPlan(
+        datasets=sorted(name for name, spec in sp["datasets"].items() if spec),
+        evaluators=[m for m, author in sp["self"].items() if author is not None and m in models],
+        generators=[m for m in gen.get("models", []) if m in models],
+        perplexity_model=sp.get("perplexity_model") if sp.get("perplexity_model") in models else None,
+    )

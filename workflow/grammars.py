@@ -12,6 +12,12 @@ questions are yes/no questions (a free-text answer cannot be a fixed list of
 single-token choices); free decoding still gets free-text pseudo-answers. The
 utility grammar is generated from :func:`slots_for`, so both accept exactly the
 same strings.
+
+Self-preference format: ``hash_rating`` is the pointwise reranking prompt's
+``###<number>***`` on the 1..5 scale. With Gemma 3's tokenizer `` ###``,
+``###``, each digit 1..5 and ``***`` are single tokens, and `` ###4***``
+tokenises as exactly those three pieces, so slot decoding emits the tokens
+free decoding would (3 tokens; budget 8).
 """
 
 from __future__ import annotations
@@ -70,6 +76,8 @@ def grammar_for(output_format: str, n: int | None = None) -> str:
         return lead + '("yes" | "no")'
     if output_format == "utility":
         return _gbnf_from_slots(slots_for("utility", n))
+    if output_format == "hash_rating":
+        return lead + '"###" [1-5] "***"'
     raise ValueError(f"unknown output format {output_format!r}")
 
 
@@ -83,6 +91,8 @@ def max_tokens_for(output_format: str, n: int | None = None) -> int:
         "list_scores": 8 * (n or 1) + 4,
         "yes_no": 3,
         "utility": 16 * (n or 1) + 16,  # a full reply is 12n+6 Gemma 3 tokens
+        "hash_rating": 8,  # " ###" + digit + "***" is 3 Gemma 3 tokens
+        "free": 0,  # free text (passage writing, answers): only generate.max_tokens bounds it
     }[output_format]
 
 
@@ -90,6 +100,8 @@ def token_budget(output_format: str, n: int | None, constrained: bool, cap: int)
     """Tokens a request may generate: a full constrained reply, or with free
     decoding ``max(cap, 2 x a full reply)`` (``cap`` = ``generate.max_tokens``)."""
     full = max_tokens_for(output_format, n)
+    if output_format == "free":
+        return cap
     return full if constrained else max(cap, 2 * full)
 
 
@@ -137,4 +149,6 @@ def slots_for(output_format: str, n: int | None = None) -> tuple[tuple[str, obje
         for k in range(n):
             parts += [("lit", ('"}, "scores": {"' if k == 0 else ', "') + f'{k}": '), ("choice", digits)]
         return tuple(parts + [("lit", "}}")])
+    if output_format == "hash_rating":
+        return (("lit", " ###"), ("choice", ("1", "2", "3", "4", "5")), ("lit", "***"))
     raise ValueError(f"unknown output format {output_format!r}")

@@ -33,14 +33,15 @@ status (``missing``, ...) applies.
 
 Numbers: an integer, an integral float (``7.0``) or a digit string (``"7"``) is
 accepted as a clean score.  A non-integer (``7.5``), a non-number (``"high"``,
-``true``) or ``null`` is not a score.  Scores live on the 0..9 scale.
+``true``) or ``null`` is not a score.  Scores live on the 0..9 scale, except
+``hash_rating``'s 1..5 (:data:`RATING_MIN`..:data:`RATING_MAX`).
 
 Status values (``STATUSES``):
   ``ok``            clean, complete answer in the requested format;
   ``wrong_format``  nothing usable, or a usable value in a format other than the
                     one asked for (bare ``7`` / ``Score: 7`` for a JSON score, both
                     A and B named for a pair choice), or a non-integer score;
-  ``out_of_range``  an integer score outside 0..9;
+  ``out_of_range``  an integer score outside 0..9 (``hash_rating``: 1..5);
   ``missing``       a required key / id is absent;
   ``repetition``    a ranking names an id more than once;
   ``unknown_id``    an id outside 0..n-1.
@@ -121,6 +122,25 @@ Per-parser rules:
         a ranking, still a parse failure); no JSON at all -> wrong_format.
     At most 2,000 ``{`` positions are tried as JSON starts (longer junk falls
     back to the tolerant read).
+  * ``parse_hash_rating`` (the self-preference study's pointwise reranking
+    prompt, "Your reply format: ###<number>***", scale 1..5): value an int
+    1..5 or ``None``.  Candidates are read in tiers; the LAST candidate of the
+    strongest tier present is the verdict:
+      0. full markers ``###4***`` -> ok.  Spaces/tabs inside the markers
+         (``### 4 ***``) are tolerated and still ok (the paper's own parser,
+         ``float(reply[find("###")+3 : find("***")])``, accepts them too);
+         longer runs (``####4****``) are ok; the template's placeholder
+         brackets copied around the number (``###<4>***``) keep the value
+         with wrong_format;
+      1. one marker only (``###4``, ``4***``) -> the value, wrong_format;
+      2. a loose ``Score: 4`` / ``Rating: 4`` / ``I would rate it 4`` /
+         ``4/5`` / ``4 out of 5`` -> the value, wrong_format;
+      3. a reply that is only a number (``4``, ``"4."``) -> the value,
+         wrong_format.
+    Numbers follow the rules above: an integral float (``###4.0***``) is 4, a
+    non-integer (``###3.5***``) is wrong_format with value ``None``, an integer
+    outside 1..5 (``###0***``, ``###6***``, ``###10***``, ``###-1***``) is
+    ``out_of_range`` with value ``None``.  No number at all -> wrong_format.
 """
 
 from __future__ import annotations
@@ -138,6 +158,8 @@ __all__ = [
     "OUTPUT_FORMATS",
     "SCORE_MIN",
     "SCORE_MAX",
+    "RATING_MIN",
+    "RATING_MAX",
     "ParseResult",
     "normalise",
     "parse_score",
@@ -147,13 +169,16 @@ __all__ = [
     "parse_list_scores",
     "parse_yes_no",
     "parse_utility",
+    "parse_hash_rating",
     "parse_reply",
     "is_failure",
 ]
 
 STATUSES = ("ok", "wrong_format", "out_of_range", "missing", "repetition", "unknown_id")
-OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores", "yes_no", "utility")
+OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores", "yes_no", "utility",
+                  "hash_rating")
 SCORE_MIN, SCORE_MAX = 0, 9
+RATING_MIN, RATING_MAX = 1, 5  # hash_rating's scale
 
 # Integers with more digits than this are not converted (Python caps int() on
 # long digit strings); they are replaced by a sentinel that is out of any range.
@@ -967,7 +992,68 @@ def parse_utility(text: object, n: int) -> ParseResult:
 
 
 # --------------------------------------------------------------------------
-# 8. dispatcher
+# 8. hash rating  ###4***  (scale 1..5)
+# --------------------------------------------------------------------------
+
+_RNUM = r"([-+]?\d+(?:\.\d+)?)"
+# Runs of "#" and digits are anchored at their first character (look-behind) and
+# no two optional whitespace runs touch, so junk such as 100,000 "#" or spaces
+# is scanned in linear time.
+_HASH_FULL = re.compile(
+    r"(?<!#)#{3,}[ \t]*(?:(<)[ \t]*)?" + _RNUM + r"[ \t]*(?:(>)[ \t]*)?\*{3,}"
+)
+_HASH_OPEN = re.compile(r"(?<!#)#{3,}[ \t]*(?:<[ \t]*)?" + _RNUM)
+_HASH_CLOSE = re.compile(r"(?<![\d.])" + _RNUM + r"[ \t]*(?:>[ \t]*)?\*{3,}")
+_RATING_LOOSE = re.compile(
+    r"\b(?:score|rating|rate|rated|grade)\b"
+    r"(?:[^\S\n]*(?:[:=]|(?:is|of|it|as|a|an|this|the|passage|would|be)\b)){0,4}"
+    r"[\s*\"'`]{0,8}" + _RNUM
+    + r"|(?<![\w.])" + _RNUM + r"[ \t]*(?:/|out[ \t]+of)[ \t]*5\b",
+    re.IGNORECASE,
+)
+_HASH_STRIP = _BARE_STRIP + "#<>"
+
+
+def _rating_value(raw: str, status: str, detail: str) -> ParseResult:
+    kind, x = _coerce(raw)
+    if kind == "int":
+        if not RATING_MIN <= x <= RATING_MAX:
+            return ParseResult(None, "out_of_range", f"rating {x} outside {RATING_MIN}..{RATING_MAX}")
+        return ParseResult(x, status, detail)
+    return ParseResult(None, "wrong_format", f"non-integer rating {raw!r}"[:80])
+
+
+@_never_raise
+def parse_hash_rating(text: object) -> ParseResult:
+    """``"###4***"`` -> ParseResult(4, "ok"); see module doc for the tiers."""
+    s = normalise(text)
+    if not s:
+        return ParseResult(None, "wrong_format", "empty reply")
+    last = None
+    for last in _HASH_FULL.finditer(s):
+        pass
+    if last is not None:
+        if last.group(1) or last.group(3):
+            return _rating_value(last.group(2), "wrong_format", "placeholder brackets around the rating")
+        return _rating_value(last.group(2), "ok", "")
+    half = [(m.start(), m.group(1), "no closing ***") for m in _HASH_OPEN.finditer(s)]
+    half += [(m.start(), m.group(1), "no opening ###") for m in _HASH_CLOSE.finditer(s)]
+    if half:
+        _, raw, why = max(half)
+        return _rating_value(raw, "wrong_format", why)
+    for last in _RATING_LOOSE.finditer(s):
+        pass
+    if last is not None:
+        raw = last.group(1) if last.group(1) is not None else last.group(2)
+        return _rating_value(raw, "wrong_format", "rating not in the ###<number>*** format")
+    bare = s.strip(_HASH_STRIP)
+    if _NUM_RE.fullmatch(bare):
+        return _rating_value(bare, "wrong_format", "bare number without ###...***")
+    return ParseResult(None, "wrong_format", "no rating found")
+
+
+# --------------------------------------------------------------------------
+# 9. dispatcher
 # --------------------------------------------------------------------------
 
 
@@ -998,4 +1084,6 @@ def parse_reply(output_format: str, text: object, n: int | None = None) -> Parse
         if n is None:
             raise ValueError("output_format 'utility' needs n")
         return parse_utility(text, n)
+    if output_format == "hash_rating":
+        return parse_hash_rating(text)
     raise ValueError(f"unknown output_format {output_format!r}; expected one of {OUTPUT_FORMATS}")

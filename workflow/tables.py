@@ -86,6 +86,7 @@ PCT = "pct"  # already x100, two decimals
 NUM = "num"  # two decimals
 SIGNED = "signed"  # two decimals with explicit sign
 COUNT = "count"  # integer
+TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_cell
 
 # Labels that get nicer LaTeX than plain escaping.
 _TEX_LABELS = {
@@ -125,6 +126,21 @@ def _round2(x, scale: int = 1) -> float:
         return math.nan
     d = Decimal(repr(xf)) * scale
     return float(d.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def text_cell(text: str, style: str = "md") -> str:
+    """A :data:`TEXT` cell (already formatted, e.g. ``4.50±0.58``, ``+3.00†``,
+    ``–0.22``) in ``style``: md as is; csv with missing empty, ASCII minus and
+    no plus sign; tex escaped, with signs before a digit in math mode."""
+    text = str(text)
+    if style == "md":
+        return text
+    if text == MISSING:
+        return "" if style == "csv" else "--"
+    if style == "csv":
+        return re.sub(r"(^|[\s/])\+(?=\d)", r"\1", re.sub(r"–(?=\d)", "-", text))
+    signed = re.sub(r"–(?=\d)", "−", text)  # latex_escape: − -> $-$
+    return "$+$".join(latex_escape(part) for part in re.split(r"\+(?=\d)", signed))
 
 
 def format_cell(value: float, kind: str, style: str = "md") -> str:
@@ -167,6 +183,12 @@ _LATEX_SPECIALS = {
     "τ": r"$\tau$",
     "–": "--",
     "−": "$-$",
+    "±": r"$\pm$",
+    "†": r"$^{\dagger}$",
+    "<": "$<$",
+    ">": "$>$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
 }
 
 
@@ -738,14 +760,21 @@ def _row_display_labels(index: pd.MultiIndex) -> list[list[str]]:
     return out
 
 
+def _shown(table: TableSpec, vals: np.ndarray, i: int, j: int, style: str) -> str:
+    if table.kinds[j] == TEXT:
+        return text_cell(table.cells.iat[i, j], style)
+    return format_cell(vals[i, j], table.kinds[j], style)
+
+
 def _render_csv(table: TableSpec, path: Path) -> None:
     names = [str(n) for n in table.values.index.names]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(names + [_flat_label(c) for c in table.values.columns])
-        for lab, row in zip(table.values.index, table.values.itertuples(index=False)):
+        vals = table.values.to_numpy(dtype=float)
+        for i, lab in enumerate(table.values.index):
             lab = lab if isinstance(lab, tuple) else (lab,)
-            w.writerow([str(x) for x in lab] + [format_cell(v, k, "csv") for v, k in zip(row, table.kinds)])
+            w.writerow([str(x) for x in lab] + [_shown(table, vals, i, j, "csv") for j in range(len(table.kinds))])
 
 
 def _render_md(table: TableSpec, caption: str) -> str:
@@ -761,8 +790,8 @@ def _render_md(table: TableSpec, caption: str) -> str:
     vals = table.values.to_numpy(dtype=float)
     for i, lab in enumerate(_row_display_labels(table.values.index)):
         cells = []
-        for j, kind in enumerate(table.kinds):
-            text = format_cell(vals[i, j], kind, "md")
+        for j in range(len(table.kinds)):
+            text = _md_escape(_shown(table, vals, i, j, "md"))
             if marks[i, j] == "best":
                 text = f"**{text}**"
             elif marks[i, j] == "second":
@@ -823,8 +852,8 @@ def _render_tex(table: TableSpec, caption: str, label: str) -> str:
             lines.append(r"\midrule")
         prev_lab, prev_base = lab, is_base
         cells = [latex_escape(x) for x in shown]
-        for j, kind in enumerate(table.kinds):
-            text = format_cell(vals[i, j], kind, "tex")
+        for j in range(len(table.kinds)):
+            text = _shown(table, vals, i, j, "tex")
             if marks[i, j] == "best":
                 text = r"\textbf{" + text + "}"
             elif marks[i, j] == "second":

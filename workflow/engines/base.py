@@ -8,6 +8,7 @@ picked by the ``engine:`` key of a model's config through :data:`REGISTRY`.
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -33,6 +34,37 @@ class Response:
     finish_reason: str
 
 
+@dataclass(frozen=True)
+class PerplexityResult:
+    """How well the engine's model predicts one text (:meth:`Engine.perplexity`).
+
+    ``tokens`` is the number of SCORED tokens: every token of the text given
+    its prefix, except the first token of the sequence, which has no
+    prediction (the BOS token where the model adds one; see each engine for
+    its exact rule). ``nll`` is the sum of their negative log-likelihoods
+    (natural log) and ``perplexity = exp(nll / tokens)``; with no scored token
+    (the empty text) ``tokens`` is 0, ``nll`` 0.0 and ``perplexity`` NaN.
+    ``truncated_tokens``: tokens at the end of the text that were NOT scored
+    because the text is longer than the model's context (0 almost always).
+    """
+
+    text_index: int
+    tokens: int
+    nll: float
+    perplexity: float
+    seconds: float
+    truncated_tokens: int = 0
+
+    @classmethod
+    def from_nll(cls, text_index: int, tokens: int, nll: float, seconds: float,
+                 truncated_tokens: int = 0) -> "PerplexityResult":
+        """Fill in ``perplexity`` (NaN when no token was scored)."""
+        tokens = int(tokens)
+        nll = float(nll)
+        ppl = math.exp(nll / tokens) if tokens > 0 else math.nan
+        return cls(int(text_index), tokens, nll, ppl, float(seconds), int(truncated_tokens))
+
+
 class Engine(abc.ABC):
     """Turns requests into responses. Subclasses register with :func:`register`."""
 
@@ -45,6 +77,16 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
         """Yield one response per request, in the order given."""
+
+    def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
+        """Yield one :class:`PerplexityResult` per text, in the order given
+        (``text_index`` is the position in ``texts``). The raw text is scored
+        as a completion prompt would be tokenized, never through a chat
+        template. Engines that cannot score text raise NotImplementedError."""
+        raise NotImplementedError(
+            f"engine {self.name!r} ({type(self).__name__}) cannot score perplexity: it has no perplexity() "
+            "implementation; use engine 'llamacpp', 'vllm' or 'openai'"
+        )
 
     def close(self) -> None:  # pragma: no cover - engines without resources
         pass

@@ -1,4 +1,18 @@
-"""The embedded engine: a GGUF model in-process on the CPU via llama-cpp-python."""
+"""The embedded engine: a GGUF model in-process on the CPU via llama-cpp-python.
+
+Perplexity (:meth:`LlamaCppEngine.perplexity`): the text is tokenized as a
+completion prompt is (with the BOS token where the model adds one, no special
+tokens parsed), evaluated once in the engine's own context with logits for
+every position, and token ``i`` (1..n-1) is scored by the log-softmax (numpy,
+float64) of the logits after tokens ``0..i-1``; the first token (BOS) is not
+scored, so ``tokens = n - 1``. No second model or context is created: the
+sequence is decoded in blocks of :data:`PERPLEXITY_BATCH` tokens, each block
+asking llama.cpp for the logits of all its positions (the context was built
+with ``logits_all=False``, which only concerns what ``Llama.eval`` asks for).
+Texts longer than the context (``n_ctx``): the first ``n_ctx`` tokens are
+scored as above and the rest is reported as ``truncated_tokens`` (no sliding
+window). The empty text has nothing to score: ``tokens 0``, ``perplexity NaN``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +23,14 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from ..config import GenerateConfig
-from .base import Engine, Request, Response, register
+from .base import Engine, PerplexityResult, Request, Response, register
+
+# tokens decoded per llama_decode call when scoring perplexity. Every position's
+# logits are kept by llama.cpp until the block is read (64 x a 262k vocabulary
+# = 64 MiB of float32 for Gemma 3); larger blocks were no faster on the CPU.
+PERPLEXITY_BATCH = 64
+# rows converted to float64 at once for the log-softmax (bounds the memory)
+_LOGSOFTMAX_ROWS = 16
 
 
 def resolve_model(spec: str, target: str | Path | None = None) -> Path:
@@ -158,6 +179,54 @@ class LlamaCppEngine(Engine):
                 seconds=seconds,
                 finish_reason=str(out["choices"][0].get("finish_reason")),
             )
+
+    # --- perplexity ------------------------------------------------------
+    def _sequence_nll(self, tokens: list[int]) -> float:
+        """Sum over i = 1..n-1 of -log p(tokens[i] | tokens[:i]), evaluating the
+        whole sequence from position 0 (the context's previous content is dropped)."""
+        import numpy as np
+
+        llm = self.llm
+        n_vocab = llm._n_vocab
+        step = max(1, min(PERPLEXITY_BATCH, int(llm.n_batch)))
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        nll = 0.0
+        for start in range(0, len(tokens), step):
+            block = tokens[start:start + step]
+            llm._batch.set_batch(batch=block, n_past=start, logits_all=True)
+            llm._ctx.decode(llm._batch)
+            # keep Llama's bookkeeping true to the KV cache (generate()/_logits_after
+            # reuse a common prefix), as Llama.eval does
+            llm.input_ids[start:start + len(block)] = block
+            llm.n_tokens = start + len(block)
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(block), n_vocab))
+            targets = np.asarray(tokens[start + 1:start + len(block) + 1], dtype=np.int64)
+            for r in range(0, len(targets), _LOGSOFTMAX_ROWS):
+                rows = logits[r:r + _LOGSOFTMAX_ROWS][: len(targets) - r].astype(np.float64)
+                picked = rows[np.arange(len(rows)), targets[r:r + len(rows)]]
+                top = rows.max(axis=1)
+                rows -= top[:, None]
+                np.exp(rows, out=rows)
+                nll += float(np.sum(top + np.log(rows.sum(axis=1)) - picked))
+        # the logits held now are not those of the last token alone: make the
+        # next generate() decode at least one token before sampling
+        llm._requires_eval = True
+        return nll
+
+    def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
+        """See the module docstring for what is scored and the ``n_ctx`` rule."""
+        # the configured n_ctx (llama.cpp may round its own context up; Llama's
+        # token bookkeeping has the configured size)
+        n_ctx = min(int(self.llm.n_ctx()), len(self.llm.input_ids))
+        for index, text in enumerate(texts):
+            start = time.perf_counter()
+            tokens = self._tokens(text, bos=True)
+            truncated = max(0, len(tokens) - n_ctx)
+            tokens = tokens[:n_ctx]
+            nll = self._sequence_nll(tokens) if len(tokens) >= 2 else 0.0
+            yield PerplexityResult.from_nll(index, max(0, len(tokens) - 1), nll, time.perf_counter() - start,
+                                            truncated)
 
     def close(self) -> None:
         if hasattr(self.llm, "close"):

@@ -24,6 +24,24 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   ``openai.api_key_env`` and sent as ``Authorization: Bearer``; it never
   appears in exceptions, logs or :meth:`identity` (server text quoted in an
   error is scrubbed of it).
+* Perplexity (:meth:`OpenAICompatEngine.perplexity`) POSTs ``{base_url}/completions``
+  (whatever ``prompt_format`` says: the raw text is scored) with the text as
+  ``prompt`` and ``echo: true, logprobs: 0, max_tokens: 1, temperature: 0``
+  (plus ``extra_body``), with the same concurrency, ordering and retries as
+  :meth:`~OpenAICompatEngine.generate`. ``max_tokens`` is 1, not 0:
+  llama-cpp-python's server reads 0 as "no limit". The answer's
+  ``choices[0].logprobs.token_logprobs`` lists the echoed prompt tokens, then
+  the generated ones; ``usage.completion_tokens`` of them (or, without usage,
+  those whose ``text_offset`` is at or past the end of the prompt) are
+  dropped. ``nll`` is minus the sum of the prompt entries that are not null
+  and ``tokens`` is how many those are. Servers differ in which leading
+  entries are null: vLLM's (BOS null, every text token scored: the embedded
+  engine's count), OpenAI's legacy API (no BOS: the first text token is
+  null), llama-cpp-python's (drops the BOS entry and nulls the first TEXT
+  token too, although it has a logprob: one token fewer than the embedded
+  engine, checked in tests/test_perplexity.py). Texts are not truncated (a
+  server rejects what does not fit its context); the empty text is not sent:
+  ``tokens 0``, ``perplexity NaN``.
 """
 
 from __future__ import annotations
@@ -41,7 +59,7 @@ import httpx
 
 from ..config import GenerateConfig
 from ..fetch.http import retry_after_seconds, safe_url
-from .base import Engine, Request, Response, register
+from .base import Engine, PerplexityResult, Request, Response, register
 
 log = logging.getLogger("authbench.engines.openai")
 
@@ -103,6 +121,7 @@ class OpenAICompatEngine(Engine):
                                  f"{key_env!r}, which is not set or empty")
         path = "/chat/completions" if self.prompt_format == "chat" else "/completions"
         self.url = self.base_url + path
+        self.completions_url = self.base_url + "/completions"  # perplexity, whatever the prompt format
         self.waits: list[float] = []  # every backoff wait taken (inspectable in tests)
 
     # --- identity --------------------------------------------------------
@@ -141,8 +160,8 @@ class OpenAICompatEngine(Engine):
             text = text.replace(self._key, "***")
         return text
 
-    def _fail(self, req: Request, reason: str) -> OpenAIEngineError:
-        return OpenAIEngineError(self._scrub(f"request {req.id!r} to {safe_url(self.url)} failed: {reason}"))
+    def _fail(self, req: Request, reason: str, url: str | None = None) -> OpenAIEngineError:
+        return OpenAIEngineError(self._scrub(f"request {req.id!r} to {safe_url(url or self.url)} failed: {reason}"))
 
     def _parse(self, req: Request, data: Any, seconds: float) -> Response:
         try:
@@ -164,14 +183,19 @@ class OpenAICompatEngine(Engine):
             finish_reason=str(choice.get("finish_reason")),
         )
 
-    async def _send(self, client: httpx.AsyncClient, req: Request, config: GenerateConfig) -> Response:
-        body = self.body(req, config)
+    async def _send(self, client: httpx.AsyncClient, req: Request, config: GenerateConfig | None, *,
+                    url: str | None = None, body: dict | None = None, parse=None) -> Any:
+        """POST one request with retries. By default the generation request
+        of ``req``; ``url``/``body``/``parse`` send something else (perplexity)."""
+        url = url or self.url
+        body = self.body(req, config) if body is None else body
+        parse = parse or self._parse
         last = ""
         for attempt in range(self.retries + 1):
             hinted = None
             start = time.perf_counter()
             try:
-                answer = await client.post(self.url, json=body)
+                answer = await client.post(url, json=body)
             except httpx.TimeoutException as err:
                 last = f"timed out after {self.timeout:g} s ({type(err).__name__})"
             except httpx.TransportError as err:
@@ -180,25 +204,26 @@ class OpenAICompatEngine(Engine):
                 seconds = time.perf_counter() - start
                 if 200 <= answer.status_code < 300:
                     try:
-                        return self._parse(req, answer.json(), seconds)
+                        return parse(req, answer.json(), seconds)
                     except ValueError as err:  # unreadable JSON (OpenAIEngineError is no ValueError)
                         last = f"malformed JSON answer ({type(err).__name__})"
                 elif _retryable(answer.status_code):
                     last = f"HTTP {answer.status_code}: {answer.text[:200]}"
                     hinted = retry_after_seconds(answer.headers.get("Retry-After"))
                 else:
-                    raise self._fail(req, f"HTTP {answer.status_code}: {answer.text[:500]}")
+                    raise self._fail(req, f"HTTP {answer.status_code}: {answer.text[:500]}", url)
             if attempt == self.retries:
                 break
             wait = min(hinted if hinted is not None else self.backoff * 2**attempt, self.max_backoff)
             self.waits.append(wait)
-            log.warning("%s", self._scrub(f"request {req.id!r} to {safe_url(self.url)}: {last}; "
+            log.warning("%s", self._scrub(f"request {req.id!r} to {safe_url(url)}: {last}; "
                                           f"retry {attempt + 1}/{self.retries} in {wait:.1f} s"))
             await asyncio.sleep(wait)
-        raise self._fail(req, f"{last} (after {self.retries + 1} attempts)")
+        raise self._fail(req, f"{last} (after {self.retries + 1} attempts)", url)
 
     # --- the batch -------------------------------------------------------
-    async def _run(self, reqs: list[Request], config: GenerateConfig, out: queue.Queue) -> None:
+    async def _run(self, reqs: list[Request], config: GenerateConfig | None, out: queue.Queue, send=None) -> None:
+        send = send or (lambda client, req: self._send(client, req, config))
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
         # trust_env=False: a proxy from the environment must not see the key or the prompts
@@ -211,7 +236,7 @@ class OpenAICompatEngine(Engine):
                     i = state["next"]
                     state["next"] += 1
                     try:
-                        out.put(("ok", i, await self._send(client, reqs[i], config)))
+                        out.put(("ok", i, await send(client, reqs[i])))
                     except OpenAIEngineError as err:
                         state["failed"] = True  # start nothing new; earlier requests finish
                         out.put(("error", i, err))
@@ -236,9 +261,14 @@ class OpenAICompatEngine(Engine):
         reqs = list(requests)
         if not reqs:
             return
+        yield from self._stream(reqs, config)
+
+    def _stream(self, reqs: list[Request], config: GenerateConfig | None, send=None) -> Iterator[Any]:
+        """Run ``reqs`` concurrently (``send(client, req)``, by default the
+        generation request) and yield the answers in request order."""
         out: queue.Queue = queue.Queue()
         loop = asyncio.new_event_loop()
-        task = loop.create_task(self._run(reqs, config, out))
+        task = loop.create_task(self._run(reqs, config, out, send))
         thread = threading.Thread(target=self._drive, args=(loop, task, out), name="openai-engine", daemon=True)
         thread.start()
         done: dict[int, Response] = {}
@@ -273,6 +303,61 @@ class OpenAICompatEngine(Engine):
                 except RuntimeError:  # the loop closed meanwhile
                     pass
             thread.join()
+
+    # --- perplexity ------------------------------------------------------
+    def perplexity_body(self, text: str) -> dict:
+        """The JSON body sent to score ``text`` (see the module docstring)."""
+        body: dict[str, Any] = {"model": self.model, "prompt": text, "echo": True, "logprobs": 0,
+                                "max_tokens": 1, "temperature": 0.0, "n": 1}
+        body.update(self.extra_body)
+        return body
+
+    def _parse_perplexity(self, req: Request, data: Any, seconds: float) -> PerplexityResult:
+        url = self.completions_url
+        try:
+            logprobs = data["choices"][0]["logprobs"]
+            values = list(logprobs["token_logprobs"])
+        except (KeyError, IndexError, TypeError):
+            raise self._fail(req, "answer has no choices[0].logprobs.token_logprobs (does the server support "
+                                  f"echo with logprobs?): {json.dumps(data)[:300]}", url) from None
+        try:
+            usage = data.get("usage") or {}
+            offsets = logprobs.get("text_offset")
+            if usage.get("completion_tokens") is not None:
+                generated = int(usage["completion_tokens"])
+            elif offsets is not None and len(offsets) == len(values):
+                generated = sum(int(o) >= len(req.prompt) for o in offsets)
+            else:
+                raise self._fail(req, "answer has neither usage.completion_tokens nor logprobs.text_offset: "
+                                      "cannot tell the echoed prompt from the generated token", url)
+            if not 0 <= generated <= len(values):
+                raise self._fail(req, f"{generated} generated tokens but {len(values)} token_logprobs", url)
+            scored = [float(v) for v in values[: len(values) - generated] if v is not None]
+        except (AttributeError, TypeError, ValueError) as err:
+            raise self._fail(req, f"unreadable logprobs ({type(err).__name__}: {err}): "
+                                  f"{json.dumps(data)[:300]}", url) from None
+        index = int(req.id.rsplit(":", 1)[1])
+        return PerplexityResult.from_nll(index, len(scored), -sum(scored), seconds)
+
+    def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
+        """See the module docstring."""
+        texts = list(texts)
+        reqs = [Request(f"text:{i}", t, 1) for i, t in enumerate(texts) if t != ""]
+
+        def send(client: httpx.AsyncClient, req: Request):
+            return self._send(client, req, None, url=self.completions_url, body=self.perplexity_body(req.prompt),
+                              parse=self._parse_perplexity)
+
+        answers = self._stream(reqs, None, send) if reqs else iter(())
+        try:
+            for index, text in enumerate(texts):
+                if text == "":
+                    yield PerplexityResult.from_nll(index, 0, 0.0, 0.0)
+                else:
+                    yield next(answers)
+        finally:
+            if reqs:
+                answers.close()  # stops the requests still running when the caller stops early
 
     def close(self) -> None:
         pass  # every generate() opens and closes its own client

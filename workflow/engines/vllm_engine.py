@@ -30,6 +30,20 @@ logit-level decoding of the same shapes) is not used here. The pinned version
 is in ``envs/vllm.yaml``; none of this has run on a GPU in this repository's
 tests (tests/test_engine_vllm.py checks the calls against a stand-in).
 
+Perplexity (:meth:`VllmEngine.perplexity`): all texts in ONE ``LLM.generate``
+call (raw text, never the chat template, whatever ``prompt_format`` says)
+with ``SamplingParams(max_tokens=1, temperature=0, prompt_logprobs=0)``. vLLM
+then returns, per prompt, ``prompt_logprobs``: None for the first prompt token
+(the BOS token where the tokenizer adds one) and for every later position a
+dict token id -> ``Logprob`` that holds at least the prompt token's own
+log-probability (with ``prompt_logprobs=0`` nothing else; the value is looked
+up by the prompt token's id all the same). The negative sum over positions
+1..n-1 is ``nll``, ``tokens = n - 1``. The one generated token is discarded.
+Texts are not truncated: vLLM rejects a prompt longer than ``max_model_len``
+(and the whole call fails). The empty text is not sent (vLLM rejects empty
+prompts): ``tokens 0``, ``perplexity NaN``. ``seconds`` is the batch's wall
+time divided evenly, as for :meth:`VllmEngine.generate`.
+
 vLLM is imported only in :class:`VllmEngine`'s constructor: laptops and CI
 never install it (``pip install -e '.[vllm]'`` or ``envs/vllm.yaml`` on a GPU
 node).
@@ -42,7 +56,7 @@ import time
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..config import GenerateConfig
-from .base import Engine, Request, Response, register
+from .base import Engine, PerplexityResult, Request, Response, register
 
 INSTALL_HINT = (
     "engine 'vllm' needs the vLLM package, which is not installed in this environment. "
@@ -191,6 +205,42 @@ class VllmEngine(Engine):
                 seconds=seconds,
                 finish_reason=str(completion.finish_reason),
             )
+
+    def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
+        """See the module docstring."""
+        texts = list(texts)
+        sent = [i for i, t in enumerate(texts) if t != ""]
+        outputs: list = []
+        seconds = 0.0
+        if sent:
+            params = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
+            start = time.perf_counter()
+            outputs = list(self.llm.generate([texts[i] for i in sent], sampling_params=params, use_tqdm=True))
+            seconds = (time.perf_counter() - start) / len(sent)
+            if len(outputs) != len(sent):
+                raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(sent)} prompts")
+        by_index = dict(zip(sent, outputs))
+        for index in range(len(texts)):
+            if index not in by_index:
+                yield PerplexityResult.from_nll(index, 0, 0.0, 0.0)
+                continue
+            out = by_index[index]
+            ids = list(out.prompt_token_ids or [])
+            logprobs = out.prompt_logprobs
+            if logprobs is None or len(logprobs) != len(ids):
+                raise RuntimeError(
+                    f"vLLM returned no prompt logprobs for text {index} (prompt_logprobs="
+                    f"{'None' if logprobs is None else f'{len(logprobs)} entries for {len(ids)} tokens'}); "
+                    "this vLLM version may not support SamplingParams(prompt_logprobs=0)"
+                )
+            nll = 0.0
+            for pos in range(1, len(ids)):
+                entry = logprobs[pos]
+                if entry is None or ids[pos] not in entry:
+                    raise RuntimeError(f"vLLM's prompt logprobs for text {index} lack token {ids[pos]} "
+                                       f"at position {pos}")
+                nll -= float(entry[ids[pos]].logprob)
+            yield PerplexityResult.from_nll(index, max(0, len(ids) - 1), nll, seconds)
 
     def close(self) -> None:
         self.llm = None

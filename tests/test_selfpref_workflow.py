@@ -1,0 +1,135 @@
+"""Integration: the self-preference branch of the real workflow, real embedded
+model, real NQ passages (tiny counts)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "gemma3-270m"
+TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
+          "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
+          "table_knowledge_breakdown"]
+
+pytestmark = pytest.mark.integration
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(workdir / "config.yaml"), *args],
+        capture_output=True, text=True, env=env, timeout=1800,
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("selfpref")
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["prompts"] = str(ROOT / "resources" / "prompts")
+    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
+    cfg["benchmarks"] = ["selfpref"]
+    sp = cfg["selfpref"]
+    for source in sp["datasets"]["nq"]["sources"]:
+        source["file"] = str(ROOT / source["file"])
+    sp["datasets"]["nq"]["knowledge"] = {a: str(ROOT / p) for a, p in sp["datasets"]["nq"]["knowledge"].items()}
+    sp.update(items=2, style_items=1)
+    sp["knowledge"]["tries"] = 2
+    sp["compare"]["generate"]["max_tokens"] = 12
+    sp["generate"].update(items=1, kinds=["rewrite", "false_answer"], generate={"max_tokens": 48})
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return work
+
+
+def jsonl(path):
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def read_tsv(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def test_every_table_and_figure(run):
+    report = run / "results" / "selfpref" / "nq" / "report"
+    for stem in TABLES:
+        for ext in ("csv", "md", "tex"):
+            assert (report / "tables" / f"{stem}.{ext}").stat().st_size > 0, stem
+    assert (report / "figures" / "fig3_heatmaps.png").read_bytes()[:4] == b"\x89PNG"
+    assert read_tsv(report / "rates.tsv")
+
+
+def test_shipped_knowledge_is_rederived_exactly(run):
+    check = {r["what"]: r["value"] for r in read_tsv(run / "results/selfpref/nq/knowledge/gpt35_check.tsv")}
+    assert check["level_mismatches_vs_file"] == "0"
+    assert json.loads(check["distribution_derived"]) == [356, 97, 51, 56, 89, 351]
+
+
+def test_cells_cover_the_design(run):
+    cells = run / "results" / "selfpref" / "nq" / "cells" / MODEL
+    sample = json.loads((run / "results/selfpref/nq/sample.json").read_text())
+    assert len(sample["main"]) == 2 and len(sample["style"]) == 1
+    rerank = jsonl(cells / "rerank" / "rag" / "judgments.jsonl")
+    authors = {r["author"] for r in rerank}
+    assert {"human", "gpt35", "llama"} <= authors
+    assert all(r["status"] == "ok" and 1 <= r["score"] <= 5 for r in rerank)  # constrained ###n***
+    gen = jsonl(cells / "generation" / "main" / "judgments.jsonl")
+    # self (gpt35) vs human and vs llama, 4 factuality combinations, 2 orders, 2 questions
+    assert len(gen) == 2 * 2 * 4 * 2
+    assert {(r["self_factual"], r["other_factual"]) for r in gen} == {(True, True), (True, False), (False, True),
+                                                                      (False, False)}
+    assert {r["method"] for r in gen if r["chosen"]} <= {"substring", "index"}
+    knowledge = jsonl(cells / "knowledge" / "levels.jsonl")
+    assert len(knowledge) == 2 and all(0 <= k["level"] <= 2 for k in knowledge)
+    manifest = json.loads((cells / "knowledge" / "manifest.json").read_text())
+    assert manifest["n_calls"] == 4 and manifest["tries"] == 2
+
+
+def test_rerun_is_free(run):
+    proc = snakemake(run, "-n", "--cores", "2")
+    assert proc.returncode == 0 and "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_own_dataset_overlay_needs_no_code(tmp_path):
+    """examples/own_selfpref.yaml: a file in another schema, read through its
+    mapping alone; the demo's nq dataset is left out (null)."""
+    import shutil
+
+    from dryrun import job_counts
+
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["prompts"] = str(ROOT / "resources" / "prompts")
+    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    overlay = ["--configfile", str(tmp_path / "config.yaml"), str(ROOT / "examples" / "own_selfpref.yaml")]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
+                               str(tmp_path), *overlay, "--cores", "1", *args],
+                              capture_output=True, text=True, env=env, timeout=600)
+
+    plan = run("-n")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    jobs = job_counts(plan.stdout + plan.stderr)
+    assert jobs["selfpref_import"] == 1 and jobs["selfpref_rerank"] == 2 and jobs["selfpref_compare"] == 2
+    assert "selfpref_shipped_knowledge" not in jobs and "selfpref_generate" not in jobs
+    assert "judge_cell" not in jobs and "/selfpref/nq/" not in plan.stdout
+    proc = run("results/own_selfpref/selfpref/mine/imported.jsonl")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    folder = tmp_path / "results/own_selfpref/selfpref/mine"
+    passages = jsonl(folder / "imported.jsonl")
+    # 12 records x (human, llama3) x (true, false made by substitution)
+    assert len(passages) == 48 and {p["author"] for p in passages} == {"human", "llama3"}
+    assert sum(int(r["count"]) for r in read_tsv(folder / "drops.tsv")) == 0
+    assert len(jsonl(folder / "questions.jsonl")) == 12

@@ -1,0 +1,1 @@
+"""The RAG self-preference study (Chen et al.): do LLM judges prefer passages they wrote?"""
