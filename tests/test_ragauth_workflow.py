@@ -2,17 +2,14 @@
 model, on the TEST FIXTURE tests/fixtures/ragauth/ (hand-written in Figure 5's
 format; its numbers only show that the branch runs and are never results)."""
 
-import csv
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from dryrun import job_counts
+from wfrun import jsonl, read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
@@ -22,13 +19,6 @@ STRATEGIES = ["no_filter", "relevance", "utility", "authority", "pagerank_oracle
 pytestmark = pytest.mark.integration
 
 
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(workdir / "config.yaml"), *args],
-        capture_output=True, text=True, env=env, timeout=1800,
-    )
 
 
 def rag_config(work: Path, source) -> dict:
@@ -49,13 +39,6 @@ def run(tmp_path_factory):
     return work
 
 
-def read_tsv(path):
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def jsonl(path):
-    return [json.loads(line) for line in Path(path).read_text().splitlines()]
 
 
 def cell(run, *parts):

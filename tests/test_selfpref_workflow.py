@@ -1,15 +1,14 @@
 """Integration: the self-preference branch of the real workflow, real embedded
 model, real NQ passages (tiny counts)."""
 
-import csv
 import json
-import os
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+from dryrun import job_counts
+from wfrun import jsonl, read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
@@ -18,15 +17,6 @@ TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_
           "table_knowledge_breakdown"]
 
 pytestmark = pytest.mark.integration
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(workdir / "config.yaml"), *args],
-        capture_output=True, text=True, env=env, timeout=1800,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +40,6 @@ def run(tmp_path_factory):
     return work
 
 
-def jsonl(path):
-    return [json.loads(line) for line in Path(path).read_text().splitlines()]
-
-
-def read_tsv(path):
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
 
 
 def test_every_table_and_figure(run):
@@ -102,22 +85,15 @@ def test_rerun_is_free(run):
 def test_own_dataset_overlay_needs_no_code(tmp_path):
     """examples/own_selfpref.yaml: a file in another schema, read through its
     mapping alone; the demo's nq dataset is left out (null)."""
-    import shutil
-
-    from dryrun import job_counts
-
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
-    overlay = ["--configfile", str(tmp_path / "config.yaml"), str(ROOT / "examples" / "own_selfpref.yaml")]
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
-                               str(tmp_path), *overlay, "--cores", "1", *args],
-                              capture_output=True, text=True, env=env, timeout=600)
+        return snakemake(tmp_path, "--cores", "1", *args, overlays=[ROOT / "examples" / "own_selfpref.yaml"],
+                         timeout=600)
 
     plan = run("-n")
     assert plan.returncode == 0, plan.stderr[-3000:]

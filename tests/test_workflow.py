@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from dryrun import job_counts
+from wfrun import read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
@@ -19,13 +20,6 @@ MODEL = "gemma3-270m"
 pytestmark = pytest.mark.integration
 
 
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(workdir / "config.yaml"), *args],
-        capture_output=True, text=True, env=env, timeout=1800,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +40,6 @@ def run(tmp_path_factory):
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work
 
-
-def read_tsv(path):
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
 
 
 def test_all_outputs_with_real_model(run):

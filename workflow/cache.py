@@ -28,7 +28,7 @@ import uuid
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from .config import GenerateConfig
 
@@ -84,6 +84,15 @@ class ResponseCache:
         except (FileNotFoundError, ValueError):
             return None
         return record if isinstance(record, dict) and record.get("key") == key else None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
+        """The stored records of ``keys`` (each looked up once), by key."""
+        found = {}
+        for key in dict.fromkeys(keys):
+            hit = self.get(key)
+            if hit is not None:
+                found[key] = hit
+        return found
 
     def put(self, key: str, record: Mapping) -> None:
         final = self.path(key)

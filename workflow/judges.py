@@ -115,12 +115,7 @@ def run_cell(
         request_key(model or {}, config, r.prompt, r.max_tokens, r.grammar, r.slots) if cache is not None else r.id
         for r in reqs
     ]
-    records: dict[str, dict] = {}
-    if cache is not None:
-        for key in dict.fromkeys(keys):
-            hit = cache.get(key)
-            if hit is not None:
-                records[key] = hit
+    records: dict[str, dict] = cache.get_many(keys) if cache is not None else {}
     cached_keys = set(records)
     todo_first = {}
     for i, key in enumerate(keys):

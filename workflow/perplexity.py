@@ -92,12 +92,7 @@ def score_texts(
     if cache is not None and model_identity is None:
         raise ValueError("score_texts needs the model identity to key the cache")
     keys = [perplexity_key(model_identity, t) if cache is not None else t for t in texts]
-    records: dict[str, dict] = {}
-    if cache is not None:
-        for key in dict.fromkeys(keys):
-            hit = cache.get(key)
-            if hit is not None:
-                records[key] = hit
+    records: dict[str, dict] = cache.get_many(keys) if cache is not None else {}
     hits = len(records)
     todo: dict[str, str] = {}  # key -> text, first occurrence order
     for key, text in zip(keys, texts):

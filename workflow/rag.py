@@ -39,7 +39,7 @@ from .domains import registered_domain
 from .evaluate import tld_prior_score
 from .parse import parse_yes_no
 from .prompts import TemplateError, read_template_file
-from .records import InputError, read_utf8
+from .records import InputError, read_json_records
 
 NO_FILTER = "no_filter"
 LLM_STRATEGIES = ("relevance", "utility", "authority")
@@ -71,26 +71,6 @@ def topic_of(record: Mapping, topics: Mapping[str, str] | None) -> str | None:
     return (topics or {}).get(prefix)
 
 
-def _records(path: Path) -> list[tuple[str, object]]:
-    """(where, record) pairs from a JSON list or a JSON-lines file."""
-    text = read_utf8(path, "a RAGAuth file: a JSON list or JSON lines of question records")
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
-        return [(f"record {i}", rec) for i, rec in enumerate(data)]
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append((f"line {n}", json.loads(line)))
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {n}, column {err.colno}: not valid JSON ({err.msg})") from None
-    return out
-
-
 def _pagerank(value: object) -> int | None:
     if value is None:
         return None
@@ -118,7 +98,7 @@ def load_ragauth(path: str | Path, topics: Mapping[str, str] | None = None) -> l
     path = Path(path)
     out: list[dict] = []
     seen: dict[str, str] = {}
-    for where, rec in _records(path):
+    for where, rec in read_json_records(path, "a RAGAuth file: a JSON list or JSON lines of question records"):
         def fail(field: str, expected: str, got: object = None) -> InputError:
             qid = rec.get("qid") if isinstance(rec, dict) else None
             who = f"{where}" + (f" (qid {qid})" if qid else "")

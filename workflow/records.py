@@ -35,6 +35,28 @@ def read_utf8(path: str | Path, expected: str) -> str:
         ) from None
 
 
+def read_json_records(path: str | Path, expected: str) -> list[tuple[str, object]]:
+    """(where, record) pairs of a JSON list (``record <i>``) or a JSON-lines
+    file (``line <n>``, blank lines skipped); invalid JSON is an
+    :class:`InputError` naming the file, line and column."""
+    text = read_utf8(path, expected)
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
+        return [(f"record {i}", rec) for i, rec in enumerate(data)]
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((f"line {n}", json.loads(line)))
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}: line {n}, column {err.colno}: not valid JSON ({err.msg})") from None
+    return out
+
+
 def write_jsonl(rows: Iterable[Mapping], path: str | Path) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for row in rows:

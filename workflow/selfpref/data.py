@@ -45,7 +45,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from ..records import InputError, read_utf8
+from ..records import InputError, read_json_records
 
 VARIANTS = ("normal", "long", "qa")
 DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted", "no_false_answer", "false_answer_is_gold", "duplicate")
@@ -56,23 +56,8 @@ def _clean(text: str) -> str:
 
 
 def read_records(path: str | Path) -> list[tuple[str, dict]]:
-    """(where, record) of a JSON list or JSON-lines file."""
-    path = Path(path)
-    text = read_utf8(path, "a JSON list or JSON lines of records")
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
-        records = [(f"record {i}", r) for i, r in enumerate(data)]
-    else:
-        records = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append((f"line {n}", json.loads(line)))
-                except json.JSONDecodeError as err:
-                    raise InputError(f"{path}: line {n}, column {err.colno}: not valid JSON ({err.msg})") from None
+    """(where, record) of a JSON list or JSON-lines file; every record an object."""
+    records = read_json_records(path, "a JSON list or JSON lines of records")
     for where, rec in records:
         if not isinstance(rec, dict):
             raise InputError(f"{path}: {where}: expected a JSON object")
