@@ -29,6 +29,9 @@ RAG = rag_plan(config, os.path.exists)
 SELFPREF = selfpref_plan(config)
 if RAG.note:
     logger.info(RAG.note)
+if SELFPREF.evaluators:
+    logger.info("Self-preference: each evaluator's own passages are those of its 'self' author (selfpref.self): "
+                + ", ".join(f"{m} -> {config['selfpref']['self'][m]}" for m in SELFPREF.evaluators))
 
 
 wildcard_constraints:

@@ -80,6 +80,8 @@ def test_cells_cover_the_design(run):
 def test_rerun_is_free(run):
     proc = snakemake(run, "-n", "--cores", "2")
     assert proc.returncode == 0 and "Nothing to be done" in proc.stdout + proc.stderr
+    # the run says which passages count as the evaluator's own
+    assert "(selfpref.self): gemma3-270m -> gpt35" in proc.stdout + proc.stderr
 
 
 def test_own_dataset_overlay_needs_no_code(tmp_path):
