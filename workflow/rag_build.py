@@ -90,7 +90,7 @@ from typing import Any
 from .domains import registered_domain
 from .fetch.pagerank import PAGERANK_COLUMNS
 from .rag import MAX_DOCS, MAX_PAGERANK, normalise_gold
-from .records import InputError, read_utf8, write_drop_table
+from .records import InputError, csv_records, read_utf8, write_drop_table
 
 QUESTION_COLUMNS = ("qid", "question", "answer")
 QUESTION_OPTIONAL = ("topic", "language")
@@ -146,15 +146,7 @@ def _records(path: Path, text: str, fmt: str) -> Iterator[tuple[int, list[str]]]
             if line.strip():
                 yield number, line.split("\t")
         return
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    while True:
-        start = reader.line_num + 1
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as err:
-            raise InputError(f"{path}: line {reader.line_num}: unreadable CSV ({err})") from None
+    for start, _end, fields in csv_records(io.StringIO(text, newline=""), path):
         if any(cell.strip() for cell in fields):
             yield start, fields
 

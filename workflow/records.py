@@ -7,7 +7,7 @@ import csv
 import dataclasses
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence, TypeVar
+from typing import Iterable, Iterator, Mapping, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -55,6 +55,22 @@ def read_json_records(path: str | Path, expected: str) -> list[tuple[str, object
         except json.JSONDecodeError as err:
             raise InputError(f"{path}: line {n}, column {err.colno}: not valid JSON ({err.msg})") from None
     return out
+
+
+def csv_records(lines: Iterable[str], path: str | Path) -> Iterator[tuple[int, int, list[str]]]:
+    """(first line, last line, fields) of each CSV record of ``lines`` (a
+    record may span lines inside quotes); a malformed record is an
+    :class:`InputError` naming the file and line."""
+    reader = csv.reader(lines, strict=True)
+    while True:
+        start = reader.line_num + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            raise InputError(f"{path}: line {reader.line_num}: unreadable CSV ({err})") from None
+        yield start, reader.line_num, fields
 
 
 def write_jsonl(rows: Iterable[Mapping], path: str | Path) -> None:

@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..domains import registered_domain
-from ..records import InputError
+from ..records import InputError, csv_records
 
 FORMATS = ("lines", "tsv", "csv")
 DROP_REASONS = ("blank", "comment", "empty_cell", "unparsable_url", "ip_host", "no_registered_domain")
@@ -132,16 +132,9 @@ def _records(path: Path, fmt: str) -> Iterator[tuple[int, list[str]]]:
             text = line.rstrip("\r\n")
             yield number, (text.split("\t") if text.strip() else [])
         return
-    reader = csv.reader((line for _number, line in _lines(path)), strict=True)
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as err:
-            raise InputError(f"{path}: line {reader.line_num}: unreadable CSV ({err})") from None
+    for _start, end, fields in csv_records((line for _number, line in _lines(path)), path):
         blank = len(fields) <= 1 and not "".join(fields).strip()
-        yield reader.line_num, ([] if blank else fields)
+        yield end, ([] if blank else fields)
 
 
 def _ingest_table(path: Path, fmt: str, url_columns: Sequence[str], tally: _Tally) -> None:
