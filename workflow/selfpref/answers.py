@@ -105,6 +105,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from ..parse import _to_text as _text
 from ..parse import normalise
 from ..records import InputError, read_utf8
 
@@ -140,16 +141,6 @@ ATTRIBUTION_STATUSES = (
 )
 
 _SPLIT = re.compile(r"\s|(?<!\d)[,.](?!\d)")
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).decode("utf-8", "replace")
-    return str(value)
 
 
 # --------------------------------------------------------------------------

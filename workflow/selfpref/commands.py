@@ -147,7 +147,12 @@ def cmd_shipped_knowledge(args, params) -> None:
                {"what": "questions_with_extra_tries", "value": len(derived["grouping"]["extra_tries"])},
                {"what": "level_mismatches_vs_file", "value": "NA" if mismatches is None else len(mismatches)},
                {"what": "distribution_derived", "value": json.dumps(derived["distribution"])},
-               {"what": "distribution_in_file", "value": json.dumps(derived["stored_distribution"])}],
+               {"what": "distribution_in_file", "value": json.dumps(derived["stored_distribution"])},
+               {"what": "records_whose_stored_word_sets_equal_ours",
+                "value": "NA" if derived["stored_sets_consistent"] is None else derived["stored_sets_consistent"]},
+               {"what": "level_mismatches_from_stored_word_sets",
+                "value": "NA" if derived["levels_from_stored_sets"] is None else
+                sum(a != b for a, b in zip(derived["levels_from_stored_sets"], derived["levels"]))}],
               args.check, ["what", "value"])
     if mismatches or (derived["stored_distribution"] is not None
                       and list(derived["distribution"]) != list(derived["stored_distribution"])):
@@ -160,14 +165,15 @@ def cmd_perplexity(args, params) -> None:
     from ..engines.base import create_engine
     from ..perplexity import perplexity_identity, score_texts
 
-    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal"]
+    # Table 1 reports the normal TRUE passages only: nothing else is scored
+    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"]]
     model_cfg = params["model"]
     cache = ResponseCache(params["cache"]) if params.get("cache") else None
     rows, stats = score_texts([{"id": p["pid"], "text": p["text"]} for p in passages],
                               lambda: create_engine(model_cfg, args.model_file), perplexity_identity(model_cfg), cache)
     by_id = _index(passages)
     out = [{"pid": r["id"], "author": by_id[r["id"]]["author"], "variant": "normal",
-            "factual": by_id[r["id"]]["factual"], "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]
+            "factual": True, "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]
     _cli()._mkparent(args.out, args.manifest)
     write_jsonl(out, args.out)
     Path(args.manifest).write_text(json.dumps({"cell": params["cell"], "model": perplexity_identity(model_cfg),

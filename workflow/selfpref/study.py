@@ -255,6 +255,6 @@ def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passa
         rows.append({"request_id": r["request_id"], "qid": c["qid"], "evaluator": evaluator,
                      "self_author": c["self_author"], "other_author": c["other_author"],
                      "self_factual": c["self_factual"], "other_factual": c["other_factual"], "order": c["order"],
-                     "variant": c["variant"], "text": text, "chosen": chosen, "method": att.method,
+                     "variant": c["variant"], "answer": att.answer, "stated": att.stated, "chosen": chosen, "method": att.method,
                      "status": att.status, "knowledge": (knowledge or {}).get(c["qid"])})
     return rows
