@@ -5,7 +5,7 @@ prompts) and times, in one process with the same model file:
 
 * overhead -- ``direct/free``: a bare loop over ``llama_cpp.Llama.create_completion``
   with each prompt's token budget, vs ``workflow/free``: the same prompts through
-  ``authbench.judges.run_cell`` and the ``llamacpp`` engine (request objects,
+  ``authbench.llm.runner.run_cell`` and the ``llamacpp`` engine (request objects,
   progress bar, response records). Same decoding, so the difference is the
   workflow's overhead. Target: <= 10 %.
 * order -- each of those in the sampled order ("given") and sorted so that
@@ -34,10 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def build_requests(judge: str, setting: str, limit: int):
     from authbench.config import load_config
-    from authbench.domains import build_domains
-    from authbench.judges import build_requests as build
-    from authbench.prompts import load_template
-    from authbench.sampling import sample_all
+    from authbench.studies.authority.domains import build_domains
+    from authbench.studies.authority.requests import build_requests as build
+    from authbench.studies.authority.prompts import load_template
+    from authbench.studies.authority.sampling import sample_all
 
     cfg = load_config(ROOT / "config.yaml")
     dom = cfg["domainauth"]
@@ -49,7 +49,7 @@ def build_requests(judge: str, setting: str, limit: int):
 
 def direct(llm, llama_cpp, requests, order, gbnf: bool, max_tokens: int):
     """The bare loop: what the workflow's free path does, minus the workflow."""
-    from authbench.grammars import grammar_for, token_budget
+    from authbench.llm.grammars import grammar_for, token_budget
 
     grammars = {}
     tokens = 0
@@ -70,7 +70,7 @@ def direct(llm, llama_cpp, requests, order, gbnf: bool, max_tokens: int):
 
 def via_workflow(engine, requests, order_name, constrained: bool, max_tokens: int):
     from authbench.config import GenerateConfig
-    from authbench.judges import run_cell
+    from authbench.llm.runner import run_cell
 
     start = time.perf_counter()
     responses, _ = run_cell(requests, engine, GenerateConfig(max_tokens=max_tokens), constrained=constrained,
@@ -92,8 +92,8 @@ def main() -> int:
 
     import llama_cpp
 
-    from authbench.engines.base import Request, prefix_order
-    from authbench.engines.llamacpp import LlamaCppEngine, resolve_model
+    from authbench.llm.engines.base import Request, prefix_order
+    from authbench.llm.engines.llamacpp import LlamaCppEngine, resolve_model
 
     cfg, requests = build_requests(args.judge, args.setting, args.limit)
     model_cfg = {**cfg["models"]["gemma3-270m"], "threads": args.threads}

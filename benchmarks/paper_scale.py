@@ -10,7 +10,7 @@ Prints, as Markdown tables to paste into README:
    with the package's own code on the real data in resources/ (the same
    ``build_domains``/``sample_all``/``build_entities``/``sample_lists``/
    ``add_anchors`` calls and seeds as the workflow's rules, then
-   ``authbench.judges.build_requests`` per cell): total prompts vs unique
+   ``authbench.llm.runner.build_requests`` per cell): total prompts vs unique
    prompts, unique = distinct (model, prompt, max_tokens, grammar) -- what
    the content-addressed response cache computes once (e.g. PointJudge cells
    of different settings ask about the same domains);
@@ -114,9 +114,9 @@ def stand_in_texts(domains, max_words: int) -> dict[str, str]:
 def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
     """benchmark dataset -> setting -> instances, as the workflow's rules build them."""
     from authbench.config import entity_datasets
-    from authbench.domains import build_domains
-    from authbench.entities import build_entities, entity_item
-    from authbench.sampling import add_anchors, sample_all, sample_lists
+    from authbench.studies.authority.domains import build_domains
+    from authbench.studies.authority.entities import build_entities, entity_item
+    from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
 
     seed = config["seed"]
     out = {}
@@ -154,9 +154,9 @@ def count_prompts(config: dict) -> dict:
     is rendered once; its token budgets do (generate.max_tokens), so unique
     prompts are counted per budget cap (models with the same cap share a set)."""
     from authbench.config import GenerateConfig, active_models, cells
-    from authbench.grammars import max_tokens_for, token_budget
-    from authbench.judges import build_requests
-    from authbench.prompts import load_template
+    from authbench.llm.grammars import max_tokens_for, token_budget
+    from authbench.studies.authority.requests import build_requests
+    from authbench.studies.authority.prompts import load_template
 
     constrained = config["constrained_decoding"]
     instances = instance_sets(config)
@@ -165,7 +165,7 @@ def count_prompts(config: dict) -> dict:
     grid = cells(config)
     models_of: dict[tuple, list[str]] = defaultdict(list)
     for cell in grid:
-        models_of[(cell.benchmark, cell.judge, cell.context, cell.setting)].append(cell.model)
+        models_of[(cell.dataset, cell.judge, cell.context, cell.setting)].append(cell.model)
     stats = {m: Counter() for m in models}
     seen: dict[int, dict[tuple, None]] = defaultdict(dict)  # cap -> unique keys (insertion-ordered set)
     unique_by_cap: dict[int, Counter] = defaultdict(Counter)

@@ -1,4 +1,7 @@
-# Config validation, the cell grid and every input/params function.
+# Config validation, the plans of every study, wildcard constraints and every
+# input/params function. Policy (which files a config produces, which
+# baselines run, whose passages are "other") is decided in the Python package
+# (authbench.config and authbench.studies.*.outputs); this file only wires.
 # Never `import workflow` here: that name is Snakemake's workflow object.
 import json
 import os
@@ -7,8 +10,14 @@ import re
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, active_models, check_config, cells as config_cells, entity_datasets, rag_plan, selfpref_plan
+from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_renamed
+from authbench.config import entity_datasets, rag_plan, selfpref_plan
+from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files
+from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
+from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
+from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
 
+check_renamed(config)
 validate(config, str(SCHEMA_PATH))
 check_config(config)
 
@@ -16,13 +25,16 @@ R = config["results"]
 PROMPTS = config["prompts"]
 DA = f"{R}/domainauth"
 EA = f"{R}/entityauth"
-# {bench} is a benchmark dataset: "domainauth" or "entityauth/<name>".
-CELL = f"{R}/{{bench}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
+RA = f"{R}/ragauth"
+SP = f"{R}/selfpref/{{spds}}"
+FR = f"{R}/fetch"
+FETCH = config.get("fetch", {})
+# {dataset} is an AuthorityBench dataset: "domainauth" or "entityauth/<entity_set>".
+CELL = f"{R}/{{dataset}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
 MODELS = active_models(config)
-ENTITY_BENCHES = entity_datasets(config)
-BENCHMARKS = config["benchmarks"]
-RA = f"{R}/ragauth"
+ENTITY_DATASETS = entity_datasets(config)
+STUDIES = config["studies"]
 # RAGAuth runs when its file exists (or is built from the researcher's own data);
 # otherwise it is left out of `all`, and the run log says why.
 RAG = rag_plan(config, os.path.exists)
@@ -35,8 +47,8 @@ if SELFPREF.evaluators:
 
 
 wildcard_constraints:
-    bench="domainauth|entityauth/[a-z0-9_]+",
-    dataset="[a-z0-9_]+",
+    dataset="domainauth|entityauth/[a-z0-9_]+",
+    entity_set="[a-z0-9_]+",
     model="|".join(re.escape(m) for m in sorted(MODELS)),
     judge="point|list_rank|list_score|pair_rank|pair_score",
     context="wo_text|w_text",
@@ -53,31 +65,24 @@ def model_config(wildcards):
     return MODELS[wildcards.model]
 
 
-# Resources of every job that runs a model, from the model's config (schema:
-# gpus, mem_mb, runtime in minutes). On Slurm, gpu=N becomes `sbatch --gpus=N`
-# (none when 0); CPU rules ask for no GPU. Locally these are only bookkeeping.
-def model_mem_mb(wildcards):
-    return model_config(wildcards).get("mem_mb", 4000)
-
-
-def model_runtime(wildcards):
-    return model_config(wildcards).get("runtime", 120)
-
-
-def model_gpus(wildcards):
-    return model_config(wildcards).get("gpus", 0)
-
-
+# Threads and resources of every job that runs a model, from the model's config
+# (schema: threads, gpus, mem_mb, runtime in minutes): `threads: model_threads`
+# and `resources: **MODEL_RESOURCES` in each such rule. On Slurm, gpu=N becomes
+# `sbatch --gpus=N` (none when 0); CPU rules ask for no GPU. Locally these are
+# only bookkeeping.
 def model_threads(wildcards):
     return model_config(wildcards).get("threads", 2)
 
 
+MODEL_RESOURCES = {
+    "mem_mb": lambda wildcards: model_config(wildcards).get("mem_mb", 4000),
+    "runtime": lambda wildcards: model_config(wildcards).get("runtime", 120),
+    "gpu": lambda wildcards: model_config(wildcards).get("gpus", 0),
+}
+
+
 def model_file_arg(wildcards, input):
     return f"--model-file {input.model}" if input.model else ""
-
-
-def entity_config(name):
-    return config["entityauth"]["datasets"][name]
 
 
 def get_model_file(wildcards):
@@ -95,7 +100,27 @@ def get_assemble_params(wildcards):
     return _json({"model": model_config(wildcards)["model"]})
 
 
-# --- datasets ---------------------------------------------------------------
+def _model_params(wildcards):
+    return {k: v for k, v in model_config(wildcards).items() if k != "threads"}
+
+
+# --- fetchers -------------------------------------------------------------------
+
+def fetch_params(section, **extra):
+    keep = {k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")}
+    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
+
+
+def get_sitelinks_params(wildcards):
+    spec = FETCH["wikidata"]["datasets"][wildcards.entity_set]
+    return fetch_params("wikidata", question_pattern=spec.get("question_pattern"))
+
+
+# --- AuthorityBench datasets ------------------------------------------------------
+
+def entity_config(name):
+    return config["entityauth"]["datasets"][name]
+
 
 def get_build_params(wildcards):
     keys = ("status_filter", "text", "text_max_words", "categories")
@@ -112,37 +137,33 @@ def get_sample_params(wildcards):
 
 
 def get_entity_source(wildcards):
-    return entity_config(wildcards.dataset)["source"]
+    return entity_config(wildcards.entity_set)["source"]
 
 
 def get_entity_build_params(wildcards):
-    return _json({"dataset": wildcards.dataset, "corpus": entity_config(wildcards.dataset).get("corpus"),
+    return _json({"dataset": wildcards.entity_set, "corpus": entity_config(wildcards.entity_set).get("corpus"),
                   "seed": config["seed"]})
 
 
 def get_entity_sample_params(wildcards):
     ea = config["entityauth"]
-    return _json({"dataset": wildcards.dataset, "lists": ea["lists"], "anchors": ea["anchors"], "seed": config["seed"]})
+    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"], "seed": config["seed"]})
 
 
-# --- cells -------------------------------------------------------------------
+# --- AuthorityBench cells ---------------------------------------------------------
 
 def get_template(wildcards):
-    if wildcards.bench == "domainauth":
+    if wildcards.dataset == "domainauth":
         return f"{PROMPTS}/domainauth/{wildcards.judge}_{wildcards.context}.yaml"
-    name = wildcards.bench.split("/", 1)[1]
+    name = wildcards.dataset.split("/", 1)[1]
     folder = entity_config(name).get("prompts", name)
     return f"{PROMPTS}/entityauth/{folder}/{wildcards.judge}_{wildcards.context}.yaml"
-
-
-def _cell_id(wildcards):
-    return f"{wildcards.bench}/{wildcards.model}/{wildcards.judge}/{wildcards.context}/{wildcards.setting}"
 
 
 def get_judge_params(wildcards):
     return _json(
         {
-            "cell": _cell_id(wildcards),
+            "cell": f"{wildcards.dataset}/{wildcards.model}/{wildcards.judge}/{wildcards.context}/{wildcards.setting}",
             "judge": wildcards.judge,
             "context": wildcards.context,
             "setting": wildcards.setting,
@@ -154,51 +175,72 @@ def get_judge_params(wildcards):
     )
 
 
-def _model_params(wildcards):
-    return {k: v for k, v in model_config(wildcards).items() if k != "threads"}
-
-
-def _scales(bench, setting):
-    """Label scales a cell's judgments are scored against (evaluate.evaluate_cell)."""
-    return ["fine", "coarse"] if bench.startswith("entityauth/") else [setting]
-
-
 def get_cell_identity(wildcards):
-    return _json(
-        {
-            "benchmark": wildcards.bench,
-            "model": wildcards.model,
-            "judge": wildcards.judge,
-            "context": wildcards.context,
-            "setting": wildcards.setting,
-            "scales": _scales(wildcards.bench, wildcards.setting),
-        }
-    )
+    return _json({k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")})
+
+
+def _baselines(wildcards):
+    return baseline_plan(config, wildcards.dataset)
 
 
 def get_baseline_instances(wildcards):
-    settings = ["fine"] if wildcards.bench.startswith("entityauth/") else ["fine", "coarse", "pairs"]
-    return [f"{R}/{wildcards.bench}/instances/{s}.jsonl" for s in settings]
+    return [f"{R}/{wildcards.dataset}/instances/{s}.jsonl" for s in _baselines(wildcards)["instance_sets"]]
 
 
 def get_baseline_params(wildcards):
-    if wildcards.bench.startswith("entityauth/"):
-        evaluations = [["fine", "fine"], ["fine", "coarse"]]
-        contexts = ["wo_text"]
-        # tld_prior scores a domain by its public suffix: DomainAuth only
-        baselines = {k: v for k, v in config["baselines"].items() if k != "tld_prior"}
-    else:
-        evaluations = [[s, s] for s in config["settings"] if s != "bias"]
-        contexts = config["contexts"]
-        baselines = config["baselines"]
-    return _json({"benchmark": wildcards.bench, "seed": config["seed"], "baselines": baselines,
-                  "evaluations": evaluations, "contexts": contexts})
+    return _json({"dataset": wildcards.dataset, "seed": config["seed"], **_baselines(wildcards)})
 
 
-# --- RAGAuth -------------------------------------------------------------------
+def _cell_files(cells, name):
+    return [f"{R}/{c.dataset}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/{name}" for c in cells]
+
+
+def get_domain_metrics(wildcards):
+    return _cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
+
+
+def get_domain_manifests(wildcards):
+    return _cell_files((c for c in CELLS if c.dataset == "domainauth"), "manifest.json")
+
+
+def get_point_predictions(wildcards):
+    bias = (c for c in CELLS if c.dataset == "domainauth" and c.judge == "point" and c.setting == "bias")
+    return _cell_files(bias, "predictions.tsv")
+
+
+def get_domain_report_params(wildcards):
+    return _json({"settings": config["settings"], "judges": config["judges"],
+                  "category_order": list(config["domainauth"]["categories"])})
+
+
+def get_entity_report_inputs(wildcards):
+    entity_cells = [c for c in CELLS if c.dataset.startswith("entityauth/")]
+    return {
+        "metrics": _cell_files(entity_cells, "metrics.tsv"),
+        "baselines": [f"{R}/{d}/baselines/metrics.tsv" for d in ENTITY_DATASETS],
+        "labels": [f"{R}/{d}/labels.tsv" for d in ENTITY_DATASETS],
+        "reuse": [f"{R}/{d}/instances/reuse.tsv" for d in ENTITY_DATASETS],
+        "manifests": _cell_files(entity_cells, "manifest.json"),
+    }
+
+
+def get_entity_report_params(wildcards):
+    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"]})
+
+
+# --- RAGAuth ----------------------------------------------------------------------
 
 def get_rag_dataset_params(wildcards):
     return _json({"topics": config["ragauth"].get("topics"), "k": config["ragauth"]["k"]})
+
+
+def get_rag_build_labels(wildcards):
+    labels = config["ragauth"]["build"].get("labels")
+    return [labels] if labels else []
+
+
+def get_rag_build_params(wildcards):
+    return _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)})
 
 
 def get_rag_prior_params(wildcards):
@@ -213,6 +255,10 @@ def get_rag_scores(wildcards):
     if wildcards.strategy in ("pagerank_oracle", "tld_prior"):
         return f"{RA}/scores/{wildcards.strategy}.jsonl"
     return f"{RA}/cells/{wildcards.model}/rank/{wildcards.strategy}/scores.jsonl"
+
+
+def rag_scores_arg(wildcards, input):
+    return f"--scores {input.scores}" if input.scores else ""
 
 
 def _rag_params(wildcards, stage, k):
@@ -240,12 +286,8 @@ def get_rag_answer_params(wildcards):
     return _rag_params(wildcards, "answer", k)
 
 
-def _rag_answer_dir(model, strategy, topk):
-    return f"{RA}/cells/{model}/answer/{strategy}/{topk}"
-
-
 def get_rag_report_inputs(wildcards):
-    return [f"{_rag_answer_dir(*cell)}/judgments.jsonl" for cell in RAG.cells]
+    return [f"{RA}/cells/{m}/answer/{s}/{k}/judgments.jsonl" for m, s, k in RAG.cells]
 
 
 def get_rag_report_params(wildcards):
@@ -253,116 +295,87 @@ def get_rag_report_params(wildcards):
     return _json({"cells": cells, "bootstrap": config["ragauth"]["bootstrap"], "seed": config["seed"]})
 
 
-def rag_report_outputs():
-    return [f"{RA}/report/accuracy.tsv"] + _table_files(f"{RA}/report", ["table5_ragauth", "table5_topics"])
+# --- self-preference ------------------------------------------------------------------
+
+def sp_config(wildcards):
+    return config["selfpref"]["datasets"][wildcards.spds]
 
 
-# --- self-preference ------------------------------------------------------------
-
-SELFPREF_TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
-                   "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-                   "table_knowledge_breakdown"]
+def sp_sources(wildcards):
+    return [s["file"] for s in sp_config(wildcards)["sources"]]
 
 
-def selfpref_report_outputs(dataset):
-    folder = f"{R}/selfpref/{dataset}/report"
-    return ([f"{folder}/rates.tsv", f"{folder}/rerank_summary.tsv", f"{folder}/figures/fig3_heatmaps.png"]
-            + _table_files(folder, SELFPREF_TABLES))
+def sp_params(wildcards, **extra):
+    return _json({"dataset": wildcards.spds, "seed": config["seed"], "cache": config.get("cache"),
+                  "constrained": config["constrained_decoding"], **extra})
 
 
-def selfpref_knowledge_authors(dataset):
-    """Table 1's knowledge rows: released probes (re-derived), then each evaluator's own."""
-    return list(config["selfpref"]["datasets"][dataset].get("knowledge", {})) + SELFPREF.evaluators
+def sp_cell_params(wildcards, cell, **extra):
+    return sp_params(wildcards, cell=f"selfpref/{wildcards.spds}/{wildcards.model}/{cell}",
+                     model=_model_params(wildcards), **extra)
 
 
-def get_selfpref_knowledge(wildcards):
+def get_sp_import_params(wildcards):
+    return sp_params(wildcards, sources=sp_config(wildcards)["sources"])
+
+
+def get_sp_generate_templates(wildcards):
+    return [f"{PROMPTS}/selfpref/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]]
+
+
+def get_sp_generate_params(wildcards):
+    gen = config["selfpref"]["generate"]
+    return sp_cell_params(wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")})
+
+
+def get_sp_sample_params(wildcards):
+    sp = config["selfpref"]
+    return sp_params(wildcards, authors=sp["authors"], items=sp["items"], style_items=sp["style_items"])
+
+
+def get_sp_shipped_knowledge(wildcards):
+    return sp_config(wildcards)["knowledge"][wildcards.author]
+
+
+def get_sp_knowledge_params(wildcards):
+    return sp_cell_params(wildcards, "knowledge", **config["selfpref"]["knowledge"])
+
+
+def get_sp_perplexity_params(wildcards):
+    return sp_cell_params(wildcards, "perplexity")
+
+
+def get_sp_rerank_params(wildcards):
+    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model)
+
+
+def get_sp_compare_params(wildcards):
+    return sp_cell_params(wildcards, f"generation/{wildcards.run}", run=wildcards.run, evaluator=wildcards.model,
+                          self_author=config["selfpref"]["self"][wildcards.model],
+                          others=other_authors(config, wildcards.model),
+                          generate=config["selfpref"]["compare"]["generate"])
+
+
+def get_sp_knowledge_levels(wildcards):
     folder = f"{R}/selfpref/{wildcards.spds}"
-    shipped = [f"{folder}/knowledge/{a}.jsonl" for a in config["selfpref"]["datasets"][wildcards.spds].get("knowledge", {})]
+    shipped = [f"{folder}/knowledge/{a}.jsonl" for a in sp_config(wildcards).get("knowledge", {})]
     return shipped + [f"{folder}/cells/{m}/knowledge/levels.jsonl" for m in SELFPREF.evaluators]
 
 
-# --- reports -----------------------------------------------------------------
-
-def get_report_params(wildcards):
-    return _json({"benchmark": "domainauth", "category_order": list(config["domainauth"]["categories"])})
-
-
-def _metrics_of(cells):
-    return [f"{R}/{c.benchmark}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/metrics.tsv" for c in cells]
+def get_sp_report_params(wildcards):
+    return _json({"dataset": wildcards.spds, "perplexity_model": SELFPREF.perplexity_model,
+                  "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
+                  "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators)})
 
 
-def get_cell_metrics(wildcards):
-    return _metrics_of(c for c in CELLS if c.benchmark == "domainauth" and c.setting != "bias")
+# --- reports and `all` -------------------------------------------------------------------
+
+def domainauth_report_outputs():
+    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"])
 
 
-def _manifests_of(cells):
-    return [f"{R}/{c.benchmark}/cells/{c.model}/{c.judge}/{c.context}/{c.setting}/manifest.json" for c in cells]
-
-
-def get_domain_manifests(wildcards):
-    return _manifests_of(c for c in CELLS if c.benchmark == "domainauth")
-
-
-def get_point_predictions(wildcards):
-    return [
-        f"{DA}/cells/{c.model}/point/{c.context}/bias/predictions.tsv"
-        for c in CELLS
-        if c.benchmark == "domainauth" and c.judge == "point" and c.setting == "bias"
-    ]
-
-
-def get_entity_report_inputs(wildcards):
-    return {
-        "metrics": _metrics_of(c for c in CELLS if c.benchmark.startswith("entityauth/")),
-        "baselines": [f"{R}/{b}/baselines/metrics.tsv" for b in ENTITY_BENCHES],
-        "labels": [f"{R}/{b}/labels.tsv" for b in ENTITY_BENCHES],
-        "reuse": [f"{R}/{b}/instances/reuse.tsv" for b in ENTITY_BENCHES],
-        "manifests": _manifests_of(c for c in CELLS if c.benchmark.startswith("entityauth/")),
-    }
-
-
-def get_entity_report_params(wildcards):
-    return _json({"datasets": [b.split("/", 1)[1] for b in ENTITY_BENCHES]})
-
-
-def _cost_files(folder):
-    return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
-
-
-def _table_files(folder, stems):
-    return [f"{folder}/tables/{t}.{ext}" for t in stems for ext in ("csv", "md", "tex")]
-
-
-def report_outputs():
-    """Every DomainAuth table and figure the config's grid produces."""
-    out = [f"{DA}/report/metrics.tsv", f"{DA}/report/figures/fig3_label_distribution.png"] + _cost_files(f"{DA}/report")
-    tables = []
-    settings, judges = set(config["settings"]), set(config["judges"])
-    pair_judges = judges & {"pair_rank", "pair_score"}
-    if "fine" in settings:
-        tables.append("table1_fine")
-        if pair_judges:
-            tables.append("table9_derivations_fine")
-    if "coarse" in settings:
-        tables.append("table2_coarse")
-        if pair_judges:
-            tables.append("table10_derivations_coarse")
-    if "pairs" in settings:
-        tables.append("table3_pairs")
-    if "bias" in settings and "point" in judges:
-        tables.append("table8_categories")
-        out.append(f"{DA}/report/figures/fig6_bias_heatmap.png")
-    return out + _table_files(f"{DA}/report", tables)
-
-
-def entity_report_outputs():
-    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges) and its Fig. 3."""
-    stems = ["table4_fine", "table6_coarse"]
-    if set(config["judges"]) & {"pair_rank", "pair_score"}:
-        stems += ["table11_derivations_fine", "table12_derivations_coarse"]
-    return [f"{EA}/report/metrics.tsv", f"{EA}/report/reuse.tsv",
-            f"{EA}/report/figures/fig3_entityauth_label_distribution.png"] + _table_files(f"{EA}/report", stems) \
-        + _cost_files(f"{EA}/report")
+def entityauth_report_outputs():
+    return entityauth_report_files(f"{EA}/report", config["judges"])
 
 
 def reported(paths, category):
@@ -381,12 +394,12 @@ def reported(paths, category):
 
 def get_final_output():
     out = []
-    if "domainauth" in BENCHMARKS:
-        out += report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
-    if ENTITY_BENCHES:
-        out += entity_report_outputs() + [f"{R}/{b}/drops.tsv" for b in ENTITY_BENCHES]
+    if "domainauth" in STUDIES:
+        out += domainauth_report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
+    if ENTITY_DATASETS:
+        out += entityauth_report_outputs() + [f"{R}/{d}/drops.tsv" for d in ENTITY_DATASETS]
     if RAG.cells:
-        out += rag_report_outputs() + [f"{RA}/dataset.tsv"]
+        out += ragauth_report_files(f"{RA}/report") + [f"{RA}/dataset.tsv"]
     for dataset in SELFPREF.datasets if SELFPREF.evaluators else []:
-        out += selfpref_report_outputs(dataset) + [f"{R}/selfpref/{dataset}/drops.tsv"]
+        out += selfpref_report_files(f"{R}/selfpref/{dataset}/report") + [f"{R}/selfpref/{dataset}/drops.tsv"]
     return out

@@ -1,7 +1,9 @@
-# Raw URL table -> labeled domains (+ drop report) -> sampled instances.
+# AuthorityBench datasets: raw URL table -> labeled domains (+ drop report) ->
+# sampled instances; entity sitelink counts -> labeled entities -> N=10 lists;
+# and the embedded model file every llamacpp cell reads.
 
 
-rule build_domainauth:
+rule domainauth_build:
     input:
         source=config["domainauth"]["source"],
         text=get_text_input,
@@ -13,11 +15,11 @@ rule build_domainauth:
     params:
         p=get_build_params,
     shell:
-        "python -m authbench.cli build-domainauth --source {input.source} "
+        "python -m authbench.cli domainauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
 
 
-rule sample_domainauth:
+rule domainauth_sample:
     input:
         labels=f"{DA}/labels.tsv",
     output:
@@ -29,11 +31,41 @@ rule sample_domainauth:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
-        "python -m authbench.cli sample-domainauth --labels {input.labels} "
+        "python -m authbench.cli domainauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
-rule assemble_model:
+rule entityauth_build:
+    input:
+        source=get_entity_source,
+    output:
+        labels=f"{EA}/{{entity_set}}/labels.tsv",
+        drops=f"{EA}/{{entity_set}}/drops.tsv",
+    log:
+        "logs/entityauth/{entity_set}/build.log",
+    params:
+        p=get_entity_build_params,
+    shell:
+        "python -m authbench.cli entityauth-build --source {input.source} "
+        "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
+
+
+rule entityauth_sample:
+    input:
+        labels=f"{EA}/{{entity_set}}/labels.tsv",
+    output:
+        fine=f"{EA}/{{entity_set}}/instances/fine.jsonl",
+        reuse=f"{EA}/{{entity_set}}/instances/reuse.tsv",
+    log:
+        "logs/entityauth/{entity_set}/sample.log",
+    params:
+        p=get_entity_sample_params,
+    shell:
+        "python -m authbench.cli entityauth-sample --labels {input.labels} "
+        "--instances {output.fine} --reuse {output.reuse} --params {params.p:q} 2> {log}"
+
+
+rule models_assemble:
     output:
         f"{R}/models/{{model}}.gguf",
     log:
@@ -41,34 +73,4 @@ rule assemble_model:
     params:
         p=get_assemble_params,
     shell:
-        "python -m authbench.cli assemble-model --out {output} --params {params.p:q} 2> {log}"
-
-
-rule build_entityauth:
-    input:
-        source=get_entity_source,
-    output:
-        labels=f"{EA}/{{dataset}}/labels.tsv",
-        drops=f"{EA}/{{dataset}}/drops.tsv",
-    log:
-        "logs/entityauth/{dataset}/build.log",
-    params:
-        p=get_entity_build_params,
-    shell:
-        "python -m authbench.cli build-entityauth --source {input.source} "
-        "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
-
-
-rule sample_entityauth:
-    input:
-        labels=f"{EA}/{{dataset}}/labels.tsv",
-    output:
-        fine=f"{EA}/{{dataset}}/instances/fine.jsonl",
-        reuse=f"{EA}/{{dataset}}/instances/reuse.tsv",
-    log:
-        "logs/entityauth/{dataset}/sample.log",
-    params:
-        p=get_entity_sample_params,
-    shell:
-        "python -m authbench.cli sample-entityauth --labels {input.labels} "
-        "--instances {output.fine} --reuse {output.reuse} --params {params.p:q} 2> {log}"
+        "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"

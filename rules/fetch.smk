@@ -4,15 +4,6 @@
 # `entityauth.datasets.<name>.source` can name, so one `snakemake` call runs
 # fetch -> labels -> benchmark. Progress caches under results/fetch/cache/ let
 # an interrupted fetch resume; delete one to fetch again from scratch.
-FETCH = config.get("fetch", {})
-FR = f"{R}/fetch"
-
-
-def _fetch_params(section, **extra):
-    keep = {k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")}
-    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
-
-
 if "urllog" in FETCH:
 
     rule fetch_urllog:
@@ -24,7 +15,7 @@ if "urllog" in FETCH:
         log:
             "logs/fetch/urllog.log",
         params:
-            p=lambda wildcards: _fetch_params("urllog"),
+            p=lambda wildcards: fetch_params("urllog"),
         shell:
             "python -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
@@ -41,7 +32,7 @@ if "pagerank" in FETCH:
         log:
             "logs/fetch/pagerank.log",
         params:
-            p=lambda wildcards: _fetch_params("pagerank"),
+            p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
         shell:
             "python -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
@@ -59,7 +50,7 @@ if "webtext" in FETCH:
         log:
             "logs/fetch/webtext.log",
         params:
-            p=lambda wildcards: _fetch_params("webtext"),
+            p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
         shell:
             "python -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
@@ -70,17 +61,15 @@ if "wikidata" in FETCH:
 
     rule fetch_sitelinks:
         input:
-            lambda wildcards: FETCH["wikidata"]["datasets"][wildcards.dataset]["entities"],
+            lambda wildcards: FETCH["wikidata"]["datasets"][wildcards.entity_set]["entities"],
         output:
-            entities=f"{FR}/wikidata/{{dataset}}.jsonl",
-            unresolved=f"{FR}/wikidata/{{dataset}}_unresolved.tsv",
+            entities=f"{FR}/wikidata/{{entity_set}}.jsonl",
+            unresolved=f"{FR}/wikidata/{{entity_set}}_unresolved.tsv",
         log:
-            "logs/fetch/wikidata_{dataset}.log",
+            "logs/fetch/wikidata_{entity_set}.log",
         params:
-            p=lambda wildcards: _fetch_params(
-                "wikidata", question_pattern=FETCH["wikidata"]["datasets"][wildcards.dataset].get("question_pattern")
-            ),
-            cache=f"{FR}/cache/wikidata_{{dataset}}.jsonl",
+            p=get_sitelinks_params,
+            cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",
         shell:
             "python -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
             "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"

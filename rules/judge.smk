@@ -1,11 +1,13 @@
-# One job per cell: benchmark dataset x model x judge x context x setting. Its
-# prompt template is an input, so editing one template reruns exactly the cells
-# that read it.
+# AuthorityBench judge cells and their evaluation: one job per cell (dataset x
+# model x judge x context x setting). Its prompt template is an input, so
+# editing one template reruns exactly the cells that read it. Parsed judgments
+# -> metric rows per cell; PointJudge predictions for the bias analysis;
+# non-LLM baseline rows.
 
 
-rule judge_cell:
+rule authority_judge:
     input:
-        instances=f"{R}/{{bench}}/instances/{{setting}}.jsonl",
+        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
         template=get_template,
         model=get_model_file,
     output:
@@ -13,18 +15,62 @@ rule judge_cell:
         judgments=f"{CELL}/judgments.jsonl",
         manifest=f"{CELL}/manifest.json",
     log:
-        "logs/{bench}/judge/{model}/{judge}/{context}/{setting}.log",
+        "logs/{dataset}/judge/{model}/{judge}/{context}/{setting}.log",
     benchmark:
-        f"{R}/benchmarks/{{bench}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+        f"{R}/timings/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
     params:
         p=get_judge_params,
         model_arg=model_file_arg,
     threads: model_threads
     resources:
-        mem_mb=model_mem_mb,
-        runtime=model_runtime,
-        gpu=model_gpus,
+        **MODEL_RESOURCES,
     shell:
-        "python -m authbench.cli judge --instances {input.instances} --template {input.template} "
+        "python -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
         "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
         "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+
+
+rule authority_evaluate:
+    input:
+        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
+        judgments=f"{CELL}/judgments.jsonl",
+        manifest=f"{CELL}/manifest.json",
+    output:
+        f"{CELL}/metrics.tsv",
+    log:
+        "logs/{dataset}/evaluate/{model}/{judge}/{context}/{setting}.log",
+    params:
+        p=get_cell_identity,
+    shell:
+        "python -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
+        "--manifest {input.manifest} --metrics {output} --params {params.p:q} 2> {log}"
+
+
+rule authority_predictions:
+    input:
+        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
+        judgments=f"{CELL}/judgments.jsonl",
+    output:
+        f"{CELL}/predictions.tsv",
+    log:
+        "logs/{dataset}/predictions/{model}/{judge}/{context}/{setting}.log",
+    params:
+        p=get_cell_identity,
+    shell:
+        "python -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
+        "--predictions {output} --params {params.p:q} 2> {log}"
+
+
+rule authority_baselines:
+    input:
+        get_baseline_instances,
+    output:
+        f"{R}/{{dataset}}/baselines/metrics.tsv",
+    log:
+        "logs/{dataset}/baselines.log",
+    params:
+        p=get_baseline_params,
+        indir=lambda wildcards, input: os.path.dirname(input[0]),
+    shell:
+        "python -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output} "
+        "--params {params.p:q} 2> {log}"

@@ -18,22 +18,22 @@ if RAG.built:
         log:
             "logs/ragauth/domains.log",
         shell:
-            "python -m authbench.cli rag-domains --documents {input} --out {output} 2> {log}"
+            "python -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
 
     rule ragauth_build:
         input:
             questions=config["ragauth"]["build"]["questions"],
             documents=config["ragauth"]["build"]["documents"],
-            labels=[config["ragauth"]["build"]["labels"]] if config["ragauth"]["build"].get("labels") else [],
+            labels=get_rag_build_labels,
         output:
             dataset=f"{RA}/build/ragauth.json",
             drops=f"{RA}/build/drops.tsv",
         log:
             "logs/ragauth/build.log",
         params:
-            p=lambda wildcards: _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)}),
+            p=get_rag_build_params,
         shell:
-            "python -m authbench.cli rag-build --questions {input.questions} --documents {input.documents} "
+            "python -m authbench.cli ragauth-build --questions {input.questions} --documents {input.documents} "
             "--labels {input.labels} --out {output.dataset} --drops {output.drops} --params {params.p:q} 2> {log}"
 
 
@@ -50,7 +50,7 @@ if RAG.cells:
         params:
             p=get_rag_dataset_params,
         shell:
-            "python -m authbench.cli rag-dataset --source {input} --out {output.questions} "
+            "python -m authbench.cli ragauth-dataset --source {input} --out {output.questions} "
             "--report {output.report} --params {params.p:q} 2> {log}"
 
     rule ragauth_prior:
@@ -65,7 +65,7 @@ if RAG.cells:
         params:
             p=get_rag_prior_params,
         shell:
-            "python -m authbench.cli rag-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
+            "python -m authbench.cli ragauth-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
 
     rule ragauth_rank:
         input:
@@ -86,11 +86,9 @@ if RAG.cells:
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli rag-rank --questions {input.questions} --template {input.template} "
+            "python -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
             "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
@@ -109,28 +107,26 @@ if RAG.cells:
         params:
             p=get_rag_answer_params,
             model_arg=model_file_arg,
-            scores_arg=lambda wildcards, input: f"--scores {input.scores}" if input.scores else "",
+            scores_arg=rag_scores_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli rag-answer --questions {input.questions} {params.scores_arg} "
+            "python -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
             "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
             "--params {params.p:q} 2> {log}"
 
-    rule report_ragauth:
+    rule ragauth_report:
         input:
             get_rag_report_inputs,
         output:
-            reported(rag_report_outputs(), "RAGAuth"),
+            reported(ragauth_report_files(f"{RA}/report"), "RAGAuth"),
         log:
             "logs/ragauth/report.log",
         params:
             p=get_rag_report_params,
             outdir=f"{RA}/report",
         shell:
-            "python -m authbench.cli rag-report --judgments {input} --outdir {params.outdir} "
+            "python -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"

@@ -1,44 +1,45 @@
-# Metric rows -> the paper's tables (CSV, Markdown, LaTeX) and figures.
+# Metric rows -> the AuthorityBench papers' tables (CSV, Markdown, LaTeX) and
+# figures; the provenance export (rule graph and job DAG).
 
 
-rule report_domainauth:
+rule domainauth_report:
     input:
-        metrics=get_cell_metrics,
+        metrics=get_domain_metrics,
         baselines=f"{DA}/baselines/metrics.tsv",
         labels=f"{DA}/labels.tsv",
         predictions=get_point_predictions,
         manifests=get_domain_manifests,
     output:
-        reported(report_outputs(), "DomainAuth"),
+        reported(domainauth_report_outputs(), "DomainAuth"),
     log:
         "logs/domainauth/report.log",
     params:
-        p=get_report_params,
+        p=get_domain_report_params,
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
-        "python -m authbench.cli report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
+        "python -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
         "--predictions {input.predictions} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
-rule report_entityauth:
+rule entityauth_report:
     input:
         unpack(get_entity_report_inputs),
     output:
-        reported(entity_report_outputs(), "EntityAuth"),
+        reported(entityauth_report_outputs(), "EntityAuth"),
     log:
         "logs/entityauth/report.log",
     params:
         p=get_entity_report_params,
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
-        "python -m authbench.cli report-entityauth --metrics {input.metrics} {input.baselines} "
+        "python -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
         "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 # The rule graph and the job DAG of the current config (dot + SVG) and the
 # merged config itself: what to cite next to a table. Not part of `all`
-# (the DAG describes `all`); build it with `snakemake --cores 1 provenance`.
-rule provenance:
+# (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`.
+rule provenance_dag:
     output:
         expand(f"{R}/provenance/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
         f"{R}/provenance/config.json",
@@ -48,4 +49,4 @@ rule provenance:
         p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
         outdir=f"{R}/provenance",
     shell:
-        "python -m authbench.cli export-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "python -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

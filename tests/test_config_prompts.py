@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from authbench.config import ConfigError, GenerateConfig, cells, check_config, validate_schema
-from authbench.grammars import grammar_for
-from authbench.judges import build_requests
-from authbench.prompts import TemplateError, load_template
+from authbench.config import GenerateConfig, cells, check_config, check_renamed, load_config, validate_schema
+from authbench.errors import ConfigError, PipelineError, TemplateError
+from authbench.llm.grammars import grammar_for
+from authbench.studies.authority.prompts import load_template
+from authbench.studies.authority.requests import build_requests
 
 PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"
 
@@ -24,16 +25,16 @@ def test_demo_config_valid(config):
     validate_schema(config)
     check_config(config)
     grid = cells(config)
-    domain = [c for c in grid if c.benchmark == "domainauth"]
+    domain = [c for c in grid if c.dataset == "domainauth"]
     # 4 point + 2+2 list + 3+3 pair settings per model x context
     assert len(domain) == 14
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
     # EntityAuth: 5 judges x 3 datasets, fine lists only, without text
-    entity = [c for c in grid if c.benchmark.startswith("entityauth/")]
+    entity = [c for c in grid if c.dataset.startswith("entityauth/")]
     assert len(entity) == 15
     assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
-    assert {c.benchmark for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
-    only_domain = {**config, "benchmarks": ["domainauth"]}
+    assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
+    only_domain = {**config, "studies": ["domainauth"]}
     assert len(cells(only_domain)) == 14
 
 
@@ -46,7 +47,7 @@ def test_demo_config_valid(config):
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),
-        (lambda c: c.update(benchmarks=["entityauth", "nosuch"]), "config key 'benchmarks.1'"),
+        (lambda c: c.update(studies=["entityauth", "nosuch"]), "config key 'studies.1'"),
         (lambda c: c["entityauth"]["datasets"].update({"Bad Name": {"source": "x.jsonl"}}), "config key 'entityauth.datasets'"),
         (lambda c: c["fetch"].update(pagerank={"domains": "d.tsv", "method": "api", "batch_size": 500}),
          "config key 'fetch.pagerank.batch_size'"),
@@ -61,6 +62,30 @@ def test_bad_config_names_key(config, mutate, message):
         validate_schema(bad)
         check_config(bad)
     assert message in str(err.value)
+
+
+def test_renamed_key_is_named(config, tmp_path):
+    """An overlay written for the old name `benchmarks` gets a message naming the new one."""
+    old = {k: v for k, v in config.items() if k != "studies"}
+    old["benchmarks"] = ["domainauth"]
+    with pytest.raises(ConfigError, match="config key 'benchmarks' is now called 'studies'"):
+        check_renamed(old)
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(old))
+    with pytest.raises(ConfigError, match="is now called 'studies'"):
+        load_config(path)
+    check_renamed(config)  # the demo config uses the new name
+
+
+def test_every_named_error_is_a_pipeline_error():
+    """The CLI catches one base class: every named error derives from it and
+    keeps the built-in base callers may already catch."""
+    from authbench import errors
+
+    named = [getattr(errors, n) for n in dir(errors) if n.endswith("Error") and n != "PipelineError"]
+    assert len(named) == 6
+    for cls in named:
+        assert issubclass(cls, PipelineError) and issubclass(cls, (ValueError, RuntimeError)), cls
 
 
 def test_generate_config_merge():

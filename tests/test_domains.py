@@ -4,7 +4,9 @@ from collections import Counter
 
 import pytest
 
-from authbench.domains import InputError, build_domains, read_texts, registered_domain
+from authbench.errors import InputError
+from authbench.studies.authority.domains import build_domains, read_texts
+from authbench.net import registered_domain
 
 CATS = {"gov": {"suffixes": ["gov", "gov.cn"]}, "social": {"domains": ["zhihu.com"]}}
 
@@ -101,7 +103,7 @@ def test_cli_bad_input_exits_2_without_traceback(tmp_path, capsys):
     from authbench.cli import main
 
     path = write(tmp_path, "url,page_rank\nhttp://a.com,11\n")
-    code = main(["build-domainauth", "--source", str(path), "--labels", str(tmp_path / "l.tsv"),
+    code = main(["domainauth-build", "--source", str(path), "--labels", str(tmp_path / "l.tsv"),
                  "--drops", str(tmp_path / "d.tsv"), "--params", '{"categories": {}}'])
     err = capsys.readouterr().err
     assert code == 2

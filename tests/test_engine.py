@@ -3,11 +3,11 @@
 import pytest
 
 from authbench.config import GenerateConfig
-from authbench.engines.base import Request, create_engine, prefix_order
-from authbench.engines.llamacpp import resolve_model
-from authbench.grammars import grammar_for, max_tokens_for, slots_for
-from authbench.parse import parse_reply
-from authbench.prompts import load_template
+from authbench.llm.engines.base import Request, create_engine, prefix_order
+from authbench.llm.engines.llamacpp import resolve_model
+from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for
+from authbench.llm.parse import parse_reply
+from authbench.studies.authority.prompts import load_template
 
 pytestmark = pytest.mark.integration
 DOMAINS = ["nasa.gov", "harvard.edu", "sdetox.com", "microsoft.com", "flickr.com",

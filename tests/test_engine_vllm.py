@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import pytest
 
 from authbench.config import GenerateConfig
-from authbench.engines.base import Request, create_engine
-from authbench.grammars import grammar_for, max_tokens_for
+from authbench.llm.engines.base import Request, create_engine
+from authbench.llm.grammars import grammar_for, max_tokens_for
 
 # EngineArgs fields the engine may pass through LLM(**kwargs); anything else is
 # a TypeError in vLLM (EngineArgs is a dataclass).
@@ -297,5 +297,5 @@ def test_the_engine_module_imports_without_vllm(monkeypatch):
     import importlib
 
     monkeypatch.setitem(sys.modules, "vllm", None)
-    module = importlib.reload(importlib.import_module("authbench.engines.vllm_engine"))
+    module = importlib.reload(importlib.import_module("authbench.llm.engines.vllm_engine"))
     assert module.VllmEngine.name == "vllm"

@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from authbench.domains import InputError
-from authbench.entities import build_entities, entity_item, read_entities, read_entity_file, write_entities
-from authbench.evaluate import evaluate_cell
-from authbench.sampling import add_anchors, reuse_report, sample_lists
-from authbench.tables import stack_tables, table_main, write_table
+from authbench.errors import InputError
+from authbench.studies.authority.entities import build_entities, entity_item, read_entities, read_entity_file, write_entities
+from authbench.studies.authority.evaluate import evaluate_cell
+from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+from authbench.render.tables import stack_tables, write_table
+from authbench.studies.authority.tables import table_main
 
 
 def _write(path, rows):
@@ -176,7 +177,7 @@ def test_stack_tables_blocks_per_domain(tmp_path):
 
 
 def test_entity_figure(tmp_path):
-    from authbench.figures import plot_entity_label_distribution
+    from authbench.studies.authority.figures import plot_entity_label_distribution
 
     df = pd.DataFrame({"entity": list("abcd"), "level": [0, 0, 3, 9], "coarse": [0, 0, 1, 4], "sitelinks": [5, 6, 20, 129]})
     out = plot_entity_label_distribution({"Basketball": df, "Songs": df}, tmp_path / "f.png")

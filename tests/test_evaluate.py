@@ -4,7 +4,8 @@
 import pytest
 from scipy import stats
 
-from authbench.evaluate import baseline_scorer, evaluate_cell, evaluate_scores, point_predictions, tld_prior_score
+from authbench.studies.authority.evaluate import baseline_scorer, evaluate_cell, evaluate_scores, point_predictions
+from authbench.net import tld_prior_score
 
 
 def lst(iid, levels, anchors=None):

@@ -12,9 +12,10 @@ import logging
 from pathlib import Path
 
 import pytest
-from authbench.domains import InputError
+from authbench.errors import InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.fetch.http import FetchError, HttpClient, RetryPolicy
+from authbench.errors import FetchError
+from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.pagerank import (
     PAGERANK_COLUMNS,
     api_key_from_env,

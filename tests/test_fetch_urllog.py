@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from authbench.domains import InputError
+from authbench.errors import InputError
 from authbench.fetch.urllog import (
     ingest_urllog,
     resolve_format,

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
-from authbench.domains import read_texts
+from authbench.studies.authority.domains import read_texts
 from authbench.fetch import webtext
 from authbench.fetch.cache import ProgressCache
-from authbench.fetch.http import HttpClient, RetryPolicy
+from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.webtext import (
     TextRow,
     candidate_urls,

@@ -18,9 +18,9 @@ import json
 from collections import Counter
 
 import pytest
-from authbench.domains import InputError
+from authbench.errors import InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.fetch.http import HttpClient, RetryPolicy
+from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.wikidata import (
     SitelinkOutcome,
     exact_search_hits,

@@ -207,12 +207,12 @@ def test_own_domains_and_entities_to_labels(tmp_path):
     "overlay, expected, absent",
     [
         ("own_domains.yaml",
-         {"fetch_urllog": 1, "fetch_pagerank": 1, "fetch_webtext": 1, "build_domainauth": 1, "judge_cell": 28,
-          "report_domainauth": 1},
-         ("fetch_sitelinks", "build_entityauth", "report_entityauth")),
+         {"fetch_urllog": 1, "fetch_pagerank": 1, "fetch_webtext": 1, "domainauth_build": 1, "authority_judge": 28,
+          "domainauth_report": 1},
+         ("fetch_sitelinks", "entityauth_build", "entityauth_report")),
         ("own_entities.yaml",
-         {"fetch_sitelinks": 1, "build_entityauth": 1, "sample_entityauth": 1, "judge_cell": 5, "report_entityauth": 1},
-         ("fetch_pagerank", "build_domainauth", "report_domainauth")),
+         {"fetch_sitelinks": 1, "entityauth_build": 1, "entityauth_sample": 1, "authority_judge": 5, "entityauth_report": 1},
+         ("fetch_pagerank", "domainauth_build", "domainauth_report")),
     ],
 )
 def test_example_overlays_plan_the_researcher_paths(tmp_path, overlay, expected, absent):

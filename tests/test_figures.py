@@ -1,4 +1,4 @@
-"""Tests for authbench.figures (paper Figure 3, DomainAuth half, and Figure 6)."""
+"""Tests for authbench.studies.authority.figures (paper Figure 3, DomainAuth half, and Figure 6)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from authbench import figures as F
+from authbench.studies.authority import figures as F
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

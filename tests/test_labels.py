@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from authbench.labels import LabelError, coarse_level, log_bin
+from authbench.errors import LabelError
+from authbench.studies.authority.labels import coarse_level, log_bin
 
 
 def test_coarse_mapping():

@@ -1,4 +1,4 @@
-"""Unit tests for authbench.metrics (hand-computed values, cross-checked with scipy)."""
+"""Unit tests for authbench.studies.authority.metrics (hand-computed values, cross-checked with scipy)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from authbench.metrics import (
+from authbench.studies.authority.metrics import (
     accuracy,
     bias_by_level,
     choice_correct,
@@ -14,7 +14,7 @@ from authbench.metrics import (
     mean_list_correlation,
     pair_correct,
 )
-from authbench.ranking import ranking_to_values, scores_to_predicted_values
+from authbench.studies.authority.ranking import ranking_to_values, scores_to_predicted_values
 
 TIES_TRUE = [0, 1, 2, 3, 4]
 TIES_PRED = [1, 1, 2, 3, 3]

@@ -128,7 +128,7 @@ def test_the_grid_is_the_papers(merged):
 
     grid = cells(merged)
     assert len(grid) == JUDGE_CELLS
-    assert sum(c.benchmark == "domainauth" for c in grid) == DOMAIN_CELLS
+    assert sum(c.dataset == "domainauth" for c in grid) == DOMAIN_CELLS
     assert entity_datasets(merged) == ["entityauth/basketball", "entityauth/movies", "entityauth/songs"]
 
 
@@ -152,24 +152,24 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
         pytest.fail(NULL_MODEL_HELP)
     assert code == 0, out[-3000:]
     jobs = job_counts(out)
-    assert jobs["judge_cell"] == JUDGE_CELLS
-    # bias cells feed point_predictions (Fig. 6, Table 8), every other cell an evaluate_cell job
-    assert jobs["evaluate_cell"] == JUDGE_CELLS - 5 * 2
-    assert jobs["point_predictions"] == 5 * 2
-    expected = {"fetch_urllog": 1, "fetch_webtext": 1, "build_domainauth": 1, "sample_domainauth": 1,
-                "build_entityauth": 3, "sample_entityauth": 3, "report_domainauth": 1, "report_entityauth": 1,
+    assert jobs["authority_judge"] == JUDGE_CELLS
+    # bias cells feed authority_predictions (Fig. 6, Table 8), every other cell an authority_evaluate job
+    assert jobs["authority_evaluate"] == JUDGE_CELLS - 5 * 2
+    assert jobs["authority_predictions"] == 5 * 2
+    expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
+                "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
                 # self-preference: one evaluator (Llama-3-8B-Instruct -> llama), released passages only
                 "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
                 "selfpref_knowledge": 1, "selfpref_perplexity": 1, "selfpref_rerank": 2, "selfpref_compare": 2,
-                "report_selfpref": 1}
+                "selfpref_report": 1}
     assert {k: jobs.get(k) for k in expected} == expected
-    assert "assemble_model" not in jobs  # vLLM loads hub ids: no local model file is an input
+    assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
 
 
 def test_dry_run_asks_the_cluster_for_each_models_gpus(dry_run, paper):
     code, out = dry_run
     assert code == 0, out[-3000:]
-    jobs = re.findall(r"^rule judge_cell:\n((?:    .*\n)+)", out, flags=re.M)
+    jobs = re.findall(r"^rule authority_judge:\n((?:    .*\n)+)", out, flags=re.M)
     assert len(jobs) == JUDGE_CELLS
     by_model = {}
     for job in jobs:

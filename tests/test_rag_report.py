@@ -1,4 +1,4 @@
-"""Tests for authbench.rag_report (RAGAuth accuracy, bootstrap CIs, Table 5)."""
+"""Tests for authbench.studies.ragauth.report (RAGAuth accuracy, bootstrap CIs, Table 5)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from authbench import rag_report as R
-from authbench import tables as T
+from authbench.studies.ragauth import report as R
+from authbench.render import tables as T
 
 
 def _row(qid, correct, topic=None, status="ok", answer="auto", gold="yes"):
@@ -67,7 +67,7 @@ def test_bootstrap_deterministic_and_seeded():
 def test_bootstrap_matches_independent_numpy():
     x = np.array([i % 5 != 0 and i % 7 != 0 for i in range(60)])
     # independent re-implementation with the documented seeding
-    from authbench.sampling import rng
+    from authbench.seeding import rng
 
     gen = np.random.default_rng(rng(11, "p").getrandbits(64))
     idx = gen.integers(0, x.size, size=(3000, x.size))

@@ -25,7 +25,7 @@ def rag_config(work: Path, source) -> dict:
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
-    cfg["benchmarks"] = ["ragauth"]
+    cfg["studies"] = ["ragauth"]
     cfg["ragauth"].update(source=str(source), k=[1, 3], doc_tokens=40, bootstrap=200)
     return cfg
 
@@ -118,14 +118,14 @@ def test_rerun_is_free_and_cache_shared(run):
 
 def test_without_the_file_ragauth_is_left_out_with_a_note(tmp_path):
     cfg = rag_config(tmp_path, tmp_path / "missing" / "ragauth.json")
-    cfg["benchmarks"] = ["domainauth", "ragauth"]
+    cfg["studies"] = ["domainauth", "ragauth"]
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(tmp_path, "-n", "--cores", "1")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     assert "RAGAuth is left out of this run" in out and "missing/ragauth.json" in out
     jobs = job_counts(out)
-    assert jobs["judge_cell"] > 0 and not any(rule.startswith(("ragauth", "report_ragauth")) for rule in jobs)
+    assert jobs["authority_judge"] > 0 and not any(rule.startswith(("ragauth", "ragauth_report")) for rule in jobs)
 
 
 def test_own_data_overlay_builds_a_ragauth_file(tmp_path):

@@ -1,11 +1,11 @@
-"""Unit tests for authbench.ranking (hand-computed expectations)."""
+"""Unit tests for authbench.studies.authority.ranking (hand-computed expectations)."""
 
 import math
 from collections import namedtuple
 
 import pytest
 
-from authbench.ranking import (
+from authbench.studies.authority.ranking import (
     average_score,
     bubble_ranking,
     bubble_sort,

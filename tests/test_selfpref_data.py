@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from authbench.config import ConfigError, check_config, selfpref_plan, validate_schema
-from authbench.records import InputError
-from authbench.selfpref.data import complete_questions, drop_rows, import_sources, substitute
+from authbench.errors import ConfigError
+from authbench.config import check_config, selfpref_plan, validate_schema
+from authbench.errors import InputError
+from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, substitute
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -155,7 +156,7 @@ def _shipped(tmp_path, questions):
     from types import SimpleNamespace
 
     from authbench.records import write_jsonl
-    from authbench.selfpref.commands import cmd_shipped_knowledge
+    from authbench.cli.selfpref import cmd_shipped_knowledge
 
     write_jsonl(questions, tmp_path / "questions.jsonl")
     args = SimpleNamespace(source=str(ROOT / NQ["knowledge"]["gpt35"]), questions=str(tmp_path / "questions.jsonl"),

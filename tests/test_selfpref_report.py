@@ -1,4 +1,4 @@
-"""Tests for authbench.selfpref.report (statistics, Tables 1-9, Figure 3)."""
+"""Tests for authbench.studies.selfpref.report (statistics, Tables 1-9, Figure 3)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from authbench import tables as T
-from authbench.records import InputError
-from authbench.selfpref import report as R
+from authbench.render import tables as T
+from authbench.errors import InputError
+from authbench.studies.selfpref import report as R
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

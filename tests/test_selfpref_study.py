@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from authbench.prompts import TemplateError
-from authbench.selfpref.study import (
+from authbench.errors import TemplateError
+from authbench.studies.selfpref.study import (
     comparison_requests,
     comparison_rows,
     comparisons,
@@ -34,7 +34,7 @@ def test_template_for_the_wrong_step_or_fields(tmp_path):
         load_template(PROMPTS / "rewrite.yaml", "long")
     bad = tmp_path / "k.yaml"
     bad.write_text("task: knowledge\ntemplate: 'Q: {question} {answer}'\n")
-    with pytest.raises(TemplateError, match=r"uses \['answer', 'question'\], the knowledge prompt needs exactly"):
+    with pytest.raises(TemplateError, match=r"knowledge template uses \[.answer., .question.\], expected exactly"):
         load_template(bad, "knowledge")
 
 

@@ -25,7 +25,7 @@ def run(tmp_path_factory):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
-    cfg["benchmarks"] = ["selfpref"]
+    cfg["studies"] = ["selfpref"]
     sp = cfg["selfpref"]
     for source in sp["datasets"]["nq"]["sources"]:
         source["file"] = str(ROOT / source["file"])
@@ -102,7 +102,7 @@ def test_own_dataset_overlay_needs_no_code(tmp_path):
     jobs = job_counts(plan.stdout + plan.stderr)
     assert jobs["selfpref_import"] == 1 and jobs["selfpref_rerank"] == 2 and jobs["selfpref_compare"] == 2
     assert "selfpref_shipped_knowledge" not in jobs and "selfpref_generate" not in jobs
-    assert "judge_cell" not in jobs and "/selfpref/nq/" not in plan.stdout
+    assert "authority_judge" not in jobs and "/selfpref/nq/" not in plan.stdout
     proc = run("results/own_selfpref/selfpref/mine/imported.jsonl")
     assert proc.returncode == 0, proc.stderr[-3000:]
     folder = tmp_path / "results/own_selfpref/selfpref/mine"

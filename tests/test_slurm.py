@@ -28,16 +28,16 @@ SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol
 JUDGES = ("point", "list_score")
 # rule name -> Slurm jobs of the tiny config (one job per rule instance)
 EXPECTED_JOBS = {
-    "assemble_model": 1,
-    "build_domainauth": 1,
-    "sample_domainauth": 1,
-    "build_entityauth": 1,
-    "sample_entityauth": 1,
+    "models_assemble": 1,
+    "domainauth_build": 1,
+    "domainauth_sample": 1,
+    "entityauth_build": 1,
+    "entityauth_sample": 1,
     "baselines": 2,
-    "judge_cell": 4,  # {point, list_score} x {domainauth fine, entityauth/songs}
-    "evaluate_cell": 4,
-    "report_domainauth": 1,
-    "report_entityauth": 1,
+    "authority_judge": 4,  # {point, list_score} x {domainauth fine, entityauth/songs}
+    "authority_evaluate": 4,
+    "domainauth_report": 1,
+    "entityauth_report": 1,
 }
 
 # also `integration`: it runs the real workflow with the real model (excluded by -m 'not integration')
@@ -79,7 +79,7 @@ def _tiny_config(work: Path) -> dict:
     shutil.copytree(ROOT / "resources" / "prompts", work / "prompts")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["prompts"] = str(work / "prompts")
-    cfg["benchmarks"] = ["domainauth", "entityauth"]
+    cfg["studies"] = ["domainauth", "entityauth"]
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=1, easy_pairs=2, hard_pairs=2,
                                          bias_per_level=1, bias_per_category=1)
@@ -158,7 +158,7 @@ def test_one_slurm_job_per_rule_instance_all_completed(run):
 
 def test_judge_jobs_request_the_models_gpu_memory_and_time(run):
     _, _, jobs = run
-    judges = [j for j in jobs.values() if _rule_of(j) == "judge_cell"]
+    judges = [j for j in jobs.values() if _rule_of(j) == "authority_judge"]
     assert len(judges) == 4
     for job in judges:
         # resources: gpu=1 -> sbatch --gpus=1 -> a per-job GPU request
@@ -170,7 +170,7 @@ def test_judge_jobs_request_the_models_gpu_memory_and_time(run):
 
 def test_cpu_jobs_request_no_gpu(run):
     _, _, jobs = run
-    cpu_jobs = [j for j in jobs.values() if _rule_of(j) != "judge_cell"]
+    cpu_jobs = [j for j in jobs.values() if _rule_of(j) != "authority_judge"]
     assert len(cpu_jobs) == sum(EXPECTED_JOBS.values()) - 4
     for job in cpu_jobs:
         for key in ("TresPerJob", "TresPerNode", "TresPerSocket", "TresPerTask"):

@@ -1,4 +1,5 @@
-"""Tests for authbench.tables (paper Tables 1, 2, 3, 8, 9, 10)."""
+"""Tests for authbench.render.tables (cells, rendering) and
+authbench.studies.authority.tables (paper Tables 1, 2, 3, 8, 9, 10)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from authbench import tables as T
+from authbench.render import tables as T
+from authbench.studies.authority import tables as A
+from authbench.studies.authority.evaluate import PRED_COLUMNS
 
 BENCH = "domainauth"
 
@@ -111,10 +114,10 @@ def test_format_cell(value, kind, style, expected):
 
 
 def test_round_half_up_on_decimal_repr():
-    assert T._round2(0.71346, 100) == 71.35
-    assert T._round2(0.71345, 100) == 71.35  # binary 71.34499.. must not win
-    assert T._round2(0.71344, 100) == 71.34
-    assert math.isnan(T._round2(float("inf"), 100))
+    assert T.round2(0.71346, 100) == 71.35
+    assert T.round2(0.71345, 100) == 71.35  # binary 71.34499.. must not win
+    assert T.round2(0.71344, 100) == 71.34
+    assert math.isnan(T.round2(float("inf"), 100))
 
 
 def test_latex_escape():
@@ -126,7 +129,7 @@ def test_latex_escape():
 # Tables 1 / 2
 # --------------------------------------------------------------------------
 def test_main_rows_order_and_shape(metrics):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     assert list(spec.values.index) == [
         ("m1", "w/o"), ("m1", "w/"), ("m2", "w/o"), ("m2", "w/"), ("baseline:tld_prior", "w/o"),
     ]
@@ -137,7 +140,7 @@ def test_main_rows_order_and_shape(metrics):
 
 
 def test_main_values_and_cells(metrics):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     v, c = spec.values, spec.cells
     assert v.loc[("m1", "w/o"), ("PointJudge", "", "ρ")] == 71.35
     assert c.loc[("m1", "w/o"), ("PointJudge", "", "ρ")] == "71.35"
@@ -159,7 +162,7 @@ def test_main_values_and_cells(metrics):
 
 
 def test_main_marks(metrics):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     m = spec.marks
     r = ("m1", "w/o")
     assert m.loc[r, ("PointJudge", "", "ρ")] == "best"
@@ -183,7 +186,7 @@ def test_main_marks(metrics):
 
 
 def test_main_markdown(metrics, tmp_path):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     _, md, _ = _written(spec, tmp_path)
     assert md.splitlines()[0] == "My caption"
     header = md.splitlines()[2]
@@ -204,7 +207,7 @@ def test_main_markdown(metrics, tmp_path):
 
 
 def test_main_latex(metrics, tmp_path):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     _, _, tex = _written(spec, tmp_path, name="table1_fine")
     assert tex.startswith("\\begin{table}")
     for piece in (r"\toprule", r"\midrule", r"\bottomrule", r"\caption{My caption}",
@@ -224,7 +227,7 @@ def test_main_latex(metrics, tmp_path):
 
 
 def test_main_csv_roundtrip(metrics, tmp_path):
-    spec = T.table_main(metrics, BENCH, "fine")
+    spec = A.table_main(metrics, BENCH, "fine")
     csv_text, _, _ = _written(spec, tmp_path)
     assert "**" not in csv_text and "<u>" not in csv_text and "–" not in csv_text
     back = pd.read_csv(tmp_path / "t.csv")
@@ -238,29 +241,29 @@ def test_main_csv_roundtrip(metrics, tmp_path):
 
 
 def test_main_coarse_is_separate(metrics):
-    spec = T.table_main(metrics, BENCH, "coarse")
+    spec = A.table_main(metrics, BENCH, "coarse")
     assert list(spec.values.index) == [("m1", "w/o")]
     assert spec.cells.iloc[0, 0] == "11.00"
 
 
 def test_main_errors(metrics):
     with pytest.raises(ValueError, match="empty"):
-        T.table_main(metrics.iloc[0:0], BENCH, "fine")
+        A.table_main(metrics.iloc[0:0], BENCH, "fine")
     with pytest.raises(ValueError, match="no metrics rows.*entityauth"):
-        T.table_main(metrics, "entityauth", "fine")
+        A.table_main(metrics, "entityauth", "fine")
     with pytest.raises(ValueError, match="missing column"):
-        T.table_main(metrics.drop(columns=["judge"]), BENCH, "fine")
+        A.table_main(metrics.drop(columns=["judge"]), BENCH, "fine")
     dup = pd.concat([metrics, metrics.iloc[[0]].assign(value=0.5)])
     with pytest.raises(ValueError, match="conflicting duplicate"):
-        T.table_main(dup, BENCH, "fine")
+        A.table_main(dup, BENCH, "fine")
     # an identical duplicate is harmless
-    T.table_main(pd.concat([metrics, metrics.iloc[[0]]]), BENCH, "fine")
+    A.table_main(pd.concat([metrics, metrics.iloc[[0]]]), BENCH, "fine")
 
 
 def test_latex_escape_in_caption_and_labels(metrics, tmp_path):
     m = metrics.copy()
     m.loc[m["model"] == "m2", "model"] = "r&d_50%"
-    spec = T.table_main(m, BENCH, "fine")
+    spec = A.table_main(m, BENCH, "fine")
     T.write_table(spec, tmp_path / "x", "Top_1 & 50% done")
     tex = (tmp_path / "x.tex").read_text()
     assert r"\caption{Top\_1 \& 50\% done}" in tex
@@ -289,7 +292,7 @@ def pair_metrics():
 
 
 def test_pairs_table(pair_metrics, tmp_path):
-    spec = T.table_pairs(pair_metrics, BENCH)
+    spec = A.table_pairs(pair_metrics, BENCH)
     assert list(spec.values.index) == [("m1", "Easy"), ("m1", "Hard"), ("m2", "Easy"),
                                        ("m2", "Hard"), ("baseline:random", "Easy")]
     # only the w/o context exists, so no w/ columns
@@ -314,7 +317,7 @@ def test_pairs_table(pair_metrics, tmp_path):
 def test_pairs_shows_both_contexts_when_present(pair_metrics):
     extra = pd.DataFrame([_row("m1", "w_text", "pairs", "point", "direct", "acc", 0.95,
                                difficulty="easy")])
-    spec = T.table_pairs(pd.concat([pair_metrics, extra]), BENCH)
+    spec = A.table_pairs(pd.concat([pair_metrics, extra]), BENCH)
     assert ("PointJudge", "w/ ctx", "acc") in spec.values.columns
     assert spec.marks.loc[("m1", "Easy"), ("PointJudge", "w/ ctx", "acc")] == "best"
     assert spec.cells.loc[("m1", "Easy"), ("PairJudge(PR)", "w/ ctx", "acc")] == "–"
@@ -322,14 +325,14 @@ def test_pairs_shows_both_contexts_when_present(pair_metrics):
 
 def test_pairs_requires_pairs_rows(metrics):
     with pytest.raises(ValueError, match="setting='pairs'"):
-        T.table_pairs(metrics, BENCH)
+        A.table_pairs(metrics, BENCH)
 
 
 # --------------------------------------------------------------------------
 # Tables 9 / 10
 # --------------------------------------------------------------------------
 def test_derivations_table(metrics, tmp_path):
-    spec = T.table_derivations(metrics, BENCH, "fine")
+    spec = A.table_derivations(metrics, BENCH, "fine")
     assert list(spec.values.index) == [("m1", "w/o"), ("m1", "w/"), ("m2", "w/o"), ("m2", "w/")]
     assert [c[0] for c in spec.values.columns] == ["PairRank", "PointScore_Bbl", "PointScore_Pt",
                                                    "fail%", "fail%"]
@@ -360,11 +363,11 @@ def pred():
         ("m1", "w_text", "b.gov", 6, 5.5, "gov"),
         ("m1", "w_text", "x.com", 1, 0.0, "social"),
     ]
-    return pd.DataFrame(rows, columns=list(T.PRED_COLUMNS))
+    return pd.DataFrame(rows, columns=list(PRED_COLUMNS))
 
 
 def test_categories_table(pred, tmp_path):
-    spec = T.table_categories(pred, ["gov", "edu", "social"])
+    spec = A.table_categories(pred, ["gov", "edu", "social"])
     assert list(spec.values.index) == [("m1", "w/o"), ("m1", "w/")]
     c = spec.cells
     assert c.loc[("m1", "w/o"), (".gov", "Pred")] == "8.50"
@@ -390,6 +393,6 @@ def test_categories_table(pred, tmp_path):
 
 def test_categories_errors(pred):
     with pytest.raises(ValueError, match="empty"):
-        T.table_categories(pred.iloc[0:0], ["gov"])
+        A.table_categories(pred.iloc[0:0], ["gov"])
     with pytest.raises(ValueError, match="missing column"):
-        T.table_categories(pred.drop(columns=["category"]), ["gov"])
+        A.table_categories(pred.drop(columns=["category"]), ["gov"])

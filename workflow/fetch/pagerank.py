@@ -6,7 +6,7 @@ Domain lists (:func:`read_domain_list`)
     CSV), or a plain file with one domain or URL per line and no header. A first
     line holding a tab or a comma is a table header; without a ``domain`` column
     it is an error. Every value is reduced to its registered domain with
-    :func:`authbench.domains.registered_domain`; drops are counted by reason
+    :func:`authbench.net.registered_domain`; drops are counted by reason
     (``unparsable_url``, ``ip_host``, ``no_registered_domain``, ``duplicate``).
     Blank lines are skipped silently; a non-blank row with an empty ``domain``
     cell counts as ``unparsable_url``. Order is kept (first occurrence). An empty
@@ -43,7 +43,7 @@ API (:func:`fetch_openpagerank`)
       so a rerun asks again; the fetch continues with the next batch): a batch
       whose request still fails after the client's retries (HTTP 429/5xx,
       timeouts and connection errors are retried by
-      :class:`~authbench.fetch.http.HttpClient`, which honours ``Retry-After``;
+      :class:`~authbench.net.HttpClient`, which honours ``Retry-After``;
       other 4xx are not retried), whose body stays malformed JSON, or whose
       top-level ``status_code`` is not 200 / ``status`` is false / ``response``
       is not a list; a requested domain absent from the answer
@@ -104,10 +104,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ..domains import registered_domain
-from ..records import InputError, read_utf8
-from .cache import ProgressCache
-from .http import FetchError, HttpClient
+from authbench.net import registered_domain
+from authbench.errors import InputError
+from authbench.records import read_utf8
+from authbench.fetch.cache import ProgressCache
+from authbench.errors import FetchError
+from authbench.net import HttpClient
 
 log = logging.getLogger("authbench.fetch.pagerank")
 

@@ -17,7 +17,7 @@ Rules:
   ``separator`` (default: any whitespace); each URL counts as one visit. A cell
   with no URL is dropped as ``empty_cell``; an empty line as ``blank``. Other
   columns are ignored.
-* **Reduction.** Each URL goes through :func:`authbench.domains.registered_domain`
+* **Reduction.** Each URL goes through :func:`authbench.net.registered_domain`
   (``http://`` added when there is no scheme; subdomains, ports, userinfo and
   paths stripped; punycode kept as written). Drops: ``unparsable_url``,
   ``ip_host``, ``no_registered_domain``.
@@ -40,8 +40,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..domains import registered_domain
-from ..records import InputError, csv_records
+from authbench.net import registered_domain
+from authbench.errors import InputError
+from authbench.records import csv_records
 
 FORMATS = ("lines", "tsv", "csv")
 DROP_REASONS = ("blank", "comment", "empty_cell", "unparsable_url", "ip_host", "no_registered_domain")

@@ -2,7 +2,7 @@
 
 For every registered domain the fetcher asks for the homepage, keeps the first
 ``max_words`` words of its readable text and writes the TSV (columns ``domain``,
-``text``) that :func:`authbench.domains.read_texts` reads. Rules:
+``text``) that :func:`authbench.studies.authority.domains.read_texts` reads. Rules:
 
 * **URLs and fallback.** ``https://<domain>/`` first, then ``http://<domain>/``
   (``schemes`` sets the order). The next scheme is tried only when the previous
@@ -78,8 +78,9 @@ from urllib.parse import urljoin, urlsplit
 import requests
 from tqdm import tqdm
 
-from .cache import ProgressCache
-from .http import RETRY_STATUS, FetchError, HttpClient, safe_url
+from authbench.fetch.cache import ProgressCache
+from authbench.net import HttpClient, RETRY_STATUS, safe_url
+from authbench.errors import FetchError
 
 log = logging.getLogger("authbench.fetch.webtext")
 

@@ -98,9 +98,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from authbench.records import InputError, read_utf8
+from authbench.errors import InputError
+from authbench.records import read_utf8
 from authbench.fetch.cache import ProgressCache
-from authbench.fetch.http import FetchError, HttpClient, retry_after_seconds, safe_url
+from authbench.errors import FetchError
+from authbench.net import HttpClient, retry_after_seconds, safe_url
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.wikidata")

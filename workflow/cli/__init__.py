@@ -1,0 +1,74 @@
+"""Command line of the pipeline: one subcommand per Snakemake rule, named
+``<study>-<stage>`` like the rules (``domainauth-build``, ``authority-judge``,
+``ragauth-rank``, ``selfpref-compare``, ``fetch-pagerank`` ...).
+
+Rules call ``python -m authbench.cli <step> ...`` with files and a JSON
+``--params`` string built by the rule (never the whole config), so Snakemake
+sees every value that can change an output. Known errors
+(:class:`authbench.errors.PipelineError`, a missing file) end with one line on
+stderr and exit code 2, never a traceback. Nothing imports this package: it
+is the front end over ``authbench.studies``, ``authbench.llm`` and the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from authbench.cli import authority, fetch, ragauth, selfpref
+from authbench.cli.common import mkparent
+from authbench.errors import PipelineError
+
+
+def cmd_models_assemble(args, params) -> None:
+    from authbench.llm.engines.llamacpp import resolve_model
+
+    mkparent(args.out)
+    logging.getLogger("authbench").info("model ready at %s", resolve_model(params["model"], args.out))
+
+
+def cmd_provenance_dag(args, params) -> None:
+    from authbench.render.dag import export_dag
+
+    export_dag(args.outdir, params["config"], params["snakefile"], params["targets"])
+
+
+COMMANDS = {
+    "models-assemble": (cmd_models_assemble, ["out"]),
+    "provenance-dag": (cmd_provenance_dag, ["outdir"]),
+    **fetch.COMMANDS,
+    **authority.COMMANDS,
+    **ragauth.COMMANDS,
+    **selfpref.COMMANDS,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="authbench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (_, options) in COMMANDS.items():
+        p = sub.add_parser(name)
+        p.add_argument("--params", default="{}", help="JSON object of the rule's parameters")
+        for opt in options:
+            flag = "--" + opt.rstrip("?*+").replace("_", "-")
+            if opt.endswith("+"):
+                p.add_argument(flag, nargs="+", required=True)
+            elif opt.endswith("*"):
+                p.add_argument(flag, nargs="*", default=[])
+            else:
+                p.add_argument(flag, required=not opt.endswith("?"), default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    args = build_parser().parse_args(argv)
+    try:
+        params = json.loads(args.params)
+        COMMANDS[args.command][0](args, params)
+    except (PipelineError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0

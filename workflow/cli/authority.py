@@ -1,0 +1,160 @@
+"""Command-line steps of AuthorityBench's DomainAuth and EntityAuth:
+datasets, judge cells, evaluation, baselines and reports."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
+from authbench.errors import TemplateError
+from authbench.records import read_jsonl, write_jsonl, write_tsv
+
+log = logging.getLogger("authbench")
+
+REUSE_COLUMNS = ["setting", "level", "slots", "distinct", "max_uses"]
+
+
+def cmd_domainauth_build(args, params) -> None:
+    from authbench.studies.authority.domains import build_domains, read_texts, write_drops, write_labels
+
+    texts = read_texts(params.get("text"), params.get("text_max_words", 100))
+    domains, drops = build_domains(args.source, params.get("status_filter"), params["categories"], texts)
+    mkparent(args.labels, args.drops)
+    write_labels(domains, args.labels)
+    write_drops(drops, len(domains), args.drops)
+    log.info("kept %d domains; drops: %s", len(domains), dict(drops))
+
+
+def cmd_domainauth_sample(args, params) -> None:
+    from authbench.studies.authority.domains import read_labels
+    from authbench.studies.authority.sampling import reuse_report, sample_all
+
+    domains = read_labels(args.labels)
+    sets = sample_all(domains, params["sampling"], params["seed"])
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for setting, rows in sets.items():
+        write_jsonl(rows, out / f"{setting}.jsonl")
+        log.info("%s: %d instances", setting, len(rows))
+    write_tsv(reuse_report(sets), str(out / "reuse.tsv"), REUSE_COLUMNS)
+
+
+def cmd_entityauth_build(args, params) -> None:
+    from authbench.studies.authority.entities import build_entities, write_entities, write_entity_drops
+
+    entities, drops = build_entities(args.source, params.get("corpus"), params["seed"], params["dataset"])
+    mkparent(args.labels, args.drops)
+    write_entities(entities, args.labels)
+    write_entity_drops(drops, len(entities), args.drops)
+    log.info("%s: kept %d entities; drops: %s", params["dataset"], len(entities), dict(drops))
+
+
+def cmd_entityauth_sample(args, params) -> None:
+    from authbench.studies.authority.entities import entity_item, read_entities
+    from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+
+    items = [entity_item(e) for e in read_entities(args.labels)]
+    name, seed = params["dataset"], params["seed"]
+    lists = add_anchors(sample_lists(items, "fine", params["lists"], seed, name), params["anchors"], seed, name)
+    mkparent(args.instances, args.reuse)
+    write_jsonl(lists, args.instances)
+    write_tsv(reuse_report({"fine": lists}), args.reuse, REUSE_COLUMNS)
+    log.info("%s: %d lists", params["dataset"], len(lists))
+
+
+def cmd_judge(args, params) -> None:
+    from authbench.llm.runner import parse_responses
+    from authbench.studies.authority.prompts import load_template
+    from authbench.studies.authority.requests import build_requests
+
+    template = load_template(args.template)
+    if (template.judge, template.context) != (params["judge"], params["context"]):
+        raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
+                            f"the cell is {params['judge']}/{params['context']}")
+    instances = read_jsonl(args.instances)
+    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
+    responses, run, model, gen = run_cell_requests(args, params, requests)
+    judgments = parse_responses(requests, responses)
+    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
+                     {"instances": (args.instances, {"n": len(instances)})}, {})
+
+
+def _metric_columns() -> list[str]:
+    from authbench.studies.authority.evaluate import METRIC_COLUMNS
+
+    return [*METRIC_COLUMNS, "n_calls"]
+
+
+def cmd_evaluate(args, params) -> None:
+    from authbench.studies.authority.evaluate import evaluate_cell
+    from authbench.studies.authority.outputs import scales
+
+    instances = read_jsonl(args.instances)
+    judgments = read_jsonl(args.judgments)
+    summary = json.loads(Path(args.manifest).read_text())
+    ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
+    rows = [
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
+        for scale in scales(params["dataset"], params["setting"])
+        for row in evaluate_cell(params["judge"], scale, instances, judgments)
+    ]
+    write_tsv(rows, args.metrics, _metric_columns())
+
+
+def cmd_predictions(args, params) -> None:
+    from authbench.studies.authority.evaluate import PRED_COLUMNS, point_predictions
+
+    preds = [{"model": params["model"], "context": params["context"], **p}
+             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments))]
+    write_tsv(preds, args.predictions, list(PRED_COLUMNS))
+
+
+def cmd_baselines(args, params) -> None:
+    from authbench.studies.authority.evaluate import baseline_scorer, evaluate_scores
+
+    plan = params  # authbench.studies.authority.outputs.baseline_plan, via the rule
+    rows = []
+    for name, spec in plan["baselines"].items():
+        if not spec:
+            continue
+        scorer = baseline_scorer(name, params["seed"], spec if isinstance(spec, dict) else None)
+        for setting, scale in plan["evaluations"]:
+            instances = read_jsonl(Path(args.instances_dir) / f"{setting}.jsonl")
+            for context in plan["contexts"]:
+                for row in evaluate_scores(scale, "point", instances, scorer):
+                    rows.append({"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context,
+                                 **row, "parse_failure_rate": 0.0, "n_calls": 0})
+    write_tsv(rows, args.metrics, _metric_columns())
+
+
+def cmd_domainauth_report(args, params) -> None:
+    from authbench.studies.authority.outputs import domainauth_tables
+    from authbench.studies.authority.report import write_domainauth_report
+
+    write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
+                            domainauth_tables(params["settings"], params["judges"]), params["category_order"])
+
+
+def cmd_entityauth_report(args, params) -> None:
+    from authbench.studies.authority.outputs import entityauth_tables
+    from authbench.studies.authority.report import write_entityauth_report
+
+    write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
+                            entityauth_tables(params["judges"]))
+
+
+COMMANDS = {
+    "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops"]),
+    "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
+    "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops"]),
+    "entityauth-sample": (cmd_entityauth_sample, ["labels", "instances", "reuse"]),
+    "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "responses", "judgments", "manifest",
+                                    "threads?"]),
+    "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),
+    "authority-predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
+    "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
+    "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
+    "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
+}

@@ -1,0 +1,133 @@
+"""Command-line steps of RAGAuth: building and loading the question file,
+prior scores, rank and answer cells, and the report."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
+from authbench.config import GenerateConfig
+from authbench.errors import ConfigError, TemplateError
+from authbench.records import read_jsonl, write_jsonl, write_tsv
+
+log = logging.getLogger("authbench")
+
+
+def cmd_dataset(args, params) -> None:
+    from authbench.studies.ragauth.dataset import dataset_report, load_ragauth
+
+    questions = load_ragauth(args.source, params.get("topics"))
+    mkparent(args.out, args.report)
+    write_jsonl(questions, args.out)
+    write_tsv(dataset_report(questions, params["k"]), args.report, ["what", "count"])
+    log.info("%d RAGAuth questions, %d documents", len(questions), sum(len(q["documents"]) for q in questions))
+
+
+def cmd_domains(args, params) -> None:
+    from authbench.studies.ragauth.build import write_domain_list
+
+    mkparent(args.out)
+    log.info("%d distinct domains", len(write_domain_list(args.documents, args.out)))
+
+
+def cmd_build(args, params) -> None:
+    from authbench.studies.ragauth.build import build_ragauth, write_build_drops, write_ragauth
+
+    records, drops, report = build_ragauth(args.questions, args.documents, args.labels or None,
+                                           params.get("max_docs", 10))
+    mkparent(args.out, args.drops)
+    write_ragauth(records, args.out)
+    write_build_drops(drops, len(records), args.drops)
+    log.info("built %d questions: %s", len(records), json.dumps(report, sort_keys=True, default=str))
+
+
+def cmd_prior(args, params) -> None:
+    from authbench.studies.ragauth.requests import prior_scores
+
+    mkparent(args.out)
+    write_jsonl(prior_scores(read_jsonl(args.questions), params["strategy"], params.get("tld_prior")), args.out)
+
+
+def _setup(args, params):
+    """The cell's template (checked against its strategy), questions, tokenizer
+    and the context limit prompts must fit."""
+    from authbench.llm.engines.tokenize import load_tokenizer
+    from authbench.studies.ragauth.requests import load_rag_template
+
+    template = load_rag_template(args.template)
+    if template.strategy != params["stage"]:
+        raise TemplateError(f"{args.template}: is the {template.strategy} prompt, the cell needs {params['stage']}")
+    model_cfg = params["model"]
+    n_ctx = model_cfg.get("n_ctx") or (model_cfg.get("vllm") or {}).get("max_model_len")
+    return template, read_jsonl(args.questions), load_tokenizer(model_cfg, args.model_file), n_ctx
+
+
+def _reply_budget(params, output: str, n: int) -> int:
+    from authbench.llm.grammars import token_budget
+
+    gen = GenerateConfig().merge(params["model"].get("generate"))
+    return token_budget(output, n, params["constrained"], gen.max_tokens)
+
+
+def cmd_rank(args, params) -> None:
+    from authbench.llm.runner import parse_responses
+    from authbench.studies.ragauth.requests import judged_scores, rank_requests
+
+    template, questions, tokenizer, n_ctx = _setup(args, params)
+    n_max = max(len(q["documents"]) for q in questions)
+    requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
+                                     _reply_budget(params, template.output, n_max))
+    responses, run, model, gen = run_cell_requests(args, params, requests)
+    judgments = parse_responses(requests, responses)
+    scores = [{"qid": r["request_id"], "scores": judged_scores(j["value"], r["n"]), "status": j["status"]}
+              for r, j in zip(requests, judgments)]
+    mkparent(args.scores)
+    write_jsonl(scores, args.scores)
+    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
+                     {"questions": (args.questions, {"n": len(questions)})},
+                     {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
+                      **counts})
+
+
+def cmd_answer(args, params) -> None:
+    from authbench.studies.ragauth.requests import answer_requests, answer_row
+
+    template, questions, tokenizer, n_ctx = _setup(args, params)
+    scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
+    requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
+                                             params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
+    responses, run, model, gen = run_cell_requests(args, params, requests)
+    judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, responses)]
+    inputs = {"questions": (args.questions, {"n": len(questions)})}
+    if args.scores:
+        inputs["scores"] = (args.scores, {})
+    write_cell_files(args, params, requests, responses, judgments, run, model, gen, inputs,
+                     {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
+                      "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
+                      **counts})
+
+
+def cmd_report(args, params) -> None:
+    from authbench.studies.ragauth.report import accuracy_rows, write_accuracy, write_rag_tables
+
+    if len(params["cells"]) != len(args.judgments):
+        raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")
+    cells = [((m, s, str(k)), read_jsonl(path)) for (m, s, k), path in zip(params["cells"], args.judgments)]
+    rows = accuracy_rows(cells, params["bootstrap"], params["seed"])
+    write_accuracy(rows, Path(args.outdir) / "accuracy.tsv")
+    write_rag_tables(rows, Path(args.outdir) / "tables")
+
+
+COMMANDS = {
+    "ragauth-domains": (cmd_domains, ["documents", "out"]),
+    "ragauth-build": (cmd_build, ["questions", "documents", "labels?", "out", "drops"]),
+    "ragauth-dataset": (cmd_dataset, ["source", "out", "report"]),
+    "ragauth-prior": (cmd_prior, ["questions", "out"]),
+    "ragauth-rank": (cmd_rank, ["questions", "template", "model_file?", "responses", "judgments", "scores",
+                                "manifest", "threads?"]),
+    "ragauth-answer": (cmd_answer, ["questions", "scores?", "template", "model_file?", "responses", "judgments",
+                                    "manifest", "threads?"]),
+    "ragauth-report": (cmd_report, ["judgments+", "outdir"]),
+}

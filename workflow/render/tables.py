@@ -1,0 +1,518 @@
+"""Study-agnostic result tables: cell kinds and formatting, the one table
+builder (:func:`build_table`) and the ``.csv`` / ``.md`` / ``.tex`` writer
+(:func:`write_table`).  The studies' own tables are built on it:
+:mod:`authbench.studies.authority.tables` (AuthorityBench),
+:mod:`authbench.studies.selfpref.report` and :mod:`authbench.studies.ragauth.report`.
+
+A :class:`TableSpec` holds the display cells, the numeric frame behind them
+(already in display units, e.g. correlations and accuracies multiplied by 100
+and rounded to two decimals: :func:`round2`), the best / second-best marks and
+a few rendering hints.  :func:`build_table` makes one from row keys and
+:class:`Column` getters; :func:`stack_tables` stacks specs with the same
+columns under an extra row level.
+
+Highlighting follows the paper: per row, separately inside each highlight
+group (a :class:`Column`'s ``group``: the ρ columns, the τ columns, the
+accuracy columns ...), the highest displayed value is **bold** and the
+second-highest distinct displayed value is underlined.  Ties share the mark,
+NaN is never marked, columns without a group (parse failures, counts) never
+take part, and baseline rows (non-LLM ``baseline:...`` models) are never
+marked.  A table may instead mark by a rule (``mark_rule``: every displayed
+value it accepts is bold, e.g. "values greater than 50%").
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from authbench.records import is_missing
+
+__all__ = [
+    "BASELINE_PREFIX",
+    "COUNT",
+    "FAIL",
+    "MISSING",
+    "NUM",
+    "PCT",
+    "SIGNED",
+    "TEXT",
+    "Column",
+    "TableSpec",
+    "baselines_last",
+    "build_table",
+    "format_cell",
+    "is_baseline",
+    "latex_escape",
+    "round2",
+    "round_half_up",
+    "stack_tables",
+    "text_cell",
+    "write_table",
+]
+
+BASELINE_PREFIX = "baseline:"
+
+MISSING = "–"  # en dash, as in the paper
+FAIL = "fail%"  # header of a parse-failure column
+
+# Cell kinds: how a value is formatted.
+PCT = "pct"  # already x100, two decimals
+NUM = "num"  # two decimals
+SIGNED = "signed"  # two decimals with explicit sign
+COUNT = "count"  # integer
+TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_cell
+
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+def is_baseline(model: str) -> bool:
+    """True for the non-LLM baseline rows (model ``baseline:...``)."""
+    return str(model).startswith(BASELINE_PREFIX)
+
+
+def baselines_last(models: Iterable) -> list[str]:
+    """The distinct model names (as ``str``) in order of first appearance,
+    the non-LLM baselines after the LLMs."""
+    seen = list(dict.fromkeys(str(m) for m in models))
+    return [m for m in seen if not is_baseline(m)] + [m for m in seen if is_baseline(m)]
+
+
+def round_half_up(x, ndigits: int = 2, scale: int = 1) -> float:
+    """Round ``x * scale`` half-up to ``ndigits`` decimals, on the decimal repr.
+
+    Working on ``repr(x)`` avoids binary artefacts: 0.71345 -> 71.35, not
+    71.34.  Non-finite and non-numeric values and ``None`` become NaN.
+    """
+    if x is None:
+        return math.nan
+    try:
+        xf = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    if not math.isfinite(xf):
+        return math.nan
+    d = Decimal(repr(xf)) * scale
+    return float(d.quantize(Decimal(1).scaleb(-ndigits), rounding=ROUND_HALF_UP))
+
+
+def round2(x, scale: int = 1) -> float:
+    """:func:`round_half_up` to two decimals: ``round2(0.71345, 100) == 71.35``."""
+    return round_half_up(x, 2, scale)
+
+
+def text_cell(text: str, style: str = "md") -> str:
+    """A :data:`TEXT` cell (already formatted, e.g. ``4.50±0.58``, ``+3.00†``,
+    ``–0.22``) in ``style``: md as is; csv with missing empty, ASCII minus and
+    no plus sign; tex escaped, with signs before a digit in math mode."""
+    text = str(text)
+    if style == "md":
+        return text
+    if text == MISSING:
+        return "" if style == "csv" else "--"
+    if style == "csv":
+        return re.sub(r"(^|[\s/])\+(?=\d)", r"\1", re.sub(r"–(?=\d)", "-", text))
+    signed = re.sub(r"–(?=\d)", "−", text)  # latex_escape: − -> $-$
+    return "$+$".join(latex_escape(part) for part in re.split(r"\+(?=\d)", signed))
+
+
+def format_cell(value: float, kind: str, style: str = "md") -> str:
+    """Format one value (already in display units).
+
+    ``style`` is ``"md"`` (plain text: missing as –, negative sign as –),
+    ``"tex"`` (missing as ``--``, signs in math mode) or ``"csv"`` (no markup,
+    missing as an empty string, ASCII minus, no plus sign).
+    """
+    if is_missing(value):
+        return {"md": MISSING, "tex": "--", "csv": ""}[style]
+    if kind == COUNT:
+        return str(int(round(value)))
+    if kind in (PCT, NUM):
+        return f"{value:.2f}"
+    if kind == SIGNED:
+        mag = f"{abs(value):.2f}"
+        if style == "csv":
+            return f"{value:.2f}" if value != 0 else mag
+        if value > 0:
+            return f"$+${mag}" if style == "tex" else f"+{mag}"
+        if value < 0:
+            return f"$-${mag}" if style == "tex" else f"{MISSING}{mag}"
+        return mag
+    raise ValueError(f"unknown cell kind {kind!r}")
+
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "ρ": r"$\rho$",
+    "τ": r"$\tau$",
+    "–": "--",
+    "−": "$-$",
+    "±": r"$\pm$",
+    "†": r"$^{\dagger}$",
+    "<": "$<$",
+    ">": "$>$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX special characters (``_ % & $ # { } ~ ^ \\``) in a label."""
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+
+
+def _md_escape(text: str) -> str:
+    return str(text).replace("|", r"\|")
+
+
+# --------------------------------------------------------------------------
+# the table spec and its builder
+# --------------------------------------------------------------------------
+@dataclass
+class TableSpec:
+    """A renderer-agnostic table.
+
+    ``values``  numeric frame in display units (NaN = missing);
+    ``cells``   the same shape as text (``–`` for missing, no markup);
+    ``marks``   ``"best"`` / ``"second"`` / ``""`` per cell;
+    ``kinds``   one cell kind per column (``pct``, ``num``, ``signed``, ``count``, ``text``);
+    ``highlight_groups`` group name -> column labels compared per row;
+    ``baseline_rows`` row labels that are never highlighted;
+    ``note``    extra caption text (e.g. Table 8's true means);
+    ``caption`` a default caption in the paper's words;
+    ``tex_labels`` header text -> LaTeX to use instead of the escaped text.
+    """
+
+    values: pd.DataFrame
+    cells: pd.DataFrame
+    marks: pd.DataFrame
+    kinds: tuple[str, ...]
+    highlight_groups: dict[str, list[tuple]] = field(default_factory=dict)
+    baseline_rows: list[tuple] = field(default_factory=list)
+    note: str = ""
+    caption: str = ""
+    tex_labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column.
+
+    ``label``  the header, one string per header level;
+    ``kind``   the cell kind.  For :data:`TEXT`, ``get(row)`` returns
+               ``(value, text)``: the number behind the cell (rounded as
+               shown) and its Markdown text (e.g. ``4.50±0.58``, ``+3.00†``);
+               for every other kind it returns the value in display units,
+               which :func:`format_cell` formats;
+    ``get``    row key -> cell, as above;
+    ``group``  the highlight group the column is ranked in, per row (``None``:
+               never ranked).
+    """
+
+    label: tuple[str, ...]
+    kind: str
+    get: Callable[[Any], Any]
+    group: str | None = None
+
+
+def _rank_marks(
+    values: pd.DataFrame, groups: dict[str, list[int]], skip: Sequence[bool]
+) -> pd.DataFrame:
+    marks = np.full(values.shape, "", dtype=object)
+    arr = values.to_numpy(dtype=float)
+    for i in range(arr.shape[0]):
+        if skip[i]:
+            continue
+        for positions in groups.values():
+            vals = [arr[i, j] for j in positions if not math.isnan(arr[i, j])]
+            distinct = sorted(set(vals), reverse=True)
+            if not distinct:
+                continue
+            best = distinct[0]
+            second = distinct[1] if len(distinct) > 1 else None
+            for j in positions:
+                v = arr[i, j]
+                if math.isnan(v):
+                    continue
+                if v == best:
+                    marks[i, j] = "best"
+                elif second is not None and v == second:
+                    marks[i, j] = "second"
+    return pd.DataFrame(marks, index=values.index, columns=values.columns)
+
+
+def _rule_marks(values: pd.DataFrame, rule: Callable[[float], bool], skip: Sequence[bool]) -> pd.DataFrame:
+    marks = np.full(values.shape, "", dtype=object)
+    arr = values.to_numpy(dtype=float)
+    for i in range(arr.shape[0]):
+        if skip[i]:
+            continue
+        for j in range(arr.shape[1]):
+            if math.isfinite(arr[i, j]) and rule(arr[i, j]):
+                marks[i, j] = "best"
+    return pd.DataFrame(marks, index=values.index, columns=values.columns)
+
+
+def _cell(col: Column, row) -> tuple[Any, str]:
+    got = col.get(row)
+    if col.kind == TEXT:
+        value, text = got
+        return value, text
+    return got, format_cell(got, col.kind, "md")
+
+
+_PLACEHOLDER = Column(("",), TEXT, lambda _row: (math.nan, MISSING))
+
+
+def build_table(
+    rows: Sequence,
+    labels: Sequence[tuple],
+    names: Sequence[str],
+    columns: Sequence[Column],
+    baseline: Sequence[bool] | None = None,
+    *,
+    mark_rule: Callable[[float], bool] | None = None,
+    note: str = "",
+    caption: str = "",
+    tex_labels: Mapping[str, str] | None = None,
+) -> TableSpec:
+    """A :class:`TableSpec`: one row per key in ``rows`` (each column's getter
+    is called with it), shown under the matching tuple of ``labels`` (row
+    levels named ``names``).
+
+    ``baseline`` flags the rows that are never marked (the spec's
+    ``baseline_rows``; default none).  Marks: per row, best / second best
+    inside each highlight group (:class:`Column` ``group``); or, with
+    ``mark_rule`` (then no column may have a group), ``"best"`` on every
+    finite value ``v`` with ``mark_rule(v)``.  No rows give one placeholder row
+    of ``–`` (so that every declared file exists); no columns, one column with
+    an empty header.
+    """
+    cols = list(columns) or [_PLACEHOLDER]
+    if mark_rule is not None and any(c.group is not None for c in cols):
+        raise ValueError("build_table: mark either by highlight groups or by mark_rule, not both")
+    if rows:
+        labels = [tuple(str(x) for x in lab) for lab in labels]
+        flags = [bool(b) for b in baseline] if baseline is not None else [False] * len(rows)
+        got = [[_cell(c, r) for c in cols] for r in rows]
+    else:
+        labels = [tuple(MISSING for _ in names)]
+        flags = [False]
+        got = [[(math.nan, MISSING) for _ in cols]]
+    if len(labels) != len(got) or len(flags) != len(got):
+        raise ValueError(f"build_table: {len(got)} rows, {len(labels)} labels and {len(flags)} baseline flags")
+    index = pd.MultiIndex.from_tuples(labels, names=list(names))
+    header = pd.MultiIndex.from_tuples([c.label for c in cols])
+    values = pd.DataFrame([[v for v, _ in row] for row in got], index=index, columns=header, dtype=float)
+    cells = pd.DataFrame([[t for _, t in row] for row in got], index=index, columns=header, dtype=object)
+    groups: dict[str, list[int]] = {}
+    for j, c in enumerate(cols):
+        if c.group is not None:
+            groups.setdefault(c.group, []).append(j)
+    if mark_rule is not None:
+        marks = _rule_marks(values, mark_rule, flags)
+    else:
+        marks = _rank_marks(values, groups, flags)
+    return TableSpec(
+        values=values,
+        cells=cells,
+        marks=marks,
+        kinds=tuple(c.kind for c in cols),
+        highlight_groups={g: [cols[j].label for j in pos] for g, pos in groups.items()},
+        baseline_rows=[lab for lab, b in zip(labels, flags) if b],
+        note=note,
+        caption=caption,
+        tex_labels=dict(tex_labels or {}),
+    )
+
+
+# --------------------------------------------------------------------------
+# stacking: one block of rows per part (e.g. EntityAuth's entity domains)
+# --------------------------------------------------------------------------
+def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, caption: str = "") -> TableSpec:
+    """Stack tables with identical columns under an extra first row level
+    (e.g. EntityAuth's ``Domain``). Marks stay per row, as computed per part."""
+    if not parts:
+        raise ValueError("stack_tables: no tables given")
+    columns = parts[0][1].values.columns
+    for label, spec in parts:
+        if not spec.values.columns.equals(columns):
+            raise ValueError(f"stack_tables: the columns of {label!r} differ from those of {parts[0][0]!r}")
+    keys = [label for label, _ in parts]
+
+    def cat(attr: str) -> pd.DataFrame:
+        return pd.concat([getattr(spec, attr) for _, spec in parts], keys=keys, names=[level_name])
+
+    baseline_rows = [
+        (label, *(row if isinstance(row, tuple) else (row,))) for label, spec in parts for row in spec.baseline_rows
+    ]
+    first = parts[0][1]
+    return TableSpec(cat("values"), cat("cells"), cat("marks"), first.kinds, dict(first.highlight_groups),
+                     baseline_rows, "", caption, dict(first.tex_labels))
+
+
+# --------------------------------------------------------------------------
+# writer
+# --------------------------------------------------------------------------
+def _flat_label(col: tuple) -> str:
+    return " / ".join(str(p) for p in col if str(p))
+
+
+def _row_display_labels(index: pd.MultiIndex) -> list[list[str]]:
+    """Row labels with a repeated first-level label blanked (as the paper)."""
+    out, prev = [], None
+    for lab in index:
+        lab = [str(x) for x in (lab if isinstance(lab, tuple) else (lab,))]
+        shown = list(lab)
+        if prev is not None and lab[0] == prev:
+            shown[0] = ""
+        prev = lab[0]
+        out.append(shown)
+    return out
+
+
+def _shown(table: TableSpec, vals: np.ndarray, i: int, j: int, style: str) -> str:
+    if table.kinds[j] == TEXT:
+        return text_cell(table.cells.iat[i, j], style)
+    return format_cell(vals[i, j], table.kinds[j], style)
+
+
+def _tex_label(table: TableSpec, text: str) -> str:
+    return table.tex_labels.get(text, latex_escape(text))
+
+
+def _render_csv(table: TableSpec, path: Path) -> None:
+    names = [str(n) for n in table.values.index.names]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(names + [_flat_label(c) for c in table.values.columns])
+        vals = table.values.to_numpy(dtype=float)
+        for i, lab in enumerate(table.values.index):
+            lab = lab if isinstance(lab, tuple) else (lab,)
+            w.writerow([str(x) for x in lab] + [_shown(table, vals, i, j, "csv") for j in range(len(table.kinds))])
+
+
+def _render_md(table: TableSpec, caption: str) -> str:
+    names = [str(n) for n in table.values.index.names]
+    heads = names + [_flat_label(c) for c in table.values.columns]
+    lines = []
+    cap = " ".join(s for s in (caption, table.note) if s)
+    if cap:
+        lines += [cap, ""]
+    lines.append("| " + " | ".join(_md_escape(h) for h in heads) + " |")
+    lines.append("|" + "|".join([":---"] * len(names) + ["---:"] * table.values.shape[1]) + "|")
+    marks = table.marks.to_numpy()
+    vals = table.values.to_numpy(dtype=float)
+    for i, lab in enumerate(_row_display_labels(table.values.index)):
+        cells = []
+        for j in range(len(table.kinds)):
+            text = _md_escape(_shown(table, vals, i, j, "md"))
+            if marks[i, j] == "best":
+                text = f"**{text}**"
+            elif marks[i, j] == "second":
+                text = f"<u>{text}</u>"
+            cells.append(text)
+        lines.append("| " + " | ".join([_md_escape(x) for x in lab] + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _render_tex(table: TableSpec, caption: str, label: str) -> str:
+    columns = list(table.values.columns)
+    nlev = max(len(c) for c in columns)
+    columns = [tuple(c) + ("",) * (nlev - len(c)) for c in columns]
+    names = [str(n) for n in table.values.index.names]
+    nrow = len(names)
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\caption{" + latex_escape(" ".join(s for s in (caption, table.note) if s)) + "}",
+        r"\label{" + label + "}",
+        r"\begin{tabular}{" + "l" * nrow + "r" * len(columns) + "}",
+        r"\toprule",
+    ]
+    levels = [k for k in range(nlev) if any(c[k] for c in columns)]
+    for pos, k in enumerate(levels):
+        last = pos == len(levels) - 1
+        cells = [latex_escape(n) for n in names] if last else [""] * nrow
+        rules = []
+        if last:
+            cells += [_tex_label(table, c[k]) for c in columns]
+        else:
+            j = 0
+            while j < len(columns):
+                w = 1
+                while j + w < len(columns) and columns[j + w][: k + 1] == columns[j][: k + 1]:
+                    w += 1
+                lab = columns[j][k]
+                if lab:
+                    cells.append(r"\multicolumn{%d}{c}{%s}" % (w, _tex_label(table, lab)))
+                    rules.append(r"\cmidrule(lr){%d-%d}" % (nrow + j + 1, nrow + j + w))
+                else:
+                    cells.extend([""] * w)
+                j += w
+        lines.append(" & ".join(cells) + r" \\")
+        if rules:
+            lines.append(" ".join(rules))
+    lines.append(r"\midrule")
+    marks = table.marks.to_numpy()
+    vals = table.values.to_numpy(dtype=float)
+    baseline = set(table.baseline_rows)
+    prev_lab, prev_base = None, False
+    for i, (lab, shown) in enumerate(zip(table.values.index, _row_display_labels(table.values.index))):
+        is_base = lab in baseline
+        # stacked tables (stack_tables: an extra first level, e.g. Domain) get a rule between blocks
+        new_block = isinstance(lab, tuple) and prev_lab is not None and lab[0] != prev_lab[0] and len(lab) > 2
+        if i > 0 and (new_block or (is_base and not prev_base)):
+            lines.append(r"\midrule")
+        prev_lab, prev_base = lab, is_base
+        cells = [latex_escape(x) for x in shown]
+        for j in range(len(table.kinds)):
+            text = _shown(table, vals, i, j, "tex")
+            if marks[i, j] == "best":
+                text = r"\textbf{" + text + "}"
+            elif marks[i, j] == "second":
+                text = r"\underline{" + text + "}"
+            cells.append(text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(table: TableSpec, stem: Path, caption: str | None = None) -> list[Path]:
+    """Write ``stem.csv``, ``stem.md`` and ``stem.tex``; return the three paths.
+
+    ``caption`` defaults to the spec's own caption; the spec's note (e.g.
+    Table 8's true means) is appended to it in the Markdown and LaTeX outputs.
+    """
+    if not isinstance(table, TableSpec):
+        raise TypeError(f"write_table expects a TableSpec, got {type(table).__name__}")
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    caption = table.caption if caption is None else caption
+    csv_path = stem.parent / f"{stem.name}.csv"
+    md_path = stem.parent / f"{stem.name}.md"
+    tex_path = stem.parent / f"{stem.name}.tex"
+    _render_csv(table, csv_path)
+    md_path.write_text(_render_md(table, caption), encoding="utf-8")
+    label = "tab:" + re.sub(r"[^A-Za-z0-9_:.-]+", "-", stem.name)
+    tex_path.write_text(_render_tex(table, caption, label), encoding="utf-8")
+    return [csv_path, md_path, tex_path]

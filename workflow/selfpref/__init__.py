@@ -1,1 +1,0 @@
-"""The RAG self-preference study (Chen et al.): do LLM judges prefer passages they wrote?"""

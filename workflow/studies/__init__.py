@@ -1,0 +1,4 @@
+"""The studies, one package each, on top of the judging core (``authbench.llm``),
+the renderers (``authbench.render``) and the shared base: ``authority``
+(DomainAuth, EntityAuth), ``ragauth`` (RAGAuth) and ``selfpref`` (RAG
+self-preference)."""

@@ -1,0 +1,20 @@
+"""AuthorityBench's DomainAuth and EntityAuth: datasets (``domains``,
+``entities``, ``labels``), sampling, judge templates and requests
+(``prompts``, ``requests``), evaluation, baselines and metrics (``evaluate``,
+``ranking``, ``metrics``), tables, figures and reports, and which files a
+config produces (``outputs``).
+
+What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+
+from authbench.exports import lazy_exports
+
+__getattr__, __all__ = lazy_exports(__name__, {
+    "domains": ("build_domains", "read_labels", "read_texts", "write_drops", "write_labels"),
+    "entities": ("build_entities", "entity_item", "read_entities", "write_entities", "write_entity_drops"),
+    "evaluate": ("METRIC_COLUMNS", "PRED_COLUMNS", "baseline_scorer", "evaluate_cell", "evaluate_scores", "point_predictions"),
+    "outputs": ("baseline_plan", "domainauth_report_files", "domainauth_tables", "entityauth_report_files", "entityauth_tables", "scales"),
+    "prompts": ("load_template",),
+    "report": ("write_domainauth_report", "write_entityauth_report"),
+    "requests": ("build_requests",),
+    "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_lists"),
+})

@@ -1,0 +1,191 @@
+"""Parsed judgments of a cell -> metric rows (the long metrics table).
+
+Policies (docs/decisions.md):
+
+* Lists: ρ and τ per list against the list's true levels (fine level for
+  ``fine``, coarse level for ``coarse``), averaged over lists. A list whose
+  predictions are all equal counts ρ = τ = 0 and is counted in ``n_constant``.
+* Unscored items (unparsable reply, score out of range) rank below every scored
+  item, tied; a ListRank reply that is not a clean permutation is repaired
+  (first mention kept, missing ids appended in presentation order) and counted
+  as a parse failure.
+* Pairs: a tie in predicted scores, or an unparsable reply, counts as wrong.
+* PairJudge rankings: PairRank by BubbleSort; PointScore by AverageScore (the
+  paper's main number) and by BubbleSort (Tables 9/10). BubbleSort starts from
+  the presentation order and uses the anchor rule where a pair was not compared.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+from authbench.studies.authority import metrics as M
+from authbench.studies.authority import ranking as R
+from authbench.seeding import rng
+from authbench.studies.authority.sampling import item_key
+
+# The long metrics table: one row per number (cli's evaluate and baseline
+# commands write it; studies.authority.tables reads it).
+METRIC_COLUMNS = (
+    "benchmark",
+    "model",
+    "context",
+    "setting",
+    "judge",
+    "derivation",
+    "difficulty",
+    "metric",
+    "value",
+    "n",
+    "n_constant",
+    "parse_failure_rate",
+)
+# PointJudge point predictions (Table 8, Figure 6).
+PRED_COLUMNS = ("model", "context", "domain", "level", "pred", "category")
+
+LABEL_KEY = {"fine": "level", "coarse": "coarse", "pairs": "level", "bias": "level"}
+
+
+def _pair_ids(request_id: str) -> tuple[str, int, int]:
+    instance_id, positions = request_id.rsplit(":", 1)
+    a, b = positions.split("-")
+    return instance_id, int(a), int(b)
+
+
+def comparisons_by_instance(judge: str, judgments: Iterable[Mapping]) -> dict[str, list[dict]]:
+    """Pair judgments grouped per instance as comparison records for ranking.py."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for j in judgments:
+        iid, a, b = _pair_ids(j["request_id"])
+        rec = {"a": a, "b": b, "choice": None, "score_a": None, "score_b": None}
+        if judge == "pair_rank":
+            rec["choice"] = j["value"]
+        elif j["value"] is not None:
+            rec["score_a"], rec["score_b"] = j["value"]["A"], j["value"]["B"]
+        out[iid].append(rec)
+    return out
+
+
+def _row(setting: str, judge: str, derivation: str, difficulty: str, metric: str, value: float, n: int,
+         n_constant: int = 0) -> dict:
+    return {"setting": setting, "judge": judge, "derivation": derivation, "difficulty": difficulty,
+            "metric": metric, "value": value, "n": n, "n_constant": n_constant}
+
+
+def _list_rows(setting: str, judge: str, derivation: str, pairs: list[tuple[list, list]]) -> list[dict]:
+    res = M.mean_list_correlation(pairs)
+    return [
+        _row(setting, judge, derivation, "all", "rho", res["rho"], res["n_lists"], res["n_constant"]),
+        _row(setting, judge, derivation, "all", "tau", res["tau"], res["n_lists"], res["n_constant"]),
+    ]
+
+
+def _pair_rows(setting: str, judge: str, flags: Mapping[str, list[bool]]) -> list[dict]:
+    rows = []
+    for difficulty in sorted(flags):
+        acc = M.accuracy(flags[difficulty])
+        rows.append(_row(setting, judge, "direct", difficulty, "acc", acc["acc"], acc["n"]))
+    return rows
+
+
+def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], score_of) -> list[dict]:
+    """Metric rows for any per-item scorer (PointJudge, baselines).
+    ``score_of(instance, position)`` returns a number or None. ``setting`` names
+    the label scale the rows are computed against (see :func:`evaluate_cell`)."""
+    key = LABEL_KEY[setting]
+    if setting == "pairs":
+        flags: dict[str, list[bool]] = defaultdict(list)
+        for inst in instances:
+            a, b = inst["items"]
+            flags[inst["difficulty"]].append(
+                M.pair_correct(a[key], b[key], score_of(inst, 0), score_of(inst, 1)))
+        return _pair_rows(setting, judge, flags)
+    if setting == "bias":
+        return []
+    pairs = []
+    for inst in instances:
+        n = len(inst["items"])
+        scores = {i: score_of(inst, i) for i in range(n)}
+        pairs.append(([it[key] for it in inst["items"]], R.scores_to_predicted_values(scores, n)))
+    return _list_rows(setting, judge, "direct", pairs)
+
+
+def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping]) -> list[dict]:
+    """Metric rows of one LLM cell (without the cell's identity columns).
+
+    ``setting`` is the label scale the rows are computed against and written
+    as: DomainAuth judges fine lists against fine labels and coarse lists
+    against coarse labels; EntityAuth has only fine (N=10) lists and evaluates
+    the same judgments once with ``"fine"`` and once with ``"coarse"``. The
+    anchor rule of BubbleSort applies whenever the lists carry anchors."""
+    key = LABEL_KEY[setting]
+    if judge == "point":
+        by_key = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
+        return evaluate_scores(setting, judge, instances, lambda inst, i: by_key[item_key(inst["items"][i])])
+
+    if judge.startswith("list"):
+        by_id = {j["request_id"]: j["value"] for j in judgments}
+        pairs = []
+        for inst in instances:
+            n = len(inst["items"])
+            value = by_id[inst["instance_id"]]
+            if judge == "list_rank":
+                pred = R.ranking_to_values(value, n)
+            else:
+                pred = R.scores_to_predicted_values({int(k): v for k, v in value.items()}, n)
+            pairs.append(([it[key] for it in inst["items"]], pred))
+        return _list_rows(setting, judge, "direct", pairs)
+
+    comps = comparisons_by_instance(judge, judgments)
+    if setting == "pairs":
+        flags: dict[str, list[bool]] = defaultdict(list)
+        for inst in instances:
+            (rec,) = comps[inst["instance_id"]]
+            la, lb = inst["items"][rec["a"]][key], inst["items"][rec["b"]][key]
+            if judge == "pair_rank":
+                ok = M.choice_correct(la, lb, rec["choice"])
+            else:
+                ok = M.pair_correct(la, lb, rec["score_a"], rec["score_b"])
+            flags[inst["difficulty"]].append(ok)
+        return _pair_rows(setting, judge, flags)
+
+    mode = "rank" if judge == "pair_rank" else "score"
+    bubble, average = [], []
+    for inst in instances:
+        n = len(inst["items"])
+        truth = [it[key] for it in inst["items"]]
+        records = comps[inst["instance_id"]]
+        ranking = R.bubble_ranking(records, n, mode, inst.get("anchors"))
+        bubble.append((truth, R.ranking_to_values(ranking, n)))
+        if mode == "score":
+            average.append((truth, R.scores_to_predicted_values(R.average_score(records, n), n)))
+    rows = _list_rows(setting, judge, "bubble", bubble)
+    if average:
+        rows += _list_rows(setting, judge, "average", average)
+    return rows
+
+
+def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping]) -> list[dict]:
+    """Per distinct domain: true level, predicted score (None if unparsable), category."""
+    by_domain = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
+    seen, rows = set(), []
+    for inst in instances:
+        for item in inst["items"]:
+            if item["domain"] in seen:
+                continue
+            seen.add(item["domain"])
+            rows.append({"domain": item["domain"], "level": item["level"], "category": item["category"] or None,
+                         "pred": by_domain.get(item["domain"])})
+    return rows
+
+
+# --- non-LLM baselines -----------------------------------------------------
+
+def baseline_scorer(name: str, seed: int, tld_config: Mapping | None):
+    if name == "random":
+        return lambda inst, i: rng(seed, "baseline-random", inst["instance_id"], i).random()
+    if name == "tld_prior":
+        scores, default = tld_config["scores"], tld_config["default"]
+        return lambda inst, i: tld_prior_score(inst["items"][i]["domain"], scores, default)
+    raise ValueError(f"unknown baseline {name!r}")

@@ -1,0 +1,89 @@
+"""AuthorityBench judge templates (resources/prompts/domainauth|entityauth/).
+
+A template file has ``benchmark`` (``domainauth`` when absent, or
+``entityauth``), ``judge``, ``context``, ``output`` (the reply format),
+``source`` (where in the paper it comes from), ``template`` (``str.format``
+syntax, literal braces doubled) and, for list judges, ``item`` (one line per
+list item), checked by :func:`authbench.llm.prompts.check_placeholders`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from authbench.config import OUTPUT_FORMAT
+from authbench.errors import TemplateError
+from authbench.llm.prompts import check_placeholders, read_template_file
+
+# The item fields a prompt may show, per benchmark and context. A PointJudge
+# template uses them as they are ({domain}), a PairJudge template with _a/_b
+# suffixes ({domain_a}), a ListJudge item line together with {id}.
+ITEM_FIELDS = {
+    "domainauth": {"wo_text": ("domain",), "w_text": ("domain", "text")},
+    # EntityAuth's PointJudge prompt (H) shows the entity's own question; the
+    # pair and list prompts show names only (their question context is a pattern).
+    "entityauth": {"wo_text": ("entity",)},
+}
+_POINT_EXTRA = {"entityauth": ("question",)}
+_OPTIONAL_TEMPLATE_FIELDS = {"n", "last_id"}
+
+
+def _required(benchmark: str, judge: str, context: str) -> set[str]:
+    fields = ITEM_FIELDS[benchmark][context]
+    if judge == "point":
+        return set(fields) | set(_POINT_EXTRA.get(benchmark, ()))
+    if judge.startswith("pair"):
+        return {f"{f}_{s}" for f in fields for s in ("a", "b")}
+    return {"items", "n"} if judge == "list_rank" else {"items"}
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    path: str
+    judge: str
+    context: str
+    output: str
+    template: str
+    item: str | None = None
+    benchmark: str = "domainauth"
+
+    def _values(self, item: Mapping, suffix: str = "") -> dict:
+        names = ITEM_FIELDS[self.benchmark][self.context]
+        if self.judge == "point":
+            names = names + _POINT_EXTRA.get(self.benchmark, ())
+        return {f"{n}{suffix}": item.get(n, "") for n in names}
+
+    def render_point(self, item: Mapping) -> str:
+        return self.template.format(**self._values(item))
+
+    def render_pair(self, a: Mapping, b: Mapping) -> str:
+        return self.template.format(**self._values(a, "_a"), **self._values(b, "_b"))
+
+    def render_list(self, items: Sequence[Mapping]) -> str:
+        names = ITEM_FIELDS[self.benchmark][self.context]
+        lines = "\n".join(self.item.format(id=i, **{n: it.get(n, "") for n in names}) for i, it in enumerate(items))
+        return self.template.format(items=lines, n=len(items), last_id=len(items) - 1)
+
+
+def load_template(path: str | Path) -> PromptTemplate:
+    path = Path(path)
+    data = read_template_file(path, ("judge", "context", "output", "template"))
+    judge, context = data["judge"], data["context"]
+    benchmark = data.get("benchmark", "domainauth")
+    if benchmark not in ITEM_FIELDS:
+        raise TemplateError(f"{path}: unknown benchmark {benchmark!r}; expected one of {sorted(ITEM_FIELDS)}")
+    if judge not in OUTPUT_FORMAT or context not in ITEM_FIELDS[benchmark]:
+        raise TemplateError(f"{path}: unknown judge/context {judge!r}/{context!r} for {benchmark}")
+    if data["output"] != OUTPUT_FORMAT[judge]:
+        raise TemplateError(f"{path}: judge {judge} replies in format {OUTPUT_FORMAT[judge]!r}, not {data['output']!r}")
+    required = _required(benchmark, judge, context)
+    check_placeholders(data["template"], path, required,
+                       required | (_OPTIONAL_TEMPLATE_FIELDS if judge.startswith("list") else set()))
+    item = data.get("item")
+    if judge.startswith("list"):
+        if not item:
+            raise TemplateError(f"{path}: list judges need an 'item' line template")
+        check_placeholders(item, path, {"id", *ITEM_FIELDS[benchmark][context]}, part="item line")
+    return PromptTemplate(str(path), judge, context, data["output"], data["template"], item, benchmark)

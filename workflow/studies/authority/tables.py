@@ -1,0 +1,480 @@
+"""AuthorityBench's result tables (Tables 1, 2, 3, 8, 9, 10; stacked per
+entity domain with :func:`authbench.render.tables.stack_tables` for
+EntityAuth's Tables 4, 6, 11, 12), built with
+:func:`authbench.render.tables.build_table` and written with
+:func:`authbench.render.tables.write_table`.
+
+Every ``table_*`` function turns a long data frame into a
+:class:`~authbench.render.tables.TableSpec`: the display cells, the numeric
+frame behind them (already in display units, i.e. correlations and
+accuracies multiplied by 100 and rounded to two decimals), the best /
+second-best marks and a few rendering hints.
+
+Input 1 (Tables 1, 2, 3, 9, 10) is the long metrics table with one row per
+number; columns :data:`~authbench.studies.authority.evaluate.METRIC_COLUMNS`
+(``benchmark, model, context, setting, judge, derivation, difficulty, metric,
+value, n, n_constant, parse_failure_rate``).
+
+Input 2 (Table 8) holds the PointJudge point predictions; columns
+:data:`~authbench.studies.authority.evaluate.PRED_COLUMNS` (``model, context,
+domain, level, pred, category``).
+
+Highlighting follows the paper: per row, separately inside each highlight
+group (the ρ columns, the τ columns, the accuracy columns ...), the highest
+displayed value is **bold** and the second-highest distinct displayed value is
+underlined.  Ties share the mark, NaN is never marked, parse-failure and count
+columns never take part, and non-LLM baseline rows are never marked.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from authbench.render.tables import (
+    COUNT,
+    FAIL,
+    NUM,
+    PCT,
+    SIGNED,
+    Column,
+    TableSpec,
+    baselines_last,
+    build_table,
+    format_cell,
+    is_baseline,
+    round2,
+)
+from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS
+
+__all__ = [
+    "CONTEXT_LABELS",
+    "CONTEXT_ORDER",
+    "TEX_LABELS",
+    "context_label",
+    "table_categories",
+    "table_derivations",
+    "table_main",
+    "table_pairs",
+]
+
+CONTEXT_ORDER = ("wo_text", "w_text")
+CONTEXT_LABELS = {"wo_text": "w/o", "w_text": "w/"}
+DIFFICULTY_ORDER = ("easy", "hard")
+
+RHO = "ρ"
+TAU = "τ"
+
+# Default category labels: column header (as Table 8) and name in the note.
+CATEGORY_HEADERS = {"gov": ".gov", "edu": ".edu", "social": "Social"}
+CATEGORY_NAMES = {"gov": "Gov", "edu": "Edu", "social": "Social"}
+
+# Headers that get nicer LaTeX than plain escaping (TableSpec.tex_labels).
+TEX_LABELS = {
+    "PointScore_Bbl": r"PointScore$_{\mathrm{Bbl}}$",
+    "PointScore_Pt": r"PointScore$_{\mathrm{Pt}}$",
+    RHO: r"$\rho$",
+    TAU: r"$\tau$",
+}
+
+
+def context_label(context: str) -> str:
+    """``wo_text`` -> ``w/o``, ``w_text`` -> ``w/`` (others unchanged)."""
+    return CONTEXT_LABELS.get(context, str(context))
+
+
+# --------------------------------------------------------------------------
+# metrics lookup
+# --------------------------------------------------------------------------
+def _check_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what}: missing column(s) {missing}; expected {list(required)}")
+
+
+def _select(metrics: pd.DataFrame, what: str, **filters) -> pd.DataFrame:
+    _check_columns(metrics, METRIC_COLUMNS, what)
+    if metrics.empty:
+        raise ValueError(
+            f"{what}: the metrics table is empty; expected rows with columns "
+            f"{list(METRIC_COLUMNS)} for " + ", ".join(f"{k}={v!r}" for k, v in filters.items())
+        )
+    mask = pd.Series(True, index=metrics.index)
+    for col, val in filters.items():
+        mask &= metrics[col].astype(str) == str(val)
+    sub = metrics.loc[mask]
+    if sub.empty:
+        avail = (
+            metrics[list(filters)].astype(str).drop_duplicates().to_dict("records")
+        )
+        raise ValueError(
+            f"{what}: no metrics rows for "
+            + ", ".join(f"{k}={v!r}" for k, v in filters.items())
+            + f"; available combinations: {avail}"
+        )
+    return sub
+
+
+class _Lookup:
+    """Index of metrics rows keyed by (model, context, judge, derivation,
+    difficulty, metric)."""
+
+    KEY = ("model", "context", "judge", "derivation", "difficulty", "metric")
+
+    def __init__(self, sub: pd.DataFrame):
+        self._rows: dict[tuple, tuple[float, float, float]] = {}
+        for rec in sub.to_dict("records"):
+            key = tuple(str(rec[k]) for k in self.KEY)
+            val = (
+                _to_float(rec["value"]),
+                _to_float(rec["parse_failure_rate"]),
+                _to_float(rec["n_constant"]),
+            )
+            old = self._rows.get(key)
+            if old is not None and not _same(old, val):
+                raise ValueError(f"conflicting duplicate metrics rows for {dict(zip(self.KEY, key))}")
+            self._rows[key] = val
+
+    def get(self, model, context, judge, derivation, difficulty, metric):
+        return self._rows.get((model, context, judge, derivation, difficulty, metric))
+
+    def value(self, *key) -> float:
+        hit = self.get(*key)
+        return math.nan if hit is None else round2(hit[0], 100)
+
+    def fail(self, model, context, judge, derivation, difficulty, metrics) -> float:
+        for m in metrics:
+            hit = self.get(model, context, judge, derivation, difficulty, m)
+            if hit is not None and not math.isnan(hit[1]):
+                return round2(hit[1], 100)
+        return math.nan
+
+    def constant(self, model, context, judge, derivation, difficulty, metrics) -> float:
+        for m in metrics:
+            hit = self.get(model, context, judge, derivation, difficulty, m)
+            if hit is not None and not math.isnan(hit[2]):
+                return float(hit[2])
+        return math.nan
+
+
+def _to_float(x) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v if math.isfinite(v) else math.nan
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return all((math.isnan(x) and math.isnan(y)) or x == y for x, y in zip(a, b))
+
+
+def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:
+    """Known values in ``order`` first, unknown ones after in appearance order."""
+    seen = list(dict.fromkeys(str(v) for v in values))
+    return [v for v in order if v in seen] + [v for v in seen if v not in order]
+
+
+def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
+    """(model, context) rows: LLMs on the full context grid, baselines only on
+    the contexts they have."""
+    llm_ctx = _ordered(sub.loc[~sub["model"].astype(str).map(is_baseline), "context"], CONTEXT_ORDER)
+    rows = []
+    for model in baselines_last(sub["model"]):
+        if is_baseline(model):
+            if not baselines:
+                continue
+            ctxs = _ordered(sub.loc[sub["model"].astype(str) == model, "context"], CONTEXT_ORDER)
+        else:
+            ctxs = llm_ctx
+        rows.extend((model, c) for c in ctxs)
+    return rows
+
+
+# --------------------------------------------------------------------------
+# Tables 1 and 2
+# --------------------------------------------------------------------------
+# (judge, derivation, header level 0, header level 1, constant-lists label)
+_MAIN_JUDGES = (
+    ("point", "direct", "PointJudge", "", "Point"),
+    ("list_rank", "direct", "ListJudge", "ListRank", "ListRank"),
+    ("list_score", "direct", "ListJudge", "PointScore", "ListScore"),
+    ("pair_rank", "bubble", "PairJudge", "PairRank", "PairRank"),
+    ("pair_score", "average", "PairJudge", "PointScore", "PairScore"),
+)
+_SETTING_TEXT = {"fine": "fine-grained, 10-level", "coarse": "coarse-grained, 5-level"}
+
+
+def _model_context_table(rows: list[tuple[str, str]], cols: list[Column], caption: str, note: str = "") -> TableSpec:
+    """A table with one row per (model, context), baselines never marked."""
+    return build_table(rows, [(m, context_label(c)) for m, c in rows], ["Model", "Ctx"], cols,
+                       [is_baseline(m) for m, _ in rows], note=note, caption=caption, tex_labels=TEX_LABELS)
+
+
+def table_main(metrics: pd.DataFrame, benchmark: str, setting: str) -> TableSpec:
+    """Tables 1 (``setting="fine"``) and 2 (``setting="coarse"``).
+
+    Rows model x context; per judge ρ, τ and the parse-failure rate (%), then a
+    trailing group with the number of constant-prediction lists per judge.
+    """
+    what = f"table_main({benchmark!r}, {setting!r})"
+    sub = _select(metrics, what, benchmark=benchmark, setting=setting)
+    look = _Lookup(sub)
+    rows = _model_context_rows(sub)
+
+    cols: list[Column] = []
+    for judge, deriv, l0, l1, _ in _MAIN_JUDGES:
+        for metric, sym in (("rho", RHO), ("tau", TAU)):
+            cols.append(
+                Column(
+                    (l0, l1, sym),
+                    PCT,
+                    lambda r, j=judge, d=deriv, m=metric: look.value(r[0], r[1], j, d, "all", m),
+                    group=metric,
+                )
+            )
+        cols.append(
+            Column(
+                (l0, l1, FAIL),
+                PCT,
+                lambda r, j=judge, d=deriv: look.fail(r[0], r[1], j, d, "all", ("rho", "tau")),
+            )
+        )
+    for judge, deriv, _, _, short in _MAIN_JUDGES:
+        cols.append(
+            Column(
+                ("constant lists", "", short),
+                COUNT,
+                lambda r, j=judge, d=deriv: look.constant(r[0], r[1], j, d, "all", ("rho", "tau")),
+            )
+        )
+    caption = (
+        f"Results on {benchmark} ({_SETTING_TEXT.get(setting, setting)}) reported as "
+        "Spearman's ρ (%) and Kendall's τ (%). Bold: best; underline: second best, per row."
+    )
+    return _model_context_table(rows, cols, caption)
+
+
+# --------------------------------------------------------------------------
+# Table 3
+# --------------------------------------------------------------------------
+_PAIR_JUDGES = (
+    ("pair_rank", "PairJudge(PR)"),
+    ("pair_score", "PairJudge(S)"),
+    ("point", "PointJudge"),
+)
+
+
+def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
+    """Table 3: pairwise accuracy (%) on easy vs. hard pairs.
+
+    Rows model x difficulty; columns judge x context (contexts absent from the
+    data are not shown), each with accuracy and parse-failure rate.
+    """
+    what = f"table_pairs({benchmark!r})"
+    sub = _select(metrics, what, benchmark=benchmark, setting="pairs")
+    look = _Lookup(sub)
+    contexts = _ordered(sub["context"], CONTEXT_ORDER)
+    difficulties = _ordered(sub["difficulty"], DIFFICULTY_ORDER)
+
+    rows = []
+    for model in baselines_last(sub["model"]):
+        for diff in difficulties:
+            if is_baseline(model):
+                has = sub[(sub["model"].astype(str) == model) & (sub["difficulty"].astype(str) == diff)]
+                if has.empty:
+                    continue
+            rows.append((model, diff))
+
+    cols: list[Column] = []
+    for judge, l0 in _PAIR_JUDGES:
+        for ctx in contexts:
+            l1 = f"{context_label(ctx)} ctx"
+            cols.append(
+                Column(
+                    (l0, l1, "acc"),
+                    PCT,
+                    lambda r, j=judge, c=ctx: look.value(r[0], c, j, "direct", r[1], "acc"),
+                    group="acc",
+                )
+            )
+            cols.append(
+                Column(
+                    (l0, l1, FAIL),
+                    PCT,
+                    lambda r, j=judge, c=ctx: look.fail(r[0], c, j, "direct", r[1], ("acc",)),
+                )
+            )
+    caption = (
+        f"Pairwise accuracy (%) on easy vs. hard pairs on {benchmark}. "
+        "Bold: best; underline: second best, per row."
+    )
+    return build_table(
+        rows,
+        [(m, d.capitalize()) for m, d in rows],
+        ["Model", "Difficulty"],
+        cols,
+        [is_baseline(m) for m, _ in rows],
+        caption=caption,
+        tex_labels=TEX_LABELS,
+    )
+
+
+# --------------------------------------------------------------------------
+# Tables 9 and 10
+# --------------------------------------------------------------------------
+def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str) -> TableSpec:
+    """Tables 9 (``"fine"``) / 10 (``"coarse"``): PairJudge ranking derivations.
+
+    Columns PairRank (pair_rank/bubble), PointScore_Bbl (pair_score/bubble),
+    PointScore_Pt (pair_score/average), all Spearman's ρ (%), plus the
+    parse-failure rates of pair_rank and pair_score.  Baselines are left out.
+    """
+    what = f"table_derivations({benchmark!r}, {setting!r})"
+    sub = _select(metrics, what, benchmark=benchmark, setting=setting)
+    look = _Lookup(sub)
+    rows = _model_context_rows(sub, baselines=False)
+    if not rows:
+        raise ValueError(f"{what}: only baseline rows found; expected LLM judge rows")
+    spec = (
+        ("PairRank", "pair_rank", "bubble"),
+        ("PointScore_Bbl", "pair_score", "bubble"),
+        ("PointScore_Pt", "pair_score", "average"),
+    )
+    cols: list[Column] = [
+        Column(
+            (label, RHO),
+            PCT,
+            lambda r, j=judge, d=deriv: look.value(r[0], r[1], j, d, "all", "rho"),
+            group="rho",
+        )
+        for label, judge, deriv in spec
+    ]
+    cols.append(
+        Column(
+            (FAIL, "PairRank"),
+            PCT,
+            lambda r: look.fail(r[0], r[1], "pair_rank", "bubble", "all", ("rho", "tau")),
+        )
+    )
+    cols.append(
+        Column(
+            (FAIL, "PointScore"),
+            PCT,
+            lambda r: _first_finite(
+                look.fail(r[0], r[1], "pair_score", "average", "all", ("rho", "tau")),
+                look.fail(r[0], r[1], "pair_score", "bubble", "all", ("rho", "tau")),
+            ),
+        )
+    )
+    caption = (
+        f"PairJudge ranking derivation methods on {benchmark} "
+        f"({'fine-grained' if setting == 'fine' else 'coarse-grained' if setting == 'coarse' else setting}). "
+        "Spearman's ρ (%). Bold: best; underline: second best, per row."
+    )
+    return build_table(
+        rows,
+        [(m, context_label(c)) for m, c in rows],
+        ["Model", "Ctx"],
+        cols,
+        [False] * len(rows),
+        caption=caption,
+        tex_labels=TEX_LABELS,
+    )
+
+
+def _first_finite(*vals: float) -> float:
+    for v in vals:
+        if not math.isnan(v):
+            return v
+    return math.nan
+
+
+# --------------------------------------------------------------------------
+# Table 8
+# --------------------------------------------------------------------------
+def _norm_cat(c) -> str | None:
+    if c is None or (isinstance(c, float) and math.isnan(c)) or c is pd.NA:
+        return None
+    return str(c).strip().lower().lstrip(".")
+
+
+def table_categories(
+    pred: pd.DataFrame,
+    categories_order: Sequence[str],
+    category_labels: dict[str, str] | None = None,
+) -> TableSpec:
+    """Table 8: mean predicted score and bias per domain category.
+
+    Rows model x context; per category ``Pred`` (mean prediction), ``Bias``
+    (mean of prediction − true level) and ``N`` (scored items), then
+    ``unscored`` (items in the listed categories whose reply gave no score).
+    The note gives the true mean level and N per category over the unique
+    domains, e.g. ``True means: Gov 5.68 (N=378); ...``.  No highlighting.
+    """
+    what = "table_categories"
+    _check_columns(pred, PRED_COLUMNS, what)
+    if pred.empty:
+        raise ValueError(f"{what}: the prediction table is empty; expected rows with columns {list(PRED_COLUMNS)}")
+    if not categories_order:
+        raise ValueError(f"{what}: categories_order is empty; expected e.g. ['gov', 'edu', 'social']")
+    labels = dict(category_labels or {})
+    cats = [_norm_cat(c) for c in categories_order]
+
+    df = pd.DataFrame(
+        {
+            "model": pred["model"].astype(str).to_numpy(),
+            "context": pred["context"].astype(str).to_numpy(),
+            "domain": pred["domain"].astype(str).to_numpy(),
+            "level": pd.to_numeric(pred["level"], errors="coerce").to_numpy(dtype=float),
+            "pred": pd.to_numeric(pred["pred"], errors="coerce").to_numpy(dtype=float),
+            "cat": [_norm_cat(c) for c in pred["category"]],
+        }
+    )
+    df = df[df["cat"].isin(cats)]
+    groups = {k: g for k, g in df.groupby(["model", "context", "cat"], sort=False)}
+
+    rows = _model_context_rows(pred.assign(model=pred["model"].astype(str), context=pred["context"].astype(str)))
+
+    def _stat(r, cat, which):
+        g = groups.get((r[0], r[1], cat))
+        if g is None:
+            return 0.0 if which == "n" else math.nan
+        scored = g[g["pred"].notna()]
+        if which == "n":
+            return float(len(scored))
+        if scored.empty:
+            return math.nan
+        if which == "pred":
+            return round2(scored["pred"].mean())
+        return round2((scored["pred"] - scored["level"]).mean())
+
+    def _unscored(r):
+        g = df[(df["model"] == r[0]) & (df["context"] == r[1])]
+        return float(g["pred"].isna().sum())
+
+    cols: list[Column] = []
+    for raw, cat in zip(categories_order, cats):
+        head = labels.get(raw, CATEGORY_HEADERS.get(cat, str(raw)))
+        cols.append(Column((head, "Pred"), NUM, lambda r, c=cat: _stat(r, c, "pred")))
+        cols.append(Column((head, "Bias"), SIGNED, lambda r, c=cat: _stat(r, c, "bias")))
+        cols.append(Column((head, "N"), COUNT, lambda r, c=cat: _stat(r, c, "n")))
+    cols.append(Column(("", "unscored"), COUNT, _unscored))
+
+    domains = df.drop_duplicates("domain")
+    parts = []
+    for raw, cat in zip(categories_order, cats):
+        name = labels.get(raw, CATEGORY_NAMES.get(cat, str(raw).capitalize()))
+        d = domains[domains["cat"] == cat]
+        mean = format_cell(round2(d["level"].mean()) if len(d) else math.nan, NUM)
+        parts.append(f"{name} {mean} (N={len(d)})")
+    note = "True means: " + "; ".join(parts) + "."
+    caption = (
+        "Mean predicted score and scoring bias across domain categories. "
+        "Bias = avg. (predicted − true PageRank)."
+    )
+    return _model_context_table(rows, cols, caption, note)

@@ -1,0 +1,16 @@
+"""AuthorityBench's RAGAuth: the question file (``dataset``, built from your
+own data by ``build``), strategy templates, scores and requests
+(``requests``), accuracy tables (``report``) and which files a config
+produces (``outputs``).
+
+What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+
+from authbench.exports import lazy_exports
+
+__getattr__, __all__ = lazy_exports(__name__, {
+    "build": ("build_ragauth", "write_build_drops", "write_domain_list", "write_ragauth"),
+    "dataset": ("dataset_report", "load_ragauth"),
+    "outputs": ("report_files",),
+    "report": ("accuracy_rows", "write_accuracy", "write_rag_tables"),
+    "requests": ("answer_requests", "answer_row", "judged_scores", "load_rag_template", "prior_scores", "rank_requests"),
+})

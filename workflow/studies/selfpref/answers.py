@@ -1,0 +1,549 @@
+"""Answer matching, knowledge levels and passage attribution for the
+self-preference study (``authbench.studies.selfpref.answers``; Chen et al., Sections
+3.4 and 4.3, footnote 2).  Pure functions; the standard library only.
+
+Policies
+--------
+Word sets (:func:`word_set`): ``set(re.split(r"\\s|(?<!\\d)[,.](?!\\d)", text))``,
+the split of the authors' knowledge script (``knowledge_openai.py``): every
+whitespace character, and every ``,`` or ``.`` that does not touch a digit on
+either side, is a separator.  Nothing else is stripped, so quotes, brackets,
+``?``/``!``/``;``/``:`` stay glued to their word (``'"Does'``, ``'song?'``,
+``'(played'``), ``1977.`` and ``3.5`` stay whole, and an empty token ``''``
+appears whenever two separators touch or the text starts/ends with one
+(``"Linda Davis."`` -> ``{'Linda', 'Davis', ''}``).  The ``''`` token is part of
+the rule: dropping it changes 31 of the 1,000 shipped levels.  (The authors'
+generation-phase script also splits on ``;``; :func:`attribute` cuts the answer
+at the first ``;`` anyway.)
+
+Answer matching (:func:`answer_matches`), the knowledge script's
+``has_knowledge``, symmetric in its two arguments::
+
+    W(gold) <= W(answer) or W(answer) <= W(gold) or gold in answer or answer in gold
+
+(``W`` = :func:`word_set`, ``in`` = Python substring), case-sensitive.  So a
+shorter answer made of the gold's words counts (gold "Steven Robert Weber",
+answer "Steven Weber"; gold "January 1982", answer "1982"), and so does an
+answer that is a substring of the gold.  Every clause is needed: dropping
+``W(answer) <= W(gold)`` changes 16 levels, dropping ``answer in gold`` 2;
+plain ``gold in answer`` alone changes 71, ``W(gold) <= W(answer)`` alone 145.  One deliberate deviation: a blank
+answer or gold (empty or whitespace only) never matches (the original counts
+``""`` as correct because ``"" in gold``); no shipped answer is blank, so the
+re-derivation is unaffected.  ``lowercase=True`` lower-cases both strings first,
+as the authors' RELEASED script does (``qa_pair['answer'].lower(),
+ai_answer.lower()``, and its Llama results are lower case); the shipped GPT-3.5
+file was made WITHOUT lower-casing (its strings keep their case, and
+lower-casing changes 40 levels), so the default is case-sensitive.
+
+Knowledge levels (:func:`rederive_knowledge`): the file holds 5,007 answers
+for 1,000 questions, in question order.  Consecutive answers with the same
+``ground_truth`` form one question's run (exactly 1,000 runs, each run's
+ground truth equal to that question's ``true_answer`` in
+``nq_passages_gpt35.json``).  998 runs hold 5 answers; two hold more: question
+386 ("Big & Rich", 8 answers) and question 412 ("Sally Ann Howes", 9): left-overs
+of an interrupted pass that was restarted for that question (the knowledge
+script has no retry around the API call and appends every answer to one
+list).  The level counts the LAST ``tries`` (5) answers of a run; for question
+412 the first 5 would give 3 instead of the stored 2.  With this rule the
+1,000 levels and the distribution [356, 97, 51, 56, 89, 351] are reproduced
+exactly from the ``AI_answer``/``ground_truth`` strings alone, and also from the
+stored ``truth_set``/``answer_set`` (which equal :func:`word_set` of the strings
+for all 5,007 records).  Classes (:func:`knowledge_class`): 0 correct -> "no",
+all -> "full", otherwise "partial".
+
+Passage check (:func:`passage_contains`): footnote 2's "substring matching and
+bag-of-words matching": ``answer in passage`` OR ``W(answer) <= W(passage)``,
+case-sensitive, blank answers never contained.  (Every shipped model passage in
+``nq_passages_*.json`` that is not the failure sentinel :data:`FAIL_PASSAGE`
+contains its answer as an exact substring; the bag-of-words clause was never
+needed there.  ``bag_of_words=False`` gives the strict check.)
+
+Attribution (:func:`attribute`, Section 3.4; prompt "Answer: <short answer>;
+Answer retrieved from which passage: 1 or 2"):
+  * the reply is normalised as every judge reply (:func:`authbench.llm.parse.normalise`:
+    ``<think>`` dropped, NFKC, code fences); the two answers get the same
+    normalisation;
+  * answer part (:func:`extract_answer`): the text after the LAST ``Answer:``
+    label (``Short answer:``/``Final answer:`` too, any case; markdown ``**``
+    around it is skipped; an answer on the next line is taken), up to the first
+    ``;``, line break or ``Answer retrieved from``/``which passage``.  Without an
+    ``Answer:`` label: the whole reply, up to its first ``[Answer] retrieved
+    from`` / ``which passage`` label if it has one;
+  * different answers (:func:`same_answer` is False): method "substring"; the
+    passage whose answer :func:`answer_matches` the answer part is chosen; both
+    -> None, "ambiguous_both"; neither -> None, "ambiguous_neither";
+  * the same answer (after :func:`normalise_answer`: case, punctuation,
+    whitespace and the articles a/an/the ignored): method "index"; the stated
+    passage (:func:`stated_index`) is chosen; none -> "no_index", both 1 and 2
+    -> "ambiguous_index";
+  * ``method`` is the rule that applied even when nothing was chosen; it is
+    None only for "empty_reply" (nothing after normalisation) and
+    "invalid_answers" (an answer that is not a non-blank string) and "error"
+    (an internal error: a safety net the tests show is never reached);
+  * ``stated`` is always the stated index (or None), also for the substring
+    method, so the two readings can be compared;
+  * never raises on any reply (None, bytes, binary junk, megabytes).
+
+Stated index (:func:`stated_index`), strongest source first, a source counting
+only when it names 1 or 2: (a) the first non-empty line after the LAST
+``retrieved from``/``which passage`` label; (b) ``Passage 2``/``passage #1``/
+``second passage``/``passage one`` anywhere; (c) a bare ``1``/``2`` in the
+reply after its answer part (the whole reply when it has no ``Answer:``
+label).  Digits (``1``/``2`` not part of a longer number) and the words
+one/two/first/second count (``one`` right after first/second is a pronoun:
+"the second one" is 2).  Exactly one index -> it; both -> ambiguous.  Only the
+first 200,000 characters of a reply are read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from authbench.llm.parse import to_text as _text
+from authbench.llm.parse import normalise
+from authbench.errors import InputError
+from authbench.records import read_utf8
+
+__all__ = [
+    "TRIES",
+    "FAIL_PASSAGE",
+    "KNOWLEDGE_CLASSES",
+    "ATTRIBUTION_STATUSES",
+    "word_set",
+    "answer_matches",
+    "passage_contains",
+    "normalise_answer",
+    "same_answer",
+    "knowledge_level",
+    "knowledge_class",
+    "group_runs",
+    "group_answers",
+    "rederive_knowledge",
+    "Attribution",
+    "extract_answer",
+    "stated_index",
+    "attribute",
+]
+
+TRIES = 5
+# What the authors' passage files hold instead of a passage when rewriting
+# failed to keep the answer string (48 GPT-3.5 and 92 Llama items in NQ).
+FAIL_PASSAGE = "Fail to generate a passage that includes the answer string."
+KNOWLEDGE_CLASSES = ("no", "partial", "full")
+ATTRIBUTION_STATUSES = (
+    "ok", "ambiguous_both", "ambiguous_neither", "no_index", "ambiguous_index", "empty_reply", "invalid_answers",
+    "error",
+)
+
+_SPLIT = re.compile(r"\s|(?<!\d)[,.](?!\d)")
+
+
+# --------------------------------------------------------------------------
+# matching
+# --------------------------------------------------------------------------
+
+def word_set(text: object) -> set[str]:
+    """The knowledge script's bag of words (module doc); ``''`` included."""
+    return set(_SPLIT.split(_text(text)))
+
+
+def answer_matches(answer_text: object, gold: object, *, lowercase: bool = False) -> bool:
+    """True if ``answer_text`` counts as giving ``gold`` (the shipped file's rule)."""
+    answer, truth = _text(answer_text), _text(gold)
+    if not answer.strip() or not truth.strip():
+        return False
+    if lowercase:
+        answer, truth = answer.lower(), truth.lower()
+    if truth in answer or answer in truth:
+        return True
+    w_truth, w_answer = word_set(truth), word_set(answer)
+    return w_truth <= w_answer or w_answer <= w_truth
+
+
+def passage_contains(passage: object, answer: object, *, bag_of_words: bool = True) -> bool:
+    """Does a (rewritten) passage still carry ``answer``? Substring, else (by
+    default) every word of the answer among the passage's words."""
+    text, ans = _text(passage), _text(answer)
+    if not ans.strip():
+        return False
+    if ans in text:
+        return True
+    return bag_of_words and word_set(ans) <= word_set(text)
+
+
+_PUNCT = set(string.punctuation)
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+
+
+def normalise_answer(text: object) -> str:
+    """Lower case, NFKC, punctuation dropped, articles a/an/the dropped,
+    whitespace collapsed (SQuAD-style answer normalisation)."""
+    s = unicodedata.normalize("NFKC", _text(text)).casefold()
+    s = "".join(" " if (c in _PUNCT or unicodedata.category(c).startswith("P")) else c for c in s)
+    return " ".join(_ARTICLES.sub(" ", s).split())
+
+
+def same_answer(answer_1: object, answer_2: object) -> bool:
+    """True if two passage answers are the same after :func:`normalise_answer`
+    (two answers that normalise to nothing are compared case-insensitively)."""
+    n1, n2 = normalise_answer(answer_1), normalise_answer(answer_2)
+    if n1 or n2:
+        return n1 == n2
+    return _text(answer_1).strip().casefold() == _text(answer_2).strip().casefold()
+
+
+# --------------------------------------------------------------------------
+# knowledge levels
+# --------------------------------------------------------------------------
+
+def knowledge_level(flags: Iterable[object]) -> int:
+    """The number of correct tries (truthy flags)."""
+    return sum(1 for f in flags if f)
+
+
+def knowledge_class(level: int, tries: int = TRIES) -> str:
+    """"no" (0 correct), "full" (all ``tries`` correct) or "partial" (between).
+    Raises ValueError for a level outside 0..tries (a programming error)."""
+    for name, v in (("level", level), ("tries", tries)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{name} must be an int, got {v!r}")
+    if tries < 1 or not 0 <= level <= tries:
+        raise ValueError(f"level must be in 0..{tries}, got {level}")
+    if level == 0:
+        return "no"
+    return "full" if level == tries else "partial"
+
+
+def _gold_of(question: object) -> str:
+    if isinstance(question, str):
+        return question
+    if isinstance(question, Mapping):
+        for key in ("true_answer", "answer"):
+            if isinstance(question.get(key), str):
+                return question[key]
+    raise InputError(f"question {question!r:.80}: expected a gold answer string or an object with 'true_answer'")
+
+
+def _record_field(rec: object, i: int, field: str) -> str:
+    if not isinstance(rec, Mapping):
+        raise InputError(f"ai_answers[{i}]: expected a JSON object, got {json.dumps(rec, default=str)[:80]}")
+    value = rec.get(field)
+    if not isinstance(value, str):
+        shown = json.dumps(value, default=str)[:80]
+        raise InputError(f"ai_answers[{i}]: field '{field}': expected a string, got {shown}")
+    return value
+
+
+def group_runs(records: Sequence[Mapping]) -> list[list[Mapping]]:
+    """Consecutive records with the same ``ground_truth``, in order."""
+    groups: list[list[Mapping]] = []
+    prev = None
+    for i, rec in enumerate(records):
+        gt = _record_field(rec, i, "ground_truth")
+        if groups and gt == prev:
+            groups[-1].append(rec)
+        else:
+            groups.append([rec])
+        prev = gt
+    return groups
+
+
+def group_answers(records: Sequence[Mapping], questions: Sequence[object], tries: int = TRIES) -> list[list[Mapping]]:
+    """One list of answer records per question, aligned with ``questions``
+    (gold strings, or objects with ``true_answer``/``answer``).
+
+    Each question takes the run of consecutive records whose ``ground_truth``
+    is its gold (or the gold lower-cased, as the released script stores it);
+    a run may hold more than ``tries`` records (left-overs of an interrupted
+    pass; the level uses the last ``tries``).  k adjacent questions with the
+    same gold share one run: the later ones take ``tries`` records each from
+    its end, the first takes the rest.  Raises :class:`InputError` naming the
+    record when a run is too short, a record is out of order or records are
+    left over.
+    """
+    golds = [_gold_of(q) for q in questions]
+    groups: list[list[Mapping]] = []
+    pos, i = 0, 0
+    while i < len(golds):
+        gold = golds[i]
+        k = 1
+        while i + k < len(golds) and golds[i + k] == gold:
+            k += 1
+        end = pos
+        while end < len(records) and _record_field(records[end], end, "ground_truth") in (gold, gold.lower()):
+            end += 1
+        if end - pos < tries * k:
+            got = (f"the record there has ground_truth {_record_field(records[end], end, 'ground_truth')!r}"
+                   if end < len(records) else "the records end there")
+            raise InputError(
+                f"ai_answers[{end}]: question {i + k - 1} (gold {gold!r}) has {end - pos} answers for {k} "
+                f"question(s), expected at least {tries * k}; {got}"
+            )
+        first = end - pos - tries * (k - 1)
+        groups.append(list(records[pos:pos + first]))
+        for j in range(k - 1):
+            start = pos + first + j * tries
+            groups.append(list(records[start:start + tries]))
+        pos, i = end, i + k
+    if pos != len(records):
+        raise InputError(
+            f"ai_answers[{pos}]: {len(records) - pos} answer(s) left over after the last question "
+            f"(ground_truth {_record_field(records[pos], pos, 'ground_truth')!r})"
+        )
+    return groups
+
+
+def _load_json(path: Path, expected: str) -> object:
+    text = read_utf8(path, expected)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"{path}: line {err.lineno}, column {err.colno}: invalid JSON ({err.msg}); expected {expected}"
+        ) from None
+
+
+def _questions_from(questions: object) -> list[object]:
+    if isinstance(questions, (str, Path)):
+        path = Path(questions)
+        data = _load_json(path, "a JSON list of questions with 'true_answer'")
+        if not isinstance(data, list):
+            raise InputError(f"{path}: expected a JSON list of questions, got {type(data).__name__}")
+        try:
+            return [_gold_of(q) for q in data]
+        except InputError as err:
+            raise InputError(f"{path}: {err}") from None
+    return list(questions)
+
+
+def _stored_sets_match(rec: Mapping) -> bool:
+    return (isinstance(rec.get("truth_set"), list) and isinstance(rec.get("answer_set"), list)
+            and set(rec["truth_set"]) == word_set(rec["ground_truth"])
+            and set(rec["answer_set"]) == word_set(rec["AI_answer"]))
+
+
+def _match_from_stored_sets(rec: Mapping) -> bool:
+    truth, answer = rec["ground_truth"], rec["AI_answer"]
+    ts, as_ = set(rec["truth_set"]), set(rec["answer_set"])
+    return ts <= as_ or as_ <= ts or truth in answer or answer in truth
+
+
+def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int = TRIES,
+                       lowercase: bool = False) -> dict:
+    """Recompute every question's knowledge level from a knowledge file's raw
+    answers (``ai_answers``: ``ground_truth``/``AI_answer`` strings only).
+
+    ``questions`` (optional): the question list (a passages JSON path, gold
+    strings or objects with ``true_answer``) for :func:`group_answers`;
+    without it the records are grouped by consecutive ground truth
+    (:func:`group_runs`).  Returns ``levels``, ``distribution`` (counts of
+    levels 0..tries), ``classes``, ``grouping`` (``method``, ``records``,
+    ``questions``, ``group_sizes`` {size: count}, ``extra_tries``: the
+    questions with more than ``tries`` answers and the records left out),
+    the file's ``stored_levels``/``stored_distribution`` (None when absent),
+    ``level_mismatches`` (question indices whose level differs from the
+    stored one), ``stored_sets_consistent`` (records whose stored
+    truth_set/answer_set equal :func:`word_set` of the strings),
+    ``ground_truths`` (each question's gold, as stored) and
+    ``levels_from_stored_sets`` (the rule applied to the stored sets; None
+    when a record has no sets).  Bad input raises :class:`InputError` naming
+    the file and the record.
+    """
+    path = Path(path)
+    data = _load_json(path, "a knowledge JSON object with 'ai_answers'")
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object with 'ai_answers', got {type(data).__name__}")
+    records = data.get("ai_answers")
+    if not isinstance(records, list):
+        raise InputError(f"{path}: field 'ai_answers': expected a list of answer records")
+    try:
+        for i, rec in enumerate(records):
+            _record_field(rec, i, "ground_truth")
+            _record_field(rec, i, "AI_answer")
+        if questions is None:
+            groups, method = group_runs(records), "consecutive ground_truth runs"
+            for q, group in enumerate(groups):
+                if len(group) < tries:
+                    first = sum(len(g) for g in groups[:q])
+                    raise InputError(f"ai_answers[{first}]: run of {len(group)} answers for ground truth "
+                                     f"{group[0]['ground_truth']!r}, expected at least {tries}")
+        else:
+            groups, method = group_answers(records, _questions_from(questions), tries), "aligned with questions"
+    except InputError as err:
+        msg = str(err)
+        raise InputError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
+
+    levels, extra, start = [], [], 0
+    for q, group in enumerate(groups):
+        used = group[-tries:]
+        levels.append(knowledge_level(answer_matches(r["AI_answer"], r["ground_truth"], lowercase=lowercase)
+                                      for r in used))
+        if len(group) > tries:
+            extra.append({"question": q, "ground_truth": group[0]["ground_truth"], "records": len(group),
+                          "first_record": start, "dropped_records": list(range(start, start + len(group) - tries))})
+        start += len(group)
+    distribution = [levels.count(k) for k in range(tries + 1)]
+    sizes: dict[int, int] = {}
+    for group in groups:
+        sizes[len(group)] = sizes.get(len(group), 0) + 1
+
+    stored = data.get("knowledge_level")
+    stored_ok = isinstance(stored, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in stored)
+    stored_levels = list(stored) if stored_ok else None
+    stored_dist = data.get("distribution") if isinstance(data.get("distribution"), list) else None
+    mismatches = ([q for q, (a, b) in enumerate(zip(levels, stored_levels)) if a != b]
+                  + list(range(min(len(levels), len(stored_levels)), max(len(levels), len(stored_levels))))
+                  if stored_levels is not None else None)
+    has_sets = all(isinstance(r.get("truth_set"), list) and isinstance(r.get("answer_set"), list) for r in records)
+    return {
+        "levels": levels,
+        "distribution": distribution,
+        "classes": [knowledge_class(lv, tries) for lv in levels],
+        "ground_truths": [g[0]["ground_truth"] for g in groups],
+        "grouping": {
+            "method": method,
+            "records": len(records),
+            "questions": len(groups),
+            "tries": tries,
+            "group_sizes": dict(sorted(sizes.items())),
+            "extra_tries": extra,
+        },
+        "stored_levels": stored_levels,
+        "stored_distribution": stored_dist,
+        "level_mismatches": mismatches,
+        "stored_sets_consistent": sum(_stored_sets_match(r) for r in records) if has_sets else None,
+        "levels_from_stored_sets": ([knowledge_level(_match_from_stored_sets(r) for r in g[-tries:]) for g in groups]
+                                    if has_sets else None),
+    }
+
+
+# --------------------------------------------------------------------------
+# attribution of a generation-phase reply
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Attribution:
+    """Which passage (1 or 2) a reply drew its answer from; see module doc."""
+
+    chosen: int | None
+    method: str | None  # "substring" | "index" | None
+    status: str  # one of ATTRIBUTION_STATUSES
+    answer: str | None  # the extracted answer part
+    stated: int | None = None  # the index the reply states, whatever the method
+
+
+_ANSWER_LABEL = re.compile(r"(?<![A-Za-z])(?:(?:short|final)[ \t]+)?answer[ \t]*:", re.IGNORECASE)
+_INDEX_LABEL = re.compile(r"retrieved[ \t]+from|which[ \t]+passage", re.IGNORECASE)
+_INDEX_CUT = re.compile(r"(?:answer[ \t]+)?retrieved[ \t]+from|which[ \t]+passage", re.IGNORECASE)
+_ANSWER_END = re.compile(r"[;\n\r]|" + _INDEX_CUT.pattern, re.IGNORECASE)
+_EDGE = " \t*_`"
+# "the second one": "one" after first/second is a pronoun, not passage 1.
+_INDEX_TOKEN = re.compile(
+    r"(?<![\w.])([12])(?!\d|\.\d|[A-Za-z])|\b(first|second)\b(?:[ \t]+(?:one|passage)\b)?|\b(one|two)\b",
+    re.IGNORECASE,
+)
+_NAMED_INDEX = re.compile(
+    r"\bpassage[ \t]*(?:#|no\.?|number)?[ \t]*(?:([12])(?!\d|\.\d)|(one|two)\b)"
+    r"|\b(first|second)[ \t]+passage\b",
+    re.IGNORECASE,
+)
+_WORD_INDEX = {"one": 1, "two": 2, "first": 1, "second": 2}
+_MAX_SCAN = 200_000  # characters of a reply searched for labels and indices
+
+
+def _answer_span(s: str) -> tuple[str, int]:
+    """(answer part, end offset of the answer part in ``s``)."""
+    last = None
+    for last in _ANSWER_LABEL.finditer(s):
+        pass
+    if last is None:
+        idx = _INDEX_CUT.search(s)
+        end = idx.start() if idx else len(s)
+        return s[:end].strip().strip(_EDGE).strip(), end
+    pos = last.end()
+    while pos < len(s) and s[pos] in _EDGE:
+        pos += 1
+    if pos < len(s) and s[pos] in "\r\n":
+        while pos < len(s) and s[pos].isspace():
+            pos += 1
+    cut = _ANSWER_END.search(s, pos)
+    end = cut.start() if cut else len(s)
+    return s[pos:end].strip().strip(_EDGE).strip(), end
+
+
+def extract_answer(reply: object) -> str | None:
+    """The answer part of a reply (module doc); None for an empty reply."""
+    s = normalise(reply)[:_MAX_SCAN]
+    if not s:
+        return None
+    return _answer_span(s)[0]
+
+
+def _indices(matches) -> set[int]:
+    out: set[int] = set()
+    for m in matches:
+        for g in m.groups():
+            if g:
+                out.add(int(g) if g.isdigit() else _WORD_INDEX[g.lower()])
+    return out
+
+
+def _stated(s: str, answer_end: int, has_label: bool) -> tuple[int | None, str]:
+    labels = list(_INDEX_LABEL.finditer(s))
+    found: set[int] = set()
+    if labels:
+        lines = [ln for ln in s[labels[-1].end():].splitlines() if ln.strip()]
+        if lines:
+            found = _indices(_INDEX_TOKEN.finditer(lines[0]))
+    if not found:
+        found = _indices(_NAMED_INDEX.finditer(s))
+    if not found:
+        found = _indices(m for m in _INDEX_TOKEN.finditer(s[answer_end:] if has_label else s) if m.group(1))
+    if not found:
+        return None, "no_index"
+    if len(found) > 1:
+        return None, "ambiguous_index"
+    return found.pop(), "ok"
+
+
+def stated_index(reply: object) -> tuple[int | None, str]:
+    """(1 | 2 | None, "ok" | "no_index" | "ambiguous_index" | "empty_reply")."""
+    s = normalise(reply)[:_MAX_SCAN]
+    if not s:
+        return None, "empty_reply"
+    _, end = _answer_span(s)
+    return _stated(s, end, _ANSWER_LABEL.search(s) is not None)
+
+
+def attribute(reply: object, answer_1: object, answer_2: object, *, lowercase: bool = False) -> Attribution:
+    """Which passage a generation-phase reply used (module doc).  Never raises."""
+    try:
+        return _attribute(reply, answer_1, answer_2, lowercase)
+    except Exception:  # noqa: BLE001 - contract: model output never raises (tests: never reached)
+        return Attribution(None, None, "error", None)
+
+
+def _attribute(reply: object, answer_1: object, answer_2: object, lowercase: bool) -> Attribution:
+    s = normalise(reply)[:_MAX_SCAN]
+    if not s:
+        return Attribution(None, None, "empty_reply", None)
+    answer, end = _answer_span(s)
+    stated, index_status = _stated(s, end, _ANSWER_LABEL.search(s) is not None)
+    if not all(isinstance(a, str) and a.strip() for a in (answer_1, answer_2)):
+        return Attribution(None, None, "invalid_answers", answer, stated)
+    a1, a2 = normalise(answer_1), normalise(answer_2)
+    if same_answer(a1, a2):
+        return Attribution(stated, "index", index_status, answer, stated)
+    m1 = answer_matches(answer, a1, lowercase=lowercase)
+    m2 = answer_matches(answer, a2, lowercase=lowercase)
+    if m1 and m2:
+        return Attribution(None, "substring", "ambiguous_both", answer, stated)
+    if not (m1 or m2):
+        return Attribution(None, "substring", "ambiguous_neither", answer, stated)
+    return Attribution(1 if m1 else 2, "substring", "ok", answer, stated)

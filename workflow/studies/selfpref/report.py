@@ -1,0 +1,891 @@
+"""Statistics, tables and figures of the RAG self-preference study (Chen et al.):
+Tables 1, 2, 3, 4-5 (Appendix A), 6-9 (Appendix C), Figure 3 and the
+knowledge breakdown of Section 4.2.3.
+
+Inputs are lists of dict rows (the shapes of the shared spec):
+
+* rerank judgments ``{"evaluator", "pid", "qid", "author", "variant", "factual",
+  "prompt": "normal"|"rag", "score": 1..5 | None, "status"}``; ``evaluator`` is
+  added by the caller;
+* generation judgments ``{"evaluator", "self_author", "other_author",
+  "self_factual", "other_factual", "order": "self_first"|"other_first",
+  "variant", "chosen": "self"|"other"|None, "status", "knowledge"}``;
+* knowledge levels ``{"qid", "level": 0..5, "class": "no"|"partial"|"full"}``
+  per author (``class`` is derived from ``level`` when absent: 0 no, 5 full,
+  else partial, i.e. five tries);
+* perplexity rows ``{"pid", "author", "variant", "factual", "perplexity"}`` and
+  passages ``{"pid", "author", "variant", "factual", "text"}``.
+
+A row that is not a mapping, lacks a field, or has a value of the wrong kind
+raises :class:`~authbench.records.InputError` naming the input, the row
+(1-based) and the field.  ``variant`` defaults to ``normal`` when absent.
+
+Policies
+--------
+* **Scores.** A rerank row whose ``score`` is ``None`` is a parse failure: it
+  is counted and left out of every mean, std and test.  ``std`` is the sample
+  std (ddof=1); fewer than two scores give NaN.  Tables 2 and 6-9 use the
+  ``normal`` variant only.
+* **Welch.** :func:`welch` is ``scipy.stats.ttest_ind(equal_var=False)`` on the
+  finite values; fewer than two per side gives ``(nan, nan)`` (two constant
+  samples give scipy's answer: NaN when equal, p = 0 when they differ).  ``†`` marks
+  ``p < 0.05`` (:func:`mark`); NaN is never marked.
+* **Table 2** (paper layout, generalised to several model authors): rows are
+  (evaluator, model author), the evaluator's self author first and labelled
+  ``"<author> (self)"`` (these rows are the paper's Table 2), then every other
+  non-human author the evaluator scored.  Per setting (Normal, RAG): ``Human``
+  (human TRUE passages), ``Model`` TRUE and FALSE, and ``Diff (H − M)`` TRUE
+  and FALSE.  As in the paper's numbers (3.85 − 4.07 = −0.22, 3.85 − 3.99 =
+  −0.14; Section 4.1.2), *both* differences use the human TRUE passages: the
+  FALSE difference is human TRUE − model FALSE.  ``†`` on a difference when
+  Welch's p of the same two score samples is < 0.05.  Differences come from
+  the unrounded means.
+* **Preference rates** (Table 3's caption): over the ``ok`` rows (status
+  ``ok`` and a choice) — *self* = share choosing the self passage, *order* =
+  share choosing the passage shown first; *factual* = share choosing the true
+  passage among the ``ok`` factuality-asymmetric rows (TF, FT).  A row with
+  status ``ok`` but no choice counts as not ok (``no_choice``).  Rates are
+  percentages; an empty denominator gives NaN (``–``).  ``all`` pools every
+  other author (so Table 3's ``Aggregated`` is the rate over all comparisons,
+  as the caption defines it).  Table 3, Figure 3 and the knowledge breakdown
+  use the ``normal`` variant.
+* **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
+  rows, when there are two or more), columns other author × Self / Order /
+  Factual and ``Aggregated``; one decimal.  The caption's rule "values greater
+  than 50% are bold" is implemented as mark ``"best"`` on every displayed
+  value > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty).
+* **Tables 4-5** (writing style): generation rows of variant ``qa`` / ``long``
+  with both passages true (the paper restricts both to true answers).  Such a
+  row is read as: the *self* passage is the styled one (Gen-by-QA, or long)
+  and the other passage is a normal one (as ``study.comparisons`` builds
+  them: self ``qa`` vs human, self ``long`` vs ``<self>:normal``), so the
+  style preference is the share of ``ok`` rows choosing ``self``.  Rows
+  (evaluator, versus = other author); columns preference (%), the order
+  preference, the ``ok`` comparisons and the not-ok rows.
+* **Table 1**: rows = authors with knowledge levels (in the given order), then
+  other non-human passage / perplexity authors, ``Average`` (mean of the model
+  rows, when two or more) and ``Human``.  Knowledge % per class over the
+  author's level rows; Average Length = mean word count (``str.split``) of the
+  author's ``normal`` TRUE passages; Perplexity = mean over the author's
+  ``normal`` TRUE perplexity rows (the same passages), ``†`` when Welch's test
+  against the human ones gives p < 0.05.
+* **Empty input** never fails: a table without rows gets one placeholder row
+  of ``–``, and the figure a "no data" panel, so every declared file exists.
+
+Rendering: the tables are built with :func:`authbench.render.tables.build_table`;
+the ``TableSpec``'s ``values`` hold the primary number of each
+cell (mean, difference or rate, rounded as shown) and ``cells`` the displayed
+text with ``±`` and ``†``; every column is of kind
+:data:`authbench.render.tables.TEXT`, so :func:`authbench.render.tables.write_table` writes
+``.csv`` (the cell text; missing empty, ASCII minus), ``.md`` and ``.tex``
+from the text cells (``marks`` "best" bold), like every other table.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from authbench.render.figures import STYLE_RC, new_figure, save_figure  # noqa: E402
+from authbench.studies.selfpref.outputs import TABLE_STEMS  # noqa: E402
+from authbench.records import InputError, write_tsv  # noqa: E402
+from authbench.render.tables import (  # noqa: E402
+    MISSING,
+    TEXT,
+    Column,
+    TableSpec,
+    build_table,
+    round_half_up,
+    write_table,
+)
+
+__all__ = [
+    "COMBOS",
+    "RATE_COLUMNS",
+    "RERANK_SUMMARY_COLUMNS",
+    "fig3_heatmaps",
+    "knowledge_breakdown",
+    "mark",
+    "preference_rates",
+    "rates_long",
+    "raw_score_tables",
+    "rerank_summary",
+    "style_tables",
+    "table1",
+    "table2",
+    "table3",
+    "welch",
+    "write_selfpref_report",
+]
+
+HUMAN = "human"
+ALL = "all"
+NORMAL = "normal"
+PROMPTS = ("normal", "rag")
+PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
+VARIANT_ORDER = ("normal", "long", "qa")
+KNOWLEDGE = ("no", "partial", "full")
+UNKNOWN = "unknown"
+ORDERS = ("self_first", "other_first")
+CHOICES = ("self", "other")
+DAGGER = "†"
+PM = "±"
+ALPHA = 0.05
+# (label, self_factual, other_factual), the paper's order TT, TF, FT, FF
+COMBOS = (("TT", True, True), ("TF", True, False), ("FT", False, True), ("FF", False, False))
+_COMBO_OF = {(s, o): lab for lab, s, o in COMBOS}
+
+RERANK_SUMMARY_COLUMNS = (
+    "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std",
+)
+RATE_COLUMNS = (
+    "variant", "evaluator", "self_author", "other_author", "factuality", "knowledge",
+    "n_rows", "n_ok", "self_chosen", "self_pref", "first_chosen", "order_pref",
+    "n_asym", "true_chosen", "factual_pref", "not_ok", "not_ok_by_status",
+)
+
+
+# --------------------------------------------------------------------------
+# statistics helpers
+# --------------------------------------------------------------------------
+def _finite(values: Iterable) -> np.ndarray:
+    out = []
+    for v in values:
+        if v is None or isinstance(v, bool):
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f):
+            out.append(f)
+    return np.asarray(out, dtype=float)
+
+
+def welch(a: Iterable[float], b: Iterable[float]) -> tuple[float, float]:
+    """Welch's t-test ``(t, p)`` of ``a`` vs ``b`` (two-sided), on the finite
+    values; ``(nan, nan)`` when either side has fewer than two."""
+    x, y = _finite(a), _finite(b)
+    if len(x) < 2 or len(y) < 2:
+        return math.nan, math.nan
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.ttest_ind(x, y, equal_var=False)
+    return float(res.statistic), float(res.pvalue)
+
+
+def mark(p: float, alpha: float = ALPHA) -> str:
+    """``"†"`` when ``p < alpha`` (NaN / None: ``""``)."""
+    try:
+        pf = float(p)
+    except (TypeError, ValueError):
+        return ""
+    return DAGGER if math.isfinite(pf) and pf < alpha else ""
+
+
+def _mean(x: np.ndarray) -> float:
+    return float(np.mean(x)) if len(x) else math.nan
+
+
+def _std(x: np.ndarray) -> float:
+    return float(np.std(x, ddof=1)) if len(x) >= 2 else math.nan
+
+
+def _pct(k: int, n: int) -> float:
+    return k * 100.0 / n if n else math.nan
+
+
+def _fmt(x: float, nd: int) -> str:
+    """Plain (md) text of a number: ``–`` when missing, en dash as minus (as
+    :func:`authbench.render.tables.format_cell`)."""
+    if x is None or not math.isfinite(x):
+        return MISSING
+    r = round_half_up(x, nd)
+    text = f"{abs(r):.{nd}f}"
+    return f"{MISSING}{text}" if r < 0 else text
+
+
+def _signed(x: float, nd: int = 2) -> str:
+    if x is None or not math.isfinite(x):
+        return MISSING
+    r = round_half_up(x, nd)
+    text = f"{abs(r):.{nd}f}"
+    return f"+{text}" if r > 0 else f"{MISSING}{text}" if r < 0 else text
+
+
+def _pm(mean: float, std: float, nd: int = 2) -> str:
+    if not math.isfinite(mean):
+        return MISSING
+    return _fmt(mean, nd) if not math.isfinite(std) else f"{_fmt(mean, nd)}{PM}{_fmt(std, nd)}"
+
+
+def _author_order(authors: Iterable[str]) -> list[str]:
+    seen = list(dict.fromkeys(authors))
+    return ([HUMAN] if HUMAN in seen else []) + [a for a in seen if a != HUMAN]
+
+
+# --------------------------------------------------------------------------
+# input checks
+# --------------------------------------------------------------------------
+def _row(rows, what: str):
+    if rows is None:
+        return
+    for i, r in enumerate(rows, 1):
+        if not isinstance(r, Mapping):
+            raise InputError(f"{what}: row {i}: expected a mapping (dict), got {type(r).__name__}")
+        yield i, r
+
+
+def _field(r: Mapping, key: str, what: str, i: int):
+    if key not in r:
+        raise InputError(f"{what}: row {i}: missing field {key!r}")
+    return r[key]
+
+
+def _str(r: Mapping, key: str, what: str, i: int, allowed: Sequence[str] | None = None) -> str:
+    v = _field(r, key, what, i)
+    if not isinstance(v, str) or not v:
+        raise InputError(f"{what}: row {i}: field {key!r} must be a non-empty string, got {v!r}")
+    if allowed is not None and v not in allowed:
+        raise InputError(f"{what}: row {i}: field {key!r} is {v!r}; expected one of {list(allowed)}")
+    return v
+
+
+def _bool(r: Mapping, key: str, what: str, i: int) -> bool:
+    v = _field(r, key, what, i)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    if isinstance(v, (int, np.integer)) and v in (0, 1):
+        return bool(v)
+    raise InputError(f"{what}: row {i}: field {key!r} must be true or false, got {v!r}")
+
+
+def _variant(r: Mapping, what: str, i: int) -> str:
+    v = r.get("variant", NORMAL)
+    if v is None:
+        return NORMAL
+    if not isinstance(v, str) or not v:
+        raise InputError(f"{what}: row {i}: field 'variant' must be a string, got {v!r}")
+    return v
+
+
+def _number(r: Mapping, key: str, what: str, i: int, nullable: bool = True) -> float | None:
+    v = _field(r, key, what, i)
+    if v is None and nullable:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise InputError(f"{what}: row {i}: field {key!r} must be a number{' or null' if nullable else ''}, got {v!r}")
+    return float(v)
+
+
+# --------------------------------------------------------------------------
+# pointwise reranking: summary, Table 2, Tables 6-9
+# --------------------------------------------------------------------------
+@dataclass
+class _Scores:
+    scores: list
+    failures: int = 0
+
+
+def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str], list[str]]:
+    """{(evaluator, prompt, variant, factual, author): _Scores}, evaluators and
+    authors in order of appearance."""
+    groups: dict[tuple, _Scores] = {}
+    evaluators, authors = [], []
+    for i, r in _row(rows, what):
+        ev = _str(r, "evaluator", what, i)
+        author = _str(r, "author", what, i)
+        prompt = _str(r, "prompt", what, i, PROMPTS)
+        factual = _bool(r, "factual", what, i)
+        variant = _variant(r, what, i)
+        score = _number(r, "score", what, i)
+        if score is not None and not (math.isfinite(score) and 1 <= score <= 5):
+            raise InputError(f"{what}: row {i}: field 'score' is {score!r}; expected 1..5 or null")
+        g = groups.setdefault((ev, prompt, variant, factual, author), _Scores([]))
+        if score is None:
+            g.failures += 1
+        else:
+            g.scores.append(score)
+        evaluators.append(ev)
+        authors.append(author)
+    return groups, list(dict.fromkeys(evaluators)), _author_order(authors)
+
+
+def rerank_summary(rows) -> list[dict]:
+    """Per evaluator × prompt × variant × factual × author: ``n_rows``, ``n``
+    (parsed scores), ``failures`` (score null), ``mean`` and sample ``std`` of
+    the parsed scores. Order: evaluators and authors (human first) as they
+    appear, prompt normal before rag, TRUE before FALSE."""
+    groups, evaluators, authors = _rerank_groups(rows)
+    variants = [v for v in VARIANT_ORDER if any(k[2] == v for k in groups)]
+    variants += sorted({k[2] for k in groups} - set(variants))
+    out = []
+    for ev in evaluators:
+        for prompt in PROMPTS:
+            for variant in variants:
+                for factual in (True, False):
+                    for author in authors:
+                        g = groups.get((ev, prompt, variant, factual, author))
+                        if g is None:
+                            continue
+                        x = np.asarray(g.scores, dtype=float)
+                        out.append({
+                            "evaluator": ev, "prompt": prompt, "variant": variant, "factual": factual,
+                            "author": author, "n_rows": len(x) + g.failures, "n": len(x),
+                            "failures": g.failures, "mean": _mean(x), "std": _std(x),
+                        })
+    return out
+
+
+def _failure_note(groups: dict, evaluators: list[str]) -> str:
+    parts = []
+    for ev in evaluators:
+        fails = sum(g.failures for k, g in groups.items() if k[0] == ev and k[2] == NORMAL)
+        total = fails + sum(len(g.scores) for k, g in groups.items() if k[0] == ev and k[2] == NORMAL)
+        parts.append(f"{ev} {fails}/{total}")
+    return ("Unparsed scores (excluded): " + "; ".join(parts) + ".") if parts else ""
+
+
+def table2(rows, self_map: Mapping[str, str]) -> TableSpec:
+    """Table 2: relevance scores on human-written vs. model-written passages,
+    normal and RAG prompts (``normal`` variant). See the module docstring for
+    the layout: rows (evaluator, model author), self author first."""
+    groups, evaluators, authors = _rerank_groups(rows)
+    for ev in evaluators:
+        if ev not in (self_map or {}):
+            raise InputError(f"table2: evaluator {ev!r} has no self author in self_map {dict(self_map or {})}")
+
+    def scores(ev, prompt, factual, author) -> np.ndarray:
+        g = groups.get((ev, prompt, NORMAL, factual, author))
+        return np.asarray(g.scores if g else [], dtype=float)
+
+    row_keys, row_labels = [], []
+    for ev in evaluators:
+        own = self_map[ev]
+        scored = [a for a in authors if a != HUMAN and any(k[0] == ev and k[4] == a for k in groups)]
+        for author in [own] + [a for a in scored if a != own]:
+            row_keys.append((ev, author))
+            row_labels.append((ev, f"{author} (self)" if author == own else author))
+
+    cols: list[Column] = []
+    for prompt in PROMPTS:
+        setting = PROMPT_LABELS[prompt]
+
+        def human(key, p=prompt):
+            x = scores(key[0], p, True, HUMAN)
+            return round_half_up(_mean(x), 2), _pm(_mean(x), _std(x))
+
+        cols.append(Column((setting, "Human", "TRUE"), TEXT, human))
+        for factual, lab in ((True, "TRUE"), (False, "FALSE")):
+            def model(key, p=prompt, f=factual):
+                x = scores(key[0], p, f, key[1])
+                return round_half_up(_mean(x), 2), _pm(_mean(x), _std(x))
+
+            cols.append(Column((setting, "Model", lab), TEXT, model))
+        for factual, lab in ((True, "TRUE"), (False, "FALSE")):
+            def diff(key, p=prompt, f=factual):
+                h, m = scores(key[0], p, True, HUMAN), scores(key[0], p, f, key[1])
+                d = _mean(h) - _mean(m)
+                _, pv = welch(h, m)
+                return round_half_up(d, 2), (_signed(d) + mark(pv)) if math.isfinite(d) else MISSING
+
+            cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff))
+    caption = (
+        "Relevance scores (1–5, mean ± std) on human-written (TRUE) and model-generated passages "
+        "under the normal and RAG prompts. Diff = Human − Model: human TRUE vs. model TRUE, and "
+        f"human TRUE vs. model FALSE. {DAGGER} p < 0.05 (Welch's t-test). Rows marked (self): the "
+        "evaluator's own passages."
+    )
+    return build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, caption=caption,
+                       note=_failure_note(groups, evaluators))
+
+
+_RAW_TABLES = (("normal", True), ("normal", False), ("rag", True), ("rag", False))
+
+
+def raw_score_tables(rows) -> dict[str, TableSpec]:
+    """Tables 6-9: mean ± std score per evaluator (rows) and author (columns,
+    human first), ``normal`` variant. Keys ``normal_true``, ``normal_false``,
+    ``rag_true``, ``rag_false``."""
+    groups, evaluators, authors = _rerank_groups(rows)
+    out = {}
+    for prompt, factual in _RAW_TABLES:
+        fac = "TRUE" if factual else "FALSE"
+        head = f"{PROMPT_LABELS[prompt]} & {fac} passages"
+        cols = []
+        for author in authors:
+            def cell(key, a=author, p=prompt, f=factual):
+                g = groups.get((key[0], p, NORMAL, f, a))
+                x = np.asarray(g.scores if g else [], dtype=float)
+                return round_half_up(_mean(x), 2), _pm(_mean(x), _std(x))
+
+            cols.append(Column((head, "Human" if author == HUMAN else author), TEXT, cell))
+        caption = f"{PROMPT_LABELS[prompt]} scores (mean ± std) for {fac} passages, per evaluator and author."
+        out[f"{prompt}_{fac.lower()}"] = build_table([(ev,) for ev in evaluators], [(ev,) for ev in evaluators],
+                                                     ["Evaluator"], cols, caption=caption)
+    return out
+
+
+# --------------------------------------------------------------------------
+# generation phase: preference rates
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Gen:
+    evaluator: str
+    self_author: str
+    other_author: str
+    variant: str
+    combo: str
+    knowledge: str
+    status: str  # "ok" or the reason it is not ok
+    chosen: str | None  # for ok rows only
+    first: bool | None
+    asym: bool
+    true_chosen: bool | None
+
+
+def _gen_records(rows, what: str = "generation judgments") -> list[_Gen]:
+    out, self_of = [], {}
+    for i, r in _row(rows, what):
+        ev = _str(r, "evaluator", what, i)
+        own = _str(r, "self_author", what, i)
+        other = _str(r, "other_author", what, i)
+        if self_of.setdefault(ev, own) != own:
+            raise InputError(f"{what}: row {i}: evaluator {ev!r} has self_author {own!r} here "
+                             f"but {self_of[ev]!r} in an earlier row")
+        sf, of = _bool(r, "self_factual", what, i), _bool(r, "other_factual", what, i)
+        order = _str(r, "order", what, i, ORDERS)
+        variant = _variant(r, what, i)
+        chosen = _field(r, "chosen", what, i)
+        if chosen is not None and chosen not in CHOICES:
+            raise InputError(f"{what}: row {i}: field 'chosen' is {chosen!r}; expected 'self', 'other' or null")
+        status = _str(r, "status", what, i)
+        know = r.get("knowledge")
+        if know is not None and know not in KNOWLEDGE:
+            raise InputError(f"{what}: row {i}: field 'knowledge' is {know!r}; expected one of {list(KNOWLEDGE)} or null")
+        ok = status == "ok" and chosen is not None
+        if status == "ok" and chosen is None:
+            status = "no_choice"
+        asym = sf != of
+        first = ((chosen == "self") == (order == "self_first")) if ok else None
+        true_chosen = ((chosen == "self") == sf) if ok and asym else None
+        out.append(_Gen(ev, own, other, variant, _COMBO_OF[(sf, of)], know or UNKNOWN, status,
+                        chosen if ok else None, first, asym, true_chosen))
+    return out
+
+
+def _stats(recs: Sequence[_Gen]) -> dict:
+    ok = [g for g in recs if g.status == "ok"]
+    asym = [g for g in ok if g.asym]
+    n_self = sum(g.chosen == "self" for g in ok)
+    n_first = sum(bool(g.first) for g in ok)
+    n_true = sum(bool(g.true_chosen) for g in asym)
+    bad = Counter(g.status for g in recs if g.status != "ok")
+    return {
+        "n_rows": len(recs), "n_ok": len(ok),
+        "self_chosen": n_self, "self_pref": _pct(n_self, len(ok)),
+        "first_chosen": n_first, "order_pref": _pct(n_first, len(ok)),
+        "n_asym": len(asym), "true_chosen": n_true, "factual_pref": _pct(n_true, len(asym)),
+        "not_ok": sum(bad.values()),
+        "not_ok_by_status": ";".join(f"{k}={bad[k]}" for k in sorted(bad)),
+    }
+
+
+def _evaluators(recs: Sequence[_Gen]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((g.evaluator, g.self_author) for g in recs))
+
+
+def _others(recs: Sequence[_Gen]) -> list[str]:
+    return _author_order(g.other_author for g in recs)
+
+
+def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
+    """Table 3's rates per evaluator × other author, then ``other_author="all"``
+    (pooled), over the rows of ``variant`` (``None``: every variant).
+
+    Each dict: ``variant, evaluator, self_author, other_author, factuality
+    ("all"), knowledge ("all")``, the counts ``n_rows, n_ok, self_chosen,
+    first_chosen, n_asym, true_chosen, not_ok``, ``not_ok_by_status``
+    (``"status=count;..."``) and the percentages ``self_pref`` (self_chosen /
+    n_ok), ``order_pref`` (first_chosen / n_ok), ``factual_pref`` (true_chosen
+    / n_asym).
+    """
+    recs = [g for g in _gen_records(gen_rows) if variant is None or g.variant == variant]
+    out = []
+    for ev, own in _evaluators(recs):
+        mine = [g for g in recs if g.evaluator == ev]
+        for other in _others(mine) + [ALL]:
+            sub = mine if other == ALL else [g for g in mine if g.other_author == other]
+            out.append({"variant": variant if variant is not None else ALL, "evaluator": ev, "self_author": own,
+                        "other_author": other, "factuality": ALL, "knowledge": ALL, **_stats(sub)})
+    return out
+
+
+def rates_long(gen_rows) -> list[dict]:
+    """Every rate group, for ``rates.tsv``: per variant × evaluator × other
+    author (and ``all``) × factuality (``all``, TT, TF, FT, FF) × knowledge
+    (``all``, no, partial, full, unknown); groups without rows are left out
+    except the ``all``/``all`` ones."""
+    recs = _gen_records(gen_rows)
+    variants = [v for v in VARIANT_ORDER if any(g.variant == v for g in recs)]
+    variants += sorted({g.variant for g in recs} - set(variants))
+    out = []
+    for variant in variants:
+        vrecs = [g for g in recs if g.variant == variant]
+        for ev, own in _evaluators(vrecs):
+            mine = [g for g in vrecs if g.evaluator == ev]
+            for other in _others(mine) + [ALL]:
+                sub = mine if other == ALL else [g for g in mine if g.other_author == other]
+                for combo in (ALL,) + tuple(c[0] for c in COMBOS):
+                    csub = sub if combo == ALL else [g for g in sub if g.combo == combo]
+                    for know in (ALL,) + KNOWLEDGE + (UNKNOWN,):
+                        ksub = csub if know == ALL else [g for g in csub if g.knowledge == know]
+                        if not ksub and (combo != ALL or know != ALL):
+                            continue
+                        out.append({"variant": variant, "evaluator": ev, "self_author": own, "other_author": other,
+                                    "factuality": combo, "knowledge": know, **_stats(ksub)})
+    return out
+
+
+def _pct_cell(v: float) -> tuple[float, str]:
+    r = round_half_up(v, 1)
+    return r, _fmt(r, 1)
+
+
+def table3(rates: Sequence[Mapping]) -> TableSpec:
+    """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
+    when two or more), columns other author × Self / Order / Factual (%) and
+    ``Aggregated`` (the ``all`` rows); displayed values > 50 are bold."""
+    rates = [r for r in (rates or []) if r.get("factuality", ALL) == ALL and r.get("knowledge", ALL) == ALL]
+    evaluators = list(dict.fromkeys(str(r["evaluator"]) for r in rates))
+    others = _author_order(str(r["other_author"]) for r in rates if r["other_author"] != ALL)
+    look = {(str(r["evaluator"]), str(r["other_author"])): r for r in rates}
+    avg = len(evaluators) >= 2
+
+    def get(ev, other, key) -> float:
+        if ev == "Average":
+            vals = _finite(look[(e, other)][key] for e in evaluators if (e, other) in look)
+            return float(np.mean(vals)) if len(vals) else math.nan
+        r = look.get((ev, other))
+        return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
+
+    cols = []
+    for other in others + [ALL]:
+        head = "Aggregated" if other == ALL else ("Human" if other == HUMAN else other)
+        for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
+            cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk))))
+    keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
+    caption = (
+        "Preferences in the generation phase (% of comparisons): Self = the evaluator's own passage chosen "
+        "(both orders, all four factuality combinations); Order = the passage shown first chosen; Factual = "
+        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: all comparisons of the "
+        "evaluator. Values greater than 50% are marked in bold."
+    )
+    return build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0)
+
+
+# --------------------------------------------------------------------------
+# Figure 3
+# --------------------------------------------------------------------------
+def _fig3_data(recs: Sequence[_Gen], ev: str) -> tuple[pd.DataFrame, np.ndarray]:
+    mine = [g for g in recs if g.evaluator == ev]
+    cols = _others(mine) + [ALL]
+    data = np.full((len(COMBOS), len(cols)), np.nan)
+    annot = np.full((len(COMBOS), len(cols)), "", dtype=object)
+    for i, (combo, sf, of) in enumerate(COMBOS):
+        for j, other in enumerate(cols):
+            sub = [g for g in mine if g.combo == combo and (other == ALL or g.other_author == other)]
+            s = _stats(sub)
+            if not s["n_ok"]:
+                continue
+            data[i, j] = s["self_pref"]
+            fac = _fmt(s["factual_pref"], 0) if sf != of else MISSING
+            annot[i, j] = f"{_fmt(s['self_pref'], 0)} / {_fmt(s['order_pref'], 0)} / {fac}"
+    index = pd.Index([c[0] for c in COMBOS], name="factuality (self, other)")
+    columns = pd.Index(["Human" if c == HUMAN else c for c in cols], name="other author")
+    return pd.DataFrame(data, index=index, columns=columns), annot
+
+
+def fig3_heatmaps(gen_rows, path: str | Path) -> Path:
+    """Figure 3: one heatmap per evaluator (``normal`` variant); rows the
+    factuality combination (self, other) TT / TF / FT / FF, columns the other
+    author and ``all``; colour = self preference (%), annotation
+    ``self / order / factual`` (factual ``–`` for symmetric rows). Writes a PNG."""
+    recs = [g for g in _gen_records(gen_rows) if g.variant == NORMAL]
+    evaluators = [ev for ev, _ in _evaluators(recs)]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(STYLE_RC):
+        if not evaluators:
+            fig = new_figure((4.0, 2.5))
+            ax = fig.subplots()
+            ax.text(0.5, 0.5, "no generation judgments", ha="center", va="center")
+            ax.set_axis_off()
+        else:
+            selves = dict(_evaluators(recs))
+            frames = [_fig3_data(recs, ev) for ev in evaluators]
+            widths = [max(2.0, 1.25 * df.shape[1]) for df, _ in frames]
+            fig = new_figure((max(sum(widths) + 1.6, 6.0), 3.0))
+            axes = fig.subplots(1, len(frames) + 1, width_ratios=widths + [0.12])
+            cax = axes[-1]
+            for k, (ax, ev, (df, annot)) in enumerate(zip(axes[:-1], evaluators, frames)):
+                with warnings.catch_warnings():  # seaborn 0.13's own cmap.set_bad call
+                    warnings.simplefilter("ignore", PendingDeprecationWarning)
+                    sns.heatmap(df, ax=ax, annot=annot, fmt="", cmap="RdBu_r", vmin=0, vmax=100, center=50,
+                                mask=df.isna(), linewidths=0.5, linecolor="white", cbar=k == 0,
+                                cbar_ax=cax if k == 0 else None, annot_kws={"fontsize": 7},
+                                cbar_kws={"label": "self preference (%)"})
+                ax.set_facecolor("#d9d9d9")
+                ax.set_title(f"{ev} (self: {selves[ev]})")
+                ax.tick_params(axis="y", rotation=0)
+                if k:
+                    ax.set_ylabel("")
+            fig.suptitle("Self / order / factual preference (%) by factuality of (self, other)")
+        save_figure(fig, path, formats=("png",))
+    return path
+
+
+# --------------------------------------------------------------------------
+# Section 4.2.3: knowledge breakdown
+# --------------------------------------------------------------------------
+def knowledge_breakdown(gen_rows) -> TableSpec:
+    """Self preference (%) per evaluator × knowledge class (no / partial /
+    full, then ``unknown`` when rows lack it) × factuality combination, with
+    the pooled self and factual preference and the counts (``normal``)."""
+    recs = [g for g in _gen_records(gen_rows) if g.variant == NORMAL]
+    keys = []
+    for ev, _ in _evaluators(recs):
+        present = {g.knowledge for g in recs if g.evaluator == ev}
+        keys += [(ev, k) for k in KNOWLEDGE + (UNKNOWN,) if k in present]
+
+    def stat(key, combo, field_):
+        sub = [g for g in recs if g.evaluator == key[0] and g.knowledge == key[1]
+               and (combo == ALL or g.combo == combo)]
+        return _stats(sub)[field_]
+
+    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref")))
+            for c in [c[0] for c in COMBOS] + [ALL]]
+    cols.append(Column(("Factual (%)", "TF+FT"), TEXT, lambda k: _pct_cell(stat(k, ALL, "factual_pref"))))
+    cols.append(Column(("n", "ok"), TEXT, lambda k: _count(stat(k, ALL, "n_ok"))))
+    cols.append(Column(("n", "not ok"), TEXT, lambda k: _count(stat(k, ALL, "not_ok"))))
+    caption = (
+        "Self preference (%) by the evaluator's prior knowledge of the question (no / partial / full: "
+        "0, 1-4, 5 correct answers out of 5) and the factuality of the (self, other) passages; Factual = "
+        "true passage chosen among asymmetric pairs."
+    )
+    return build_table(keys, keys, ["Evaluator", "Knowledge"], cols, caption=caption)
+
+
+def _count(n: int) -> tuple[float, str]:
+    return float(n), str(int(n))
+
+
+# --------------------------------------------------------------------------
+# Appendix A: Tables 4 and 5
+# --------------------------------------------------------------------------
+def _style_table(recs: Sequence[_Gen], variant: str, head: str, caption: str) -> TableSpec:
+    sub = [g for g in recs if g.variant == variant and g.combo == "TT"]
+    keys = [(ev, other) for ev, _ in _evaluators(sub) for other in _others([g for g in sub if g.evaluator == ev])]
+
+    def stat(key, field_):
+        return _stats([g for g in sub if g.evaluator == key[0] and g.other_author == key[1]])[field_]
+
+    cols = [
+        Column((head,), TEXT, lambda k: _pct_cell(stat(k, "self_pref"))),
+        Column(("Order (%)",), TEXT, lambda k: _pct_cell(stat(k, "order_pref"))),
+        Column(("n",), TEXT, lambda k: _count(stat(k, "n_ok"))),
+        Column(("not ok",), TEXT, lambda k: _count(stat(k, "not_ok"))),
+    ]
+    labels = [(ev, "Human" if other == HUMAN else other) for ev, other in keys]
+    return build_table(keys, labels, ["Evaluator", "Versus"], cols, caption=caption)
+
+
+def style_tables(gen_rows) -> tuple[TableSpec, TableSpec]:
+    """Tables 4 and 5: per evaluator and the passage it was compared with
+    (``Versus``: the other author, e.g. ``human`` for Gen-by-QA and
+    ``<self>:normal`` for long in the study's style run), the share of ``ok``
+    comparisons (both passages true) in which the styled self passage was
+    chosen — Gen-by-QA (variant ``qa``) and long (variant ``long``)."""
+    recs = _gen_records(gen_rows)
+    t4 = _style_table(recs, "qa", "Gen-By-QA Preference (%)",
+                      "Preference to passages generated from the QA pair (Gen-by-QA) over normal passages, "
+                      "true answers only. Order: the passage shown first chosen.")
+    t5 = _style_table(recs, "long", "Long Passage Preference (%)",
+                      "Preference to long passages (≥ 300 words) over normal-length passages, true answers "
+                      "only. Order: the passage shown first chosen.")
+    return t4, t5
+
+
+# --------------------------------------------------------------------------
+# Table 1
+# --------------------------------------------------------------------------
+def _level_class(r: Mapping, what: str, i: int) -> str:
+    cls = r.get("class")
+    if cls is not None:
+        if cls not in KNOWLEDGE:
+            raise InputError(f"{what}: row {i}: field 'class' is {cls!r}; expected one of {list(KNOWLEDGE)}")
+        return cls
+    level = _number(r, "level", what, i, nullable=False)
+    if level not in (0, 1, 2, 3, 4, 5):
+        raise InputError(f"{what}: row {i}: field 'level' is {level!r}; expected 0..5")
+    return "no" if level == 0 else "full" if level == 5 else "partial"
+
+
+def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexity_rows,
+           perplexity_model: str | None = None) -> TableSpec:
+    """Table 1: knowledge levels (%) and passage statistics per author (see the
+    module docstring for the rows); ``†``: Welch p < 0.05 against human.
+    ``perplexity_model`` names the scoring LM in the caption."""
+    classes: dict[str, Counter] = {}
+    for author, rows in (levels_by_author or {}).items():
+        what = f"knowledge levels ({author})"
+        classes[str(author)] = Counter(_level_class(r, what, i) for i, r in _row(rows, what))
+    lengths: dict[str, list[int]] = {}
+    order = []
+    what = "passages"
+    for i, r in _row(passages, what):
+        author = _str(r, "author", what, i)
+        order.append(author)
+        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
+            text = _field(r, "text", what, i)
+            if not isinstance(text, str):
+                raise InputError(f"{what}: row {i}: field 'text' must be a string, got {text!r}")
+            lengths.setdefault(author, []).append(len(text.split()))
+    ppl: dict[str, list[float]] = {}
+    what = "perplexity rows"
+    for i, r in _row(perplexity_rows, what):
+        author = _str(r, "author", what, i)
+        order.append(author)
+        value = _number(r, "perplexity", what, i)
+        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i) and value is not None:
+            ppl.setdefault(author, []).append(value)
+
+    models = list(classes) + [a for a in dict.fromkeys(order) if a != HUMAN and a not in classes]
+    human_ppl = ppl.get(HUMAN, [])
+
+    def knowledge(author, cls) -> float:
+        c = classes.get(author)
+        return _pct(c[cls], sum(c.values())) if c else math.nan
+
+    def length(author) -> float:
+        return _mean(np.asarray(lengths.get(author, []), dtype=float))
+
+    def perplexity(author) -> tuple[float, str]:
+        x = _finite(ppl.get(author, []))
+        if author == "Average":
+            means = _finite(_mean(_finite(ppl.get(a, []))) for a in models)
+            pooled = _finite(v for a in models for v in ppl.get(a, []))
+            m = float(np.mean(means)) if len(means) else math.nan
+            p = welch(pooled, human_ppl)[1]
+        else:
+            m = _mean(x)
+            p = welch(x, human_ppl)[1] if author != HUMAN else math.nan
+        return round_half_up(m, 2), (_fmt(m, 2) + mark(p)) if math.isfinite(m) else MISSING
+
+    def avg_or(fn: Callable[[str], float], author) -> float:
+        if author != "Average":
+            return fn(author)
+        vals = _finite(fn(a) for a in models)
+        return float(np.mean(vals)) if len(vals) else math.nan
+
+    cols = []
+    for cls, lab in (("no", "No (%)"), ("partial", "Partial (%)"), ("full", "Full (%)")):
+        cols.append(Column(("Knowledge Level", lab), TEXT,
+                           lambda a, c=cls: _pct_cell(avg_or(lambda x: knowledge(x, c), a[0]))))
+    cols.append(Column(("Knowledge Level", "n"), TEXT,
+                       lambda a: _count(sum(classes[a[0]].values())) if a[0] in classes else (math.nan, MISSING)))
+    cols.append(Column(("Passage Statistics", "Average Length"), TEXT,
+                       lambda a: (round_half_up(avg_or(length, a[0]), 2), _fmt(avg_or(length, a[0]), 2))))
+    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0])))
+    keys = [(a,) for a in models] + ([("Average",)] if len(models) >= 2 else []) + [(HUMAN,)]
+    labels = [("Human",) if k == (HUMAN,) else k for k in keys]
+    caption = (
+        "Knowledge levels (share of questions answered correctly 0, 1-4 and 5 times out of 5) and "
+        "statistics of the normal TRUE passages (average length in words, mean perplexity under "
+        f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
+        f"author. {DAGGER} p < 0.05 (Welch's t-test of the perplexities against the human passages)."
+    )
+    return build_table(keys, labels, ["Model"], cols, caption=caption)
+
+
+# --------------------------------------------------------------------------
+# TSV output
+# --------------------------------------------------------------------------
+def _tsv_value(v):
+    if isinstance(v, bool) or v is None:
+        return "" if v is None else str(v).lower()
+    if isinstance(v, float):
+        return "" if not math.isfinite(v) else f"{v:.6g}" if abs(v) >= 1e6 else repr(round(v, 6))
+    return v
+
+
+def _write_rows(rows: Sequence[Mapping], path: Path, columns: Sequence[str]) -> None:
+    write_tsv([{k: _tsv_value(r.get(k)) for k in columns} for r in rows], path, columns)
+
+
+# --------------------------------------------------------------------------
+# everything
+# --------------------------------------------------------------------------
+
+
+def write_selfpref_report(
+    rerank_rows,
+    gen_rows,
+    knowledge_levels: Mapping[str, Sequence[Mapping]],
+    perplexity_rows,
+    passages,
+    self_map: Mapping[str, str],
+    outdir: str | Path,
+    dataset: str | None = None,
+    perplexity_model: str | None = None,
+) -> list[Path]:
+    """Write every table (``tables/<stem>.csv|md|tex`` for :data:`TABLE_STEMS`),
+    ``figures/fig3_heatmaps.png``, ``rates.tsv`` (:func:`rates_long`) and
+    ``rerank_summary.tsv`` (:func:`rerank_summary`) under ``outdir``; every
+    file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
+    named in the captions, ``perplexity_model`` in Table 1's. Returns the paths."""
+    outdir = Path(outdir)
+    tables_dir = outdir / "tables"
+    rerank_rows = list(rerank_rows or [])
+    gen_rows = list(gen_rows or [])
+    raw = raw_score_tables(rerank_rows)
+    t4, t5 = style_tables(gen_rows)
+    specs = {
+        "table1_knowledge": table1(knowledge_levels or {}, list(passages or []), list(perplexity_rows or []),
+                                   perplexity_model),
+        "table2_rerank": table2(rerank_rows, self_map or {}),
+        "table3_preference": table3(preference_rates(gen_rows)),
+        "table4_gen_by_qa": t4,
+        "table5_long": t5,
+        "table6_normal_true": raw["normal_true"],
+        "table7_normal_false": raw["normal_false"],
+        "table8_rag_true": raw["rag_true"],
+        "table9_rag_false": raw["rag_false"],
+        "table_knowledge_breakdown": knowledge_breakdown(gen_rows),
+    }
+    paths: list[Path] = []
+    for stem in TABLE_STEMS:
+        spec = specs[stem]
+        caption = f"[{dataset}] {spec.caption}" if dataset else None
+        paths += write_table(spec, tables_dir / stem, caption)
+    paths.append(fig3_heatmaps(gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
+    rates_path = outdir / "rates.tsv"
+    _write_rows(rates_long(gen_rows), rates_path, RATE_COLUMNS)
+    summary_path = outdir / "rerank_summary.tsv"
+    _write_rows(rerank_summary(rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
+    return paths + [rates_path, summary_path]

@@ -1,0 +1,254 @@
+"""Requests and judgments of the self-preference study (Chen et al., Sections 3.1-3.4).
+
+Every step builds plain request records (``request_id``, ``output``, ``n``,
+``prompt``) for :func:`authbench.llm.runner.run_cell`, so it goes through the same
+engines, response cache and manifests as AuthorityBench's judges.
+
+* **Passage generation** (Appendix B.1) for a configured model: rewrite the
+  human passage (``normal``), a false answer, the false passages by
+  substitution, ``long`` (>= 300 words asked) and ``qa`` (Gen-by-QA) variants.
+  A generated text is its reply's stripped text (a false answer: its first
+  line). Every passage must still contain its answer (``passage_contains``),
+  else it is dropped with a count.
+* **Knowledge probing** (3.1): each question ``tries`` times, temperature > 0,
+  seed ``seed + try``; the reply's first line is the answer, judged by
+  ``answer_matches``; 5/5 = full, 1-4 = partial, 0 = no knowledge.
+* **Pointwise reranking** (3.3): every passage of the sample with the
+  ``normal`` and the ``rag`` prompt, reply ``###<1-5>***``.
+* **Generation phase** (3.4): for an evaluator, its self author against every
+  other author, factuality TT/TF/FT/FF, both orders. Which passage it used is
+  read from the answer substring when the two passages carry different
+  answers, else from the stated passage index (``answers.attribute``).
+  Writing-style runs: the self author's ``qa`` passage against the human one
+  (Table 4) and its ``long`` passage against its ``normal`` one (Table 5),
+  true passages only.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from authbench.errors import TemplateError
+from authbench.llm.prompts import check_placeholders, read_template_file
+
+TASK_FIELDS = {
+    "rewrite": {"passage"},
+    "long": {"passage"},
+    "false_answer": {"question", "answer"},
+    "gen_by_qa": {"question", "answer"},
+    "rerank_normal": {"passage"},
+    "rerank_rag": {"question", "passage"},
+    "generation": {"question", "passage_1", "passage_2"},
+    "knowledge": {"question"},
+}
+FACTUALITY = ((True, True), (True, False), (False, True), (False, False))  # (self, other): TT, TF, FT, FF
+FREE = "free"  # reply format of free-text requests (no grammar)
+
+
+@dataclass(frozen=True)
+class Template:
+    path: str
+    task: str
+    template: str
+
+    def render(self, **values: str) -> str:
+        return self.template.format(**values)
+
+
+def load_template(path: str | Path, task: str) -> Template:
+    path = Path(path)
+    data = read_template_file(path, ("task", "template"))
+    if data["task"] != task:
+        raise TemplateError(f"{path}: is the {data['task']!r} prompt, this step needs {task!r}")
+    check_placeholders(data["template"], path, TASK_FIELDS[task], part=f"{task} template")
+    return Template(str(path), task, data["template"])
+
+
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
+
+
+# --- passage generation ---------------------------------------------------------
+
+def generation_requests(questions: Sequence[Mapping], human: Mapping[str, Mapping], templates: Mapping[str, Template],
+                        kinds: Sequence[str]) -> list[dict]:
+    """Stage 1 of passage generation: one request per question and kind
+    (``rewrite``, ``long``, ``false_answer``, ``gen_by_qa``). ``human`` maps qid
+    to the human true ``normal`` passage."""
+    out = []
+    for q in questions:
+        values = {"question": q["question"], "answer": q["answer"], "passage": human[q["qid"]]["text"]}
+        for kind in kinds:
+            t = templates[kind]
+            out.append({"request_id": f"{q['qid']}:{kind}", "output": FREE, "n": 1,
+                        "prompt": t.render(**{k: values[k] for k in TASK_FIELDS[kind]})})
+    return out
+
+
+def generated_passages(author: str, questions: Sequence[Mapping], requests: Sequence[Mapping],
+                       texts: Sequence[str]) -> tuple[list[dict], list[dict], dict]:
+    """The passages a model wrote (true, and false by substituting its false
+    answer), its false answers, and drop counts by reason."""
+    from authbench.studies.selfpref.answers import answer_matches, passage_contains
+    from authbench.studies.selfpref.data import substitute
+
+    reply = {r["request_id"]: t for r, t in zip(requests, texts)}
+    passages, answers, drops = [], [], {}
+
+    def drop(reason):
+        drops[reason] = drops.get(reason, 0) + 1
+
+    for q in questions:
+        qid, gold = q["qid"], q["answer"]
+        false = first_line(reply.get(f"{qid}:false_answer", "")).strip(" .")
+        if f"{qid}:false_answer" in reply:
+            if not false:
+                drop("empty_false_answer")
+                false = None
+            elif answer_matches(false, gold):
+                drop("false_answer_is_gold")
+                false = None
+            else:
+                answers.append({"qid": qid, "author": author, "false_answer": false})
+        for kind, variant in (("rewrite", "normal"), ("long", "long"), ("gen_by_qa", "qa")):
+            key = f"{qid}:{kind}"
+            if key not in reply:
+                continue
+            text = reply[key].strip()
+            if not passage_contains(text, gold):
+                drop(f"{variant}_answer_missing")
+                continue
+            if variant == "long" and len(text.split()) < 300:
+                drop("long_under_300_words")  # counted, kept: the paper asks, does not enforce
+            pid = f"{qid}:{author}:{variant}"
+            passages.append({"pid": f"{pid}:T", "qid": qid, "author": author, "variant": variant, "factual": True,
+                             "answer_in": gold, "text": text})
+            if false is None:
+                continue
+            false_text = substitute(text, gold, false)
+            if false_text is None:
+                drop(f"{variant}_answer_not_substituted")
+            elif not passage_contains(false_text, false):
+                drop(f"{variant}_false_answer_missing")
+            else:
+                passages.append({"pid": f"{pid}:F", "qid": qid, "author": author, "variant": variant,
+                                 "factual": False, "answer_in": false, "text": false_text})
+    return passages, answers, drops
+
+
+# --- knowledge probing ----------------------------------------------------------
+
+def knowledge_requests(questions: Sequence[Mapping], template: Template) -> list[dict]:
+    return [{"request_id": q["qid"], "output": FREE, "n": 1, "prompt": template.render(question=q["question"])}
+            for q in questions]
+
+
+def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequence[str]]) -> tuple[list, list]:
+    """Per (try, question) the judged answer (``request_id`` ``<qid>#<try>``, in
+    request order), and per question its level and class."""
+    from authbench.studies.selfpref.answers import answer_matches, knowledge_class
+
+    tries = []
+    for t, replies in enumerate(replies_by_try):
+        for q, reply in zip(questions, replies):
+            answer = first_line(reply)
+            tries.append({"request_id": f"{q['qid']}#{t}", "status": "ok", "qid": q["qid"], "try": t,
+                          "answer": answer, "correct": answer_matches(answer, q["answer"])})
+    levels = []
+    for q in questions:
+        flags = [r["correct"] for r in tries if r["qid"] == q["qid"]]
+        levels.append({"qid": q["qid"], "level": sum(flags), "class": knowledge_class(sum(flags), len(flags))})
+    return tries, levels
+
+
+# --- pointwise reranking ----------------------------------------------------------
+
+def rerank_requests(questions: Mapping[str, Mapping], passages: Sequence[Mapping], template: Template,
+                    prompt: str) -> list[dict]:
+    out = []
+    for p in passages:
+        values = {"passage": p["text"], "question": questions[p["qid"]]["question"]}
+        out.append({"request_id": f"{p['pid']}:{prompt}", "output": "hash_rating", "n": 1, "pid": p["pid"],
+                    "prompt": template.render(**{k: values[k] for k in TASK_FIELDS[template.task]})})
+    return out
+
+
+def rerank_rows(requests: Sequence[Mapping], passages: Mapping[str, Mapping], texts: Sequence[str],
+                prompt: str, evaluator: str) -> list[dict]:
+    from authbench.llm.parse import parse_reply
+
+    rows = []
+    for r, text in zip(requests, texts):
+        p = passages[r["pid"]]
+        result = parse_reply("hash_rating", text)
+        rows.append({"request_id": r["request_id"], "evaluator": evaluator, "pid": p["pid"], "qid": p["qid"],
+                     "author": p["author"], "variant": p["variant"], "factual": p["factual"], "prompt": prompt,
+                     "score": result.value if result.status == "ok" else None, "status": result.status})
+    return rows
+
+
+# --- generation phase ----------------------------------------------------------------
+
+def comparisons(qids: Sequence[str], passages: Sequence[Mapping], self_author: str, others: Sequence[str],
+                style: bool = False) -> list[dict]:
+    """The pairs an evaluator answers from. Main run: self vs each other author,
+    TT/TF/FT/FF, both orders (``normal`` passages). Style run (``style``):
+    self ``qa`` vs human and self ``long`` vs self ``normal``, true only, both orders."""
+    index = {(p["qid"], p["author"], p["variant"], p["factual"]): p for p in passages}
+    out = []
+
+    def add(qid, variant, mine, theirs, other_label, sf, of):
+        for order in ("self_first", "other_first"):
+            out.append({"qid": qid, "variant": variant, "self_author": self_author, "other_author": other_label,
+                        "self_factual": sf, "other_factual": of, "order": order,
+                        "self_pid": mine["pid"], "other_pid": theirs["pid"]})
+
+    for qid in qids:
+        if not style:
+            for other, (sf, of) in itertools.product(others, FACTUALITY):
+                mine, theirs = index.get((qid, self_author, "normal", sf)), index.get((qid, other, "normal", of))
+                if mine and theirs:
+                    add(qid, "normal", mine, theirs, other, sf, of)
+            continue
+        pairs = (("qa", index.get((qid, self_author, "qa", True)), index.get((qid, "human", "normal", True)), "human"),
+                 ("long", index.get((qid, self_author, "long", True)), index.get((qid, self_author, "normal", True)),
+                  f"{self_author}:normal"))
+        for variant, mine, theirs, label in pairs:
+            if mine and theirs:
+                add(qid, variant, mine, theirs, label, True, True)
+    return out
+
+
+def comparison_requests(comps: Sequence[Mapping], questions: Mapping[str, Mapping],
+                        passages: Mapping[str, Mapping], template: Template) -> list[dict]:
+    out = []
+    for c in comps:
+        a, b = passages[c["self_pid"]], passages[c["other_pid"]]
+        first, second = (a, b) if c["order"] == "self_first" else (b, a)
+        rid = f"{c['self_pid']}|{c['other_pid']}|{c['order']}"
+        out.append({"request_id": rid, "output": FREE, "n": 1, "prompt": template.render(
+            question=questions[c["qid"]]["question"], passage_1=first["text"], passage_2=second["text"])})
+    return out
+
+
+def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passages: Mapping[str, Mapping],
+                    texts: Sequence[str], evaluator: str, knowledge: Mapping[str, str] | None) -> list[dict]:
+    from authbench.studies.selfpref.answers import attribute
+
+    rows = []
+    for c, r, text in zip(comps, requests, texts):
+        a, b = passages[c["self_pid"]], passages[c["other_pid"]]
+        first, second = (a, b) if c["order"] == "self_first" else (b, a)
+        att = attribute(text, first["answer_in"], second["answer_in"])
+        chosen = None
+        if att.chosen is not None:
+            chosen = "self" if (att.chosen == 1) == (c["order"] == "self_first") else "other"
+        rows.append({"request_id": r["request_id"], "qid": c["qid"], "evaluator": evaluator,
+                     "self_author": c["self_author"], "other_author": c["other_author"],
+                     "self_factual": c["self_factual"], "other_factual": c["other_factual"], "order": c["order"],
+                     "variant": c["variant"], "answer": att.answer, "stated": att.stated, "chosen": chosen, "method": att.method,
+                     "status": att.status, "knowledge": (knowledge or {}).get(c["qid"])})
+    return rows
