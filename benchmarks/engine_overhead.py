@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def build_requests(judge: str, setting: str, limit: int):
     from authbench.config import load_config
     from authbench.studies.authority.domains import build_domains
-    from authbench.studies.authority.requests import build_requests as build
     from authbench.studies.authority.prompts import load_template
+    from authbench.studies.authority.requests import build_requests as build
     from authbench.studies.authority.sampling import sample_all
 
     cfg = load_config(ROOT / "config.yaml")
@@ -91,7 +91,6 @@ def main() -> int:
     mt = args.max_tokens
 
     import llama_cpp
-
     from authbench.llm.engines.base import Request, prefix_order
     from authbench.llm.engines.llamacpp import LlamaCppEngine, resolve_model
 

@@ -116,7 +116,11 @@ def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
     from authbench.config import entity_datasets
     from authbench.studies.authority.domains import build_domains
     from authbench.studies.authority.entities import build_entities, entity_item
-    from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
+    from authbench.studies.authority.sampling import (
+        add_anchors,
+        sample_all,
+        sample_lists,
+    )
 
     seed = config["seed"]
     out = {}
@@ -155,8 +159,8 @@ def count_prompts(config: dict) -> dict:
     prompts are counted per budget cap (models with the same cap share a set)."""
     from authbench.config import GenerateConfig, active_models, cells
     from authbench.llm.grammars import max_tokens_for, token_budget
-    from authbench.studies.authority.requests import build_requests
     from authbench.studies.authority.prompts import load_template
+    from authbench.studies.authority.requests import build_requests
 
     constrained = config["constrained_decoding"]
     instances = instance_sets(config)

@@ -13,9 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.config import GenerateConfig
+from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.llm.engines.base import Engine, Response
 from authbench.llm.runner import run_cell
 

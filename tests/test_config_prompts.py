@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from authbench.config import GenerateConfig, cells, check_config, check_renamed, load_config, validate_schema
+from authbench.config import (
+    GenerateConfig,
+    cells,
+    check_config,
+    check_renamed,
+    load_config,
+    validate_schema,
+)
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template

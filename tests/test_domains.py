@@ -3,10 +3,9 @@
 from collections import Counter
 
 import pytest
-
 from authbench.errors import InputError
-from authbench.studies.authority.domains import build_domains, read_texts
 from authbench.net import registered_domain
+from authbench.studies.authority.domains import build_domains, read_texts
 
 CATS = {"gov": {"suffixes": ["gov", "gov.cn"]}, "social": {"domains": ["zhihu.com"]}}
 

@@ -1,7 +1,6 @@
 """The embedded engine with the real model: constrained replies parse, slots == gbnf."""
 
 import pytest
-
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Request, create_engine, prefix_order
 from authbench.llm.engines.llamacpp import resolve_model

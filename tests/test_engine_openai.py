@@ -15,7 +15,6 @@ import time
 import urllib.request
 
 import pytest
-
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Request, create_engine
 from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError

@@ -22,7 +22,6 @@ import types
 from dataclasses import dataclass
 
 import pytest
-
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Request, create_engine
 from authbench.llm.grammars import grammar_for, max_tokens_for

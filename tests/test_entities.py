@@ -7,12 +7,17 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-
 from authbench.errors import InputError
-from authbench.studies.authority.entities import build_entities, entity_item, read_entities, read_entity_file, write_entities
+from authbench.render.tables import stack_tables, write_table
+from authbench.studies.authority.entities import (
+    build_entities,
+    entity_item,
+    read_entities,
+    read_entity_file,
+    write_entities,
+)
 from authbench.studies.authority.evaluate import evaluate_cell
 from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
-from authbench.render.tables import stack_tables, write_table
 from authbench.studies.authority.tables import table_main
 
 

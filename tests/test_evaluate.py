@@ -2,10 +2,14 @@
 
 
 import pytest
-from scipy import stats
-
-from authbench.studies.authority.evaluate import baseline_scorer, evaluate_cell, evaluate_scores, point_predictions
 from authbench.net import tld_prior_score
+from authbench.studies.authority.evaluate import (
+    baseline_scorer,
+    evaluate_cell,
+    evaluate_scores,
+    point_predictions,
+)
+from scipy import stats
 
 
 def lst(iid, levels, anchors=None):
@@ -94,3 +98,5 @@ def test_point_predictions_and_baselines():
     r1, r2 = baseline_scorer("random", 1, None), baseline_scorer("random", 1, None)
     assert [r1(inst[0], 0), r1(inst[1], 0)] == [r2(inst[0], 0), r2(inst[1], 0)]
     assert r1(inst[0], 0) != r1(inst[1], 0)
+    tld = baseline_scorer("tld_prior", 1, {"scores": prior, "default": 3})
+    assert [tld(inst[0], 0), tld(inst[1], 0)] == [9, 3]  # nasa.gov by its suffix; bias-1-d0.com by the default

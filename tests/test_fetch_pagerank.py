@@ -12,10 +12,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from authbench.errors import InputError
+from authbench.errors import FetchError, InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.errors import FetchError
-from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.pagerank import (
     PAGERANK_COLUMNS,
     api_key_from_env,
@@ -25,6 +23,7 @@ from authbench.fetch.pagerank import (
     to_level,
     write_pagerank,
 )
+from authbench.net import HttpClient, RetryPolicy
 from loopback import Loopback, Reply, Seen
 
 KEY = "opr-T0P-s3cret-5a1t-0xC0FFEE"  # distinctive: searched for in every output

@@ -8,10 +8,8 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
-from authbench.studies.authority.domains import read_texts
 from authbench.fetch import webtext
 from authbench.fetch.cache import ProgressCache
-from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.webtext import (
     TextRow,
     candidate_urls,
@@ -23,6 +21,8 @@ from authbench.fetch.webtext import (
     write_failures,
     write_texts,
 )
+from authbench.net import HttpClient, RetryPolicy
+from authbench.studies.authority.domains import read_texts
 from loopback import Loopback, Reply, Seen
 
 POLICY = RetryPolicy(retries=2, backoff=0.01, max_backoff=30.0, timeout=0.3)

@@ -20,7 +20,6 @@ from collections import Counter
 import pytest
 from authbench.errors import InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.net import HttpClient, RetryPolicy
 from authbench.fetch.wikidata import (
     SitelinkOutcome,
     exact_search_hits,
@@ -31,6 +30,7 @@ from authbench.fetch.wikidata import (
     write_entities,
     write_unresolved,
 )
+from authbench.net import HttpClient, RetryPolicy
 from loopback import Loopback, Reply, Seen
 
 UA = "authbench-tests/1.0 (https://example.org/authbench; research@example.org)"

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from loopback import Loopback, Reply
 from dryrun import job_counts
+from loopback import Loopback, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "opr-key-7f3a9c-DO-NOT-LEAK"

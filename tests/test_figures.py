@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from authbench.studies.authority import figures as F
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

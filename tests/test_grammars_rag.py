@@ -11,7 +11,6 @@ import random
 import re
 
 import pytest
-
 from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for, token_budget
 from authbench.llm.parse import parse_utility, parse_yes_no
 

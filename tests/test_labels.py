@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from authbench.errors import LabelError
 from authbench.studies.authority.labels import coarse_level, log_bin
 

@@ -4,8 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from authbench.studies.authority.metrics import (
     accuracy,
     bias_by_level,
@@ -14,7 +12,11 @@ from authbench.studies.authority.metrics import (
     mean_list_correlation,
     pair_correct,
 )
-from authbench.studies.authority.ranking import ranking_to_values, scores_to_predicted_values
+from authbench.studies.authority.ranking import (
+    ranking_to_values,
+    scores_to_predicted_values,
+)
+from scipy import stats
 
 TIES_TRUE = [0, 1, 2, 3, 4]
 TIES_PRED = [1, 1, 2, 3, 3]

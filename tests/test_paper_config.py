@@ -10,11 +10,17 @@ from pathlib import Path
 
 import pytest
 import yaml
+from authbench.config import (
+    SCHEMA_PATH,
+    active_models,
+    cells,
+    check_config,
+    entity_datasets,
+    validate_schema,
+)
+from dryrun import job_counts
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
-
-from authbench.config import SCHEMA_PATH, active_models, cells, check_config, entity_datasets, validate_schema
-from dryrun import job_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "config" / "paper.yaml"

@@ -13,7 +13,6 @@ import random
 import string
 
 import pytest
-
 from authbench.llm.parse import (
     OUTPUT_FORMATS,
     STATUSES,

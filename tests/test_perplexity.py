@@ -16,13 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-
-from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.config import GenerateConfig
+from authbench.llm.cache import (
+    ResponseCache,
+    model_identity,
+    perplexity_key,
+    request_key,
+)
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, create_engine
 from authbench.llm.engines.llamacpp import PERPLEXITY_BATCH, resolve_model
 from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
-from authbench.llm.cache import perplexity_key
 from authbench.llm.runner import perplexity_identity, score_texts
 from conftest import ROOT
 from loopback import Loopback, Reply

@@ -11,14 +11,32 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from authbench.config import RagPlan, rag_plan
-from authbench.llm.engines.tokenize import LlamaCppTokenizer, WordTokenizer, load_tokenizer, truncate
+from authbench.errors import InputError, TemplateError
+from authbench.llm.engines.tokenize import (
+    LlamaCppTokenizer,
+    WordTokenizer,
+    load_tokenizer,
+    truncate,
+)
 from authbench.net import tld_prior_score
-from authbench.errors import TemplateError
-from authbench.studies.ragauth.requests import STAGE_OUTPUT, answer_requests, answer_row, cut_documents, judged_scores, load_rag_template, prior_scores, rank_requests, top_k
-from authbench.studies.ragauth.dataset import dataset_report, load_ragauth, normalise_gold, topic_of
-from authbench.errors import InputError
+from authbench.studies.ragauth.dataset import (
+    dataset_report,
+    load_ragauth,
+    normalise_gold,
+    topic_of,
+)
+from authbench.studies.ragauth.requests import (
+    STAGE_OUTPUT,
+    answer_requests,
+    answer_row,
+    cut_documents,
+    judged_scores,
+    load_rag_template,
+    prior_scores,
+    rank_requests,
+    top_k,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RAG_PROMPTS = ROOT / "resources" / "prompts" / "ragauth"

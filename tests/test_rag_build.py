@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
+from authbench.errors import InputError
 from authbench.fetch.pagerank import PAGERANK_COLUMNS, read_domain_list, write_pagerank
 from authbench.studies.ragauth.build import (
     DROP_UNITS,
@@ -24,7 +24,6 @@ from authbench.studies.ragauth.build import (
     write_domain_list,
     write_ragauth,
 )
-from authbench.errors import InputError
 
 QUESTIONS = (
     "qid\tquestion\tanswer\ttopic\n"
@@ -351,7 +350,9 @@ def test_examples_build(root, tmp_path):
     assert list(csv.reader(open(ex / "labels.csv", encoding="utf-8")))[0] == list(PAGERANK_COLUMNS)
     write_ragauth(records, tmp_path / "ragauth.json")
     assert json.loads((tmp_path / "ragauth.json").read_text(encoding="utf-8")) == records
-    from authbench.studies.ragauth.dataset import load_ragauth  # the release loader accepts the built file
+    from authbench.studies.ragauth.dataset import (
+        load_ragauth,  # the release loader accepts the built file
+    )
 
     loaded = load_ragauth(tmp_path / "ragauth.json")
     assert [(q["qid"], q["gold"], len(q["documents"])) for q in loaded] == [

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from authbench.studies.ragauth import report as R
 from authbench.render import tables as T
+from authbench.studies.ragauth import report as R
 
 
 def _row(qid, correct, topic=None, status="ok", answer="auto", gold="yes"):

@@ -4,7 +4,6 @@ import math
 from collections import namedtuple
 
 import pytest
-
 from authbench.studies.authority.ranking import (
     average_score,
     bubble_ranking,

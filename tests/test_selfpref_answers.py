@@ -14,10 +14,9 @@ import re
 from pathlib import Path
 
 import pytest
-
+from authbench.errors import InputError
 from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for, token_budget
 from authbench.llm.parse import parse_hash_rating, parse_reply
-from authbench.errors import InputError
 from authbench.studies.selfpref.answers import (
     ATTRIBUTION_STATUSES,
     FAIL_PASSAGE,

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from authbench.errors import ConfigError
 from authbench.config import check_config, selfpref_plan, validate_schema
-from authbench.errors import InputError
-from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, substitute
+from authbench.errors import ConfigError, InputError
+from authbench.studies.selfpref.data import (
+    complete_questions,
+    drop_rows,
+    import_sources,
+    substitute,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -155,8 +158,8 @@ def test_complete_questions_need_true_and_false_of_every_author():
 def _shipped(tmp_path, questions):
     from types import SimpleNamespace
 
-    from authbench.records import write_jsonl
     from authbench.cli.selfpref import cmd_shipped_knowledge
+    from authbench.records import write_jsonl
 
     write_jsonl(questions, tmp_path / "questions.jsonl")
     args = SimpleNamespace(source=str(ROOT / NQ["knowledge"]["gpt35"]), questions=str(tmp_path / "questions.jsonl"),

@@ -7,11 +7,10 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
-from authbench.render import tables as T
 from authbench.errors import InputError
+from authbench.render import tables as T
 from authbench.studies.selfpref import report as R
+from scipy import stats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -4,7 +4,6 @@ knowledge rows, reranking rows and the generation-phase design."""
 from pathlib import Path
 
 import pytest
-
 from authbench.errors import TemplateError
 from authbench.studies.selfpref.study import (
     comparison_requests,

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from authbench.render import tables as T
 from authbench.studies.authority import tables as A
 from authbench.studies.authority.evaluate import PRED_COLUMNS

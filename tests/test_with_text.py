@@ -4,12 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 from authbench.cli import main
-from authbench.studies.authority.domains import build_domains, read_texts
-from authbench.studies.authority.requests import build_requests
-from authbench.studies.authority.prompts import load_template
 from authbench.records import write_jsonl
+from authbench.studies.authority.domains import build_domains, read_texts
+from authbench.studies.authority.prompts import load_template
+from authbench.studies.authority.requests import build_requests
 from authbench.studies.authority.sampling import sample_all
 
 FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"

@@ -14,7 +14,6 @@ from typing import Any, Mapping
 
 import jsonschema
 import yaml
-
 from authbench.errors import ConfigError
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"

@@ -29,7 +29,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 import tldextract
-
 from authbench.errors import FetchError
 
 log = logging.getLogger("authbench.fetch")

@@ -5,12 +5,12 @@ hashes for manifests; the one test for a missing value."""
 from __future__ import annotations
 
 import csv
-import hashlib
 import dataclasses
+import hashlib
 import json
 import math
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from authbench.errors import InputError
 

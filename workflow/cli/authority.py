@@ -17,7 +17,12 @@ REUSE_COLUMNS = ["setting", "level", "slots", "distinct", "max_uses"]
 
 
 def cmd_domainauth_build(args, params) -> None:
-    from authbench.studies.authority.domains import build_domains, read_texts, write_drops, write_labels
+    from authbench.studies.authority.domains import (
+        build_domains,
+        read_texts,
+        write_drops,
+        write_labels,
+    )
 
     texts = read_texts(params.get("text"), params.get("text_max_words", 100))
     domains, drops = build_domains(args.source, params.get("status_filter"), params["categories"], texts)
@@ -42,7 +47,11 @@ def cmd_domainauth_sample(args, params) -> None:
 
 
 def cmd_entityauth_build(args, params) -> None:
-    from authbench.studies.authority.entities import build_entities, write_entities, write_entity_drops
+    from authbench.studies.authority.entities import (
+        build_entities,
+        write_entities,
+        write_entity_drops,
+    )
 
     entities, drops = build_entities(args.source, params.get("corpus"), params["seed"], params["dataset"])
     mkparent(args.labels, args.drops)
@@ -53,7 +62,11 @@ def cmd_entityauth_build(args, params) -> None:
 
 def cmd_entityauth_sample(args, params) -> None:
     from authbench.studies.authority.entities import entity_item, read_entities
-    from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+    from authbench.studies.authority.sampling import (
+        add_anchors,
+        reuse_report,
+        sample_lists,
+    )
 
     items = [entity_item(e) for e in read_entities(args.labels)]
     name, seed = params["dataset"], params["seed"]

@@ -41,7 +41,13 @@ def cmd_fetch_urllog(args, params) -> None:
 
 def cmd_fetch_pagerank(args, params) -> None:
     from authbench.fetch.cache import ProgressCache
-    from authbench.fetch.pagerank import api_key_from_env, bulk_pagerank, fetch_openpagerank, read_domain_list, write_pagerank
+    from authbench.fetch.pagerank import (
+        api_key_from_env,
+        bulk_pagerank,
+        fetch_openpagerank,
+        read_domain_list,
+        write_pagerank,
+    )
 
     domains, drops = read_domain_list(args.domains)
     log.info("%d domains to label; input drops: %s", len(domains), dict(drops))
@@ -75,7 +81,12 @@ def cmd_fetch_webtext(args, params) -> None:
 
 def cmd_fetch_sitelinks(args, params) -> None:
     from authbench.fetch.cache import ProgressCache
-    from authbench.fetch.wikidata import fetch_sitelinks, read_entities, write_entities, write_unresolved
+    from authbench.fetch.wikidata import (
+        fetch_sitelinks,
+        read_entities,
+        write_entities,
+        write_unresolved,
+    )
 
     entities, drops = read_entities(args.entities)
     log.info("%d entities; input drops: %s", len(entities), dict(drops))

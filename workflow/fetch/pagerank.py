@@ -102,14 +102,11 @@ from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
-from authbench.net import registered_domain
-from authbench.errors import InputError
-from authbench.records import read_utf8
+from authbench.errors import FetchError, InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.errors import FetchError
-from authbench.net import HttpClient
+from authbench.net import HttpClient, registered_domain
+from authbench.records import read_utf8
+from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.pagerank")
 

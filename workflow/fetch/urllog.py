@@ -40,8 +40,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from authbench.net import registered_domain
 from authbench.errors import InputError
+from authbench.net import registered_domain
 from authbench.records import csv_records
 
 FORMATS = ("lines", "tsv", "csv")

@@ -76,11 +76,10 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import requests
-from tqdm import tqdm
-
-from authbench.fetch.cache import ProgressCache
-from authbench.net import HttpClient, RETRY_STATUS, safe_url
 from authbench.errors import FetchError
+from authbench.fetch.cache import ProgressCache
+from authbench.net import RETRY_STATUS, HttpClient, safe_url
+from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.webtext")
 

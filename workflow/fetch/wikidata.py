@@ -98,11 +98,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from authbench.errors import InputError
-from authbench.records import read_utf8
+from authbench.errors import FetchError, InputError
 from authbench.fetch.cache import ProgressCache
-from authbench.errors import FetchError
 from authbench.net import HttpClient, retry_after_seconds, safe_url
+from authbench.records import read_utf8
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.wikidata")

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Iterable
 
 import yaml
-
 from authbench.errors import TemplateError
 
 

@@ -18,18 +18,28 @@ import math
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from pathlib import Path
-
-from tqdm import tqdm
-
 from authbench.config import GenerateConfig
-from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
-from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
+from authbench.llm.cache import (
+    ResponseCache,
+    model_identity,
+    perplexity_key,
+    request_key,
+)
+from authbench.llm.engines.base import (
+    Engine,
+    PerplexityResult,
+    Request,
+    Response,
+    create_engine,
+    prefix_order,
+)
 from authbench.llm.grammars import grammar_for, slots_for, token_budget
 from authbench.llm.parse import parse_reply
 from authbench.records import file_sha256, write_jsonl
+from tqdm import tqdm
 
 
 def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool) -> list[Request]:

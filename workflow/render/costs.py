@@ -73,7 +73,6 @@ def plot_cost_vs_rho(quality: pd.DataFrame, out_png: Path) -> list[Path]:
     """One panel per label scale: engine seconds of the cell (log x) vs ρ (%),
     one marker per judge, one point per model x benchmark x context."""
     import matplotlib
-
     from authbench.render.figures import STYLE_RC, new_figure, save_figure
 
     data = quality.dropna(subset=["rho"])

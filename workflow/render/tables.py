@@ -33,7 +33,6 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
 from authbench.records import is_missing
 
 __all__ = [

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
+from authbench.llm.engines.base import (
+    Engine,
+    PerplexityResult,
+    Request,
+    Response,
+    register,
+)
 
 # tokens decoded per llama_decode call when scoring perplexity. Every position's
 # logits are kept by llama.cpp until the block is read (64 x a 262k vocabulary

@@ -56,10 +56,15 @@ import time
 from typing import Any, Iterator, Mapping, Sequence
 
 import httpx
-
 from authbench.config import GenerateConfig
+from authbench.llm.engines.base import (
+    Engine,
+    PerplexityResult,
+    Request,
+    Response,
+    register,
+)
 from authbench.net import retry_after_seconds, safe_url
-from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 log = logging.getLogger("authbench.llm.engines.openai")
 

@@ -56,7 +56,13 @@ import time
 from typing import Callable, Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
+from authbench.llm.engines.base import (
+    Engine,
+    PerplexityResult,
+    Request,
+    Response,
+    register,
+)
 
 INSTALL_HINT = (
     "engine 'vllm' needs the vLLM package, which is not installed in this environment. "

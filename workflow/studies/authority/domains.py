@@ -27,11 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-
-from authbench.net import registered_domain
-from authbench.studies.authority.labels import coarse_level
 from authbench.errors import InputError
-from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
+from authbench.net import registered_domain
+from authbench.records import (
+    read_dataclass_tsv,
+    read_utf8,
+    write_dataclass_tsv,
+    write_drop_table,
+)
+from authbench.studies.authority.labels import coarse_level
 
 REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`
 MAX_PAGERANK = 10  # Open PageRank integers run 0..10; 10 is dropped

@@ -28,11 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from authbench.errors import InputError
-from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
-from authbench.errors import LabelError
-from authbench.studies.authority.labels import coarse_level, log_bin
+from authbench.errors import InputError, LabelError
+from authbench.records import (
+    read_dataclass_tsv,
+    read_utf8,
+    write_dataclass_tsv,
+    write_drop_table,
+)
 from authbench.seeding import rng
+from authbench.studies.authority.labels import coarse_level, log_bin
 
 REQUIRED_KEYS = ("question", "question_entity", "popularity")
 

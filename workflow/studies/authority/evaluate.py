@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
+from authbench.net import tld_prior_score
+from authbench.seeding import rng
 from authbench.studies.authority import metrics as M
 from authbench.studies.authority import ranking as R
-from authbench.seeding import rng
 from authbench.studies.authority.sampling import item_key
 
 # The long metrics table: one row per number (cli's evaluate and baseline

@@ -14,10 +14,9 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib import colors as mcolors
-
 from authbench.render.figures import STYLE_RC, new_figure, save_figure
 from authbench.studies.authority.tables import CONTEXT_ORDER, context_label
+from matplotlib import colors as mcolors
 
 __all__ = [
     "bias_matrix",

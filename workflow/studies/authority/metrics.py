@@ -21,9 +21,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from authbench.records import is_missing
+from scipy import stats
 
 __all__ = [
     "list_correlation",

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
-
 from authbench.render import costs
 from authbench.render.tables import stack_tables, write_table
 from authbench.studies.authority import figures, tables

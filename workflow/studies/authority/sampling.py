@@ -26,7 +26,6 @@ adding one kind of instance never shifts the draws of another.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter, defaultdict
 from typing import Mapping, Sequence

@@ -32,7 +32,6 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
-
 from authbench.render.tables import (
     COUNT,
     FAIL,

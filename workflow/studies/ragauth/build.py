@@ -87,11 +87,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from authbench.net import registered_domain
-from authbench.fetch.pagerank import PAGERANK_COLUMNS
-from authbench.studies.ragauth.dataset import MAX_DOCS, MAX_PAGERANK, normalise_gold
 from authbench.errors import InputError
+from authbench.fetch.pagerank import PAGERANK_COLUMNS
+from authbench.net import registered_domain
 from authbench.records import csv_records, read_utf8, write_drop_table
+from authbench.studies.ragauth.dataset import MAX_DOCS, MAX_PAGERANK, normalise_gold
 
 QUESTION_COLUMNS = ("qid", "question", "answer")
 QUESTION_OPTIONAL = ("topic", "language")

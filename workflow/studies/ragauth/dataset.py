@@ -30,7 +30,6 @@ counted in the cell's manifest. A prompt that still exceeds the model's
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Mapping, Sequence
 

@@ -33,9 +33,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
 from authbench.records import write_tsv
-from authbench.seeding import rng
 from authbench.render.tables import (
     COUNT,
     FAIL,
@@ -48,6 +46,7 @@ from authbench.render.tables import (
     round2,
     write_table,
 )
+from authbench.seeding import rng
 
 __all__ = [
     "ACCURACY_COLUMNS",

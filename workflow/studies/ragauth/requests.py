@@ -16,7 +16,6 @@ from authbench.llm.prompts import check_placeholders, placeholders, read_templat
 from authbench.net import tld_prior_score
 from authbench.studies.ragauth.dataset import PRIOR_STRATEGIES
 
-
 # --- prompts ---------------------------------------------------------------
 
 STAGE_OUTPUT = {"answer": "yes_no", "relevance": "list_scores", "utility": "utility", "authority": "list_scores"}

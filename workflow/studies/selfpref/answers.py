@@ -105,9 +105,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from authbench.llm.parse import to_text as _text
-from authbench.llm.parse import normalise
 from authbench.errors import InputError
+from authbench.llm.parse import normalise
+from authbench.llm.parse import to_text as _text
 from authbench.records import read_utf8
 
 __all__ = [
