@@ -33,7 +33,7 @@ EXPECTED_JOBS = {
     "domainauth_sample": 1,
     "entityauth_build": 1,
     "entityauth_sample": 1,
-    "baselines": 2,
+    "authority_baselines": 2,
     "authority_judge": 4,  # {point, list_score} x {domainauth fine, entityauth/songs}
     "authority_evaluate": 4,
     "domainauth_report": 1,
