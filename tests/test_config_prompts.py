@@ -6,14 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import (
-    GenerateConfig,
-    cells,
-    check_config,
-    check_renamed,
-    load_config,
-    validate_schema,
-)
+from authbench.config import GenerateConfig, cells, check_config, check_renamed, load_config, validate_schema
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template
@@ -32,16 +25,16 @@ def test_demo_config_valid(config):
     check_config(config)
     grid = cells(config)
     domain = [c for c in grid if c.dataset == "domainauth"]
-    # 4 point + 2+2 list + 3+3 pair settings per model x context
-    assert len(domain) == 14
+    # 4 point + 2+2 list + 3+3 pair settings per model x context; two models
+    assert len(domain) == 14 * 2
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
-    # EntityAuth: 5 judges x 3 datasets, fine lists only, without text
+    # EntityAuth: 5 judges x 3 datasets x 2 models, fine lists only, without text
     entity = [c for c in grid if c.dataset.startswith("entityauth/")]
-    assert len(entity) == 15
+    assert len(entity) == 15 * 2
     assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
     assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
     only_domain = {**config, "studies": ["domainauth"]}
-    assert len(cells(only_domain)) == 14
+    assert len(cells(only_domain)) == 14 * 2
 
 
 @pytest.mark.parametrize(
@@ -89,7 +82,7 @@ def test_every_named_error_is_a_pipeline_error():
     from authbench import errors
 
     named = [getattr(errors, n) for n in dir(errors) if n.endswith("Error") and n != "PipelineError"]
-    assert len(named) == 6
+    assert len(named) == 8
     for cls in named:
         assert issubclass(cls, PipelineError) and issubclass(cls, (ValueError, RuntimeError)), cls
 

@@ -3,8 +3,8 @@
 import pytest
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Request, create_engine, prefix_order
-from authbench.llm.engines.llamacpp import resolve_model
 from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for
+from authbench.llm.models import resolve_model
 from authbench.llm.parse import parse_reply
 from authbench.studies.authority.prompts import load_template
 

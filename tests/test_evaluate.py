@@ -3,12 +3,7 @@
 
 import pytest
 from authbench.net import tld_prior_score
-from authbench.studies.authority.evaluate import (
-    baseline_scorer,
-    evaluate_cell,
-    evaluate_scores,
-    point_predictions,
-)
+from authbench.studies.authority.evaluate import baseline_scorer, evaluate_cell, evaluate_scores, point_predictions
 from scipy import stats
 
 

@@ -6,12 +6,7 @@ from collections import Counter
 
 import pytest
 from authbench.errors import InputError
-from authbench.fetch.urllog import (
-    ingest_urllog,
-    resolve_format,
-    write_domains,
-    write_drops,
-)
+from authbench.fetch.urllog import ingest_urllog, resolve_format, write_domains, write_drops
 
 LINES = (
     "# visited URLs, exported 2024-05-01\n"

@@ -99,6 +99,7 @@ def snakemake(work: Path, *args: str, key: str | None = KEY) -> subprocess.Compl
 
 def write_config(work: Path, url: str) -> None:
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["fetch"] = {
         "user_agent": "authbench-tests/1.0 (loopback only; tests@example.org)",
@@ -206,11 +207,11 @@ def test_own_domains_and_entities_to_labels(tmp_path):
     "overlay, expected, absent",
     [
         ("own_domains.yaml",
-         {"fetch_urllog": 1, "fetch_pagerank": 1, "fetch_webtext": 1, "domainauth_build": 1, "authority_judge": 28,
+         {"fetch_urllog": 1, "fetch_pagerank": 1, "fetch_webtext": 1, "domainauth_build": 1, "authority_judge": 2 * 28,  # the demo's two models
           "domainauth_report": 1},
          ("fetch_sitelinks", "entityauth_build", "entityauth_report")),
         ("own_entities.yaml",
-         {"fetch_sitelinks": 1, "entityauth_build": 1, "entityauth_sample": 1, "authority_judge": 5, "entityauth_report": 1},
+         {"fetch_sitelinks": 1, "entityauth_build": 1, "entityauth_sample": 1, "authority_judge": 2 * 5, "entityauth_report": 1},
          ("fetch_pagerank", "domainauth_build", "domainauth_report")),
     ],
 )

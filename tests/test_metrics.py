@@ -12,10 +12,7 @@ from authbench.studies.authority.metrics import (
     mean_list_correlation,
     pair_correct,
 )
-from authbench.studies.authority.ranking import (
-    ranking_to_values,
-    scores_to_predicted_values,
-)
+from authbench.studies.authority.ranking import ranking_to_values, scores_to_predicted_values
 from scipy import stats
 
 TIES_TRUE = [0, 1, 2, 3, 4]

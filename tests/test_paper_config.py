@@ -10,14 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import (
-    SCHEMA_PATH,
-    active_models,
-    cells,
-    check_config,
-    entity_datasets,
-    validate_schema,
-)
+from authbench.config import SCHEMA_PATH, active_models, cells, check_config, entity_datasets, validate_schema
 from dryrun import job_counts
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate

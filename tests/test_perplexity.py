@@ -1,36 +1,28 @@
 """Perplexity scoring (RAG self-preference paper, Section 3.2): the embedded
-engine against an independent computation with the real model, the vLLM
-engine against a stand-in (no GPU here), the OpenAI-compatible engine against
-loopback servers and llama-cpp-python's real server, and the cached
-:func:`authbench.llm.runner.score_texts`."""
+engine against an independent computation with the real model, the
+OpenAI-compatible engine against loopback servers and llama-cpp-python's real server, and the cached
+:func:`authbench.llm.runner.score_texts`. vLLM's (prompt log-probs) is
+tested for real in tests/test_vllm.py."""
 
 from __future__ import annotations
 
 import json
 import math
 import random
-import sys
 import time
-import types
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from authbench.config import GenerateConfig
-from authbench.llm.cache import (
-    ResponseCache,
-    model_identity,
-    perplexity_key,
-    request_key,
-)
+from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, create_engine
-from authbench.llm.engines.llamacpp import PERPLEXITY_BATCH, resolve_model
+from authbench.llm.engines.llamacpp import PERPLEXITY_BATCH
 from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
+from authbench.llm.models import resolve_model
 from authbench.llm.runner import perplexity_identity, score_texts
 from conftest import ROOT
 from loopback import Loopback, Reply
 from test_engine_openai import real_server  # noqa: F401  (a fixture: llama-cpp-python's server on `gguf`)
-from test_engine_vllm import CompletionOutput, RequestOutput
 
 MODEL = ROOT / "results" / "models" / "gemma3-270m.gguf"
 FLUENT = ("The committee published its annual report on Tuesday, and the findings surprised "
@@ -177,124 +169,11 @@ def test_result_from_nll():
     assert math.isnan(PerplexityResult.from_nll(0, 0, 0.0, 0.0).perplexity)
 
 
-# --- vLLM (stand-in) ---------------------------------------------------------------
-@dataclass
-class Logprob:
-    logprob: float
-    rank: int | None = None
-    decoded_token: str | None = None
-
-
-BOS = 1
-
-
-def toy_tokens(text: str) -> list[int]:
-    return [BOS] + [100 + len(w) for w in text.split()]
+# vLLM's perplexity (prompt log-probs) runs for real in tests/test_vllm.py.
 
 
 def toy_logprob(pos: int) -> float:
     return -0.25 * pos
-
-
-def make_vllm_ppl(prompt_logprobs_supported: bool = True):
-    """A stand-in ``vllm`` with what perplexity uses: keyword-only
-    ``SamplingParams`` (vLLM's field names; unknown ones are a TypeError) and
-    ``LLM.generate`` whose ``RequestOutput.prompt_logprobs`` is vLLM's shape:
-    None for the first prompt token, then {token_id: Logprob} holding the
-    prompt token (plus, here, a decoy top token, to prove the lookup is by id)."""
-    vllm = types.ModuleType("vllm")
-    sp = types.ModuleType("vllm.sampling_params")
-    vllm.__version__ = "0.33.0"
-    vllm.sampling_params = sp
-    log = {"generate": [], "chat": []}
-    vllm.log = log
-    fields = dict(n=1, temperature=1.0, top_p=1.0, top_k=0, seed=None, max_tokens=16, logprobs=None,
-                  prompt_logprobs=None, structured_outputs=None)
-
-    class SamplingParams:
-        def __init__(self, **kwargs):
-            unknown = set(kwargs) - set(fields)
-            if unknown:
-                raise TypeError(f"SamplingParams got unexpected keyword argument(s) {sorted(unknown)}")
-            for k, v in {**fields, **kwargs}.items():
-                setattr(self, k, v)
-
-    sp.SamplingParams = vllm.SamplingParams = SamplingParams
-    sp.StructuredOutputsParams = type("StructuredOutputsParams", (), {})
-
-    class LLM:
-        def __init__(self, model, **kwargs):
-            self.model = model
-
-        def generate(self, prompts, sampling_params=None, *, use_tqdm=True, lora_request=None):
-            prompts = [prompts] if isinstance(prompts, str) else list(prompts)
-            log["generate"].append(dict(prompts=prompts, sampling_params=sampling_params))
-            outs = []
-            for i, text in enumerate(prompts):
-                if not text:
-                    raise ValueError("The decoder prompt cannot be empty")
-                ids = toy_tokens(text)
-                plp = None
-                if sampling_params.prompt_logprobs is not None and prompt_logprobs_supported:
-                    plp = [None] + [{7: Logprob(-0.01, 1), ids[p]: Logprob(toy_logprob(p), 2)}
-                                    for p in range(1, len(ids))]
-                outs.append(RequestOutput(str(i), text, ids, plp, [CompletionOutput(0, "x", [5], None, None, "length")]))
-            return outs
-
-        def chat(self, *args, **kwargs):
-            log["chat"].append(args)
-            raise AssertionError("perplexity must not use the chat template")
-
-    vllm.LLM = LLM
-    return vllm
-
-
-@pytest.fixture
-def vllm_ppl(monkeypatch):
-    def install(**kwargs):
-        module = make_vllm_ppl(**kwargs)
-        monkeypatch.setitem(sys.modules, "vllm", module)
-        monkeypatch.setitem(sys.modules, "vllm.sampling_params", module.sampling_params)
-        return module
-
-    return install
-
-
-def test_vllm_perplexity_one_batched_call_of_raw_texts(vllm_ppl):
-    vllm = vllm_ppl()
-    eng = create_engine({"engine": "vllm", "model": "Qwen/Qwen3-8B", "prompt_format": "chat"}, None)
-    texts = ["the cat sat on the mat", "", "a b", "word"]
-    out = list(eng.perplexity(texts))
-    assert vllm.log["chat"] == [] and len(vllm.log["generate"]) == 1
-    (call,) = vllm.log["generate"]
-    assert call["prompts"] == ["the cat sat on the mat", "a b", "word"]  # the empty text is not sent
-    params = call["sampling_params"]
-    assert (params.max_tokens, params.prompt_logprobs, params.temperature) == (1, 0, 0.0)
-    assert [r.text_index for r in out] == [0, 1, 2, 3]
-    for text, res in zip(texts, out):
-        n = len(toy_tokens(text))
-        if text:
-            assert res.tokens == n - 1
-            assert res.nll == pytest.approx(-sum(toy_logprob(p) for p in range(1, n)))
-            assert res.perplexity == pytest.approx(math.exp(res.nll / res.tokens))
-    assert out[1].tokens == 0 and math.isnan(out[1].perplexity)
-    assert out[3].tokens == 1 and out[3].nll == pytest.approx(0.25)
-    assert len({r.seconds for r in out if r.tokens}) == 1
-
-
-def test_vllm_without_prompt_logprobs_fails_clearly(vllm_ppl):
-    vllm_ppl(prompt_logprobs_supported=False)
-    eng = create_engine({"engine": "vllm", "model": "m"}, None)
-    with pytest.raises(RuntimeError, match=r"no prompt logprobs for text 0.*prompt_logprobs=0"):
-        list(eng.perplexity(["some text"]))
-
-
-def test_vllm_only_empty_texts_makes_no_call(vllm_ppl):
-    vllm = vllm_ppl()
-    eng = create_engine({"engine": "vllm", "model": "m"}, None)
-    assert [r.tokens for r in eng.perplexity(["", ""])] == [0, 0]
-    assert list(eng.perplexity([])) == []
-    assert vllm.log["generate"] == []
 
 
 # --- OpenAI-compatible (loopback) -----------------------------------------------------

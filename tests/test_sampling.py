@@ -6,12 +6,7 @@ from authbench.errors import SamplingError
 from authbench.records import write_jsonl
 from authbench.studies.authority.domains import Domain
 from authbench.studies.authority.labels import coarse_level
-from authbench.studies.authority.sampling import (
-    reuse_report,
-    sample_all,
-    sample_lists,
-    sample_pairs,
-)
+from authbench.studies.authority.sampling import reuse_report, sample_all, sample_lists, sample_pairs
 
 SAMPLING = dict(fine_lists=30, coarse_lists=20, easy_pairs=40, hard_pairs=40, easy_min_delta=5, hard_max_delta=2,
                 anchors=5, bias_per_level=2, bias_per_category=3)

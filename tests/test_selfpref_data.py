@@ -10,12 +10,7 @@ import pytest
 import yaml
 from authbench.config import check_config, selfpref_plan, validate_schema
 from authbench.errors import ConfigError, InputError
-from authbench.studies.selfpref.data import (
-    complete_questions,
-    drop_rows,
-    import_sources,
-    substitute,
-)
+from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, substitute
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())

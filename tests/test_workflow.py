@@ -16,6 +16,7 @@ from wfrun import read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
+MODELS = ("gemma3-270m", "qwen2.5-coder-0.5b")  # the demo's two embedded models
 
 pytestmark = pytest.mark.integration
 
@@ -52,25 +53,25 @@ def test_all_outputs_with_real_model(run):
         assert (report / "figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = read_tsv(report / "metrics.tsv")
     models = {r["model"] for r in rows}
-    assert models == {MODEL, "baseline:random", "baseline:tld_prior"}
+    assert models == {*MODELS, "baseline:random", "baseline:tld_prior"}
     judges = {(r["judge"], r["setting"], r["derivation"]) for r in rows if r["model"] == MODEL}
     assert ("pair_score", "fine", "average") in judges and ("pair_score", "coarse", "bubble") in judges
     assert ("pair_rank", "pairs", "direct") in judges and ("list_rank", "coarse", "direct") in judges
     for r in rows:
         assert r["parse_failure_rate"] != ""
     md = (report / "tables" / "table1_fine.md").read_text()
-    assert MODEL in md and "fail%" in md
+    assert all(f"| {m} | w/o |" in md for m in MODELS) and "fail%" in md  # every table compares the two models
 
 
 def test_entityauth_outputs_with_real_model(run):
     report = run / "results" / "entityauth" / "report"
     for stem in ("table4_fine", "table6_coarse", "table11_derivations_fine", "table12_derivations_coarse"):
         md = (report / "tables" / f"{stem}.md").read_text()
-        assert "| Songs | gemma3-270m | w/o |" in md
+        assert "| Songs | gemma3-270m | w/o |" in md and "|  | qwen2.5-coder-0.5b | w/o |" in md
     assert (report / "figures" / "fig3_entityauth_label_distribution.png").read_bytes()[:4] == b"\x89PNG"
     rows = read_tsv(report / "metrics.tsv")
     assert {r["benchmark"] for r in rows} == {"entityauth/songs"}
-    assert {r["model"] for r in rows} == {MODEL, "baseline:random"}
+    assert {r["model"] for r in rows} == {*MODELS, "baseline:random"}
     # the same judgments scored on both label scales
     assert {(r["judge"], r["setting"]) for r in rows if r["model"] == MODEL} == {
         (j, s) for j in ("point", "list_rank", "list_score", "pair_rank", "pair_score") for s in ("fine", "coarse")}
@@ -148,7 +149,9 @@ def _assert_only_list_score_cells(run):
     assert one.returncode == 0, one.stderr
     assert _scheduled(one) == ["authority_evaluate", "authority_judge"]
     everything = snakemake(run, "-n", "--cores", "2")
-    assert _scheduled(everything) == sorted(["authority_judge"] * 2 + ["authority_evaluate"] * 2 + ["domainauth_report", "all"])
+    cells = 2 * len(MODELS)  # fine and coarse, per model
+    assert _scheduled(everything) == sorted(["authority_judge"] * cells + ["authority_evaluate"] * cells
+                                            + ["domainauth_report", "all"])
     out = everything.stdout + everything.stderr
     assert set(re.findall(r"judge=(\w+)", out)) == {"list_score"}
     assert set(re.findall(r"setting=(\w+)", out)) == {"fine", "coarse"}
@@ -195,8 +198,9 @@ def test_html_report_and_provenance(run):
 
 def test_cost_table_lists_every_cell(run):
     rows = read_tsv_csv(run / "results" / "domainauth" / "report" / "tables" / "costs.csv")
-    assert len(rows) == 14  # every DomainAuth cell of the tiny config
-    fine = {r["judge"]: r for r in rows if r["setting"] == "fine"}
+    assert len(rows) == 14 * len(MODELS)  # every DomainAuth cell of the tiny config
+    assert {r["model"] for r in rows} == set(MODELS)
+    fine = {r["judge"]: r for r in rows if r["setting"] == "fine" and r["model"] == MODEL}
     assert int(fine["pair_score"]["prompts"]) == 35 and fine["pair_score"]["rho"] != ""
     assert float(fine["pair_score"]["engine_seconds"]) > float(fine["list_score"]["engine_seconds"])
 

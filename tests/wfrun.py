@@ -28,3 +28,17 @@ def read_tsv(path):
 
 def jsonl(path):
     return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def tiny_selfpref(cfg: dict, kinds=("rewrite", "false_answer"), compare_tokens: int = 12, generate_tokens: int = 48) -> dict:
+    """The demo config's self-preference section with absolute paths and tiny
+    counts: 2 questions, 1 style question, 2 knowledge tries, 1 generated item."""
+    sp = cfg["selfpref"]
+    for source in sp["datasets"]["nq"]["sources"]:
+        source["file"] = str(ROOT / source["file"])
+    sp["datasets"]["nq"]["knowledge"] = {a: str(ROOT / p) for a, p in sp["datasets"]["nq"]["knowledge"].items()}
+    sp.update(items=2, style_items=1)
+    sp["knowledge"]["tries"] = 2
+    sp["compare"]["generate"]["max_tokens"] = compare_tokens
+    sp["generate"].update(items=1, kinds=list(kinds), generate={"max_tokens": generate_tokens})
+    return cfg

@@ -34,3 +34,12 @@ class LabelError(PipelineError, ValueError):
 
 class FetchError(PipelineError, RuntimeError):
     """A request failed for good (after retries, or with an unusable answer)."""
+
+
+class ModelError(PipelineError, RuntimeError):
+    """A model file or folder is missing, wrong (checksum) or cannot be loaded."""
+
+
+class EngineError(PipelineError, RuntimeError):
+    """An engine failed for good on a cell: the message names the model, the
+    cell where known, and the request (prompt id) it failed on."""

@@ -23,10 +23,19 @@ from authbench.errors import PipelineError
 
 
 def cmd_models_assemble(args, params) -> None:
-    from authbench.llm.engines.llamacpp import resolve_model
+    from authbench.llm.models import resolve_model
 
     mkparent(args.out)
     logging.getLogger("authbench").info("model ready at %s", resolve_model(params["model"], args.out))
+
+
+def cmd_models_convert(args, params) -> None:
+    from authbench.llm.models import PART_MODELS, convert_gguf
+
+    spec = params["model"]
+    known = PART_MODELS.get(spec.split(":", 1)[1]) if spec.startswith("parts:") else None
+    out = convert_gguf(args.gguf, args.out, known.architecture if known else None)
+    logging.getLogger("authbench").info("converted %s to %s", args.gguf, out)
 
 
 def cmd_provenance_dag(args, params) -> None:
@@ -35,8 +44,16 @@ def cmd_provenance_dag(args, params) -> None:
     export_dag(args.outdir, params["config"], params["snakefile"], params["targets"])
 
 
+def cmd_models_serve(args, params) -> None:
+    from authbench.llm.serve import run_server
+
+    run_server(args.model_dir, params["model"], args.out)
+
+
 COMMANDS = {
+    "models-serve": (cmd_models_serve, ["model_dir", "out"]),
     "models-assemble": (cmd_models_assemble, ["out"]),
+    "models-convert": (cmd_models_convert, ["gguf", "out"]),
     "provenance-dag": (cmd_provenance_dag, ["outdir"]),
     **fetch.COMMANDS,
     **authority.COMMANDS,

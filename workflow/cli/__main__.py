@@ -4,4 +4,5 @@ import sys
 
 from authbench.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # vLLM's engine process re-imports the main module: no second run there
+    sys.exit(main())

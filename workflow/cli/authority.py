@@ -17,12 +17,7 @@ REUSE_COLUMNS = ["setting", "level", "slots", "distinct", "max_uses"]
 
 
 def cmd_domainauth_build(args, params) -> None:
-    from authbench.studies.authority.domains import (
-        build_domains,
-        read_texts,
-        write_drops,
-        write_labels,
-    )
+    from authbench.studies.authority.domains import build_domains, read_texts, write_drops, write_labels
 
     texts = read_texts(params.get("text"), params.get("text_max_words", 100))
     domains, drops = build_domains(args.source, params.get("status_filter"), params["categories"], texts)
@@ -47,11 +42,7 @@ def cmd_domainauth_sample(args, params) -> None:
 
 
 def cmd_entityauth_build(args, params) -> None:
-    from authbench.studies.authority.entities import (
-        build_entities,
-        write_entities,
-        write_entity_drops,
-    )
+    from authbench.studies.authority.entities import build_entities, write_entities, write_entity_drops
 
     entities, drops = build_entities(args.source, params.get("corpus"), params["seed"], params["dataset"])
     mkparent(args.labels, args.drops)
@@ -62,11 +53,7 @@ def cmd_entityauth_build(args, params) -> None:
 
 def cmd_entityauth_sample(args, params) -> None:
     from authbench.studies.authority.entities import entity_item, read_entities
-    from authbench.studies.authority.sampling import (
-        add_anchors,
-        reuse_report,
-        sample_lists,
-    )
+    from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
 
     items = [entity_item(e) for e in read_entities(args.labels)]
     name, seed = params["dataset"], params["seed"]
@@ -88,10 +75,17 @@ def cmd_judge(args, params) -> None:
                             f"the cell is {params['judge']}/{params['context']}")
     instances = read_jsonl(args.instances)
     requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
-    responses, run, model, gen = run_cell_requests(args, params, requests)
+    engine_config, extra = None, {}
+    if args.server:  # the model's `vllm serve` (service job), see authbench.llm.serve
+        from authbench.llm.serve import served_engine_config, wait_for_server
+
+        server = wait_for_server(args.server)
+        engine_config = served_engine_config(params["model"], server)
+        extra["server"] = {k: server[k] for k in ("base_url", "host", "pid", "started", "load_seconds")}
+    responses, run, model, gen = run_cell_requests(args, params, requests, engine_config=engine_config)
     judgments = parse_responses(requests, responses)
     write_cell_files(args, params, requests, responses, judgments, run, model, gen,
-                     {"instances": (args.instances, {"n": len(instances)})}, {})
+                     {"instances": (args.instances, {"n": len(instances)})}, extra)
 
 
 def _metric_columns() -> list[str]:
@@ -163,8 +157,8 @@ COMMANDS = {
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
     "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops"]),
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "instances", "reuse"]),
-    "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "responses", "judgments", "manifest",
-                                    "threads?"]),
+    "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
+                                    "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),

@@ -22,12 +22,13 @@ def index(rows, key: str = "pid") -> dict:
 
 
 def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mapping | None = None,
-                      constrained: bool | None = None):
+                      constrained: bool | None = None, engine_config: Mapping | None = None):
     """A cell's requests through the cache and the engine of ``params["model"]``
-    (``constrained`` overrides the config's switch: free-text steps pass False)."""
+    (``constrained`` overrides the config's switch: free-text steps pass False;
+    ``engine_config``: the model's server, see :mod:`authbench.llm.serve`)."""
     return run_requests(requests, params["model"], args.model_file, params["cell"], cache_dir=params.get("cache"),
                         constrained=params["constrained"] if constrained is None else constrained,
-                        threads=args.threads, generate=generate)
+                        threads=args.threads, generate=generate, engine_config=engine_config)
 
 
 def write_cell_files(args, params, requests, responses, judgments, run, model, gen, inputs: dict, extra: dict) -> None:

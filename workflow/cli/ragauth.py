@@ -33,11 +33,7 @@ def cmd_domains(args, params) -> None:
 
 
 def cmd_build(args, params) -> None:
-    from authbench.studies.ragauth.build import (
-        build_ragauth,
-        write_build_drops,
-        write_ragauth,
-    )
+    from authbench.studies.ragauth.build import build_ragauth, write_build_drops, write_ragauth
 
     records, drops, report = build_ragauth(args.questions, args.documents, args.labels or None,
                                            params.get("max_docs", 10))
@@ -114,11 +110,7 @@ def cmd_answer(args, params) -> None:
 
 
 def cmd_report(args, params) -> None:
-    from authbench.studies.ragauth.report import (
-        accuracy_rows,
-        write_accuracy,
-        write_rag_tables,
-    )
+    from authbench.studies.ragauth.report import accuracy_rows, write_accuracy, write_rag_tables
 
     if len(params["cells"]) != len(args.judgments):
         raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")

@@ -43,11 +43,7 @@ def cmd_sample(args, params) -> None:
 
 def cmd_generate(args, params) -> None:
     """A configured model writes passages (Appendix B.1) for the first items of the sample."""
-    from authbench.studies.selfpref.study import (
-        generated_passages,
-        generation_requests,
-        load_template,
-    )
+    from authbench.studies.selfpref.study import generated_passages, generation_requests, load_template
 
     kinds = params["kinds"]
     templates = {k: load_template(p, k) for k, p in zip(kinds, args.template)}
@@ -73,11 +69,7 @@ def cmd_generate(args, params) -> None:
 
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
-    from authbench.studies.selfpref.study import (
-        knowledge_requests,
-        knowledge_rows,
-        load_template,
-    )
+    from authbench.studies.selfpref.study import knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
     sample = json.loads(Path(args.sample).read_text())
@@ -168,11 +160,7 @@ def cmd_perplexity(args, params) -> None:
 
 
 def cmd_rerank(args, params) -> None:
-    from authbench.studies.selfpref.study import (
-        load_template,
-        rerank_requests,
-        rerank_rows,
-    )
+    from authbench.studies.selfpref.study import load_template, rerank_requests, rerank_rows
 
     prompt = params["prompt"]
     template = load_template(args.template, f"rerank_{prompt}")
@@ -188,12 +176,7 @@ def cmd_rerank(args, params) -> None:
 
 
 def cmd_compare(args, params) -> None:
-    from authbench.studies.selfpref.study import (
-        comparison_requests,
-        comparison_rows,
-        comparisons,
-        load_template,
-    )
+    from authbench.studies.selfpref.study import comparison_requests, comparison_rows, comparisons, load_template
 
     template = load_template(args.template, "generation")
     sample = json.loads(Path(args.sample).read_text())

@@ -9,6 +9,7 @@ What other packages use is exported here (:func:`authbench.exports.lazy_exports`
 from authbench.exports import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
+    "models": ("resolve_model", "convert_gguf", "PART_MODELS"),
     "cache": ("ResponseCache", "content_key", "model_identity", "perplexity_key", "request_key"),
     "grammars": ("token_budget",),
     "parse": ("normalise", "parse_reply", "parse_yes_no", "to_text"),

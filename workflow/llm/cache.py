@@ -26,11 +26,11 @@ import json
 import os
 import uuid
 from dataclasses import asdict
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from authbench.config import GenerateConfig
+from authbench.llm.models import model_revision
 
 KEY_VERSION = 1  # bump when the key's recipe changes
 
@@ -38,21 +38,23 @@ KEY_VERSION = 1  # bump when the key's recipe changes
 def model_identity(model_config: Mapping[str, Any]) -> dict:
     """What identifies a model's outputs, from its config alone (no loading):
     name or path, revision (for ``package:<module>`` the installed package's
-    version), prompt format and how constrained replies are decoded."""
+    version, for ``parts:<name>`` the pinned SHA-256), prompt format, how
+    constrained replies are decoded and, for vLLM, the dtype it runs at."""
     spec = model_config["model"]
     revision = model_config.get("revision")
-    if revision is None and spec.startswith("package:"):
-        dist = spec.split(":", 1)[1].replace("_", "-")
-        try:
-            revision = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            revision = None
-    return {
+    if revision is None:
+        revision = model_revision(spec)
+    ident = {
         "model": spec,
         "revision": revision,
         "prompt_format": model_config.get("prompt_format", "completion"),
         "constrain_with": model_config.get("constrain_with", "slots"),
     }
+    if model_config.get("engine") == "vllm":
+        # vLLM runs the weights at this precision (a parts:/package: GGUF is
+        # dequantised): its replies must not be served to llama.cpp's Q4 run
+        ident["dtype"] = (model_config.get("vllm") or {}).get("dtype") or "auto"
+    return ident
 
 
 def _canonical(obj: Any) -> str:

@@ -44,7 +44,10 @@ Status values (``STATUSES``):
   ``out_of_range``  an integer score outside 0..9 (``hash_rating``: 1..5);
   ``missing``       a required key / id is absent;
   ``repetition``    a ranking names an id more than once;
-  ``unknown_id``    an id outside 0..n-1.
+  ``unknown_id``    an id outside 0..n-1;
+  ``empty``         the reply is empty or whitespace (:func:`parse_reply` only: the
+                    engine returned nothing, e.g. a constrained decoder that never
+                    started; the per-format parsers say ``wrong_format``).
 Anything other than ``ok`` counts as a parse FAILURE downstream
 (:func:`is_failure`), even when a repaired value is returned.  ``detail`` is
 empty exactly when the status is ``ok``, except for ``utility``, where an ok
@@ -174,7 +177,7 @@ __all__ = [
     "is_failure",
 ]
 
-STATUSES = ("ok", "wrong_format", "out_of_range", "missing", "repetition", "unknown_id")
+STATUSES = ("ok", "wrong_format", "out_of_range", "missing", "repetition", "unknown_id", "empty")
 OUTPUT_FORMATS = ("score", "pair_choice", "pair_scores", "ranking", "list_scores", "yes_no", "utility",
                   "hash_rating")
 SCORE_MIN, SCORE_MAX = 0, 9
@@ -1042,8 +1045,18 @@ def parse_reply(output_format: str, text: object, n: int | None = None) -> Parse
 
     ``n`` (number of listed items) is required for "ranking", "list_scores" and
     "utility" and ignored otherwise.  Unknown formats and a missing/invalid ``n`` raise
-    ValueError (programming errors, not bad model output).
+    ValueError (programming errors, not bad model output). An empty (or
+    whitespace) reply has its own status, ``empty``: an engine that returns
+    nothing (e.g. a constrained decoder that could not start) is told apart
+    from a model that answers in the wrong format.
     """
+    result = _parse_format(output_format, text, n)
+    if result.status == "wrong_format" and not to_text(text).strip():
+        return ParseResult(result.value, "empty", "empty reply")
+    return result
+
+
+def _parse_format(output_format: str, text: object, n: int | None) -> ParseResult:
     if output_format == "score":
         return parse_score(text)
     if output_format == "pair_choice":

@@ -22,20 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.llm.cache import (
-    ResponseCache,
-    model_identity,
-    perplexity_key,
-    request_key,
-)
-from authbench.llm.engines.base import (
-    Engine,
-    PerplexityResult,
-    Request,
-    Response,
-    create_engine,
-    prefix_order,
-)
+from authbench.errors import EngineError
+from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
 from authbench.llm.grammars import grammar_for, slots_for, token_budget
 from authbench.llm.parse import parse_reply
 from authbench.records import file_sha256, write_jsonl
@@ -210,19 +199,25 @@ log = logging.getLogger("authbench")
 
 def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file: str | None, cell: str, *,
                  cache_dir: str | None, constrained: bool, threads: int | None = None,
-                 generate: Mapping | None = None) -> tuple[list[Response], dict, dict, GenerateConfig]:
+                 generate: Mapping | None = None,
+                 engine_config: Mapping | None = None) -> tuple[list[Response], dict, dict, GenerateConfig]:
     """Send a cell's requests through the response cache and (only for what
     is missing) the configured engine. Returns responses, run stats, model
     identity and the sampling config (the model's ``generate`` overlaid with
-    this step's ``generate``)."""
+    this step's ``generate``). ``engine_config`` builds the engine instead of
+    ``model_config`` (a model served by :mod:`authbench.llm.serve`); the cache
+    key stays ``model_config``'s."""
     if threads:
         model_config = {**model_config, "threads": int(threads)}
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
     log.info("cell %s: %d requests", cell, len(requests))
     model = model_identity(model_config)
     cache = ResponseCache(cache_dir) if cache_dir else None
-    responses, run = run_cell(requests, lambda: create_engine(model_config, model_file), gen, constrained,
-                              cache=cache, model=model)
+    try:
+        responses, run = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
+                                  constrained, cache=cache, model=model)
+    except EngineError as err:  # name the cell: the engine knows the model and the request only
+        raise type(err)(f"cell {cell}: {err}") from None
     return responses, run, model, gen
 
 

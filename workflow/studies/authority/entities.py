@@ -29,12 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from authbench.errors import InputError, LabelError
-from authbench.records import (
-    read_dataclass_tsv,
-    read_utf8,
-    write_dataclass_tsv,
-    write_drop_table,
-)
+from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 from authbench.seeding import rng
 from authbench.studies.authority.labels import coarse_level, log_bin
 

@@ -88,11 +88,7 @@ def substitute(text: str, gold: str, false_answer: str) -> str | None:
 
 def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict], list[dict], Counter]:
     """Questions, passages and drop counts (keys ``(reason, author)``) of one dataset."""
-    from authbench.studies.selfpref.answers import (
-        FAIL_PASSAGE,
-        answer_matches,
-        passage_contains,
-    )
+    from authbench.studies.selfpref.answers import FAIL_PASSAGE, answer_matches, passage_contains
 
     questions: dict[str, dict] = {}
     passages: dict[tuple, dict] = {}

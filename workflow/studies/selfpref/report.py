@@ -99,15 +99,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from authbench.records import InputError, write_tsv  # noqa: E402
 from authbench.render.figures import STYLE_RC, new_figure, save_figure  # noqa: E402
-from authbench.render.tables import (  # noqa: E402
-    MISSING,
-    TEXT,
-    Column,
-    TableSpec,
-    build_table,
-    round_half_up,
-    write_table,
-)
+from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up, write_table  # noqa: E402
 from authbench.studies.selfpref.outputs import TABLE_STEMS  # noqa: E402
 from scipy import stats  # noqa: E402
 

