@@ -234,9 +234,10 @@ def served_run(tmp_path_factory, vllm_python, converted):
 
 def test_served_cells_share_one_allocation_and_one_model_load(served_run):
     work, jobs = served_run
-    groups = [j for j in jobs.values() if j.get("Comment", "").startswith("group_")]
-    rules = [_rule_of(j) for j in jobs.values() if not j.get("Comment", "").startswith("group_")]
-    # the server and the three cells: ONE Slurm job; no judge job of its own
+    # a group job's comment is rule_<group id>_<its rules>: rule_<uuid>_authority_judge_models_serve
+    groups = [j for j in jobs.values() if j.get("Comment", "").endswith("_authority_judge_models_serve")]
+    rules = [_rule_of(j) for j in jobs.values() if j not in groups]
+    # the server and the three cells: ONE Slurm job; no judge or server job of its own
     assert len(groups) == 1 and "authority_judge" not in rules and "models_serve" not in rules, jobs
     (group,) = groups
     assert group["JobState"] == "COMPLETED" and group.get("TresPerJob") == "gres:gpu:1", group
