@@ -121,15 +121,14 @@ def cmd_predictions(args, params) -> None:
 def cmd_baselines(args, params) -> None:
     from authbench.studies.authority.evaluate import baseline_scorer, evaluate_scores
 
-    plan = params  # authbench.studies.authority.outputs.baseline_plan, via the rule
-    rows = []
-    for name, spec in plan["baselines"].items():
+    rows = []  # params carry authbench.studies.authority.outputs.baseline_plan (rules/common.smk)
+    for name, spec in params["baselines"].items():
         if not spec:
             continue
         scorer = baseline_scorer(name, params["seed"], spec if isinstance(spec, dict) else None)
-        for setting, scale in plan["evaluations"]:
+        for setting, scale in params["evaluations"]:
             instances = read_jsonl(Path(args.instances_dir) / f"{setting}.jsonl")
-            for context in plan["contexts"]:
+            for context in params["contexts"]:
                 for row in evaluate_scores(scale, "point", instances, scorer):
                     rows.append({"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context,
                                  **row, "parse_failure_rate": 0.0, "n_calls": 0})
