@@ -47,30 +47,112 @@ def test_key_changes_with_what_changes_the_reply():
 
 def _writer(args):
     root, worker, n = args
-    cache = ResponseCache(root)
+    cache = ResponseCache(root, writer=f"cell-{worker}", batch=10)
     for i in range(n):
         key = f"{i % 40:064x}"  # 40 keys shared by every worker
         cache.put(key, {"text": "x" * 2000, "writer": worker, "i": i})
+    cache.close()
     return worker
 
 
 def test_concurrent_writers_never_expose_a_partial_entry(tmp_path):
     root = tmp_path / "cache"
+    keys = [f"{i:064x}" for i in range(40)]
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         result = pool.map_async(_writer, [(str(root), w, 200) for w in range(8)])
-        cache = ResponseCache(root)
         seen = 0
         while not result.ready():  # read while others write
-            for i in range(40):
-                rec = cache.get(f"{i:064x}")
-                if rec is not None:
-                    assert rec["text"] == "x" * 2000 and rec["key"] == f"{i:064x}"
-                    seen += 1
+            for key, rec in ResponseCache(root).get_many(keys).items():
+                assert rec["text"] == "x" * 2000 and rec["key"] == key
+                seen += 1
         assert sorted(result.get()) == list(range(8))
-    files = list(root.rglob("*"))
-    assert not [f for f in files if f.name.endswith(".tmp")]
-    assert len([f for f in files if f.suffix == ".json"]) == 40
+    files = sorted(f.name for f in root.rglob("*") if f.is_file())
+    assert len(files) == 16 and not [f for f in files if f.endswith(".tmp")]  # 8 shards + 8 indexes
+    assert sorted(ResponseCache(root).get_many(keys)) == keys
     assert seen > 0
+
+
+def _shard(root: Path) -> Path:
+    (shard,) = (root / "shards").glob("*.jsonl")
+    return shard
+
+
+def test_one_fsync_per_batch_and_two_files_per_writer(tmp_path):
+    cache = ResponseCache(tmp_path, writer="domainauth/m/point/wo_text/fine", batch=8)
+    for i in range(20):
+        cache.put(f"{i:064x}", {"text": str(i)})
+    assert cache.fsyncs == 2  # 16 written, 4 still buffered
+    cache.close()
+    assert cache.fsyncs == 3
+    assert sorted(p.suffix for p in (tmp_path / "shards").iterdir()) == [".idx", ".jsonl"]
+    got = ResponseCache(tmp_path).get_many(f"{i:064x}" for i in range(25))
+    assert len(got) == 20 and got[f"{7:064x}"]["text"] == "7"
+
+
+@pytest.mark.parametrize("damage, reason, lost", [
+    ("truncate", "torn_or_garbage_line", {19}),
+    ("garbage", "torn_or_garbage_line", set()),
+    ("edit", "record_does_not_match_its_key", {3}),
+    ("recipe", "shard_of_another_format", set(range(20))),
+])
+def test_a_damaged_shard_never_serves_a_wrong_reply(tmp_path, damage, reason, lost):
+    writer = ResponseCache(tmp_path, writer="w", batch=5)
+    for i in range(20):
+        writer.put(f"{i:064x}", {"text": f"reply {i}"})
+    if damage != "truncate":
+        writer.close()
+    else:
+        writer.flush()  # killed before its index was written, and mid-line
+        writer._fh.close()
+        shard = _shard(tmp_path)
+        shard.write_bytes(shard.read_bytes()[:-7])
+    shard = _shard(tmp_path)
+    lines = shard.read_bytes().splitlines(keepends=True)
+    if damage == "garbage":
+        shard.write_bytes(b"".join(lines[:5] + [b"\x00\xffnot json\n"] + lines[5:]))
+        shard.with_suffix(".idx").unlink()  # scanned, not indexed
+    elif damage == "edit":
+        lines[4] = lines[4].replace(b"reply 3", b"reply X")
+        shard.write_bytes(b"".join(lines))
+    elif damage == "recipe":
+        lines[0] = lines[0].replace(b'"key_version":1', b'"key_version":0')
+        shard.write_bytes(b"".join(lines))
+    reader = ResponseCache(tmp_path)
+    got = reader.get_many(f"{i:064x}" for i in range(20))
+    assert {int(k, 16) for k in got} == set(range(20)) - lost
+    assert all(rec["text"] == f"reply {int(k, 16)}" for k, rec in got.items())
+    assert reader.problems[reason] >= 1
+
+
+def _fill_until_the_file_size_limit(root):
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, like a full disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    from authbench.errors import CacheError
+
+    cache = ResponseCache(root, writer="full", batch=2)
+    try:
+        for i in range(100):
+            cache.put(f"{i:064x}", {"text": "y" * 300})
+    except CacheError as err:
+        return str(err)
+    return "no error"
+
+
+def test_a_full_disk_fails_clearly_and_keeps_what_was_written(tmp_path):
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        message = pool.apply(_fill_until_the_file_size_limit, (str(tmp_path),))
+    assert "cannot write (File too large)" in message and "the records written before are kept" in message
+    got = ResponseCache(tmp_path).get_many(f"{i:064x}" for i in range(100))
+    assert 2 <= len(got) < 100 and all(rec["text"] == "y" * 300 for rec in got.values())
+
+
+def test_replies_of_the_per_file_layout_are_still_read(tmp_path):
+    key = f"{5:064x}"
+    (tmp_path / key[:2]).mkdir()
+    (tmp_path / key[:2] / f"{key}.json").write_text(json.dumps({"text": "old", "key": key}))
+    assert ResponseCache(tmp_path).get_many([key, f"{6:064x}"]) == {key: {"text": "old", "key": key}}
 
 
 class CountingEngine(Engine):
@@ -129,6 +211,11 @@ def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
             "--threads", "2", "--params", json.dumps(params)]
 
 
+def _cached(cache: Path) -> int:
+    """Complete reply lines in the cache's shards (after each one's header line)."""
+    return sum(max(0, s.read_bytes().count(b"\n") - 1) for s in cache.glob("shards/*.jsonl"))
+
+
 @pytest.mark.integration
 def test_sigkilled_judge_resumes_without_resending(tmp_path):
     from authbench.llm.models import resolve_model
@@ -147,12 +234,12 @@ def test_sigkilled_judge_resumes_without_resending(tmp_path):
     cache_b = tmp_path / "cache_b"
     proc = subprocess.Popen(_judge_cmd(tmp_path / "b", model_file, cache_b), stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
-    while len(list(cache_b.rglob("*.json"))) < 8 and time.time() < deadline and proc.poll() is None:
+    while _cached(cache_b) < 8 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert proc.poll() is None, "the job ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    finished = len(list(cache_b.rglob("*.json")))
+    finished = _cached(cache_b)
     assert 8 <= finished < 35 and not (tmp_path / "b" / "manifest.json").exists()
     subprocess.run(_judge_cmd(tmp_path / "b", model_file, cache_b), check=True, capture_output=True)
 

@@ -271,6 +271,14 @@ def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys
 
 # --- a kill loses at most one chunk ----------------------------------------------
 
+def cached_replies(cache: Path) -> int:
+    """Complete reply lines in the cache's shards (each starts with a header line)."""
+    total = 0
+    for shard in cache.glob("shards/*.jsonl"):
+        total += max(0, shard.read_bytes().count(b"\n") - 1)
+    return total
+
+
 def kill_when_cached(work: Path, target: str, at_least: int) -> int:
     """Start snakemake for one cell, SIGKILL its process group once the cache
     holds ``at_least`` replies; return how many replies were cached then."""
@@ -282,14 +290,14 @@ def kill_when_cached(work: Path, target: str, at_least: int) -> int:
     deadline = time.time() + 900
     count = 0
     while time.time() < deadline and proc.poll() is None:
-        count = len(list(cache.glob("*/*.json"))) if cache.exists() else 0
+        count = cached_replies(cache)
         if count >= at_least:
             break
         time.sleep(0.2)
     assert proc.poll() is None, "the cell finished before it could be killed"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    return len(list(cache.glob("*/*.json")))
+    return cached_replies(cache)
 
 
 @pytest.mark.parametrize("engine", ["vllm", "openai"])

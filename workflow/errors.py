@@ -43,3 +43,7 @@ class ModelError(PipelineError, RuntimeError):
 class EngineError(PipelineError, RuntimeError):
     """An engine failed for good on a cell: the message names the model, the
     cell where known, and the request (prompt id) it failed on."""
+
+
+class CacheError(PipelineError, RuntimeError):
+    """The response cache cannot be written (e.g. a full disk)."""

@@ -147,7 +147,7 @@ def cmd_perplexity(args, params) -> None:
     # Table 1 reports the normal TRUE passages only: nothing else is scored
     passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"]]
     model_cfg = params["model"]
-    cache = ResponseCache(params["cache"]) if params.get("cache") else None
+    cache = ResponseCache(params["cache"], writer=params["cell"]) if params.get("cache") else None
     rows, stats = score_texts([{"id": p["pid"], "text": p["text"]} for p in passages],
                               lambda: create_engine(model_cfg, args.model_file), perplexity_identity(model_cfg), cache)
     by_id = index(passages)

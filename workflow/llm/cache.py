@@ -9,14 +9,23 @@ process or behind an OpenAI-compatible server answers from one cache. So no
 prompt is computed twice — not across cells (PointJudge cells of different
 settings share their domains), not across reruns, not after a killed job.
 
-Storage: one JSON file per response, ``<root>/<key[:2]>/<key>.json``,
-written to a unique temporary name in the same folder, flushed, fsynced and
-``os.replace``d into place. A rename within one directory is atomic on local
-filesystems and on NFS, so with any number of concurrent writers a reader
-sees either no entry or a whole one; two jobs computing the same prompt both
-write the same content and the last rename wins. No database, no lock file:
-safe on a shared network filesystem. A file that cannot be parsed (written by
-something else) counts as a miss and is overwritten.
+Storage, built for a cluster filesystem (millions of replies, many concurrent
+jobs, NFS): append-only **shards**, ``<root>/shards/<writer>.jsonl``, one per
+job (the writer's name is its cell, host, pid and a random tag: one writer per
+file, never a lock). A shard starts with a header line (format and key
+recipe version) and holds one line per reply, ``{"k": key, "c": checksum,
+"r": record}``; replies are buffered and written a batch at a time (the
+engine's chunk) with ONE ``fsync`` per batch. When the job ends the shard gets
+an index, ``<writer>.idx`` (sorted 64-bit key prefixes and byte offsets),
+written under a temporary name and renamed. So a cell adds two files, not one
+per reply. Readers use every index (a NumPy binary search per shard) and scan
+the few shards without one (a running or killed writer); a torn last line
+(a kill mid-write), a garbage line, a record whose checksum does not match its
+key and body, and a shard of another format or key recipe are skipped and
+counted (:attr:`ResponseCache.problems`, in the cell's manifest): the prompt
+is computed again, a wrong reply is never served. Two jobs computing the same
+prompt both store it; either copy is right. Replies cached by earlier releases
+(one JSON file per reply, ``<root>/<key[:2]>/<key>.json``) are still read.
 """
 
 from __future__ import annotations
@@ -24,12 +33,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import socket
 import uuid
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from authbench.config import GenerateConfig
+from authbench.errors import CacheError
 from authbench.llm.models import model_revision
 
 KEY_VERSION = 1  # bump when the key's recipe changes
@@ -87,36 +100,215 @@ def perplexity_key(model: Mapping[str, Any], text: str) -> str:
     return content_key(task="perplexity", model=dict(model), text=text)
 
 
+SHARD_FORMAT = 2  # the layout below; a shard of another format is skipped (counted)
+_PREFIX = 16  # hex digits of a key kept in a shard's index (64 bits)
+_INDEX_DTYPE = [("prefix", "<u8"), ("offset", "<u8")]
+
+
 class ResponseCache:
-    def __init__(self, root: str | Path):
+    """Append-only shard files, one writer per file (see the module docstring).
+
+    ``writer`` names this process's shard (a cell id; host, pid and a random
+    tag are added, so two jobs never share a file); ``batch`` records are
+    written per ``write`` + ``fsync`` (the runner sets it to the engine's
+    chunk). :meth:`get_many` finds keys in every shard (through each closed
+    shard's index, by scanning the few without one) and in the per-file
+    layout of earlier releases. Records that cannot be trusted are skipped and
+    counted in :attr:`problems` (reason -> count): the prompt is then computed
+    again.
+    """
+
+    def __init__(self, root: str | Path, writer: str | None = None, batch: int = 1):
         self.root = Path(root)
+        self.shards = self.root / "shards"
+        self.batch = max(1, int(batch))
+        self._slug = re.sub(r"[^A-Za-z0-9._-]+", "_", writer or "writer").strip("_")[:120]
+        self.path = self._new_path()
+        self.problems: Counter = Counter()
+        self.fsyncs = 0
+        self._fh = None
+        self._buffer: list[tuple[str, str]] = []
+        self._offsets: list[tuple[int, int]] = []
+        self._index: list[tuple[Path, Any]] | None = None
+        self._scanned: dict[str, tuple[Path, int]] = {}
 
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    def _new_path(self) -> Path:
+        return self.shards / f"{self._slug}.{socket.gethostname()}.{os.getpid()}.{uuid.uuid4().hex[:8]}.jsonl"
 
-    def get(self, key: str) -> dict | None:
+    # --- writing ------------------------------------------------------------
+    def put(self, key: str, record: Mapping) -> None:
+        body = _canonical(dict(record))
+        self._buffer.append((key, body))
+        if len(self._buffer) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered records with one write and one fsync. A failing
+        write (a full disk) is a :class:`~authbench.errors.CacheError`; every
+        record flushed before stays readable (a torn last line is skipped)."""
+        if not self._buffer:
+            return
         try:
-            with open(self.path(key), encoding="utf-8") as fh:
-                record = json.load(fh)
-        except (FileNotFoundError, ValueError):
+            if self._fh is None:
+                self.shards.mkdir(parents=True, exist_ok=True)
+                self._fh = open(self.path, "ab")
+                self._fh.write((_canonical({"authbench_cache": SHARD_FORMAT, "key_version": KEY_VERSION}) + "\n")
+                               .encode("utf-8"))
+            start = self._fh.tell()
+            lines = []
+            for key, body in self._buffer:
+                line = f'{{"k":"{key}","c":"{_check(key, body)}","r":{body}}}\n'.encode("utf-8")
+                self._offsets.append((int(key[:_PREFIX], 16), start))
+                start += len(line)
+                lines.append(line)
+            self._fh.write(b"".join(lines))
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self.fsyncs += 1
+        except OSError as err:
+            raise CacheError(f"response cache {self.path}: cannot write ({err.strerror or err}); the records "
+                             "written before are kept, rerun once there is space") from None
+        self._buffer.clear()
+
+    def close(self) -> None:
+        """Flush, and write the shard's index (sorted 64-bit key prefixes and
+        offsets) under a temporary name, renamed into place."""
+        self.flush()
+        if self._fh is None:
+            return
+        self._fh.close()
+        self._fh = None
+        import numpy as np
+
+        index = np.array(sorted(self._offsets), dtype=_INDEX_DTYPE)
+        final = self.path.with_suffix(".idx")
+        tmp = final.with_name(f".{final.name}.tmp")
+        index.tofile(tmp)
+        os.replace(tmp, final)
+        # written: readable like any other shard; later puts go to a new one
+        self.path, self._offsets, self._index, self._scanned = self._new_path(), [], None, {}
+
+    # --- reading ------------------------------------------------------------
+    def _load(self) -> list[tuple[Path, Any]]:
+        """(shard, index) of every closed shard; shards without an index (a
+        writer still running, or killed) are scanned into ``_scanned``."""
+        import numpy as np
+
+        if self._index is not None:
+            return self._index
+        self._index = []
+        for shard in sorted(self.shards.glob("*.jsonl")) if self.shards.is_dir() else []:
+            if shard == self.path:
+                continue
+            if not self._header_ok(shard):
+                continue
+            idx = shard.with_suffix(".idx")
+            if idx.is_file():
+                data = np.fromfile(idx, dtype=_INDEX_DTYPE)
+                self._index.append((shard, data))
+            else:
+                self._scan(shard)
+        return self._index
+
+    def _header_ok(self, shard: Path) -> bool:
+        with open(shard, "rb") as fh:
+            first = fh.readline()
+        try:
+            head = json.loads(first)
+            ok = head.get("authbench_cache") == SHARD_FORMAT and head.get("key_version") == KEY_VERSION
+        except (ValueError, AttributeError):
+            ok = False
+        if not ok:
+            self.problems["shard_of_another_format"] += 1
+        return ok
+
+    def _scan(self, shard: Path) -> None:
+        with open(shard, "rb") as fh:
+            fh.readline()
+            offset = fh.tell()
+            for line in fh:
+                if line.endswith(b"\n") and line.startswith(b'{"k":"'):
+                    self._scanned.setdefault(line[6:70].decode("ascii", "replace"), (shard, offset))
+                elif line.strip():
+                    self.problems["torn_or_garbage_line"] += 1
+                offset += len(line)
+
+    def _read(self, shard: Path, offset: int, key: str, handles: dict) -> dict | None:
+        fh = handles.get(shard)
+        if fh is None:
+            fh = handles[shard] = open(shard, "rb")
+        fh.seek(offset)
+        line = fh.readline()
+        if not line.endswith(b"\n"):
+            self.problems["torn_or_garbage_line"] += 1
             return None
-        return record if isinstance(record, dict) and record.get("key") == key else None
+        try:
+            entry = json.loads(line)
+            body = _canonical(entry["r"])
+        except (ValueError, KeyError, TypeError):
+            self.problems["torn_or_garbage_line"] += 1
+            return None
+        if entry.get("k") != key:
+            return None  # another key with the same 64-bit prefix
+        if entry.get("c") != _check(key, body):
+            self.problems["record_does_not_match_its_key"] += 1
+            return None
+        return {**entry["r"], "key": key}
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
         """The stored records of ``keys`` (each looked up once), by key."""
-        found = {}
-        for key in dict.fromkeys(keys):
-            hit = self.get(key)
-            if hit is not None:
-                found[key] = hit
+        import numpy as np
+
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, dict] = {}
+        if not wanted:
+            return found
+        shards = self._load()
+        handles: dict = {}
+        try:
+            for key in wanted:
+                hit = self._scanned.get(key)
+                if hit is not None:
+                    record = self._read(hit[0], hit[1], key, handles)
+                    if record is not None:
+                        found[key] = record
+            prefixes = np.array([int(k[:_PREFIX], 16) for k in wanted], dtype="<u8")
+            for shard, index in shards:
+                if not len(index):
+                    continue
+                pos = np.searchsorted(index["prefix"], prefixes)
+                for i in np.nonzero(index["prefix"][np.minimum(pos, len(index) - 1)] == prefixes)[0]:
+                    key = wanted[i]
+                    j = int(pos[i])
+                    while key not in found and j < len(index) and index["prefix"][j] == prefixes[i]:
+                        record = self._read(shard, int(index["offset"][j]), key, handles)
+                        if record is not None:
+                            found[key] = record
+                        j += 1
+        finally:
+            for fh in handles.values():
+                fh.close()
+        for key in wanted:  # the per-file layout of earlier releases
+            if key not in found:
+                legacy = self._legacy(key)
+                if legacy is not None:
+                    found[key] = legacy
         return found
 
-    def put(self, key: str, record: Mapping) -> None:
-        final = self.path(key)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.parent / f".{key}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(_canonical({**record, "key": key}) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
+    def _legacy(self, key: str) -> dict | None:
+        path = self.root / key[:2] / f"{key}.json"
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except ValueError:
+            self.problems["torn_or_garbage_line"] += 1
+            return None
+        return record if isinstance(record, dict) and record.get("key") == key else None
+
+
+def _check(key: str, body: str) -> str:
+    """A record's checksum: its key and canonical body (a record edited, cut
+    or moved to another key no longer matches)."""
+    return hashlib.sha256(f"{key}\n{body}".encode("utf-8")).hexdigest()[:16]

@@ -39,6 +39,8 @@ def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constra
             max_tokens=token_budget(r["output"], r["n"], constrained, config.max_tokens),
             grammar=grammar_for(r["output"], r["n"]) if constrained else None,
             slots=slots_for(r["output"], r["n"]) if constrained else None,
+            output=r["output"],
+            n=r["n"],
         )
         for r in requests
     ]
@@ -80,6 +82,8 @@ def run_cached(
         live = engine() if made else engine
         stats["model_load_seconds"] = round(time.perf_counter() - start, 3)
         stats["engine"] = live.identity()
+        if cache is not None:  # one write + fsync per engine chunk
+            cache.batch = max(1, int(getattr(live, "cache_batch", 1)))
         try:
             results = compute(live, todo, stats["engine"])
             for key, rec in tqdm(results, total=len(todo), file=sys.stderr, desc=desc, mininterval=2.0):
@@ -87,12 +91,15 @@ def run_cached(
                 if cache is not None:
                     cache.put(key, rec)
         finally:
+            if cache is not None:
+                cache.close()
             if made:
                 live.close()
         missing = [k for k in todo if k not in records]
         if missing:
             raise RuntimeError(f"engine {stats['engine'].get('engine')!r} returned no result for "
                                f"{len(missing)} of {len(todo)} {desc} requests")
+    stats["cache_problems"] = dict(sorted(cache.problems.items())) if cache is not None else {}
     return records, stats
 
 
@@ -139,6 +146,7 @@ def run_cell(
              "engine_calls": core["engine_calls"], "engine": core["engine"],
              "model_load_seconds": core["model_load_seconds"],
              "engines_used": sorted({_canonical_engine(records[k].get("engine")) for k in set(keys)}),
+             "cache_problems": core["cache_problems"],
              "engine_seconds_new": round(sum(records[k]["seconds"] for k in core["computed"]), 3)}
     return responses, stats
 
@@ -212,7 +220,7 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
     log.info("cell %s: %d requests", cell, len(requests))
     model = model_identity(model_config)
-    cache = ResponseCache(cache_dir) if cache_dir else None
+    cache = ResponseCache(cache_dir, writer=cell) if cache_dir else None
     try:
         responses, run = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
                                   constrained, cache=cache, model=model)
@@ -252,6 +260,7 @@ def write_cell(out: Mapping[str, str], cell: str, engine: str, template: str | S
         "engine_calls": run["engine_calls"],
         "engine_seconds_this_run": run["engine_seconds_new"],
         "model_load_seconds": run["model_load_seconds"],
+        "cache_problems": run.get("cache_problems", {}),
         **cell_summary(judgments, responses),
         **extra,
     }
@@ -322,7 +331,7 @@ def score_texts(
     records, core = run_cached(keys, texts, engine_factory, compute, cache, desc="perplexity")
     stats = {"n": len(texts), "unique_texts": core["unique"], "cache_hits": core["cache_hits"],
              "engine_calls": core["engine_calls"], "seconds": 0.0, "model_load_seconds": core["model_load_seconds"],
-             "engine": core["engine"]}
+             "engine": core["engine"], "cache_problems": core["cache_problems"]}
     if core["computed"]:
         stats["seconds"] = round(sum(records[k]["seconds"] for k in core["computed"]), 3)
     rows = [_perplexity_row(item["id"], records[key]) for item, key in zip(items, keys)]

@@ -24,6 +24,8 @@ class Request:
     max_tokens: int
     grammar: str | None = None  # GBNF text, or None for free decoding
     slots: tuple | None = None  # the same shape as literal/choice slots (grammars.slots_for)
+    output: str | None = None  # the reply format asked for (parse.OUTPUT_FORMATS, or "free")
+    n: int | None = None  # items of a list format
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def register(name: str):
 
 # engine name -> module under authbench.llm.engines that registers it (imported
 # only when that engine is used: vLLM and llama-cpp-python stay optional)
-ENGINE_MODULES = {"llamacpp": "llamacpp", "vllm": "vllm_engine", "openai": "openai_compat"}
+ENGINE_MODULES = {"llamacpp": "llamacpp", "vllm": "vllm_engine", "openai": "openai_compat", "instant": "instant"}
 
 
 def create_engine(model_config: Mapping, model_path: str | None) -> Engine:

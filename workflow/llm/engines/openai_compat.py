@@ -108,6 +108,7 @@ class OpenAICompatEngine(Engine):
         if self.prompt_format not in ("completion", "chat"):
             raise ValueError(f"prompt_format must be 'completion' or 'chat', not {self.prompt_format!r}")
         self.concurrency = int(cfg.get("concurrency") or DEFAULT_CONCURRENCY)
+        self.cache_batch = self.concurrency  # replies stored per fsync: the requests in flight
         self.retries = int(cfg["retries"]) if cfg.get("retries") is not None else DEFAULT_RETRIES
         self.timeout = float(cfg.get("timeout") or DEFAULT_TIMEOUT)
         if self.concurrency < 1 or self.retries < 0 or self.timeout <= 0:

@@ -150,6 +150,7 @@ class VllmEngine(Engine):
         self.prompt_format = model_config.get("prompt_format", "completion")
         self.enable_thinking = bool(options["enable_thinking"])
         self.chunk_size = int(options["chunk_size"])
+        self.cache_batch = self.chunk_size  # the runner stores a chunk's replies with one fsync
         if self.chunk_size < 1:
             raise EngineError(f"model {self.model!r}: vllm.chunk_size must be >= 1, got {self.chunk_size}")
         if model_path:
