@@ -121,7 +121,7 @@ def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
     seed = config["seed"]
     out = {}
     dom = config["domainauth"]
-    if "domainauth" in config["benchmarks"]:
+    if "domainauth" in config["studies"]:
         texts = None
         if "w_text" in config["contexts"]:
             plain, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])

@@ -200,6 +200,18 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
     assert [(r.text, r.prompt_tokens, r.seconds) for r in out3] == [(r.text, r.prompt_tokens, r.seconds) for r in out]
 
 
+def test_a_damaged_record_is_recomputed_and_counted_in_the_cells_stats(tmp_path):
+    model, gen = model_identity(MODEL), GenerateConfig()
+    reqs = _requests(["aa", "bbb", "c"])
+    run_cell(reqs, CountingEngine, gen, False, cache=ResponseCache(tmp_path, writer="first"), model=model)
+    shard = _shard(tmp_path)
+    shard.write_bytes(shard.read_bytes().replace(b'"text": "3"', b'"text": "9"').replace(b'"text":"3"', b'"text":"9"'))
+    engine = CountingEngine()
+    out, stats = run_cell(reqs, lambda: engine, gen, False, cache=ResponseCache(tmp_path, writer="second"), model=model)
+    assert engine.sent == ["bbb"] and [r.text for r in out] == ["2", "3", "1"]  # the edited reply is not served
+    assert stats["cache_problems"] == {"record_does_not_match_its_key": 1} and stats["cache_hits"] == 2
+
+
 def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
     params = {"cell": "t/pair_score", "judge": "pair_score", "context": "wo_text", "setting": "fine", "seed": 13,
               "constrained": True, "cache": str(cache),

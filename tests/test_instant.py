@@ -31,3 +31,26 @@ def test_free_text_and_identity():
     assert engine.identity()["not_a_model"] is True and engine.identity()["engine"] == "instant"
     (ppl,) = engine.perplexity(["four words in here"])
     assert ppl.tokens == 3
+
+
+def test_its_replies_never_meet_a_models_in_the_cache():
+    from authbench.llm.cache import model_identity, request_key
+
+    spec = {"model": "some/model", "revision": "abc", "prompt_format": "chat"}
+    keys = {engine: request_key(model_identity({**spec, "engine": engine}), GenerateConfig(), "p", 8, None, None)
+            for engine in ("instant", "llamacpp", "openai")}
+    assert keys["instant"] not in (keys["llamacpp"], keys["openai"]) and keys["llamacpp"] == keys["openai"]
+
+
+def test_usage_log_records_every_step_even_a_failed_one(tmp_path, monkeypatch):
+    import json
+
+    from authbench.cli import main
+
+    log = tmp_path / "usage.jsonl"
+    monkeypatch.setenv("AUTHBENCH_USAGE_LOG", str(log))
+    assert main(["fetch-urllog", "--input", str(tmp_path / "missing.csv"), "--domains", str(tmp_path / "d.tsv"),
+                 "--drops", str(tmp_path / "drops.tsv"), "--params", '{"format": "csv", "url_columns": ["url"]}']) == 2
+    (line,) = [json.loads(x) for x in log.read_text().splitlines()]
+    assert line["step"] == "fetch-urllog" and line["exit"] == 2 and line["peak_rss_mb"] > 10
+    assert line["files"]["input"].endswith("missing.csv") and line["cpu_s"] >= 0 and line["wall_s"] >= 0

@@ -8,6 +8,11 @@ sees every value that can change an output. Known errors
 (:class:`authbench.errors.PipelineError`, a missing file) end with one line on
 stderr and exit code 2, never a traceback. Nothing imports this package: it
 is the front end over ``authbench.studies``, ``authbench.llm`` and the rest.
+
+With ``AUTHBENCH_USAGE_LOG`` set to a file, every step appends one JSON line
+to it when it ends: step, exit code, wall and CPU seconds, and the peak
+resident memory of the step's process (the kernel's high-water mark, exact,
+unlike a sampling monitor); benchmarks/paper_rehearsal.py reads it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import resource
 import sys
+import time
 
 from authbench.cli import authority, fetch, ragauth, selfpref
 from authbench.cli.common import mkparent
@@ -82,10 +90,29 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     args = build_parser().parse_args(argv)
+    started, code = time.perf_counter(), 1
     try:
         params = json.loads(args.params)
         COMMANDS[args.command][0](args, params)
+        code = 0
     except (PipelineError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+        code = 2
+    finally:
+        if os.environ.get("AUTHBENCH_USAGE_LOG"):
+            files = {k: v for k, v in vars(args).items() if k not in ("command", "params")}
+            log_usage(os.environ["AUTHBENCH_USAGE_LOG"], args.command, code, time.perf_counter() - started, files)
+    return code
+
+
+def log_usage(path: str, step: str, code: int, wall: float, files: dict) -> None:
+    """One JSON line (see the module docstring), appended with one write (O_APPEND: concurrent steps never mix lines)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = json.dumps({"step": step, "exit": code, "wall_s": round(wall, 3),
+                       "cpu_s": round(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, 3),
+                       "peak_rss_mb": round(max(own.ru_maxrss, children.ru_maxrss) / 1024, 1), "files": files})
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)

@@ -52,7 +52,8 @@ def model_identity(model_config: Mapping[str, Any]) -> dict:
     """What identifies a model's outputs, from its config alone (no loading):
     name or path, revision (for ``package:<module>`` the installed package's
     version, for ``parts:<name>`` the pinned SHA-256), prompt format, how
-    constrained replies are decoded and, for vLLM, the dtype it runs at."""
+    constrained replies are decoded and, for vLLM, the dtype it runs at; the
+    instant engine (no model) is marked, so its keys never meet a model's."""
     spec = model_config["model"]
     revision = model_config.get("revision")
     if revision is None:
@@ -63,6 +64,9 @@ def model_identity(model_config: Mapping[str, Any]) -> dict:
         "prompt_format": model_config.get("prompt_format", "completion"),
         "constrain_with": model_config.get("constrain_with", "slots"),
     }
+    if model_config.get("engine") == "instant":
+        # no model: its replies must never be served to a real engine's run of the same name
+        ident["not_a_model"] = "instant"
     if model_config.get("engine") == "vllm":
         # vLLM runs the weights at this precision (a parts:/package: GGUF is
         # dequantised): its replies must not be served to llama.cpp's Q4 run

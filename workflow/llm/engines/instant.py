@@ -43,6 +43,8 @@ def instant_text(req: Request) -> str:
 
 @register("instant")
 class InstantEngine(Engine):
+    cache_batch = 4096  # replies stored per fsync (every reply is ready at once)
+
     def __init__(self, model_config: Mapping, model_path: str | None = None):
         self.model = str(model_config.get("model", "instant"))
 
