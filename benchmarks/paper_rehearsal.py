@@ -65,7 +65,10 @@ MODEL_RULES = ("authority_judge", "models_serve", "ragauth_rank", "ragauth_answe
 # --- 1. the rehearsal's inputs ---------------------------------------------------
 
 def overlay(config: dict, workdir: Path) -> dict:
-    models = {name: ({"engine": "instant", "threads": 1, "gpus": 0, "mem_mb": 1000} if spec else None)
+    # the context limit prompts must fit stays the paper's (vllm.max_model_len)
+    models = {name: ({"engine": "instant", "threads": 1, "gpus": 0, "mem_mb": 1000,
+                      "n_ctx": (spec.get("vllm") or {}).get("max_model_len") or spec.get("n_ctx") or 4096}
+                     if spec else None)
               for name, spec in config["models"].items()}
     return {"models": models, "ragauth": {"source": str(workdir / "ragauth_standin.json")}}
 
@@ -318,12 +321,14 @@ def main(argv=None) -> None:
     # --- cost per prompt vs GPU hours
     models = {name: spec for name, spec in config["models"].items() if spec}
     flops = args.utilisation * args.peak_tflops * 1e12
-    gpu_s, computed = 0.0, 0
+    gpu_s, computed, gpu_s_of = 0.0, 0, Counter()
     for rec in cached_records(cache):
         identity = rec.get("engine") or {}
         params = PARAMS_B.get(identity.get("model"))
         if params and "prompt_tokens" in rec:
-            gpu_s += 2 * params * 1e9 * (rec["prompt_tokens"] + rec.get("completion_tokens", 0)) / flops
+            sec = 2 * params * 1e9 * (rec["prompt_tokens"] + rec.get("completion_tokens", 0)) / flops
+            gpu_s += sec
+            gpu_s_of[identity["model"]] += sec
             computed += 1
     cpu_all = sum(s["cpu_s"] for s in steps)
     judge_cpu = sum(s["cpu_s"] for s in by_step.get("authority_judge", []))
@@ -350,8 +355,8 @@ def main(argv=None) -> None:
           f"all of a model's authority_judge cells share one `vllm serve`). Load time estimated as "
           f"{args.load_fixed_s:g} s + bf16 weights (2 bytes x parameters) at {args.load_gbps:g} GB/s.\n")
     print("| model | jobs that load it | loads, in-process vllm | loads, vllm.serve | est. s per load "
-          "| load hours, in-process | load hours, serve |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+          "| load hours, in-process | load hours, serve | GPU-hours of its prompts | serve group wall h |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     tot = Counter()
     for name, spec in models.items():
         c = per_model.get(name, Counter())
@@ -360,12 +365,16 @@ def main(argv=None) -> None:
         plain = sum(c.values())
         served = plain - c["authority_judge"] + (1 if c["authority_judge"] else 0)
         detail = ", ".join(f"{r} {n}" for r, n in sorted(c.items()))
+        own_h = gpu_s_of[spec["model"]] / 3600
         print(f"| {name} | {detail} | {plain} | {served} | {per_load:.0f} | {plain * per_load / 3600:.2f} | "
-              f"{served * per_load / 3600:.2f} |")
+              f"{served * per_load / 3600:.2f} | {own_h:.1f} | {own_h / max(1, int(spec.get('gpus', 1))):.1f} |")
         tot.update({"plain": plain, "served": served, "plain_h": plain * per_load / 3600,
                     "served_h": served * per_load / 3600})
     print(f"| **all** | | **{tot['plain']}** | **{tot['served']}** | | **{tot['plain_h']:.2f}** | "
-          f"**{tot['served_h']:.2f}** |\n")
+          f"**{tot['served_h']:.2f}** | **{gpu_s / 3600:.1f}** | |\n")
+    print("Serve group wall h: a served model's judge cells run in ONE allocation (a Snakemake service group), "
+          "so it must be granted about the model's GPU-hours / its GPUs of wall time (upper bound: the cells "
+          "of other studies are outside the group); compare with the partition's time limit.\n")
     if any(loaded.values()):
         print("Cells that computed anything in this rehearsal (the others were answered from the cache): "
               + ", ".join(f"{k}: {v}" for k, v in sorted(loaded.items(), key=str)) + "\n")

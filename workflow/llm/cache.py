@@ -246,18 +246,27 @@ class ResponseCache:
         if not line.endswith(b"\n"):
             self.problems["torn_or_garbage_line"] += 1
             return None
-        try:
-            entry = json.loads(line)
-            body = _canonical(entry["r"])
-        except (ValueError, KeyError, TypeError):
+        # the line is {"k":"<key>","c":"<checksum>","r":<body>}: the checksum is
+        # verified over the body's bytes as written, then the body is parsed
+        head, body = line[:_HEAD], line[_HEAD:-2]
+        if not (head.startswith(b'{"k":"') and head.endswith(b'","r":') and line.endswith(b"}\n")):
             self.problems["torn_or_garbage_line"] += 1
             return None
-        if entry.get("k") != key:
+        if head[6:70] != key.encode("ascii"):
             return None  # another key with the same 64-bit prefix
-        if entry.get("c") != _check(key, body):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or head[77:93].decode("ascii", "replace") != _check(key, text):
             self.problems["record_does_not_match_its_key"] += 1
             return None
-        return {**entry["r"], "key": key}
+        try:
+            record = json.loads(text)
+        except ValueError:
+            self.problems["torn_or_garbage_line"] += 1
+            return None
+        return {**record, "key": key}
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
         """The stored records of ``keys`` (each looked up once), by key."""
@@ -292,12 +301,19 @@ class ResponseCache:
         finally:
             for fh in handles.values():
                 fh.close()
+        legacy_dirs = self._legacy_dirs()
         for key in wanted:  # the per-file layout of earlier releases
-            if key not in found:
+            if key not in found and key[:2] in legacy_dirs:
                 legacy = self._legacy(key)
                 if legacy is not None:
                     found[key] = legacy
         return found
+
+    def _legacy_dirs(self) -> set[str]:
+        """The ``<key[:2]>`` folders of the per-file layout (none in a cache made by this release)."""
+        if not self.root.is_dir():
+            return set()
+        return {p.name for p in self.root.iterdir() if len(p.name) == 2 and p.is_dir()}
 
     def _legacy(self, key: str) -> dict | None:
         path = self.root / key[:2] / f"{key}.json"
@@ -310,6 +326,9 @@ class ResponseCache:
             self.problems["torn_or_garbage_line"] += 1
             return None
         return record if isinstance(record, dict) and record.get("key") == key else None
+
+
+_HEAD = len('{"k":"') + 64 + len('","c":"') + 16 + len('","r":')  # bytes before a record's body
 
 
 def _check(key: str, body: str) -> str:
