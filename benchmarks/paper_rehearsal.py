@@ -142,7 +142,7 @@ def planned_jobs(out: str) -> list[tuple[str, dict]]:
             rule = s.split()[1].rstrip(":")
             jobs.append((rule, {}))
         elif s.startswith("wildcards:") and rule:
-            jobs[-1][1].update(kv.split("=", 1) for kv in s[len("wildcards:"):].split(", ") if "=" in kv)
+            jobs[-1][1].update(kv.strip().split("=", 1) for kv in s[len("wildcards:"):].split(",") if "=" in kv)
     return jobs
 
 
@@ -293,8 +293,8 @@ def main(argv=None) -> None:
     print("|---|---:|---:|---:|---:|---:|---|")
     for rule, rows in sorted(by_step.items(), key=lambda kv: -sum(r["wall_s"] for r in kv[1])):
         top = max(rows, key=lambda r: r["peak_rss_mb"])
-        where = next((str(v) for k, v in top["files"].items() if k in ("responses", "judgments", "out", "outdir") and v),
-                     "")
+        where = next((str(v[0] if isinstance(v, list) else v) for k, v in top["files"].items()
+                      if k in ("responses", "judgments", "out", "outdir") and v), "")
         where = where.replace(str(results) + "/", "")
         print(f"| {rule} | {len(rows)} | {fmt(sum(r['wall_s'] for r in rows), 1)} | {fmt(max(r['wall_s'] for r in rows), 1)} "
               f"| {fmt(sum(r['cpu_s'] for r in rows), 1)} | {fmt(top['peak_rss_mb'])} | `{where}` |")
