@@ -11,8 +11,8 @@ from snakemake.logging import logger
 from snakemake.utils import validate
 
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_renamed
-from authbench.config import entity_datasets, rag_plan, selfpref_plan
-from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files
+from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
+from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
 from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
@@ -34,6 +34,9 @@ CELL = f"{R}/{{dataset}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
 MODELS = active_models(config)
 ENTITY_DATASETS = entity_datasets(config)
+# the instance sets of every EntityAuth dataset: fine (N=10) and, unless
+# entityauth.coarse_source is rescore, coarse (N=5)
+ENTITY_SETTINGS = entity_settings(config)
 STUDIES = config["studies"]
 # RAGAuth runs when its file exists (or is built from the researcher's own data);
 # otherwise it is left out of `all`, and the run log says why.
@@ -193,7 +196,8 @@ def get_entity_build_params(wildcards):
 
 def get_entity_sample_params(wildcards):
     ea = config["entityauth"]
-    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"], "seed": config["seed"]})
+    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"],
+                  "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None, "seed": config["seed"]})
 
 
 # --- AuthorityBench cells ---------------------------------------------------------
@@ -221,8 +225,16 @@ def get_judge_params(wildcards):
     )
 
 
+def _cell_identity(wildcards):
+    return {k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")}
+
+
 def get_cell_identity(wildcards):
-    return _json({k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")})
+    return _json(_cell_identity(wildcards))
+
+
+def get_evaluate_params(wildcards):
+    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
 
 
 def _baselines(wildcards):
@@ -271,7 +283,8 @@ def get_entity_report_inputs(wildcards):
 
 
 def get_entity_report_params(wildcards):
-    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"]})
+    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
+                  "coarse_source": config["entityauth"]["coarse_source"]})
 
 
 # --- RAGAuth ----------------------------------------------------------------------

@@ -28,13 +28,20 @@ def test_demo_config_valid(config):
     # 4 point + 2+2 list + 3+3 pair settings per model x context; two models
     assert len(domain) == 14 * 2
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
-    # EntityAuth: 5 judges x 3 datasets x 2 models, fine lists only, without text
+    # EntityAuth: 5 judges x 3 datasets x 2 models on the N=10 (fine) and the
+    # N=5 (coarse) lists, without text
     entity = [c for c in grid if c.dataset.startswith("entityauth/")]
-    assert len(entity) == 15 * 2
-    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
+    assert len(entity) == 15 * 2 * 2
+    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text"), ("coarse", "wo_text")}
     assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
+    assert sum(c.setting == "coarse" for c in entity) == 15 * 2
     only_domain = {**config, "studies": ["domainauth"]}
     assert len(cells(only_domain)) == 14 * 2
+    # entityauth.coarse_source: rescore -> no coarse cells (Table 6 rescores the fine lists)
+    rescore = {**config, "entityauth": {**config["entityauth"], "coarse_source": "rescore"}}
+    check_config(rescore)
+    assert {c.setting for c in cells(rescore) if c.dataset.startswith("entityauth/")} == {"fine"}
+    assert len(cells(rescore)) == 14 * 2 + 15 * 2
 
 
 @pytest.mark.parametrize(
@@ -43,6 +50,9 @@ def test_demo_config_valid(config):
         (lambda c: c.update(judges=["point", "vibes"]), "config key 'judges.1': 'vibes' is not one of"),
         (lambda c: c.update(colour="red"), "Additional properties are not allowed ('colour' was unexpected)"),
         (lambda c: c["domainauth"]["sampling"].update(fine_lists=0), "config key 'domainauth.sampling.fine_lists'"),
+        (lambda c: c["entityauth"].update(coarse_lists=0), "config key 'entityauth.coarse_lists'"),
+        (lambda c: c["entityauth"].update(coarse_source="both"), "config key 'entityauth.coarse_source'"),
+        (lambda c: c["entityauth"].pop("coarse_source"), "'coarse_source' is a required property"),
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),

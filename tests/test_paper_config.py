@@ -28,10 +28,12 @@ PAPER_MODELS = {
 # Judge cells by hand. DomainAuth, per model and context: point on fine,
 # coarse, pairs, bias (4) + list_rank, list_score on fine, coarse (2 + 2) +
 # pair_rank, pair_score on fine, coarse, pairs (3 + 3) = 14; 2 contexts, 5
-# models. EntityAuth: 5 judges x 3 datasets x 5 models (wo_text, fine lists).
+# models. EntityAuth: 5 judges x 3 datasets x 5 models (wo_text) on the N=10
+# (fine) and, since issue 15 (entityauth.coarse_source: lists, Table 6 from
+# its own runs), the N=5 (coarse) lists: x 2 (was 75 cells, 215 in all).
 DOMAIN_CELLS = 14 * 2 * 5
-ENTITY_CELLS = 5 * 3 * 5
-JUDGE_CELLS = DOMAIN_CELLS + ENTITY_CELLS  # 215
+ENTITY_CELLS = 5 * 3 * 5 * 2
+JUDGE_CELLS = DOMAIN_CELLS + ENTITY_CELLS  # 290
 
 NULL_MODEL_HELP = (
     "config/paper.yaml leaves the demo's model out with `models: {gemma3-270m: null}`, and Snakemake's "
@@ -118,7 +120,7 @@ def test_the_grid_is_the_papers(merged):
     assert s["bias_per_level"] is None and s["bias_per_category"] is None
     ea = merged["entityauth"]
     assert {k: v["corpus"] for k, v in ea["datasets"].items()} == {"basketball": 10000, "movies": 10000, "songs": 2000}
-    assert ea["lists"] == 4500
+    assert ea["lists"] == 4500 and ea["coarse_lists"] == 4500 and ea["coarse_source"] == "lists"
     # w_text reads the text the fetch rules write from the DomainAuth URL table
     results = merged["results"]
     assert merged["domainauth"]["text"] == f"{results}/fetch/webtext/texts.tsv"
@@ -128,6 +130,7 @@ def test_the_grid_is_the_papers(merged):
     grid = cells(merged)
     assert len(grid) == JUDGE_CELLS
     assert sum(c.dataset == "domainauth" for c in grid) == DOMAIN_CELLS
+    assert sum(c.dataset != "domainauth" and c.setting == "coarse" for c in grid) == 5 * 3 * 5
     assert entity_datasets(merged) == ["entityauth/basketball", "entityauth/movies", "entityauth/songs"]
 
 

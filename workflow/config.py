@@ -155,13 +155,29 @@ def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
 
 
+def entity_rescores(config: Mapping[str, Any]) -> bool:
+    """``entityauth.coarse_source: rescore``: no coarse EntityAuth cells; Table 6
+    scores the N=10 lists' judgments against the coarse labels instead."""
+    return config["entityauth"]["coarse_source"] == "rescore"
+
+
+def entity_settings(config: Mapping[str, Any]) -> list[str]:
+    """The instance sets (= cell settings) of every EntityAuth dataset: the N=10
+    lists (``fine``) and, with ``entityauth.coarse_source: lists`` (the
+    paper's Table 6), the N=5 lists (``coarse``)."""
+    if not entity_datasets(config):
+        return []
+    return ["fine"] if entity_rescores(config) else ["fine", "coarse"]
+
+
 def cells(config: Mapping[str, Any]) -> list[Cell]:
     """Every cell the config selects, in a stable order.
 
     DomainAuth: model x judge x context x setting where the judge applies.
-    EntityAuth: model x judge per dataset, on its N=10 lists (setting ``fine``)
-    and without text (the entity data has none); those judgments are scored
-    against both the fine and the coarse labels (Tables 4 and 6).
+    EntityAuth: model x judge per dataset and per setting of
+    :func:`entity_settings` (N=10 lists ``fine``, N=5 lists ``coarse``), without
+    text (the entity data has none). ``settings`` and ``contexts`` are
+    DomainAuth's: EntityAuth has neither pairs nor a bias sample nor text.
     """
     out = []
     if "domainauth" in config.get("studies", ("domainauth",)):
@@ -171,8 +187,9 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
             if setting in SETTINGS_FOR_JUDGE[judge]:
                 out.append(Cell("domainauth", model, judge, context, setting))
     for bench in entity_datasets(config):
-        for model, judge in itertools.product(active_models(config), config["judges"]):
-            out.append(Cell(bench, model, judge, "wo_text", "fine"))
+        for setting, model, judge in itertools.product(entity_settings(config), active_models(config),
+                                                       config["judges"]):
+            out.append(Cell(bench, model, judge, "wo_text", setting))
     return out
 
 

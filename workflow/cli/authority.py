@@ -53,15 +53,17 @@ def cmd_entityauth_build(args, params) -> None:
 
 def cmd_entityauth_sample(args, params) -> None:
     from authbench.studies.authority.entities import entity_item, read_entities
-    from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+    from authbench.studies.authority.sampling import reuse_report, sample_entity_sets
 
     items = [entity_item(e) for e in read_entities(args.labels)]
-    name, seed = params["dataset"], params["seed"]
-    lists = add_anchors(sample_lists(items, "fine", params["lists"], seed, name), params["anchors"], seed, name)
-    mkparent(args.instances, args.reuse)
-    write_jsonl(lists, args.instances)
-    write_tsv(reuse_report({"fine": lists}), args.reuse, REUSE_COLUMNS)
-    log.info("%s: %d lists", params["dataset"], len(lists))
+    sets = sample_entity_sets(items, params["lists"], params["coarse_lists"], params["anchors"], params["seed"],
+                              params["dataset"])
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for setting, rows in sets.items():
+        write_jsonl(rows, out / f"{setting}.jsonl")
+        log.info("%s: %d %s lists", params["dataset"], len(rows), setting)
+    write_tsv(reuse_report(sets), str(out / "reuse.tsv"), REUSE_COLUMNS)
 
 
 def cmd_judge(args, params) -> None:
@@ -96,7 +98,6 @@ def _metric_columns() -> list[str]:
 
 def cmd_evaluate(args, params) -> None:
     from authbench.studies.authority.evaluate import evaluate_cell
-    from authbench.studies.authority.outputs import scales
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
@@ -104,7 +105,7 @@ def cmd_evaluate(args, params) -> None:
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
     rows = [
         {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
-        for scale in scales(params["dataset"], params["setting"])
+        for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
         for row in evaluate_cell(params["judge"], scale, instances, judgments)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
@@ -148,14 +149,14 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]))
+                            entityauth_tables(params["judges"]), params["coarse_source"])
 
 
 COMMANDS = {
     "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops"]),
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
     "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops"]),
-    "entityauth-sample": (cmd_entityauth_sample, ["labels", "instances", "reuse"]),
+    "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
                                     "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),

@@ -16,5 +16,5 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "prompts": ("load_template",),
     "report": ("write_domainauth_report", "write_entityauth_report"),
     "requests": ("build_requests",),
-    "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_lists"),
+    "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_entity_sets", "sample_lists"),
 })

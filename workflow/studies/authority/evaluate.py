@@ -116,9 +116,10 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
     """Metric rows of one LLM cell (without the cell's identity columns).
 
     ``setting`` is the label scale the rows are computed against and written
-    as: DomainAuth judges fine lists against fine labels and coarse lists
-    against coarse labels; EntityAuth has only fine (N=10) lists and evaluates
-    the same judgments once with ``"fine"`` and once with ``"coarse"``. The
+    as: fine lists against fine labels and coarse lists against coarse labels
+    (DomainAuth and EntityAuth); with ``entityauth.coarse_source: rescore``
+    EntityAuth's fine lists are evaluated once with ``"fine"`` and once with
+    ``"coarse"`` (:func:`authbench.studies.authority.outputs.scales`). The
     anchor rule of BubbleSort applies whenever the lists carry anchors."""
     key = LABEL_KEY[setting]
     if judge == "point":
