@@ -240,10 +240,15 @@ def test_table3_layout_and_bold_rule():
     assert list(spec.cells.columns) == [
         ("Human", "Self"), ("Human", "Order"), ("Human", "Factual"),
         ("llama", "Self"), ("llama", "Order"), ("llama", "Factual"),
-        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]
-    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "57.1", "57.1", "50.0"]
-    # > 50 strictly is bold; 50.0 is not
-    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", ""]
+        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual"),
+        ("Pooled", "Self"), ("Pooled", "Order"), ("Pooled", "Factual"), ("Pooled", "n")]
+    # Aggregated = mean of the two per-author cells: (60 + 50) / 2, (40 + 100) / 2, (200/3 + 0) / 2;
+    # Pooled = over the 7 ok comparisons: 4/7 self, 4/7 first, 2/4 true
+    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "55.0", "70.0", "33.3",
+                                        "57.1", "57.1", "50.0", "7"]
+    # > 50 strictly is bold; 50.0 is not; n never
+    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", "",
+                                        "best", "best", "", ""]
     assert spec.highlight_groups == {}
     assert "greater than 50% are marked in bold" in spec.caption
 
@@ -261,6 +266,55 @@ def test_table3_average_row_and_self_column_missing():
     # L vs human: 0/1 self; E vs human: 60 -> average 30
     assert spec.cells.loc[("Average",), ("Human", "Self")] == "30.0"
     assert spec.cells.loc[("Average",), ("gpt35", "Self")] == "50.0"  # only L has it
+    # L: cells gpt35 50.0 and human 0.0 -> Aggregated 25.0, pooled 1/3; Average of E's 55.0 and 25.0
+    assert spec.cells.loc[("L",), ("Aggregated", "Self")] == "25.0"
+    assert spec.cells.loc[("L",), ("Pooled", "Self")] == "33.3"
+    assert spec.cells.loc[("Average",), ("Aggregated", "Self")] == "40.0"
+    assert spec.cells.loc[("Average",), ("Pooled", "n")] == "10"  # 7 + 3
+
+
+# Table 3 of the paper (Chen et al.), evaluator x dataset rows: per-author cells Self / Order / Factual, then
+# the published Aggregated; "-" = the evaluator's own column. Copied from the paper's text.
+PAPER_TABLE3 = """\
+GPT-3.5 NQ|41/60/77|-|43/61/79|46/59/78|43/60/80|44/60/77|43.4/60.0/78.2
+GPT-3.5 MARCO|44/64/74|-|51/65/77|52/56/76|50/64/76|51/62/75|49.6/62.2/75.6
+GPT-3.5 TriviaQA|42/57/90|-|44/58/91|48/56/93|48/57/93|47/57/92|45.8/57.0/91.8
+4o-mini NQ|45/62/85|48/62/84|-|48/62/85|46/61/84|48/62/85|47.0/61.8/84.6
+4o-mini MARCO|44/44/81|47/63/82|-|53/62/81|49/61/82|51/62/83|48.8/58.4/81.8
+4o-mini TriviaQA|45/57/94|52/55/93|-|52/56/93|50/55/93|51/55/93|50.0/55.6/93.2
+Gemini NQ|43/53/78|49/58/79|49/58/80|-|48/58/81|49/58/80|47.6/57.0/79.6
+Gemini MARCO|35/52/74|44/57/76|44/57/76|-|47/57/78|47/55/76|43.4/55.6/76.0
+Gemini TriviaQA|43/41/85|49/53/89|43/46/86|-|47/55/90|48/53/90|46.0/49.6/88.0
+LLaMA NQ|47/47/74|46/45/74|45/47/74|45/44/74|-|46/46/74|45.8/45.8/74.0
+LLaMA MARCO|43/55/72|46/56/73|47/57/73|48/54/71|-|48/55/72|46.4/55.4/72.2
+LLaMA TriviaQA|38/49/90|45/50/91|38/51/89|44/48/89|-|47/51/92|42.4/49.8/90.2
+Mistral NQ|45/70/74|48/70/74|49/71/75|46/66/74|48/71/74|-|47.2/69.6/74.2
+Mistral MARCO|43/70/76|46/72/75|45/73/75|43/68/76|45/72/76|-|44.4/71.0/75.6
+Mistral TriviaQA|41/58/89|47/59/92|39/59/88|48/55/91|48/58/92|-|44.6/57.8/90.4
+"""
+PAPER_AUTHORS = ("human", "gpt35", "gpt4o-mini", "gemini", "llama", "mistral")
+
+
+def test_table3_aggregated_is_the_mean_of_the_paper_cells():
+    """The paper's Aggregated column is the unweighted mean of its per-author cells in all 15 rows; the
+    table reproduces it from those cells (and the pooled rate is a column of its own)."""
+    rates, expected = [], {}
+    for line in PAPER_TABLE3.splitlines():
+        ev, *cells, agg = line.split("|")
+        expected[ev] = [float(x) for x in agg.split("/")]
+        for author, cell in zip(PAPER_AUTHORS, cells):
+            if cell != "-":
+                s, o, f = (float(x) for x in cell.split("/"))
+                rates.append({"evaluator": ev, "other_author": author, "self_pref": s, "order_pref": o,
+                              "factual_pref": f})
+    spec = R.table3(rates)
+    assert len(expected) == 15
+    for ev, (s, o, f) in expected.items():
+        got = spec.values.loc[(ev,), [("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]]
+        assert list(got) == [s, o, f], ev
+        assert spec.cells.loc[(ev,), ("Pooled", "n")] == "–"  # no pooled row given
+    assert spec.cells.loc[("GPT-3.5 NQ",), ("Aggregated", "Self")] == "43.4"
+    assert spec.marks.loc[("4o-mini TriviaQA",), ("Aggregated", "Self")] == ""  # 50.0 is not > 50
 
 
 def test_knowledge_breakdown_by_hand():
@@ -436,7 +490,8 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
     spec = R.table3(R.preference_rates(rows))
     _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
     md = md_p.read_text(encoding="utf-8")
-    assert "| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **57.1** | **57.1** | 50.0 |" in md
+    assert ("| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **55.0** | **70.0** | 33.3 | **57.1** | "
+            "**57.1** | 50.0 | 7 |") in md
     assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
     neg = R.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
                    {"E": "gpt35"})

@@ -46,14 +46,20 @@ Policies
   passage among the ``ok`` factuality-asymmetric rows (TF, FT).  A row with
   status ``ok`` but no choice counts as not ok (``no_choice``).  Rates are
   percentages; an empty denominator gives NaN (``–``).  ``all`` pools every
-  other author (so Table 3's ``Aggregated`` is the rate over all comparisons,
-  as the caption defines it).  Table 3, Figure 3 and the knowledge breakdown
-  use the ``normal`` variant.
+  other author (the rate over all comparisons).  Table 3, Figure 3 and the
+  knowledge breakdown use the ``normal`` variant.
 * **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
   rows, when there are two or more), columns other author × Self / Order /
-  Factual and ``Aggregated``; one decimal.  The caption's rule "values greater
+  Factual, ``Aggregated`` and ``Pooled`` (+ its ``n``); one decimal.
+  ``Aggregated`` is the paper's: the unweighted mean of the evaluator's
+  per-author cells, each metric apart (every one of the paper's 15 Aggregated
+  triples is the mean of its five per-author cells; we average the unrounded
+  rates, the paper its rounded integer cells, so the two may differ by < 0.5).
+  ``Pooled`` is the rate over all of the evaluator's comparisons (``all``),
+  ``n`` its ok comparisons.  The caption's rule "values greater
   than 50% are bold" is implemented as mark ``"best"`` on every displayed
-  value > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty).
+  rate > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty;
+  ``n`` carries no value and is never bold).
 * **Tables 4-5** (writing style): generation rows of variant ``qa`` / ``long``
   with both passages true (the paper restricts both to true answers).  Such a
   row is read as: the *self* passage is the styled one (Gen-by-QA, or long)
@@ -124,6 +130,7 @@ __all__ = [
 
 HUMAN = "human"
 ALL = "all"
+AGGREGATED = "aggregated"  # Table 3: the mean of the per-author cells
 NORMAL = "normal"
 PROMPTS = ("normal", "rag")
 PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
@@ -560,32 +567,49 @@ def _pct_cell(v: float) -> tuple[float, str]:
 
 def table3(rates: Sequence[Mapping]) -> TableSpec:
     """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
-    when two or more), columns other author × Self / Order / Factual (%) and
-    ``Aggregated`` (the ``all`` rows); displayed values > 50 are bold."""
+    when two or more), columns other author × Self / Order / Factual (%),
+    ``Aggregated`` = the unweighted mean of the evaluator's per-author cells
+    (each metric apart; a cell without a value is skipped), as in the paper,
+    and ``Pooled`` = the rate over all of the evaluator's comparisons (the
+    ``all`` rows) with its ``n`` (ok comparisons). ``Average`` is the mean of
+    the evaluator rows (its ``n`` their sum). Displayed values > 50 are bold
+    (never ``n``)."""
     rates = [r for r in (rates or []) if r.get("factuality", ALL) == ALL and r.get("knowledge", ALL) == ALL]
     evaluators = list(dict.fromkeys(str(r["evaluator"]) for r in rates))
     others = _author_order(str(r["other_author"]) for r in rates if r["other_author"] != ALL)
     look = {(str(r["evaluator"]), str(r["other_author"])): r for r in rates}
     avg = len(evaluators) >= 2
 
-    def get(ev, other, key) -> float:
-        if ev == "Average":
-            vals = _finite(look[(e, other)][key] for e in evaluators if (e, other) in look)
+    def one(ev, other, key) -> float:
+        if other == AGGREGATED:
+            vals = _finite(one(ev, o, key) for o in others)
             return float(np.mean(vals)) if len(vals) else math.nan
         r = look.get((ev, other))
         return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
 
+    def get(ev, other, key) -> float:
+        if ev == "Average":
+            vals = _finite(one(e, other, key) for e in evaluators)
+            return float(np.mean(vals)) if len(vals) else math.nan
+        return one(ev, other, key)
+
+    def n_ok(ev) -> tuple[float, str]:
+        rows = [look[(e, ALL)] for e in (evaluators if ev == "Average" else [ev]) if (e, ALL) in look]
+        return (math.nan, str(sum(int(r["n_ok"]) for r in rows))) if rows else (math.nan, MISSING)
+
     cols = []
-    for other in others + [ALL]:
-        head = "Aggregated" if other == ALL else ("Human" if other == HUMAN else other)
+    for other in others + [AGGREGATED, ALL]:
+        head = {AGGREGATED: "Aggregated", ALL: "Pooled"}.get(other, "Human" if other == HUMAN else other)
         for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
             cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk))))
+    cols.append(Column(("Pooled", "n"), TEXT, lambda k: n_ok(k[0])))
     keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
     caption = (
         "Preferences in the generation phase (% of comparisons): Self = the evaluator's own passage chosen "
         "(both orders, all four factuality combinations); Order = the passage shown first chosen; Factual = "
-        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: all comparisons of the "
-        "evaluator. Values greater than 50% are marked in bold."
+        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: the unweighted mean of the "
+        "per-author cells (as in the paper); Pooled: all comparisons of the evaluator together, n = its "
+        "comparisons with a choice. Values greater than 50% are marked in bold."
     )
     return build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0)
 
