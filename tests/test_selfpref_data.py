@@ -195,21 +195,29 @@ def test_human_false_passage_per_evaluator_self(nq):
     questions, passages, _ = nq
     gpt = json.loads((ROOT / "resources/data/selfpref/nq_passages_gpt35.json").read_text())
     llama = json.loads((ROOT / "resources/data/selfpref/nq_passages_llama.json").read_text())
-    human_false = {(p["qid"], p["for_self"][0]): p for p in passages if p["author"] == "human" and not p["factual"]}
-    assert all(p["for_self"] is not None and len(p["for_self"]) == 1 for p in human_false.values())
+    human_false = {(p["qid"], (p["for_self"] or ["untagged"])[0]): p
+                   for p in passages if p["author"] == "human" and not p["factual"]}
+    assert Counter(tag for _, tag in human_false) == {"untagged": 1000, "gpt35": 1000}
     for q, g, lm in zip(questions, gpt, llama):
-        assert human_false[q["qid"], "llama"]["text"] == g["human_false"].strip()
-        assert human_false[q["qid"], "llama"]["answer_in"] == g["false_answer"].strip()
+        assert human_false[q["qid"], "untagged"]["text"] == g["human_false"].strip()
+        assert human_false[q["qid"], "untagged"]["answer_in"] == g["false_answer"].strip()
         assert human_false[q["qid"], "gpt35"]["text"] == lm["human_false"].strip()
         assert human_false[q["qid"], "gpt35"]["answer_in"] == lm["false_answer"].strip()
     assert human_false["nq-0001", "gpt35"]["pid"] == "nq-0001:human:normal:F:for-gpt35"
+    assert human_false["nq-0001", "untagged"]["pid"] == "nq-0001:human:normal:F"
     qids = complete_questions(passages, ["human", "gpt35", "llama"])
     by_pid = {p["pid"]: p for p in passages}
     for self_author, other in (("gpt35", "llama"), ("llama", "gpt35")):
         ff = [c for c in comparisons(qids, passages, self_author, ["human", other])
               if c["other_author"] == "human" and not c["self_factual"] and not c["other_factual"]]
         assert len(ff) == 2 * 886
-        assert all(by_pid[c["other_pid"]]["for_self"] == [self_author] for c in ff)
+        # GPT self: the llama file's human_false (Llama's false answer); Llama self: the untagged one (GPT's)
+        want = [self_author] if self_author == "gpt35" else None
+        assert all(by_pid[c["other_pid"]]["for_self"] == want for c in ff)
+        other_file = {"gpt35": llama, "llama": gpt}[self_author]
+        index = {q["qid"]: k for k, q in enumerate(questions)}
+        assert all(by_pid[c["other_pid"]]["answer_in"] == other_file[index[c["qid"]]]["false_answer"].strip()
+                   for c in ff)
         # first-source-wins gave identical answers in all 886 pairs; now only where the two models' false
         # answers coincide
         same = {c["qid"] for c in ff if by_pid[c["self_pid"]]["answer_in"] == by_pid[c["other_pid"]]["answer_in"]}
@@ -265,13 +273,13 @@ def test_false_only_entry_needs_its_false_text(tmp_path):
 
 def test_false_for_is_checked_against_the_authors():
     cfg = json.loads(json.dumps(CONFIG))
-    passages = cfg["selfpref"]["datasets"]["nq"]["sources"][0]["passages"]
-    assert passages[0]["false_for"] == ["llama"]
-    passages[0]["false_for"] = ["lama"]
-    with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['lama'\]"):
+    passages = cfg["selfpref"]["datasets"]["nq"]["sources"][1]["passages"]
+    assert passages[1]["false_for"] == ["gpt35"] and "text" not in passages[1]
+    passages[1]["false_for"] = ["gpt-35"]
+    with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['gpt-35'\]"):
         selfpref_plan(cfg)
-    del passages[0]["text"], passages[0]["false_text"]
-    with pytest.raises(ConfigError, match=r"selfpref.datasets.nq.sources.0.passages.0"):
+    del passages[1]["false_text"]  # neither text nor false_text
+    with pytest.raises(ConfigError, match=r"selfpref.datasets.nq.sources.1.passages.1"):
         validate_schema(cfg)
 
 

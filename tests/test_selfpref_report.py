@@ -322,12 +322,47 @@ def test_knowledge_breakdown_by_hand():
     assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
     assert [c for c in spec.cells.columns] == [
         ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
-        ("Factual (%)", "TF+FT"), ("n", "ok"), ("n", "not ok")]
-    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–", "2", "0"]
+        ("Factual (%)", "TF+FT"), ("Accuracy (%)", "TT"), ("Accuracy (%)", "TF"), ("Accuracy (%)", "FT"),
+        ("Accuracy (%)", "FF"), ("Accuracy (%)", "all"), ("n", "ok"), ("n", "graded"), ("n", "not ok")]
+    # no passages given: no gold, nothing graded (accuracy "–", graded 0)
+    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–"] + ["–"] * 5 + ["2", "0", "0"]
     # full: row 3 TF other, row 6 TF self, row 4 FT other; true chosen in 4 and 6
-    assert list(spec.cells.loc[("E", "full")]) == ["–", "50.0", "0.0", "–", "33.3", "66.7", "3", "0"]
-    assert list(spec.cells.loc[("E", "partial")]) == ["–", "–", "100.0", "0.0", "50.0", "0.0", "2", "0"]
-    assert list(spec.cells.loc[("E", "unknown")])[-2:] == ["0", "3"]
+    assert list(spec.cells.loc[("E", "full")])[:6] == ["–", "50.0", "0.0", "–", "33.3", "66.7"]
+    assert list(spec.cells.loc[("E", "full")])[-3:] == ["3", "0", "0"]
+    assert list(spec.cells.loc[("E", "partial")])[:6] == ["–", "–", "100.0", "0.0", "50.0", "0.0"]
+    assert list(spec.cells.loc[("E", "unknown")])[-3:] == ["0", "0", "3"]
+
+
+def test_answer_accuracy_by_knowledge_level_by_hand():
+    """Section 4.2.3's answer accuracy: among ok comparisons, the share whose answer matches the gold (the
+    authors' check_bag_of_words), per knowledge class and factuality; the gold comes from the true passages."""
+    def g(qid, sf, of, chosen, answer, knowledge, status="ok"):
+        return {**_g("human", sf, of, "self_first", chosen, status=status, knowledge=knowledge), "qid": qid,
+                "answer": answer}
+
+    rows = [
+        g("q1", T_, T_, "self", "Linda Davis.", "no"),     # correct (gold is a substring)
+        g("q1", T_, F_, "other", "Lisa Thompson", "no"),   # wrong: took the false passage
+        g("q1", F_, T_, "other", "Davis", "no"),           # correct: its words are the gold's
+        g("q1", F_, F_, "self", "Sarah Taylor", "no"),     # wrong: both passages false
+        g("q1", T_, T_, None, "Linda Davis", "no", status="ambiguous_both"),  # not ok: not graded
+        g("q2", T_, T_, "self", "1998", "full"),           # correct
+        g("q3", T_, T_, "other", "1998", "full"),          # ok, but no gold known for q3: not graded
+    ]
+    passages = [{**_p("human", "Linda Davis sang."), "qid": "q1", "answer_in": "Linda Davis"},
+                {**_p("human", "Lisa Thompson sang.", factual=False), "qid": "q1", "answer_in": "Lisa Thompson"},
+                {**_p("gpt35", "In 1998."), "qid": "q2", "answer_in": "1998"}]
+    assert R.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
+    spec = R.knowledge_breakdown(rows, passages)
+    acc = [("Accuracy (%)", c) for c in ("TT", "TF", "FT", "FF", "all")]
+    assert list(spec.cells.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
+    assert list(spec.cells.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
+    assert list(spec.cells.loc[("E", "full"), acc]) == ["100.0", "–", "–", "–", "100.0"]
+    assert list(spec.cells.loc[("E", "full"), [("n", "ok"), ("n", "graded")]]) == ["2", "1"]
+    # the same grading in rates.tsv's rows
+    (top,) = [r for r in R.rates_long(rows, passages) if r["other_author"] == "all" and r["factuality"] == "all"
+              and r["knowledge"] == "no"]
+    assert (top["n_graded"], top["correct"], top["accuracy"]) == (4, 2, 50.0)
 
 
 def test_style_tables():
@@ -352,6 +387,37 @@ def test_style_tables():
     assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
     e4, e5 = R.style_tables([])
     assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
+
+
+def test_style_table_says_no_distinct_gen_by_qa_passages():
+    """Released data: llama_qa is byte-identical to llama_long in all 100 writing-style records, so the import
+    keeps no Llama qa passage and Table 4's Llama-self row says so instead of printing a number."""
+    from pathlib import Path
+
+    import yaml
+    from authbench.studies.selfpref.data import import_sources
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = yaml.safe_load((root / "config.yaml").read_text())
+    sources = [{**src, "file": str(root / src["file"])} for src in cfg["selfpref"]["datasets"]["nq"]["sources"]]
+    _, passages, _ = import_sources("nq", sources)
+    assert {p["author"] for p in passages if p["variant"] == "qa"} == {"gpt35"}
+    rows = [
+        _g("human", T_, T_, "self_first", "self", variant="qa"),
+        _g("human", T_, T_, "other_first", "self", variant="qa"),
+        _g("llama:normal", T_, T_, "self_first", "self", variant="long", evaluator="L", own="llama"),
+        _g("human", T_, T_, "self_first", "other", evaluator="L", own="llama"),
+    ]
+    t4, t5 = R.style_tables(rows, passages)
+    assert list(t4.cells.index) == [("E", "Human"), ("L", "Human")]
+    assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
+    assert list(t4.cells.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
+    assert math.isnan(t4.values.loc[("L", "Human")].iloc[0])
+    assert "L (self llama): no qa passage of llama distinct from its other variants" in t4.note
+    assert list(t5.cells.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
+    # without passages (or without any qa passage at all) nothing is claimed
+    assert list(R.style_tables(rows)[0].cells.index) == [("E", "Human")]
+    assert list(R.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
 
 
 def test_fig3_heatmaps_png_and_annotations(tmp_path):
@@ -409,6 +475,50 @@ def test_table1_by_hand():
     p_avg = stats.ttest_ind([20, 21, 22, 10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
     assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
     assert spec.values.loc[("gpt35",)].iloc[5] == 21.0
+
+
+def test_perplexity_anova_and_tukey_by_hand():
+    """The authors' anova.py: one-way ANOVA and Tukey HSD over human / GPT / Llama, checked against the textbook
+    formulas (F = MS_between / MS_within; Tukey q = |diff| / sqrt(MSE / 2 (1/n_i + 1/n_j)) on the studentized
+    range with k groups and N - k degrees of freedom)."""
+    data = {"human": [30.0, 34.0, 29.0, 41.0, 36.0], "gpt35": [24.0, 22.0, 27.0, 25.0],
+            "llama": [26.0, 31.0, 23.0, 28.0, 30.0, 25.0]}
+    rows = [_ppl(a, v) for a in ("gpt35", "human", "llama") for v in data[a]]
+    rows += [_ppl("llama", 999.0, factual=False), _ppl("llama", 999.0, variant="long"), _ppl("llama", None)]
+    rows += [_ppl("solo", 50.0)]  # one value only: not a group
+    res = R.perplexity_anova(rows)
+    assert [(a, n) for a, n, _ in res["groups"]] == [("human", 5), ("gpt35", 4), ("llama", 6)]
+    xs = [np.array(data[a]) for a in ("human", "gpt35", "llama")]
+    grand = np.concatenate(xs).mean()
+    ss_between = sum(len(x) * (x.mean() - grand) ** 2 for x in xs)
+    ss_within = sum(((x - x.mean()) ** 2).sum() for x in xs)
+    k, n = 3, 15
+    f = (ss_between / (k - 1)) / (ss_within / (n - k))
+    assert (res["df_between"], res["df_within"]) == (2, 12)
+    assert res["f"] == pytest.approx(f, rel=1e-12)
+    assert res["p"] == pytest.approx(stats.f.sf(f, k - 1, n - k), rel=1e-9)
+    mse = ss_within / (n - k)
+    crit = stats.studentized_range.ppf(0.95, k, n - k)
+    assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
+    for pr, (i, j) in zip(res["pairs"], [(0, 1), (0, 2), (1, 2)]):
+        diff = xs[i].mean() - xs[j].mean()
+        se = math.sqrt(mse / 2 * (1 / len(xs[i]) + 1 / len(xs[j])))
+        assert pr["diff"] == pytest.approx(diff, rel=1e-12)
+        assert pr["p"] == pytest.approx(stats.studentized_range.sf(abs(diff) / se, k, n - k), rel=1e-6)
+        assert (pr["low"], pr["high"]) == (pytest.approx(diff - crit * se, rel=1e-6),
+                                           pytest.approx(diff + crit * se, rel=1e-6))
+        assert pr["p_welch"] == pytest.approx(stats.ttest_ind(xs[i], xs[j], equal_var=False).pvalue)
+    # human - gpt35 = 34 - 24.5 = 9.5; F = 8.78, p = 0.0045; Tukey: human differs from both, gpt35 ~ llama
+    assert res["pairs"][0]["diff"] == pytest.approx(9.5) and round(res["f"], 2) == 8.78
+    assert [round(pr["p"], 3) for pr in res["pairs"]] == [0.005, 0.021, 0.501]
+    spec = R.perplexity_anova_table(rows, "gpt2")
+    assert list(spec.cells.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
+                                      ("Tukey HSD", "Human − llama"), ("Tukey HSD", "gpt35 − llama")]
+    assert spec.cells.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.cells.iloc[0, 2] == f"{res['p']:.3f}†"
+    assert spec.cells.iloc[1, 0] == "+9.50" and spec.cells.iloc[0, 1] == "–"
+    assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
+    assert list(R.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
+    assert R.perplexity_anova([]) is None
 
 
 def test_table1_empty_and_bad_level():
@@ -504,7 +614,8 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
 EXPECTED = [f"tables/{stem}.{ext}" for stem in (
     "table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
     "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-    "table_knowledge_breakdown") for ext in ("csv", "md", "tex")] + ["figures/fig3_heatmaps.png", "rates.tsv"]
+    "table_knowledge_breakdown", "table_perplexity_anova") for ext in ("csv", "md", "tex")] + [
+    "figures/fig3_heatmaps.png", "rates.tsv"]
 
 
 def test_write_selfpref_report_empty_inputs(tmp_path):

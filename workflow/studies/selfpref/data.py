@@ -7,9 +7,13 @@ A *source* is one JSON (list) or JSON-lines file and its mapping::
     question: question            # field holding the question text
     answer: true_answer           # field holding the gold answer
     passages:                     # one entry per passage the record carries
-      - {author: human, text: human_true, false_text: human_false, false_answer: false_answer, false_for: [llama]}
+      - {author: human, text: human_true, false_text: human_false, false_answer: false_answer}
       - {author: gpt35, text: ai_true, false_text: ai_false, false_answer: false_answer}
       - {author: gpt35, variant: long, text: gpt_long, false_answer: gpt_false_ans}
+
+and in a second source (another file of the same questions)::
+
+      - {author: human, false_text: human_false, false_answer: false_answer, false_for: [gpt35]}
 
 ``text`` is the true passage. Its false version is ``false_text`` when given,
 else it is made as the paper makes false passages: the gold answer substituted
@@ -20,15 +24,15 @@ records carry a question, a gold answer and passage texts is added by writing
 such a mapping.
 
 ``false_for`` (a list of author ids) makes the entry's false passage one *per
-evaluator self*: it is shown only to evaluators whose self author is listed
-(:func:`authbench.studies.selfpref.study.comparisons` prefers it over an
-untagged one). This is how the authors pair human false passages
-(``ChatGPT_inference.py`` / ``Llama_inference.py``): a GPT-self evaluator sees
-the human passage carrying *Llama's* false answer (``human_false_llama``), a
-Llama-self one the human passage with GPT's, so that in an FF self-vs-human
-pair the two passages carry different answers. The passage keeps the tag as
-``for_self`` (a sorted list, ``None`` when untagged) and its ``pid`` ends in
-``:for-<a>+<b>``.
+evaluator self*: it is shown only to evaluators whose self author is listed,
+before an untagged one of the same slot, which every other evaluator sees
+(:func:`authbench.studies.selfpref.study.comparisons`). This is how the
+authors pair human false passages (``ChatGPT_inference.py`` /
+``Llama_inference.py``): a GPT-self evaluator sees the human passage carrying
+*Llama's* false answer (``human_false_llama``), a Llama-self one the human
+passage with GPT's, so that in an FF self-vs-human pair the two passages carry
+different answers. The passage keeps the tag as ``for_self`` (a sorted list,
+``None`` when untagged) and its ``pid`` ends in ``:for-<a>+<b>``.
 
 Rules (each drop counted per reason and author in ``drops.tsv``):
 
