@@ -193,7 +193,7 @@ def _drop_duplicate_variants(passages: Mapping[tuple, dict], drops: Counter, dat
     named in the log."""
     rank = {v: i for i, v in enumerate(VARIANTS)}
     groups: dict[tuple, list[tuple]] = {}
-    for key, p in passages.items():
+    for key in passages:
         qid, author, variant, factual, tag = key
         groups.setdefault((qid, author, factual, tag), []).append((rank.get(variant, len(rank)), variant, key))
     dropped: set = set()

@@ -110,6 +110,7 @@ from the text cells (``marks`` "best" bold), like every other table.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections import Counter
@@ -960,7 +961,7 @@ def perplexity_anova(perplexity_rows) -> dict | None:
         tukey = stats.tukey_hsd(*samples)
         ci = tukey.confidence_interval(confidence_level=0.95)
     pairs = []
-    for i, j in ((i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))):
+    for i, j in itertools.combinations(range(len(groups)), 2):
         pairs.append({"a": groups[i][0], "b": groups[j][0], "diff": float(tukey.statistic[i, j]),
                       "low": float(ci.low[i, j]), "high": float(ci.high[i, j]), "p": float(tukey.pvalue[i, j]),
                       "p_welch": welch(samples[i], samples[j])[1]})
@@ -984,8 +985,8 @@ def perplexity_anova_table(perplexity_rows, perplexity_model: str | None = None)
     if res is not None:
         key = ("One-way ANOVA", " / ".join("Human" if a == HUMAN else a for a, _, _ in res["groups"]))
         keys.append(key)
-        cells[key] = {"stat": (round_half_up(res["f"], 2), f"F({res['df_between']}, {res['df_within']}) = "
-                               f"{_fmt(res['f'], 2)}"), "p": (res["p"], _p_text(res["p"]))}
+        f_text = f"F({res['df_between']}, {res['df_within']}) = {_fmt(res['f'], 2)}"
+        cells[key] = {"stat": (round_half_up(res["f"], 2), f_text), "p": (res["p"], _p_text(res["p"]))}
         for pr in res["pairs"]:
             key = ("Tukey HSD", f"{'Human' if pr['a'] == HUMAN else pr['a']} − {pr['b']}")
             keys.append(key)
