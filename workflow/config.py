@@ -254,6 +254,11 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
     if strangers:
         raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
                           f"'selfpref.authors' {sp['authors']}")
+    tagged = sorted({a for spec in sp["datasets"].values() if spec for src in spec["sources"]
+                     for entry in src["passages"] for a in entry.get("false_for") or () if a not in sp["authors"]})
+    if tagged:
+        raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
+                          f"that are not in 'selfpref.authors' {sp['authors']}")
     gen = sp.get("generate") or {}
     return SelfPrefPlan(
         datasets=sorted(name for name, spec in sp["datasets"].items() if spec),

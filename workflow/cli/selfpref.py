@@ -166,8 +166,10 @@ def cmd_rerank(args, params) -> None:
     template = load_template(args.template, f"rerank_{prompt}")
     sample = json.loads(Path(args.sample).read_text())
     questions = index(read_jsonl(args.questions), "qid")
+    # a false passage made for particular evaluator selves (false_for) is a generation-phase pairing: reranking
+    # scores the untagged passages, one per slot
     passages = [p for p in read_jsonl(args.passages) if p["qid"] in set(sample["main"]) | set(sample["generated"])
-                and p["variant"] == "normal"]
+                and p["variant"] == "normal" and not p.get("for_self")]
     requests = rerank_requests(questions, passages, template, prompt)
     responses, run, model, gen = run_cell_requests(args, params, requests, generate=params.get("generate"))
     rows = rerank_rows(requests, index(passages), [r.text for r in responses], prompt, params["evaluator"])

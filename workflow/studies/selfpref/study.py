@@ -196,8 +196,13 @@ def comparisons(qids: Sequence[str], passages: Sequence[Mapping], self_author: s
                 style: bool = False) -> list[dict]:
     """The pairs an evaluator answers from. Main run: self vs each other author,
     TT/TF/FT/FF, both orders (``normal`` passages). Style run (``style``):
-    self ``qa`` vs human and self ``long`` vs self ``normal``, true only, both orders."""
-    index = {(p["qid"], p["author"], p["variant"], p["factual"]): p for p in passages}
+    self ``qa`` vs human and self ``long`` vs self ``normal``, true only, both orders.
+    A passage with ``for_self`` (the mapping's ``false_for``) is used only when
+    ``self_author`` is in it, and then before an untagged one of the same slot."""
+    index = {}
+    for p in sorted(passages, key=lambda p: bool(p.get("for_self"))):
+        if not p.get("for_self") or self_author in p["for_self"]:
+            index[(p["qid"], p["author"], p["variant"], p["factual"])] = p
     out = []
 
     def add(qid, variant, mine, theirs, other_label, sf, of):
