@@ -161,7 +161,8 @@ def count_prompts(config: dict) -> dict:
 
     constrained = config["constrained_decoding"]
     instances = instance_sets(config)
-    models = active_models(config)
+    judges = {c.model for c in cells(config)}  # a model's `studies` key may keep it out of AuthorityBench
+    models = {m: spec for m, spec in active_models(config).items() if m in judges}
     caps = {m: GenerateConfig().merge(spec.get("generate")).max_tokens for m, spec in models.items()}
     grid = cells(config)
     models_of: dict[tuple, list[str]] = defaultdict(list)
@@ -227,9 +228,7 @@ def main(argv=None) -> None:
     counted = count_prompts(config)
     build_seconds = time.perf_counter() - start
 
-    from authbench.config import active_models
-
-    models = active_models(config)
+    models = {m: config["models"][m] for m in counted["stats"]}  # the AuthorityBench judges
     flops_per_gpu = args.utilisation * args.peak_tflops * 1e12
 
     print(f"## Paper-scale grid ({args.config})\n")

@@ -405,14 +405,19 @@ def get_sp_perplexity_params(wildcards):
 
 
 def get_sp_rerank_params(wildcards):
-    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model)
+    rerank = config["selfpref"].get("rerank") or {}
+    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model,
+                          self_author=config["selfpref"]["self"][wildcards.model],
+                          retries=rerank.get("retries", 0), false_answer=rerank.get("false_answer", "author"),
+                          generate=rerank.get("generate"))
 
 
 def get_sp_compare_params(wildcards):
     return sp_cell_params(wildcards, f"generation/{wildcards.run}", run=wildcards.run, evaluator=wildcards.model,
                           self_author=config["selfpref"]["self"][wildcards.model],
                           others=other_authors(config, wildcards.model),
-                          generate=config["selfpref"]["compare"]["generate"])
+                          generate=config["selfpref"]["compare"]["generate"],
+                          retries=config["selfpref"]["compare"].get("retries", 0))
 
 
 def get_sp_knowledge_levels(wildcards):

@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import GenerateConfig, cells, check_config, check_renamed, load_config, validate_schema
+from authbench.config import (
+    GenerateConfig,
+    cells,
+    check_config,
+    check_renamed,
+    load_config,
+    models_for,
+    rag_plan,
+    selfpref_plan,
+    validate_schema,
+)
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template
@@ -42,6 +52,49 @@ def test_demo_config_valid(config):
     check_config(rescore)
     assert {c.setting for c in cells(rescore) if c.dataset.startswith("entityauth/")} == {"fine"}
     assert len(cells(rescore)) == 14 * 2 + 15 * 2
+
+
+def test_model_studies_key_restricts_a_model(config):
+    """A model's `studies` list keeps it out of the other studies' cells
+    (config/paper.yaml's hosted self-preference evaluators judge no
+    AuthorityBench cell); without the key a model runs every study."""
+    cfg = copy.deepcopy(config)
+    cfg["models"]["qwen2.5-coder-0.5b"]["studies"] = ["selfpref"]
+    validate_schema(cfg)
+    check_config(cfg)
+    grid = cells(cfg)
+    assert {c.model for c in grid} == {"gemma3-270m"}
+    assert len(grid) == 14 + 15  # DomainAuth 14 + EntityAuth 15 cells of the one model left
+    assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
+    assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    # a model the self-preference config uses must run it
+    cfg["models"]["gemma3-270m"]["studies"] = ["domainauth", "entityauth"]
+    with pytest.raises(ConfigError, match=r"model\(s\) \['gemma3-270m'\] whose 'models.<name>.studies' list leaves out"):
+        selfpref_plan(cfg)
+    cfg["models"]["gemma3-270m"]["studies"] = ["selfpref", "vibes"]
+    with pytest.raises(ConfigError, match=r"config key 'models.gemma3-270m.studies.1'"):
+        validate_schema(cfg)
+
+
+def test_selfpref_retries_need_sampling(config):
+    """Retries re-ask at seed + try: at temperature 0 every try would repeat
+    the first reply, so the config is refused, naming the keys."""
+    cfg = copy.deepcopy(config)
+    cfg["selfpref"]["compare"]["retries"] = 4
+    validate_schema(cfg)
+    with pytest.raises(ConfigError, match=r"'selfpref.compare.retries' is 4 but evaluator 'gemma3-270m' decodes at "
+                                          r"temperature 0"):
+        selfpref_plan(cfg)
+    cfg["selfpref"]["compare"]["generate"]["temperature"] = 1.0
+    cfg["selfpref"]["rerank"] = {"retries": 19, "false_answer": "evaluator", "generate": None}
+    with pytest.raises(ConfigError, match=r"'selfpref.rerank.retries' is 19"):
+        selfpref_plan(cfg)
+    cfg["selfpref"]["rerank"]["generate"] = {"temperature": 1.0}
+    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    cfg["selfpref"]["rerank"]["false_answer"] = "judge"
+    with pytest.raises(ConfigError, match=r"config key 'selfpref.rerank.false_answer'"):
+        validate_schema(cfg)
 
 
 @pytest.mark.parametrize(

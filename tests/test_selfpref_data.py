@@ -10,7 +10,7 @@ import pytest
 import yaml
 from authbench.config import check_config, selfpref_plan, validate_schema
 from authbench.errors import ConfigError, InputError
-from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, substitute
+from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, sample_questions, substitute
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -146,6 +146,30 @@ def test_duplicate_slot_first_source_wins(tmp_path):
 ])
 def test_substitute(text, gold, false, expected):
     assert substitute(text, gold, false) == expected
+
+
+def test_substitute_case_sensitive_is_str_replace():
+    """``ignore_case=False`` is the authors' ``text.replace(answer, false_ans)`` (score.py)."""
+    text = "Paris is in France. paris! Paris."
+    assert substitute(text, "Paris", "Lyon", ignore_case=False) == text.replace("Paris", "Lyon")
+    assert substitute("only paris", "Paris", "Lyon", ignore_case=False) is None
+
+
+def test_sample_counts_generated_authors():
+    """An evaluator that writes its own passages (config/paper.yaml) is an
+    author through its generated passages only; authors that are not in
+    ``authors`` change nothing (the demo's sample)."""
+    imported = [{"qid": q, "author": "human", "variant": "normal", "factual": f, "pid": f"{q}:h:{f}"}
+                for q in ("q1", "q2", "q3") for f in (True, False)]
+    generated = [{"qid": q, "author": "m", "variant": "normal", "factual": f, "pid": f"{q}:m:{f}"}
+                 for q in ("q1", "q3") for f in (True, False)]
+    sample, _ = sample_questions(imported, generated, ["human", "m"], 2, 0, 13, "d", "imported.jsonl")
+    assert sample["main"] == ["q1", "q3"] and sample["generated"] == ["q1", "q3"]
+    with pytest.raises(InputError, match=r"imported.jsonl: only 2 questions have a true and a false passage"):
+        sample_questions(imported, generated, ["human", "m"], 3, 0, 13, "d", "imported.jsonl")
+    alone, _ = sample_questions(imported, [], ["human"], 2, 0, 13, "d", "imported.jsonl")
+    with_other, _ = sample_questions(imported, generated, ["human"], 2, 0, 13, "d", "imported.jsonl")
+    assert alone["main"] == with_other["main"]
 
 
 def test_complete_questions_need_true_and_false_of_every_author():

@@ -653,3 +653,32 @@ def test_write_selfpref_report_full(tmp_path):
         summ = list(csv.DictReader(fh, delimiter="\t"))
     assert summ[0]["factual"] == "true" and summ[0]["failures"] == "1"
     assert np.isclose(float(summ[0]["std"]), math.sqrt(1 / 3), atol=1e-6)
+
+
+# --------------------------------------------------------------------------
+# tries (the authors' retry protocol): requests sent per group
+# --------------------------------------------------------------------------
+def test_tries_columns_sum_the_requests_sent():
+    rows = rerank_rows()
+    rows[0]["tries"], rows[4]["tries"] = 3, 20  # a retried score and one given up after 20 tries
+    key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in R.rerank_summary(rows)}
+    assert key[("normal", "normal", True, "human")]["tries"] == 3 + 1 + 1 + 1 + 20
+    assert key[("normal", "normal", True, "gpt35")]["tries"] == 4  # rows without `tries` count 1
+    gen = gen_rows()
+    gen[4]["tries"], gen[7]["tries"] = 5, 2  # human FF given up after 5 tries; llama FT settled at try 2
+    rates = R.preference_rates(gen)
+    assert (_rate(rates, "human")["tries"], _rate(rates, "llama")["tries"], _rate(rates, "all")["tries"]) == (
+        6 + 5, 1 + 2 + 1, 15)
+    assert "tries" in R.RATE_COLUMNS and "tries" in R.RERANK_SUMMARY_COLUMNS
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_tries_must_be_a_positive_integer(bad):
+    rows = rerank_rows()
+    rows[2]["tries"] = bad
+    with pytest.raises(InputError, match=r"rerank judgments: row 3: field 'tries' is .*expected an integer >= 1"):
+        R.rerank_summary(rows)
+    gen = gen_rows()
+    gen[0]["tries"] = bad
+    with pytest.raises(InputError, match=r"generation judgments: row 1: field 'tries'"):
+        R.preference_rates(gen)

@@ -147,6 +147,20 @@ def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
     return {name: spec for name, spec in config["models"].items() if spec}
 
 
+def runs_study(spec: Mapping[str, Any], study: str) -> bool:
+    """Whether a model runs ``study``: its ``studies`` list (a model key) when
+    it has one, else every study of the config's ``studies``."""
+    own = spec.get("studies")
+    return own is None or study in own
+
+
+def models_for(config: Mapping[str, Any], study: str) -> dict[str, dict]:
+    """The active models that run ``study`` (a model's ``studies`` key
+    restricts it, e.g. the self-preference study's hosted evaluators in
+    config/paper.yaml, which judge no AuthorityBench cell)."""
+    return {name: spec for name, spec in active_models(config).items() if runs_study(spec, study)}
+
+
 def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
     if "entityauth" not in config.get("studies", ("domainauth",)):
@@ -178,16 +192,18 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
     :func:`entity_settings` (N=10 lists ``fine``, N=5 lists ``coarse``), without
     text (the entity data has none). ``settings`` and ``contexts`` are
     DomainAuth's: EntityAuth has neither pairs nor a bias sample nor text.
+    A model whose ``studies`` key leaves a study out gets no cell of it
+    (:func:`models_for`).
     """
     out = []
     if "domainauth" in config.get("studies", ("domainauth",)):
         for model, judge, context, setting in itertools.product(
-            active_models(config), config["judges"], config["contexts"], config["settings"]
+            models_for(config, "domainauth"), config["judges"], config["contexts"], config["settings"]
         ):
             if setting in SETTINGS_FOR_JUDGE[judge]:
                 out.append(Cell("domainauth", model, judge, context, setting))
     for bench in entity_datasets(config):
-        for setting, model, judge in itertools.product(entity_settings(config), active_models(config),
+        for setting, model, judge in itertools.product(entity_settings(config), models_for(config, "entityauth"),
                                                        config["judges"]):
             out.append(Cell(bench, model, judge, "wo_text", setting))
     return out
@@ -221,7 +237,7 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
                        "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
                        "(README, 'RAGAuth').")
     cells = []
-    for model in active_models(config):
+    for model in models_for(config, "ragauth"):
         for strategy in rag["strategies"]:
             if strategy == "no_filter":
                 cells.append((model, strategy, "all"))
@@ -260,9 +276,25 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
         raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
                           f"that are not in 'selfpref.authors' {sp['authors']}")
     gen = sp.get("generate") or {}
-    return SelfPrefPlan(
+    plan = SelfPrefPlan(
         datasets=sorted(name for name, spec in sp["datasets"].items() if spec),
         evaluators=[m for m, author in sp["self"].items() if author is not None and m in models],
         generators=[m for m in gen.get("models", []) if m in models],
         perplexity_model=sp.get("perplexity_model") if sp.get("perplexity_model") in models else None,
     )
+    barred = sorted({m for m in plan.evaluators + plan.generators + [plan.perplexity_model]
+                     if m and not runs_study(models[m], "selfpref")})
+    if barred:
+        raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
+                          "leaves out 'selfpref'")
+    for step in ("compare", "rerank"):
+        retries = int((sp.get(step) or {}).get("retries") or 0)
+        for m in plan.evaluators if retries else []:
+            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge((sp.get(step) or {}).get("generate"))
+            if gen_cfg.temperature == 0:
+                raise ConfigError(
+                    f"config key 'selfpref.{step}.retries' is {retries} but evaluator {m!r} decodes at temperature 0 "
+                    f"('models.{m}.generate' overlaid with 'selfpref.{step}.generate'): every retry would repeat "
+                    f"the first reply. Set 'selfpref.{step}.generate.temperature' > 0 (the authors sampled at the "
+                    "API default, 1.0) or retries: 0")
+    return plan

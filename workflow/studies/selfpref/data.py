@@ -103,10 +103,11 @@ def _field(rec: Mapping, name: str | None, path: Path, where: str, required: boo
     return value
 
 
-def substitute(text: str, gold: str, false_answer: str) -> str | None:
-    """``text`` with every occurrence of ``gold`` (case-insensitive) replaced by
-    ``false_answer``; None when ``gold`` does not occur."""
-    pattern = re.compile(re.escape(gold.strip()), re.IGNORECASE)
+def substitute(text: str, gold: str, false_answer: str, ignore_case: bool = True) -> str | None:
+    """``text`` with every occurrence of ``gold`` (case-insensitive; with
+    ``ignore_case=False`` exactly Python's ``text.replace(gold, false_answer)``)
+    replaced by ``false_answer``; None when ``gold`` does not occur."""
+    pattern = re.compile(re.escape(gold.strip()), re.IGNORECASE if ignore_case else 0)
     if not gold.strip() or not pattern.search(text):
         return None
     return pattern.sub(lambda _m: false_answer.strip(), text)
@@ -248,7 +249,9 @@ def sample_questions(imported: Sequence[Mapping], generated: Sequence[Mapping], 
     passage (imported and generated) of those questions. ``path`` names the
     imported file in the error when too few questions are complete."""
     imported, generated = list(imported), list(generated)
-    complete = complete_questions(imported, authors)
+    # generated passages count: an evaluator that writes its own passages
+    # (config/paper.yaml) is an author only through them
+    complete = complete_questions(imported + generated, authors)
     if len(complete) < items:
         raise InputError(f"{path}: only {len(complete)} questions have a true and a false passage of "
                          f"every author {list(authors)}; selfpref.items asks for {items}")

@@ -6,7 +6,9 @@ Inputs are lists of dict rows (the shapes of the shared spec):
 
 * rerank judgments ``{"evaluator", "pid", "qid", "author", "variant", "factual",
   "prompt": "normal"|"rag", "score": 1..5 | None, "status"}``; ``evaluator`` is
-  added by the caller;
+  added by the caller; an optional ``tries`` (default 1) counts the requests
+  sent for the row, retries included (both kinds of judgment rows), summed
+  into the ``tries`` column of ``rerank_summary.tsv`` and ``rates.tsv``;
 * generation judgments ``{"evaluator", "self_author", "other_author",
   "self_factual", "other_factual", "order": "self_first"|"other_first",
   "variant", "chosen": "self"|"other"|None, "status", "knowledge"}``;
@@ -172,12 +174,12 @@ COMBOS = (("TT", True, True), ("TF", True, False), ("FT", False, True), ("FF", F
 _COMBO_OF = {(s, o): lab for lab, s, o in COMBOS}
 
 RERANK_SUMMARY_COLUMNS = (
-    "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std",
+    "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std", "tries",
 )
 RATE_COLUMNS = (
     "variant", "evaluator", "self_author", "other_author", "factuality", "knowledge",
     "n_rows", "n_ok", "self_chosen", "self_pref", "first_chosen", "order_pref",
-    "n_asym", "true_chosen", "factual_pref", "n_graded", "correct", "accuracy", "not_ok", "not_ok_by_status",
+    "n_asym", "true_chosen", "factual_pref", "n_graded", "correct", "accuracy", "not_ok", "not_ok_by_status", "tries",
 )
 
 
@@ -298,6 +300,15 @@ def _bool(r: Mapping, key: str, what: str, i: int) -> bool:
     raise InputError(f"{what}: row {i}: field {key!r} must be true or false, got {v!r}")
 
 
+def _tries(r: Mapping, what: str, i: int) -> int:
+    """A judgment row's ``tries`` (requests sent for it, retries included);
+    1 when absent (rows written before retries existed)."""
+    v = r.get("tries", 1)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise InputError(f"{what}: row {i}: field 'tries' is {v!r}; expected an integer >= 1")
+    return v
+
+
 def _variant(r: Mapping, what: str, i: int) -> str:
     v = r.get("variant", NORMAL)
     if v is None:
@@ -323,6 +334,7 @@ def _number(r: Mapping, key: str, what: str, i: int, nullable: bool = True) -> f
 class _Scores:
     scores: list
     failures: int = 0
+    tries: int = 0  # engine requests over the group's rows (retries included)
 
 
 def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str], list[str]]:
@@ -340,6 +352,7 @@ def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str
         if score is not None and not (math.isfinite(score) and 1 <= score <= 5):
             raise InputError(f"{what}: row {i}: field 'score' is {score!r}; expected 1..5 or null")
         g = groups.setdefault((ev, prompt, variant, factual, author), _Scores([]))
+        g.tries += _tries(r, what, i)
         if score is None:
             g.failures += 1
         else:
@@ -352,7 +365,8 @@ def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str
 def rerank_summary(rows) -> list[dict]:
     """Per evaluator × prompt × variant × factual × author: ``n_rows``, ``n``
     (parsed scores), ``failures`` (score null), ``mean`` and sample ``std`` of
-    the parsed scores. Order: evaluators and authors (human first) as they
+    the parsed scores, ``tries`` (requests sent for the rows, retries
+    included: ``n_rows`` when nothing was retried). Order: evaluators and authors (human first) as they
     appear, prompt normal before rag, TRUE before FALSE."""
     groups, evaluators, authors = _rerank_groups(rows)
     variants = [v for v in VARIANT_ORDER if any(k[2] == v for k in groups)]
@@ -370,7 +384,7 @@ def rerank_summary(rows) -> list[dict]:
                         out.append({
                             "evaluator": ev, "prompt": prompt, "variant": variant, "factual": factual,
                             "author": author, "n_rows": len(x) + g.failures, "n": len(x),
-                            "failures": g.failures, "mean": _mean(x), "std": _std(x),
+                            "failures": g.failures, "mean": _mean(x), "std": _std(x), "tries": g.tries,
                         })
     return out
 
@@ -481,6 +495,7 @@ class _Gen:
     asym: bool
     true_chosen: bool | None
     correct: bool | None = None  # ok rows with a known gold only: the answer matches the gold
+    tries: int = 1  # requests sent for this comparison (retries included)
 
 
 def gold_answers(passages) -> dict[str, str]:
@@ -528,7 +543,7 @@ def _gen_records(rows, what: str = "generation judgments", gold: Mapping[str, st
         answer = r.get("answer")
         correct = answer_matches(answer, truth) if ok and truth is not None and isinstance(answer, str) else None
         out.append(_Gen(ev, own, other, variant, _COMBO_OF[(sf, of)], know or UNKNOWN, status,
-                        chosen if ok else None, first, asym, true_chosen, correct))
+                        chosen if ok else None, first, asym, true_chosen, correct, _tries(r, what, i)))
     return out
 
 
@@ -549,6 +564,7 @@ def _stats(recs: Sequence[_Gen]) -> dict:
         "n_graded": len(graded), "correct": n_correct, "accuracy": _pct(n_correct, len(graded)),
         "not_ok": sum(bad.values()),
         "not_ok_by_status": ";".join(f"{k}={bad[k]}" for k in sorted(bad)),
+        "tries": sum(g.tries for g in recs),
     }
 
 
@@ -567,9 +583,9 @@ def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
     Each dict: ``variant, evaluator, self_author, other_author, factuality
     ("all"), knowledge ("all")``, the counts ``n_rows, n_ok, self_chosen,
     first_chosen, n_asym, true_chosen, not_ok``, ``not_ok_by_status``
-    (``"status=count;..."``) and the percentages ``self_pref`` (self_chosen /
-    n_ok), ``order_pref`` (first_chosen / n_ok), ``factual_pref`` (true_chosen
-    / n_asym).
+    (``"status=count;..."``), ``tries`` (requests sent, retries included) and
+    the percentages ``self_pref`` (self_chosen / n_ok), ``order_pref``
+    (first_chosen / n_ok), ``factual_pref`` (true_chosen / n_asym).
     """
     recs = [g for g in _gen_records(gen_rows) if variant is None or g.variant == variant]
     out = []
