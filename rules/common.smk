@@ -254,9 +254,15 @@ def get_point_predictions(wildcards):
     return _cell_files(bias, "predictions.tsv")
 
 
+def get_prediction_params(wildcards):
+    return _json({**{k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")},
+                  "parse": config["parse"]})
+
+
 def get_domain_report_params(wildcards):
     return _json({"settings": config["settings"], "judges": config["judges"],
-                  "category_order": list(config["domainauth"]["categories"])})
+                  "category_order": list(config["domainauth"]["categories"]),
+                  "categories": config["domainauth"]["categories"], "parse": config["parse"]})
 
 
 def get_entity_report_inputs(wildcards):
@@ -271,7 +277,8 @@ def get_entity_report_inputs(wildcards):
 
 
 def get_entity_report_params(wildcards):
-    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"]})
+    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
+                  "parse": config["parse"]})
 
 
 # --- RAGAuth ----------------------------------------------------------------------

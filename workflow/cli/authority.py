@@ -91,11 +91,13 @@ def cmd_judge(args, params) -> None:
 def _metric_columns() -> list[str]:
     from authbench.studies.authority.evaluate import METRIC_COLUMNS
 
-    return [*METRIC_COLUMNS, "n_calls"]
+    return [*METRIC_COLUMNS, "parse", "n_calls"]
 
 
 def cmd_evaluate(args, params) -> None:
-    from authbench.studies.authority.evaluate import evaluate_cell
+    """A cell's metric rows under both parse modes (column ``parse``): the
+    report shows the configured one and says what the other gives."""
+    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell
     from authbench.studies.authority.outputs import scales
 
     instances = read_jsonl(args.instances)
@@ -103,9 +105,11 @@ def cmd_evaluate(args, params) -> None:
     summary = json.loads(Path(args.manifest).read_text())
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
     rows = [
-        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+         "n_calls": summary["n_calls"]}
+        for mode in PARSE_MODES
         for scale in scales(params["dataset"], params["setting"])
-        for row in evaluate_cell(params["judge"], scale, instances, judgments)
+        for row in evaluate_cell(params["judge"], scale, instances, judgments, mode)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -114,7 +118,8 @@ def cmd_predictions(args, params) -> None:
     from authbench.studies.authority.evaluate import PRED_COLUMNS, point_predictions
 
     preds = [{"model": params["model"], "context": params["context"], **p}
-             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments))]
+             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments),
+                                        params["parse"])]
     write_tsv(preds, args.predictions, list(PRED_COLUMNS))
 
 
@@ -131,7 +136,7 @@ def cmd_baselines(args, params) -> None:
             for context in params["contexts"]:
                 for row in evaluate_scores(scale, "point", instances, scorer):
                     rows.append({"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context,
-                                 **row, "parse_failure_rate": 0.0, "n_calls": 0})
+                                 **row, "parse_failure_rate": 0.0, "parse": "", "n_calls": 0})  # nothing parsed
     write_tsv(rows, args.metrics, _metric_columns())
 
 
@@ -140,7 +145,8 @@ def cmd_domainauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
-                            domainauth_tables(params["settings"], params["judges"]), params["category_order"])
+                            domainauth_tables(params["settings"], params["judges"]), params["category_order"],
+                            params.get("categories"), params["parse"])
 
 
 def cmd_entityauth_report(args, params) -> None:
@@ -148,7 +154,7 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]))
+                            entityauth_tables(params["judges"]), params["parse"])
 
 
 COMMANDS = {
