@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
-from authbench.errors import TemplateError
+from authbench.errors import InputError, TemplateError
 from authbench.records import read_jsonl, write_jsonl, write_tsv
 
 log = logging.getLogger("authbench")
@@ -157,6 +157,42 @@ def cmd_entityauth_report(args, params) -> None:
                             entityauth_tables(params["judges"]), params["parse"])
 
 
+def cmd_statistics(args, params) -> None:
+    """Table 7 (AuthorityBench's datasets: ``--labels``/``--drops`` in the
+    order of ``params["datasets"]``, ``--instances`` in that order with
+    ``params["instance_sets"]`` files each; ``--rag``: RAGAuth's dataset
+    report) and the self-preference data table (``--sp-*`` in the order of
+    ``params["selfpref"]``), under ``--outdir``/tables."""
+    from authbench.render.tables import write_table
+    from authbench.studies.authority import statistics as S
+
+    tables = Path(args.outdir) / "tables"
+    names = params.get("datasets", [])
+    if names or args.rag:
+        if not len(names) == len(args.labels) == len(args.drops) == len(params["instance_sets"]):
+            raise InputError("authority-statistics: --labels, --drops and params datasets/instance_sets differ in length")
+        files, start = [], 0
+        for name, labels, drops, sets in zip(names, args.labels, args.drops, params["instance_sets"]):
+            files.append({"dataset": name, "labels": labels, "drops": drops,
+                          "instances": args.instances[start:start + len(sets)]})
+            start += len(sets)
+        stats = S.collect(files, args.rag)
+        write_table(S.table_statistics(stats, params["easy_min_delta"], params["hard_max_delta"]),
+                    tables / "table7_statistics")
+        write_table(S.table_levels(stats), tables / "table7_levels")
+        write_table(S.table_drops(stats), tables / "table7_drops")
+    if params.get("selfpref"):
+        from authbench.studies.selfpref import statistics as SP
+
+        rows, notes = [], []
+        for ds, questions, passages, drops in zip(params["selfpref"], args.sp_questions, args.sp_passages,
+                                                   args.sp_drops):
+            got, note = SP.dataset_rows(ds, questions, passages, drops, params["authors"])
+            rows += got
+            notes.append(note)
+        write_table(SP.table_statistics(rows, notes), tables / "selfpref_statistics")
+
+
 COMMANDS = {
     "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops"]),
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
@@ -169,4 +205,6 @@ COMMANDS = {
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
     "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
+    "authority-statistics": (cmd_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
+                                              "sp_passages*", "sp_drops*", "outdir"]),
 }
