@@ -101,3 +101,13 @@ def baseline_plan(config: Mapping[str, Any], dataset: str) -> dict:
     return {"instance_sets": ["fine", "coarse", "pairs"],
             "evaluations": [[s, s] for s in config["settings"] if s != "bias"],
             "contexts": config["contexts"], "baselines": config["baselines"]}
+
+
+def statistics_files(folder: str, authority: bool, selfpref: bool) -> list[str]:
+    """The benchmark statistics report (``rules/report.smk``'s
+    ``benchmark_statistics``): Table 7 with its per-level and per-drop-reason
+    tables when an AuthorityBench dataset is built, the self-preference data
+    table when that study runs."""
+    return table_files(folder, (["table7_statistics", "table7_levels", "table7_drops"] if authority else [])
+                       + (["selfpref_statistics"] if selfpref else []))
+
