@@ -64,7 +64,7 @@ def test_model_studies_key_restricts_a_model(config):
     check_config(cfg)
     grid = cells(cfg)
     assert {c.model for c in grid} == {"gemma3-270m"}
-    assert len(grid) == 14 + 15  # DomainAuth 14 + EntityAuth 15 cells of the one model left
+    assert len(grid) == 14 + 30  # DomainAuth 14 + EntityAuth 30 cells (fine and coarse lists) of the one model left
     assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
     assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
     assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]

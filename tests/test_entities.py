@@ -344,7 +344,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     assert n_calls == ([70, 30] if coarse_source == "lists" else [70])  # 2 x 35 anchored; 3 x 10 exhaustive
     rows = [r for f in metrics for r in read_tsv(f)]
     main = {(r["setting"], int(r["n"])): float(r["value"]) for r in rows
-            if r["derivation"] == "average" and r["metric"] == "rho"}
+            if r["derivation"] == "average" and r["metric"] == "rho" and r["parse"] == "strict"}
     # the rescored value: the fine lists' judgments against the coarse labels
     fine_judgments = read_jsonl(tmp_path / "fine" / "judgments.jsonl")
     rescored = [r["value"] for r in evaluate_cell("pair_score", "coarse", read_jsonl(inst / "fine.jsonl"),
@@ -361,7 +361,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     out = tmp_path / "report"
     _cli("entityauth-report", "--metrics", *metrics, "--labels", labels, "--reuse", inst / "reuse.tsv",
          "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
-         coarse_source=coarse_source)
+         coarse_source=coarse_source, parse="strict")
     table = pd.read_csv(out / "tables" / "table6_coarse.csv")
     assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"
     rho = [c for c in table.columns if c.startswith("PairJudge") and "PointScore" in c and c.endswith("ρ")]

@@ -93,9 +93,11 @@ def test_selfpref_statistics_of_the_released_nq(tmp_path):
     assert (by["human", "normal"]["true"], by["gpt35", "normal"]["true"], by["llama", "normal"]["true"]) == (1000, 952, 908)
     assert by["gpt35", "long"]["questions"] == 100
     assert note.startswith("nq: 1000 questions imported, 886 with a true and a false passage of every author")
-    assert "gpt35 96 (generation_failed 96)" in note and "llama 188 (false_answer_is_gold 4, generation_failed 184)" in note
+    assert "gpt35 96 (generation_failed 96)" in note and "llama 386 (duplicate_variant 198, false_answer_is_gold 4, generation_failed 184)" in note
     spec = SP.table_statistics(rows, [note])
     assert spec.cells.loc[("nq", "human", "normal"), ("Passages", "false")] == "1000"
+    # the human false passages with Llama's false answer, kept for GPT-self evaluators (false_for)
+    assert spec.cells.loc[("nq", "human", "normal, for gpt35"), ("Passages", "false")] == "1000"
 
 
 def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, capsys):

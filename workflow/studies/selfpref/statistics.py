@@ -26,7 +26,10 @@ def dataset_rows(dataset: str, questions: str | Path, passages: str | Path, drop
     counts: dict[tuple, Counter] = defaultdict(Counter)
     qids: dict[tuple, set] = defaultdict(set)
     for p in imported:
-        key = (p["author"], p["variant"])
+        # a human false passage kept for evaluators of given selves (``false_for``) is its own row
+        for_self = p.get("for_self")
+        variant = f'{p["variant"]}, for {"/".join(for_self)}' if for_self else p["variant"]
+        key = (p["author"], variant)
         counts[key]["true" if p["factual"] else "false"] += 1
         qids[key].add(p["qid"])
     rows = [{"dataset": dataset, "author": a, "variant": v, "questions": len(qids[(a, v)]),
