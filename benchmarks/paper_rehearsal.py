@@ -14,6 +14,10 @@ What it does, in a fresh working folder (``--workdir``, default
      legitimate domain, each text starting ``[rehearsal stand-in]``) is put
      where ``fetch_webtext`` writes it, and that one job is marked done with
      ``snakemake --touch`` (it needs the live web);
+   * self-preference: instant replies never contain a gold answer, so the
+     passages evaluators write here are all dropped; the study's ``authors``
+     and each evaluator's "self" become the released authors (stand-ins),
+     same jobs;
    * RAGAuth: a **generated stand-in** of 120 questions x 10 documents
      (``ragauth_standin.json``, questions say so; domains and PageRanks drawn
      from the real DomainAuth table), because the release is not here;
@@ -70,7 +74,20 @@ def overlay(config: dict, workdir: Path) -> dict:
                       "n_ctx": (spec.get("vllm") or {}).get("max_model_len") or spec.get("n_ctx") or 4096}
                      if spec else None)
               for name, spec in config["models"].items()}
-    return {"models": models, "ragauth": {"source": str(workdir / "ragauth_standin.json")}}
+    over = {"models": models, "ragauth": {"source": str(workdir / "ragauth_standin.json")}}
+    sp = config.get("selfpref") or {}
+    released = {p["author"] for d in (sp.get("datasets") or {}).values() if d
+                for src in d["sources"] for p in src["passages"]}
+    if sp and not set(sp["authors"]) <= released:
+        # instant replies never contain the gold, so every passage an evaluator
+        # writes is dropped: the self-preference authors and "self"s become the
+        # released ones (same jobs; the generate jobs still run and are measured)
+        stand_in = sorted(released - {"human"})
+        evaluators = [m for m, author in sp["self"].items() if author is not None]
+        over["selfpref"] = {"authors": ["human"] + stand_in, "self": {
+            m: sp["self"][m] if sp["self"][m] in released else stand_in[i % len(stand_in)]
+            for i, m in enumerate(evaluators)}}
+    return over
 
 
 def write_texts(config: dict, path: Path) -> int:

@@ -8,8 +8,8 @@ Prints, as Markdown tables to paste into README:
    rule;
 2. prompts -- every request of every cell at paper counts, built in-process
    with the package's own code on the real data in resources/ (the same
-   ``build_domains``/``sample_all``/``build_entities``/``sample_lists``/
-   ``add_anchors`` calls and seeds as the workflow's rules, then
+   ``build_domains``/``sample_all``/``build_entities``/``sample_entity_sets``
+   calls and seeds as the workflow's rules, then
    ``authbench.llm.runner.build_requests`` per cell): total prompts vs unique
    prompts, unique = distinct (model, prompt, max_tokens, grammar) -- what
    the content-addressed response cache computes once (e.g. PointJudge cells
@@ -113,10 +113,10 @@ def stand_in_texts(domains, max_words: int) -> dict[str, str]:
 
 def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
     """benchmark dataset -> setting -> instances, as the workflow's rules build them."""
-    from authbench.config import entity_datasets
+    from authbench.config import entity_datasets, entity_settings
     from authbench.studies.authority.domains import build_domains
     from authbench.studies.authority.entities import build_entities, entity_item
-    from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
+    from authbench.studies.authority.sampling import sample_all, sample_entity_sets
 
     seed = config["seed"]
     out = {}
@@ -134,7 +134,8 @@ def instance_sets(config: dict) -> dict[str, dict[str, list[dict]]]:
         spec = ea["datasets"][name]
         entities, _ = build_entities(spec["source"], spec.get("corpus"), seed, name)
         items = [entity_item(e) for e in entities]
-        out[bench] = {"fine": add_anchors(sample_lists(items, "fine", ea["lists"], seed, name), ea["anchors"], seed, name)}
+        coarse = ea["coarse_lists"] if "coarse" in entity_settings(config) else None
+        out[bench] = sample_entity_sets(items, ea["lists"], coarse, ea["anchors"], seed, name)
     return out
 
 
@@ -160,7 +161,8 @@ def count_prompts(config: dict) -> dict:
 
     constrained = config["constrained_decoding"]
     instances = instance_sets(config)
-    models = active_models(config)
+    judges = {c.model for c in cells(config)}  # a model's `studies` key may keep it out of AuthorityBench
+    models = {m: spec for m, spec in active_models(config).items() if m in judges}
     caps = {m: GenerateConfig().merge(spec.get("generate")).max_tokens for m, spec in models.items()}
     grid = cells(config)
     models_of: dict[tuple, list[str]] = defaultdict(list)
@@ -226,9 +228,7 @@ def main(argv=None) -> None:
     counted = count_prompts(config)
     build_seconds = time.perf_counter() - start
 
-    from authbench.config import active_models
-
-    models = active_models(config)
+    models = {m: config["models"][m] for m in counted["stats"]}  # the AuthorityBench judges
     flops_per_gpu = args.utilisation * args.peak_tflops * 1e12
 
     print(f"## Paper-scale grid ({args.config})\n")

@@ -11,8 +11,9 @@ from snakemake.logging import logger
 from snakemake.utils import validate
 
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_renamed
-from authbench.config import entity_datasets, rag_plan, selfpref_plan
-from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files
+from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
+from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
+from authbench.studies.authority.outputs import statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
 from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
@@ -34,6 +35,9 @@ CELL = f"{R}/{{dataset}}/cells/{{model}}/{{judge}}/{{context}}/{{setting}}"
 CELLS = config_cells(config)
 MODELS = active_models(config)
 ENTITY_DATASETS = entity_datasets(config)
+# the instance sets of every EntityAuth dataset: fine (N=10) and, unless
+# entityauth.coarse_source is rescore, coarse (N=5)
+ENTITY_SETTINGS = entity_settings(config)
 STUDIES = config["studies"]
 # RAGAuth runs when its file exists (or is built from the researcher's own data);
 # otherwise it is left out of `all`, and the run log says why.
@@ -193,7 +197,8 @@ def get_entity_build_params(wildcards):
 
 def get_entity_sample_params(wildcards):
     ea = config["entityauth"]
-    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"], "seed": config["seed"]})
+    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"],
+                  "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None, "seed": config["seed"]})
 
 
 # --- AuthorityBench cells ---------------------------------------------------------
@@ -221,8 +226,16 @@ def get_judge_params(wildcards):
     )
 
 
+def _cell_identity(wildcards):
+    return {k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")}
+
+
 def get_cell_identity(wildcards):
-    return _json({k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")})
+    return _json(_cell_identity(wildcards))
+
+
+def get_evaluate_params(wildcards):
+    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
 
 
 def _baselines(wildcards):
@@ -254,9 +267,15 @@ def get_point_predictions(wildcards):
     return _cell_files(bias, "predictions.tsv")
 
 
+def get_prediction_params(wildcards):
+    return _json({**{k: getattr(wildcards, k) for k in ("dataset", "model", "judge", "context", "setting")},
+                  "parse": config["parse"]})
+
+
 def get_domain_report_params(wildcards):
     return _json({"settings": config["settings"], "judges": config["judges"],
-                  "category_order": list(config["domainauth"]["categories"])})
+                  "category_order": list(config["domainauth"]["categories"]),
+                  "categories": config["domainauth"]["categories"], "parse": config["parse"]})
 
 
 def get_entity_report_inputs(wildcards):
@@ -271,7 +290,9 @@ def get_entity_report_inputs(wildcards):
 
 
 def get_entity_report_params(wildcards):
-    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"]})
+    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
+                  "coarse_source": config["entityauth"]["coarse_source"],
+                  "parse": config["parse"]})
 
 
 # --- RAGAuth ----------------------------------------------------------------------
@@ -392,14 +413,19 @@ def get_sp_perplexity_params(wildcards):
 
 
 def get_sp_rerank_params(wildcards):
-    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model)
+    rerank = config["selfpref"].get("rerank") or {}
+    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model,
+                          self_author=config["selfpref"]["self"][wildcards.model],
+                          retries=rerank.get("retries", 0), false_answer=rerank.get("false_answer", "author"),
+                          generate=rerank.get("generate"))
 
 
 def get_sp_compare_params(wildcards):
     return sp_cell_params(wildcards, f"generation/{wildcards.run}", run=wildcards.run, evaluator=wildcards.model,
                           self_author=config["selfpref"]["self"][wildcards.model],
                           others=other_authors(config, wildcards.model),
-                          generate=config["selfpref"]["compare"]["generate"])
+                          generate=config["selfpref"]["compare"]["generate"],
+                          retries=config["selfpref"]["compare"].get("retries", 0))
 
 
 def get_sp_knowledge_levels(wildcards):
@@ -424,6 +450,48 @@ def entityauth_report_outputs():
     return entityauth_report_files(f"{EA}/report", config["judges"])
 
 
+# --- benchmark statistics (Table 7) ---------------------------------------------------
+
+def _statistics_datasets():
+    return (["domainauth"] if "domainauth" in STUDIES else []) + list(ENTITY_DATASETS)
+
+
+def _statistics_selfpref():
+    return SELFPREF.datasets if SELFPREF.evaluators else []
+
+
+def statistics_outputs():
+    return statistics_files(f"{R}/statistics", bool(_statistics_datasets() or RAG.cells), bool(_statistics_selfpref()))
+
+
+def get_statistics_inputs(wildcards):
+    """The built datasets Table 7 counts: every AuthorityBench dataset's labels,
+    drops and sampled instance sets (those its baselines read), RAGAuth's
+    dataset report, and the self-preference imports."""
+    ds = _statistics_datasets()
+    return {
+        "labels": [f"{R}/{d}/labels.tsv" for d in ds],
+        "drops": [f"{R}/{d}/drops.tsv" for d in ds],
+        "instances": [f"{R}/{d}/instances/{s}.jsonl" for d in ds for s in baseline_plan(config, d)["instance_sets"]],
+        "rag": [f"{RA}/dataset.tsv"] if RAG.cells else [],
+        "sp_questions": [f"{R}/selfpref/{d}/questions.jsonl" for d in _statistics_selfpref()],
+        "sp_passages": [f"{R}/selfpref/{d}/imported.jsonl" for d in _statistics_selfpref()],
+        "sp_drops": [f"{R}/selfpref/{d}/drops.tsv" for d in _statistics_selfpref()],
+    }
+
+
+def statistics_rag_arg(wildcards, input):
+    return f"--rag {input.rag}" if input.rag else ""
+
+
+def get_statistics_params(wildcards):
+    sampling = config["domainauth"]["sampling"]
+    return _json({"datasets": _statistics_datasets(),
+                  "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in _statistics_datasets()],
+                  "easy_min_delta": sampling["easy_min_delta"], "hard_max_delta": sampling["hard_max_delta"],
+                  "selfpref": _statistics_selfpref(), "authors": config["selfpref"]["authors"] if _statistics_selfpref() else []})
+
+
 def reported(paths, category):
     """Flag the CSV tables and PNG figures for `snakemake --report`, each with
     its caption from report/captions/<stem>.rst."""
@@ -439,7 +507,7 @@ def reported(paths, category):
 
 
 def get_final_output():
-    out = []
+    out = statistics_outputs()
     if "domainauth" in STUDIES:
         out += domainauth_report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
     if ENTITY_DATASETS:

@@ -1,5 +1,6 @@
 # AuthorityBench datasets: raw URL table -> labeled domains (+ drop report) ->
-# sampled instances; entity sitelink counts -> labeled entities -> N=10 lists;
+# sampled instances; entity sitelink counts -> labeled entities -> N=10 lists
+# (+ N=5 lists unless entityauth.coarse_source is rescore);
 # and the model files: the embedded GGUF every llamacpp cell reads, and its
 # converted folder for vLLM.
 
@@ -55,15 +56,16 @@ rule entityauth_sample:
     input:
         labels=f"{EA}/{{entity_set}}/labels.tsv",
     output:
-        fine=f"{EA}/{{entity_set}}/instances/fine.jsonl",
+        [f"{EA}/{{entity_set}}/instances/{setting}.jsonl" for setting in ENTITY_SETTINGS],
         reuse=f"{EA}/{{entity_set}}/instances/reuse.tsv",
     log:
         "logs/entityauth/{entity_set}/sample.log",
     params:
         p=get_entity_sample_params,
+        outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
         "python -m authbench.cli entityauth-sample --labels {input.labels} "
-        "--instances {output.fine} --reuse {output.reuse} --params {params.p:q} 2> {log}"
+        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 rule models_assemble:

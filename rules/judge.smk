@@ -65,7 +65,7 @@ rule authority_evaluate:
     log:
         "logs/{dataset}/evaluate/{model}/{judge}/{context}/{setting}.log",
     params:
-        p=get_cell_identity,
+        p=get_evaluate_params,
     shell:
         "python -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
         "--manifest {input.manifest} --metrics {output} --params {params.p:q} 2> {log}"
@@ -80,7 +80,7 @@ rule authority_predictions:
     log:
         "logs/{dataset}/predictions/{model}/{judge}/{context}/{setting}.log",
     params:
-        p=get_cell_identity,
+        p=get_prediction_params,
     shell:
         "python -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
         "--predictions {output} --params {params.p:q} 2> {log}"

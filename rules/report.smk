@@ -36,6 +36,28 @@ rule entityauth_report:
         "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
+# Table 7 (benchmark statistics) from the built datasets of every study: no
+# judge cell has to run first.
+if statistics_outputs():
+
+    rule benchmark_statistics:
+        input:
+            unpack(get_statistics_inputs),
+        output:
+            reported(statistics_outputs(), "Benchmark statistics"),
+        log:
+            "logs/statistics.log",
+        params:
+            p=get_statistics_params,
+            rag=statistics_rag_arg,
+            outdir=f"{R}/statistics",
+        shell:
+            "python -m authbench.cli authority-statistics --labels {input.labels} --drops {input.drops} "
+            "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
+            "--sp-passages {input.sp_passages} --sp-drops {input.sp_drops} --outdir {params.outdir} "
+            "--params {params.p:q} 2> {log}"
+
+
 # The rule graph and the job DAG of the current config (dot + SVG) and the
 # merged config itself: what to cite next to a table. Not part of `all`
 # (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`.

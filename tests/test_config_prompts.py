@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import GenerateConfig, cells, check_config, check_renamed, load_config, validate_schema
+from authbench.config import (
+    GenerateConfig,
+    cells,
+    check_config,
+    check_renamed,
+    load_config,
+    models_for,
+    rag_plan,
+    selfpref_plan,
+    validate_schema,
+)
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template
@@ -28,13 +38,63 @@ def test_demo_config_valid(config):
     # 4 point + 2+2 list + 3+3 pair settings per model x context; two models
     assert len(domain) == 14 * 2
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
-    # EntityAuth: 5 judges x 3 datasets x 2 models, fine lists only, without text
+    # EntityAuth: 5 judges x 3 datasets x 2 models on the N=10 (fine) and the
+    # N=5 (coarse) lists, without text
     entity = [c for c in grid if c.dataset.startswith("entityauth/")]
-    assert len(entity) == 15 * 2
-    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
+    assert len(entity) == 15 * 2 * 2
+    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text"), ("coarse", "wo_text")}
     assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
+    assert sum(c.setting == "coarse" for c in entity) == 15 * 2
     only_domain = {**config, "studies": ["domainauth"]}
     assert len(cells(only_domain)) == 14 * 2
+    # entityauth.coarse_source: rescore -> no coarse cells (Table 6 rescores the fine lists)
+    rescore = {**config, "entityauth": {**config["entityauth"], "coarse_source": "rescore"}}
+    check_config(rescore)
+    assert {c.setting for c in cells(rescore) if c.dataset.startswith("entityauth/")} == {"fine"}
+    assert len(cells(rescore)) == 14 * 2 + 15 * 2
+
+
+def test_model_studies_key_restricts_a_model(config):
+    """A model's `studies` list keeps it out of the other studies' cells
+    (config/paper.yaml's hosted self-preference evaluators judge no
+    AuthorityBench cell); without the key a model runs every study."""
+    cfg = copy.deepcopy(config)
+    cfg["models"]["qwen2.5-coder-0.5b"]["studies"] = ["selfpref"]
+    validate_schema(cfg)
+    check_config(cfg)
+    grid = cells(cfg)
+    assert {c.model for c in grid} == {"gemma3-270m"}
+    assert len(grid) == 14 + 30  # DomainAuth 14 + EntityAuth 30 cells (fine and coarse lists) of the one model left
+    assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
+    assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    # a model the self-preference config uses must run it
+    cfg["models"]["gemma3-270m"]["studies"] = ["domainauth", "entityauth"]
+    with pytest.raises(ConfigError, match=r"model\(s\) \['gemma3-270m'\] whose 'models.<name>.studies' list leaves out"):
+        selfpref_plan(cfg)
+    cfg["models"]["gemma3-270m"]["studies"] = ["selfpref", "vibes"]
+    with pytest.raises(ConfigError, match=r"config key 'models.gemma3-270m.studies.1'"):
+        validate_schema(cfg)
+
+
+def test_selfpref_retries_need_sampling(config):
+    """Retries re-ask at seed + try: at temperature 0 every try would repeat
+    the first reply, so the config is refused, naming the keys."""
+    cfg = copy.deepcopy(config)
+    cfg["selfpref"]["compare"]["retries"] = 4
+    validate_schema(cfg)
+    with pytest.raises(ConfigError, match=r"'selfpref.compare.retries' is 4 but evaluator 'gemma3-270m' decodes at "
+                                          r"temperature 0"):
+        selfpref_plan(cfg)
+    cfg["selfpref"]["compare"]["generate"]["temperature"] = 1.0
+    cfg["selfpref"]["rerank"] = {"retries": 19, "false_answer": "evaluator", "generate": None}
+    with pytest.raises(ConfigError, match=r"'selfpref.rerank.retries' is 19"):
+        selfpref_plan(cfg)
+    cfg["selfpref"]["rerank"]["generate"] = {"temperature": 1.0}
+    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    cfg["selfpref"]["rerank"]["false_answer"] = "judge"
+    with pytest.raises(ConfigError, match=r"config key 'selfpref.rerank.false_answer'"):
+        validate_schema(cfg)
 
 
 @pytest.mark.parametrize(
@@ -43,6 +103,9 @@ def test_demo_config_valid(config):
         (lambda c: c.update(judges=["point", "vibes"]), "config key 'judges.1': 'vibes' is not one of"),
         (lambda c: c.update(colour="red"), "Additional properties are not allowed ('colour' was unexpected)"),
         (lambda c: c["domainauth"]["sampling"].update(fine_lists=0), "config key 'domainauth.sampling.fine_lists'"),
+        (lambda c: c["entityauth"].update(coarse_lists=0), "config key 'entityauth.coarse_lists'"),
+        (lambda c: c["entityauth"].update(coarse_source="both"), "config key 'entityauth.coarse_source'"),
+        (lambda c: c["entityauth"].pop("coarse_source"), "'coarse_source' is a required property"),
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),

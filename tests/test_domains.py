@@ -115,3 +115,83 @@ def test_real_demo_table_builds(root):
     assert sorted(levels) == list(range(10))
     assert drops["pagerank_10"] == 8 and drops["status_filter"] == 5715
     assert len(domains) == 3961
+
+
+# --- Table 8 categories: the public-suffix family rule --------------------------------
+
+FAMILY = {
+    "gov": {"tlds": ["gov", "mil"], "labels": ["gov", "gob", "gouv", "go", "govt", "gv", "gub", "gc", "mil"],
+            "exclude": ["go.it"]},
+    "edu": {"tlds": ["edu"], "labels": ["edu", "ac"]},
+    "social": {"domains": ["zhihu.com"]},
+}
+
+
+@pytest.mark.parametrize(
+    "url, category",
+    [
+        ("https://www.whitehouse.gov/", "gov"),        # TLD gov
+        ("http://army.mil", "gov"),                    # TLD mil
+        ("http://www.vic.gov.au/x", "gov"),            # gov below the TLD, three-label suffix
+        ("http://www.sa.gov.au", "gov"),
+        ("http://president.gov.tw", "gov"),
+        ("http://www.sat.gob.mx", "gov"),
+        ("http://kemenkeu.go.id", "gov"),
+        ("http://www.service-public.gouv.fr", "gov"),
+        ("http://canada.gc.ca", "gov"),
+        ("http://www.ac.gov.br", "gov"),               # Acre's government: gov is nearer the TLD than ac
+        ("http://comune.go.it", ""),                   # Gorizia province: excluded
+        ("http://www.mit.edu", "edu"),
+        ("http://www.ox.ac.uk", "edu"),
+        ("http://ui.ac.id", "edu"),
+        ("http://school.nsw.edu.au", "edu"),
+        ("http://www.tsinghua.edu.cn", "edu"),
+        ("http://nic.ac", ""),                         # Ascension Island's TLD is not "academic"
+        ("http://www.zhihu.com/q", "social"),          # listed domain
+        ("http://example.com", ""),
+        ("http://gov.example.com", ""),                # a subdomain is not a suffix label
+    ],
+)
+def test_category_family_rule(url, category):
+    from authbench.studies.authority.domains import category_of
+
+    domain, suffix, _ = registered_domain(url)
+    assert category_of(domain, suffix, FAMILY) == category
+
+
+def test_category_exact_lists_win_and_keep_working():
+    from authbench.studies.authority.domains import category_of
+
+    cats = {"edu": {"suffixes": ["gov.br"]}, "gov": {"labels": ["gov"]}, "social": {"domains": ["x.gov"]}}
+    assert category_of("a.gov.br", "gov.br", cats) == "edu"  # exact suffix before the family rule
+    assert category_of("x.gov", "gov", cats) == "social"     # the TLD counts only through tlds
+    assert category_of("y.gov", "gov", cats) == ""
+
+
+def test_describe_categories_words_the_rule():
+    from authbench.studies.authority.domains import describe_categories
+
+    text = describe_categories(FAMILY)
+    assert text.startswith("Categories by public suffix (the label nearest the TLD decides")
+    assert "gov: TLD .gov/.mil or a suffix label below the TLD in {gov, gob, gouv, go, govt, gv, gub, gc, mil}" \
+           " (except go.it)" in text
+    assert "edu: TLD .edu or a suffix label below the TLD in {edu, ac}" in text
+    assert "social: 1 listed domain." in text
+
+
+def test_demo_category_membership_before_and_after(root):
+    """The demo table (3,961 domains): the exact suffix lists of the first
+    config found gov 44 / edu 70; the family rule of config.yaml finds 61 / 99
+    (vic.gov.au, gov.tw, gob.mx, go.id, ac.id, nsw.edu.au, ...)."""
+    import yaml
+
+    source = root / "resources/data/domainauth/urls_openpagerank.csv"
+    exact = {"gov": {"suffixes": ["gov", "gov.cn", "gov.uk", "gov.au", "gouv.fr", "gc.ca", "gov.in", "mil"]},
+             "edu": {"suffixes": ["edu", "edu.cn", "ac.uk", "edu.au", "ac.jp", "ac.in"]}}
+    before = Counter(d.category for d in build_domains(source, "legitimate", exact)[0])
+    config = yaml.safe_load((root / "config.yaml").read_text())["domainauth"]["categories"]
+    after = Counter(d.category for d in build_domains(source, "legitimate", config)[0])
+    assert (before["gov"], before["edu"]) == (44, 70)
+    assert (after["gov"], after["edu"], after["social"]) == (61, 99, 6)
+    paper = yaml.safe_load((root / "config/paper.yaml").read_text())["domainauth"]["categories"]
+    assert {k: v for k, v in paper.items() if k != "social"} == {k: v for k, v in config.items() if k != "social"}

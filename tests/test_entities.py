@@ -1,5 +1,6 @@
-"""EntityAuth: reading Ni et al.'s files, the corpus draw, Eq. 1 labels, lists,
-coarse scoring of fine lists, stacked tables and the figure."""
+"""EntityAuth: reading Ni et al.'s files, the corpus draw, Eq. 1 labels, fine and
+coarse lists, coarse scoring (own cells, or fine lists rescored), stacked tables,
+Table 6 and the figure."""
 
 import json
 from collections import Counter
@@ -7,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from authbench.errors import InputError
+from authbench.errors import InputError, SamplingError
 from authbench.render.tables import stack_tables, write_table
 from authbench.studies.authority.entities import (
     build_entities,
@@ -17,8 +18,9 @@ from authbench.studies.authority.entities import (
     write_entities,
 )
 from authbench.studies.authority.evaluate import evaluate_cell
-from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_entity_sets, sample_lists
 from authbench.studies.authority.tables import table_main
+from wfrun import read_tsv
 
 
 def _write(path, rows):
@@ -206,3 +208,166 @@ def test_datasets_get_independent_lists(tmp_path):
     assert [inst["anchors"] for inst in a] != [inst["anchors"] for inst in b]
     # no namespace: DomainAuth's draws and ids are unchanged
     assert sample_lists(items, "fine", 2, 13)[0]["instance_id"] == "fine-00000"
+
+
+# --- coarse lists (N=5, one entity per coarse level: Table 6) ----------------------
+
+SONGS = "resources/data/entityauth/songs.jsonl"
+
+
+def _songs_items(root):
+    """The demo's songs corpus (2,000 of Ni et al.'s songs, seed 13) as instance items."""
+    return [entity_item(e) for e in build_entities(root / SONGS, 2000, seed=13, dataset="songs")[0]]
+
+
+def test_coarse_lists_one_entity_per_coarse_level(root):
+    items = _songs_items(root)
+    # coarse level sizes of the released songs file's demo corpus: fine 557/199/305/320/211/180/99/96/18/15
+    assert sorted(Counter(it["coarse"] for it in items).items()) == [(0, 756), (1, 625), (2, 391), (3, 195), (4, 33)]
+    sets = sample_entity_sets(items, lists=3, coarse_lists=4, anchors=5, seed=13, dataset="songs")
+    coarse = sets["coarse"]
+    assert [inst["instance_id"] for inst in coarse] == [f"songs-coarse-{i:05d}" for i in range(4)]
+    for inst in coarse:
+        assert sorted(it["coarse"] for it in inst["items"]) == [0, 1, 2, 3, 4]
+        assert len({it["entity"] for it in inst["items"]}) == 5 and "anchors" not in inst
+    # deterministic by seed; another seed draws other lists
+    assert sample_entity_sets(items, 3, 4, 5, 13, "songs") == sets
+    assert sample_entity_sets(items, 3, 4, 5, 14, "songs")["coarse"] != coarse
+    # the fine lists are exactly those drawn before coarse lists existed (and none with rescore)
+    fine = add_anchors(sample_lists(items, "fine", 3, 13, "songs"), 5, 13, "songs")
+    assert sets["fine"] == fine
+    assert sample_entity_sets(items, 3, None, 5, 13, "songs") == {"fine": fine}
+
+
+def test_coarse_lists_at_paper_scale_reuse_the_sparse_top_level(root):
+    # basketball's demo corpus (10,000 entities) has 17 entities at coarse level 4 (fine 14 + 3):
+    # 4,500 lists (config/paper.yaml) use each of them 264 or 265 times
+    items = [entity_item(e) for e in build_entities(root / "resources/data/entityauth/basketball.jsonl", 10000,
+                                                    seed=13, dataset="basketball")[0]]
+    sets = sample_entity_sets(items, 1, 4500, 5, 13, "basketball")
+    report = {r["level"]: r for r in reuse_report({"coarse": sets["coarse"]})}
+    assert report[4] == {"setting": "coarse", "level": 4, "slots": 4500, "distinct": 17, "max_uses": 265}
+    assert report[0] == {"setting": "coarse", "level": 0, "slots": 4500, "distinct": 4500, "max_uses": 1}
+
+
+def test_an_empty_coarse_level_is_a_named_error():
+    # fine levels 8 and 9 empty -> coarse level 4 empty: no list can have one entity per coarse level
+    items = [{"entity": f"E{lv}{i}", "question": "q", "sitelinks": 1, "level": lv, "coarse": lv // 2}
+             for lv in range(8) for i in range(2)]
+    with pytest.raises(SamplingError, match=r"songs: coarse lists need one item per level, but level\(s\) \[4\] have "
+                                            r"none \(items per coarse level: 0: 4, 1: 4, 2: 4, 3: 4, 4: 0\)"):
+        sample_lists(items, "coarse", 1, 13, "songs")
+
+
+def test_coarse_pair_judge_is_exhaustive(root):
+    """Section 4.1: coarse PairJudge compares every pair (10 per N=5 list), fine uses 5 anchors (35 per list)."""
+    from authbench.studies.authority.prompts import load_template
+    from authbench.studies.authority.requests import build_requests
+
+    sets = sample_entity_sets(_songs_items(root), 1, 2, 5, 13, "songs")
+    template = load_template(root / "resources/prompts/entityauth/songs/pair_rank_wo_text.yaml")
+    coarse = build_requests("pair_rank", "coarse", sets["coarse"], template, 13)
+    assert len(coarse) == 20 and len(build_requests("pair_rank", "fine", sets["fine"], template, 13)) == 35
+    for inst in sets["coarse"]:
+        pairs = {tuple(sorted(map(int, r["request_id"].rsplit(":", 1)[1].split("-"))))
+                 for r in coarse if r["request_id"].startswith(inst["instance_id"] + ":")}
+        assert pairs == {(a, b) for a in range(5) for b in range(a + 1, 5)}
+
+
+def _demo_config(root, **entityauth):
+    import yaml
+
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    config["entityauth"].update(entityauth)
+    return config
+
+
+def test_scales_and_baselines_follow_the_coarse_source(root):
+    from authbench.studies.authority.outputs import baseline_plan, scales
+
+    lists, rescore = _demo_config(root), _demo_config(root, coarse_source="rescore")
+    assert lists["entityauth"]["coarse_source"] == "lists"
+    assert scales(lists, "entityauth/songs", "fine") == ["fine"]
+    assert scales(lists, "entityauth/songs", "coarse") == ["coarse"]
+    assert scales(rescore, "entityauth/songs", "fine") == ["fine", "coarse"]
+    assert scales(rescore, "domainauth", "fine") == ["fine"]  # DomainAuth always judges its coarse lists
+    plan = baseline_plan(lists, "entityauth/songs")
+    assert plan["instance_sets"] == ["fine", "coarse"]
+    assert plan["evaluations"] == [["fine", "fine"], ["coarse", "coarse"]]
+    plan = baseline_plan(rescore, "entityauth/songs")
+    assert plan["instance_sets"] == ["fine"] and plan["evaluations"] == [["fine", "fine"], ["fine", "coarse"]]
+
+
+def _cli(*args, **params):
+    from authbench.cli import main
+
+    assert main([*map(str, args), "--params", json.dumps(params)]) == 0
+
+
+@pytest.mark.parametrize("coarse_source", ["lists", "rescore"])
+def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
+    """The chain of rules through the CLI (no model: engine instant): sample, judge the cells of the
+    config's EntityAuth settings, evaluate, report; Table 6 shows the coarse cell's numbers (lists) or
+    the fine cell's rescored ones (rescore)."""
+    from authbench.config import cells
+    from authbench.records import read_jsonl
+    from authbench.studies.authority.outputs import scales
+
+    config = _demo_config(root, coarse_source=coarse_source)
+    config["studies"], config["judges"] = ["entityauth"], ["pair_score"]
+    config["entityauth"]["datasets"] = {"songs": config["entityauth"]["datasets"]["songs"]}
+    grid = cells(config)
+    assert [(c.dataset, c.setting) for c in grid if c.model == "gemma3-270m"] == (
+        [("entityauth/songs", "fine"), ("entityauth/songs", "coarse")] if coarse_source == "lists"
+        else [("entityauth/songs", "fine")])
+    labels, inst = tmp_path / "labels.tsv", tmp_path / "instances"
+    write_entities(build_entities(root / SONGS, 2000, seed=13, dataset="songs")[0], labels)
+    _cli("entityauth-sample", "--labels", labels, "--outdir", inst, dataset="songs", lists=2, anchors=5, seed=13,
+         coarse_lists=3 if coarse_source == "lists" else None)
+    assert (inst / "coarse.jsonl").exists() == (coarse_source == "lists")
+    model = {"engine": "instant", "model": "rehearsal"}
+    metrics, manifests = [], []
+    for cell in (c for c in grid if c.model == "gemma3-270m"):
+        d = tmp_path / cell.setting
+        _cli("authority-judge", "--instances", inst / f"{cell.setting}.jsonl", "--template",
+             root / "resources/prompts/entityauth/songs/pair_score_wo_text.yaml", "--responses", d / "responses.jsonl",
+             "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json", cell=cell.id,
+             judge="pair_score", context="wo_text", setting=cell.setting, seed=13, constrained=True, cache=None,
+             model=model)
+        _cli("authority-evaluate", "--instances", inst / f"{cell.setting}.jsonl", "--judgments", d / "judgments.jsonl",
+             "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", dataset=cell.dataset, model=cell.model,
+             judge="pair_score", context="wo_text", setting=cell.setting,
+             scales=scales(config, cell.dataset, cell.setting))
+        metrics.append(d / "metrics.tsv")
+        manifests.append(d / "manifest.json")
+    n_calls = [json.loads(m.read_text())["n_calls"] for m in manifests]
+    assert n_calls == ([70, 30] if coarse_source == "lists" else [70])  # 2 x 35 anchored; 3 x 10 exhaustive
+    rows = [r for f in metrics for r in read_tsv(f)]
+    main = {(r["setting"], int(r["n"])): float(r["value"]) for r in rows
+            if r["derivation"] == "average" and r["metric"] == "rho" and r["parse"] == "strict"}
+    # the rescored value: the fine lists' judgments against the coarse labels
+    fine_judgments = read_jsonl(tmp_path / "fine" / "judgments.jsonl")
+    rescored = [r["value"] for r in evaluate_cell("pair_score", "coarse", read_jsonl(inst / "fine.jsonl"),
+                                                  fine_judgments)
+                if r["derivation"] == "average" and r["metric"] == "rho"]
+    if coarse_source == "lists":
+        assert set(main) == {("fine", 2), ("coarse", 3)}  # Table 6's row comes from the 3 coarse lists
+        expected = main[("coarse", 3)]
+        assert expected != pytest.approx(rescored[0])
+    else:
+        assert set(main) == {("fine", 2), ("coarse", 2)}
+        expected = main[("coarse", 2)]
+        assert expected == pytest.approx(rescored[0])
+    out = tmp_path / "report"
+    _cli("entityauth-report", "--metrics", *metrics, "--labels", labels, "--reuse", inst / "reuse.tsv",
+         "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
+         coarse_source=coarse_source, parse="strict")
+    table = pd.read_csv(out / "tables" / "table6_coarse.csv")
+    assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"
+    rho = [c for c in table.columns if c.startswith("PairJudge") and "PointScore" in c and c.endswith("ρ")]
+    assert float(table.iloc[0][rho[0]]) == pytest.approx(round(100 * expected, 2))
+    caption = (out / "tables" / "table6_coarse.md").read_text()
+    assert ("one entity per coarse level" in caption) == (coarse_source == "lists")
+    assert ("rescore" in caption) == (coarse_source == "rescore")
+    reuse = read_tsv(out / "reuse.tsv")
+    assert {r["setting"] for r in reuse} == ({"fine", "coarse"} if coarse_source == "lists" else {"fine"})

@@ -211,7 +211,9 @@ def test_own_domains_and_entities_to_labels(tmp_path):
           "domainauth_report": 1},
          ("fetch_sitelinks", "entityauth_build", "entityauth_report")),
         ("own_entities.yaml",
-         {"fetch_sitelinks": 1, "entityauth_build": 1, "entityauth_sample": 1, "authority_judge": 2 * 5, "entityauth_report": 1},
+         # 2 models x 5 judges x {fine (N=10), coarse (N=5)} lists
+         {"fetch_sitelinks": 1, "entityauth_build": 1, "entityauth_sample": 1, "authority_judge": 2 * 5 * 2,
+          "entityauth_report": 1},
          ("fetch_pagerank", "domainauth_build", "domainauth_report")),
     ],
 )

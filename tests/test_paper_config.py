@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import SCHEMA_PATH, active_models, cells, check_config, entity_datasets, validate_schema
+from authbench.config import (
+    SCHEMA_PATH,
+    GenerateConfig,
+    active_models,
+    cells,
+    check_config,
+    entity_datasets,
+    models_for,
+    selfpref_plan,
+    validate_schema,
+)
 from dryrun import job_counts
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
@@ -25,13 +35,23 @@ PAPER_MODELS = {
     "Llama-3-8B-Instruct": "meta-llama/Meta-Llama-3-8B-Instruct",
     "Llama-3.1-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct",
 }
+# The self-preference study's evaluators (Chen et al., Section 3.2): name -> (engine, model, its "self" author).
+SELFPREF_EVALUATORS = {
+    "gpt-3.5-turbo": ("openai", "gpt-3.5-turbo", "gpt35"),
+    "gpt-4o-mini": ("openai", "gpt-4o-mini", "gpt-4o-mini"),
+    "gemini-2.0-flash": ("openai", "gemini-2.0-flash", "gemini-2.0-flash"),
+    "Llama-3.1-8B-Instruct": ("vllm", "meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-8B-Instruct"),
+    "Mistral-7B-Instruct-v0.3": ("vllm", "mistralai/Mistral-7B-Instruct-v0.3", "Mistral-7B-Instruct-v0.3"),
+}
 # Judge cells by hand. DomainAuth, per model and context: point on fine,
 # coarse, pairs, bias (4) + list_rank, list_score on fine, coarse (2 + 2) +
 # pair_rank, pair_score on fine, coarse, pairs (3 + 3) = 14; 2 contexts, 5
-# models. EntityAuth: 5 judges x 3 datasets x 5 models (wo_text, fine lists).
+# models. EntityAuth: 5 judges x 3 datasets x 5 models (wo_text) on the N=10
+# (fine) and, since issue 15 (entityauth.coarse_source: lists, Table 6 from
+# its own runs), the N=5 (coarse) lists: x 2 (was 75 cells, 215 in all).
 DOMAIN_CELLS = 14 * 2 * 5
-ENTITY_CELLS = 5 * 3 * 5
-JUDGE_CELLS = DOMAIN_CELLS + ENTITY_CELLS  # 215
+ENTITY_CELLS = 5 * 3 * 5 * 2
+JUDGE_CELLS = DOMAIN_CELLS + ENTITY_CELLS  # 290
 
 NULL_MODEL_HELP = (
     "config/paper.yaml leaves the demo's model out with `models: {gemma3-270m: null}`, and Snakemake's "
@@ -99,8 +119,9 @@ def _get(obj, path):
 
 
 def test_the_grid_is_the_papers(merged):
-    models = active_models(merged)
+    models = models_for(merged, "domainauth")
     assert {name: spec["model"] for name, spec in models.items()} == PAPER_MODELS
+    assert models_for(merged, "entityauth") == models_for(merged, "ragauth") == models
     assert merged["models"]["gemma3-270m"] is None
     for name, spec in models.items():
         assert spec["engine"] == "vllm" and spec["prompt_format"] == "chat", name
@@ -118,7 +139,7 @@ def test_the_grid_is_the_papers(merged):
     assert s["bias_per_level"] is None and s["bias_per_category"] is None
     ea = merged["entityauth"]
     assert {k: v["corpus"] for k, v in ea["datasets"].items()} == {"basketball": 10000, "movies": 10000, "songs": 2000}
-    assert ea["lists"] == 4500
+    assert ea["lists"] == 4500 and ea["coarse_lists"] == 4500 and ea["coarse_source"] == "lists"
     # w_text reads the text the fetch rules write from the DomainAuth URL table
     results = merged["results"]
     assert merged["domainauth"]["text"] == f"{results}/fetch/webtext/texts.tsv"
@@ -128,7 +149,42 @@ def test_the_grid_is_the_papers(merged):
     grid = cells(merged)
     assert len(grid) == JUDGE_CELLS
     assert sum(c.dataset == "domainauth" for c in grid) == DOMAIN_CELLS
+    assert sum(c.dataset != "domainauth" and c.setting == "coarse" for c in grid) == 5 * 3 * 5
     assert entity_datasets(merged) == ["entityauth/basketball", "entityauth/movies", "entityauth/songs"]
+
+
+def test_selfpref_evaluators_are_the_papers(merged):
+    """gpt-3.5-turbo, gpt-4o-mini, gemini-2.0-flash through OpenAI-compatible
+    APIs, Llama-3.1-8B-Instruct and Mistral-7B-Instruct-v0.3 on vLLM; only
+    the study's own models leave AuthorityBench; the authors' protocol."""
+    plan = selfpref_plan(merged)
+    assert sorted(plan.evaluators) == sorted(SELFPREF_EVALUATORS)
+    models = active_models(merged)
+    sp = merged["selfpref"]
+    for name, (engine, model, author) in SELFPREF_EVALUATORS.items():
+        spec = models[name]
+        assert (spec["engine"], spec["model"], sp["self"][name]) == (engine, model, author), name
+        if engine == "openai":
+            assert spec["openai"]["api_key_env"] and "api_key" not in spec["openai"], name
+            assert spec["studies"] == ["selfpref"] and spec["gpus"] == 0, name
+    assert models["Mistral-7B-Instruct-v0.3"]["studies"] == ["selfpref"]
+    assert "studies" not in models["Llama-3.1-8B-Instruct"]  # an AuthorityBench judge too
+    # every evaluator but GPT-3.5 (the released gpt35 passages) writes its own passages
+    assert sorted(plan.generators) == sorted(set(SELFPREF_EVALUATORS) - {"gpt-3.5-turbo"})
+    assert sp["authors"] == ["human", "gpt35", "gpt-4o-mini", "gemini-2.0-flash", "Llama-3.1-8B-Instruct",
+                             "Mistral-7B-Instruct-v0.3"]
+    # the released Llama passages (Llama-2-70B-chat) are not passed off as Llama-3.1's
+    mapped = {p["author"] for src in sp["datasets"]["nq"]["sources"] for p in src["passages"]}
+    assert "llama" not in mapped and "llama2-70b-chat" in mapped and "llama2-70b-chat" not in sp["authors"]
+    assert "Llama-2-70B-chat" in PAPER.read_text()
+    # the authors' protocol: 5 tries per comparison, 20 per reranked passage, the evaluator's false answer
+    # in every FALSE passage, sampling at the APIs' default temperature 1.0
+    assert (sp["compare"]["retries"], sp["rerank"]["retries"], sp["rerank"]["false_answer"]) == (4, 19, "evaluator")
+    assert sp["knowledge"]["tries"] == 5
+    for step in ("knowledge", "compare", "rerank"):
+        for name in SELFPREF_EVALUATORS:
+            gen = GenerateConfig().merge(models[name].get("generate")).merge(sp[step]["generate"])
+            assert (gen.temperature, gen.top_p) == (1.0, 1.0), (step, name)
 
 
 @pytest.fixture(scope="module")
@@ -157,10 +213,11 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     assert jobs["authority_predictions"] == 5 * 2
     expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
                 "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
-                # self-preference: one evaluator (Llama-3-8B-Instruct -> llama), released passages only
+                # self-preference: five evaluators (2 rerank prompts, main + style runs each), four of
+                # which write their own passages
                 "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
-                "selfpref_knowledge": 1, "selfpref_perplexity": 1, "selfpref_rerank": 2, "selfpref_compare": 2,
-                "selfpref_report": 1}
+                "selfpref_generate": 4, "selfpref_knowledge": 5, "selfpref_perplexity": 1,
+                "selfpref_rerank": 10, "selfpref_compare": 10, "selfpref_report": 1}
     assert {k: jobs.get(k) for k in expected} == expected
     assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
 

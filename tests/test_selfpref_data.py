@@ -10,7 +10,7 @@ import pytest
 import yaml
 from authbench.config import check_config, selfpref_plan, validate_schema
 from authbench.errors import ConfigError, InputError
-from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, substitute
+from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, sample_questions, substitute
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -30,12 +30,17 @@ def test_real_nq_import_counts(nq):
     questions, passages, drops = nq
     assert len(questions) == 1000  # the writing-style questions are NQ questions: joined by text
     counts = Counter((p["author"], p["variant"], p["factual"]) for p in passages)
-    assert counts["human", "normal", True] == counts["human", "normal", False] == 1000
+    # one human false passage per evaluator self: each file's human_false (that file's model's false answer)
+    assert counts["human", "normal", True] == 1000 and counts["human", "normal", False] == 2000
     # the release's failure sentence: 48 GPT-3.5 and 92 Llama items, true and false passage each
     assert drops["generation_failed", "gpt35"] == 96 and drops["generation_failed", "llama"] == 184
     assert counts["gpt35", "normal", True] == 1000 - 48 and counts["llama", "normal", True] == 1000 - 92
-    assert counts["gpt35", "long", True] == counts["gpt35", "qa", True] == 100
-    assert len(passages) == sum(counts.values()) == 6516
+    assert counts["gpt35", "long", True] == counts["gpt35", "qa", True] == counts["llama", "long", True] == 100
+    # llama_qa is byte-identical to llama_long in all 100 writing-style records: every Llama qa passage
+    # goes (100 true, 98 false: 2 records' Llama false answer is the gold)
+    assert counts["llama", "qa", True] == counts["llama", "qa", False] == 0
+    assert drops["duplicate_variant", "llama"] == 198 and drops["duplicate_variant", "gpt35"] == 0
+    assert len(passages) == sum(counts.values()) == 6516 + 1000 - 198
     assert all(p["answer_in"] in p["text"] for p in passages if p["author"] != "human" or p["factual"])
     assert len(complete_questions(passages, ["human", "gpt35", "llama"])) == 886
     assert len({p["pid"] for p in passages}) == len(passages)
@@ -44,7 +49,8 @@ def test_real_nq_import_counts(nq):
 def test_drop_rows_list_every_reason_per_author(nq):
     rows = drop_rows(nq[2])
     assert {(r["reason"], r["author"]) for r in rows if r["count"]} == {
-        ("generation_failed", "gpt35"), ("generation_failed", "llama"), ("false_answer_is_gold", "llama")}
+        ("generation_failed", "gpt35"), ("generation_failed", "llama"), ("false_answer_is_gold", "llama"),
+        ("duplicate_variant", "llama")}
     assert sum(r["count"] for r in rows) == sum(nq[2].values())
 
 
@@ -142,6 +148,30 @@ def test_substitute(text, gold, false, expected):
     assert substitute(text, gold, false) == expected
 
 
+def test_substitute_case_sensitive_is_str_replace():
+    """``ignore_case=False`` is the authors' ``text.replace(answer, false_ans)`` (score.py)."""
+    text = "Paris is in France. paris! Paris."
+    assert substitute(text, "Paris", "Lyon", ignore_case=False) == text.replace("Paris", "Lyon")
+    assert substitute("only paris", "Paris", "Lyon", ignore_case=False) is None
+
+
+def test_sample_counts_generated_authors():
+    """An evaluator that writes its own passages (config/paper.yaml) is an
+    author through its generated passages only; authors that are not in
+    ``authors`` change nothing (the demo's sample)."""
+    imported = [{"qid": q, "author": "human", "variant": "normal", "factual": f, "pid": f"{q}:h:{f}"}
+                for q in ("q1", "q2", "q3") for f in (True, False)]
+    generated = [{"qid": q, "author": "m", "variant": "normal", "factual": f, "pid": f"{q}:m:{f}"}
+                 for q in ("q1", "q3") for f in (True, False)]
+    sample, _ = sample_questions(imported, generated, ["human", "m"], 2, 0, 13, "d", "imported.jsonl")
+    assert sample["main"] == ["q1", "q3"] and sample["generated"] == ["q1", "q3"]
+    with pytest.raises(InputError, match=r"imported.jsonl: only 2 questions have a true and a false passage"):
+        sample_questions(imported, generated, ["human", "m"], 3, 0, 13, "d", "imported.jsonl")
+    alone, _ = sample_questions(imported, [], ["human"], 2, 0, 13, "d", "imported.jsonl")
+    with_other, _ = sample_questions(imported, generated, ["human"], 2, 0, 13, "d", "imported.jsonl")
+    assert alone["main"] == with_other["main"]
+
+
 def test_complete_questions_need_true_and_false_of_every_author():
     rows = [{"qid": "q1", "author": a, "variant": "normal", "factual": f} for a in ("human", "m") for f in (True, False)]
     rows += [{"qid": "q2", "author": "human", "variant": "normal", "factual": f} for f in (True, False)]
@@ -177,3 +207,125 @@ def test_shipped_knowledge_in_another_order_is_refused(tmp_path, nq):
     shuffled = [nq[0][1], nq[0][0], *nq[0][2:]]
     with pytest.raises(InputError, match=r"question 0: stored ground_truth 'Linda Davis' is not the gold answer"):
         _shipped(tmp_path, shuffled)
+
+
+def test_human_false_passage_per_evaluator_self(nq):
+    """Each released file's human_false carries that file's model's false answer (GPT's in the gpt35 file, Llama's
+    in the llama file); as in the authors' ChatGPT_inference.py / Llama_inference.py, a GPT-self evaluator is
+    shown the human passage with Llama's false answer (human_false_llama) and a Llama-self one the passage with
+    GPT's."""
+    from authbench.studies.selfpref.study import comparisons
+
+    questions, passages, _ = nq
+    gpt = json.loads((ROOT / "resources/data/selfpref/nq_passages_gpt35.json").read_text())
+    llama = json.loads((ROOT / "resources/data/selfpref/nq_passages_llama.json").read_text())
+    human_false = {(p["qid"], (p["for_self"] or ["untagged"])[0]): p
+                   for p in passages if p["author"] == "human" and not p["factual"]}
+    assert Counter(tag for _, tag in human_false) == {"untagged": 1000, "gpt35": 1000}
+    for q, g, lm in zip(questions, gpt, llama):
+        assert human_false[q["qid"], "untagged"]["text"] == g["human_false"].strip()
+        assert human_false[q["qid"], "untagged"]["answer_in"] == g["false_answer"].strip()
+        assert human_false[q["qid"], "gpt35"]["text"] == lm["human_false"].strip()
+        assert human_false[q["qid"], "gpt35"]["answer_in"] == lm["false_answer"].strip()
+    assert human_false["nq-0001", "gpt35"]["pid"] == "nq-0001:human:normal:F:for-gpt35"
+    assert human_false["nq-0001", "untagged"]["pid"] == "nq-0001:human:normal:F"
+    qids = complete_questions(passages, ["human", "gpt35", "llama"])
+    by_pid = {p["pid"]: p for p in passages}
+    for self_author, other in (("gpt35", "llama"), ("llama", "gpt35")):
+        ff = [c for c in comparisons(qids, passages, self_author, ["human", other])
+              if c["other_author"] == "human" and not c["self_factual"] and not c["other_factual"]]
+        assert len(ff) == 2 * 886
+        # GPT self: the llama file's human_false (Llama's false answer); Llama self: the untagged one (GPT's)
+        want = [self_author] if self_author == "gpt35" else None
+        assert all(by_pid[c["other_pid"]]["for_self"] == want for c in ff)
+        other_file = {"gpt35": llama, "llama": gpt}[self_author]
+        index = {q["qid"]: k for k, q in enumerate(questions)}
+        assert all(by_pid[c["other_pid"]]["answer_in"] == other_file[index[c["qid"]]]["false_answer"].strip()
+                   for c in ff)
+        # first-source-wins gave identical answers in all 886 pairs; now only where the two models' false
+        # answers coincide
+        same = {c["qid"] for c in ff if by_pid[c["self_pid"]]["answer_in"] == by_pid[c["other_pid"]]["answer_in"]}
+        assert len(same) == 25
+
+
+def test_false_for_untagged_and_tagged_slots(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([{"q": "Q?", "a": "Ann", "h": "Ann wrote.", "hf_m": "Bob wrote.", "m_wrong": "Bob",
+                                 "hf_n": "Cy wrote.", "n_wrong": "Cy", "m": "By Ann.", "n": "Ann did."}]))
+    src = {"file": str(path), "question": "q", "answer": "a", "passages": [
+        {"author": "human", "text": "h", "false_text": "hf_m", "false_answer": "m_wrong", "false_for": ["n"]},
+        {"author": "human", "false_text": "hf_n", "false_answer": "n_wrong", "false_for": "m"},
+        {"author": "m", "text": "m", "false_answer": "m_wrong"},
+        {"author": "n", "text": "n", "false_answer": "n_wrong"}]}
+    _, passages, drops = import_sources("d", [src])
+    assert not drops  # the second human entry has no `text`: no duplicate human true passage
+    by_pid = {p["pid"]: p for p in passages}
+    assert by_pid["d-0001:human:normal:F:for-n"]["answer_in"] == "Bob"
+    assert by_pid["d-0001:human:normal:F:for-m"]["answer_in"] == "Cy"
+    assert by_pid["d-0001:human:normal:T"]["for_self"] is None
+    assert complete_questions(passages, ["human", "m", "n"]) == ["d-0001"]
+    # without the human false passage for self n the question is incomplete
+    assert complete_questions([p for p in passages if p["for_self"] != ["n"]], ["human", "m", "n"]) == []
+    from authbench.studies.selfpref.study import comparisons
+
+    ff = [c for c in comparisons(["d-0001"], passages, "n", ["human"]) if not c["self_factual"] and not c["other_factual"]]
+    assert {c["other_pid"] for c in ff} == {"d-0001:human:normal:F:for-n"}
+    # an untagged false passage of the same slot is used by the selves no tag names, the tagged one by its own
+    untagged = {**by_pid["d-0001:human:normal:F:for-n"], "pid": "d-0001:human:normal:F", "for_self": None}
+    xs = [{**p, "author": "x", "pid": p["pid"].replace(":m:", ":x:")} for p in passages if p["author"] == "m"]
+    both = passages + [untagged] + xs
+    assert {c["other_pid"] for c in comparisons(["d-0001"], both, "n", ["human"]) if not c["other_factual"]} == {
+        "d-0001:human:normal:F:for-n"}
+    assert {c["other_pid"] for c in comparisons(["d-0001"], both, "x", ["human"]) if not c["other_factual"]} == {
+        "d-0001:human:normal:F"}
+
+
+def test_false_only_entry_needs_its_false_text(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([{"q": "Q?", "a": "Ann", "wrong": "Bob"}]))
+    src = {"file": str(path), "question": "q", "answer": "a",
+           "passages": [{"author": "human", "false_text": "hf", "false_answer": "wrong"}]}
+    with pytest.raises(InputError, match=r"d.json: record 0: field 'hf': expected a string, got null"):
+        import_sources("d", [src])
+    src["passages"] = [{"author": "human", "false_answer": "wrong"}]
+    with pytest.raises(ConfigError, match=r"passages.0: give 'text'"):
+        import_sources("d", [src])
+    src["passages"] = [{"author": "human", "false_text": "hf", "false_for": []}]
+    with pytest.raises(ConfigError, match=r"'false_for' must be a non-empty list"):
+        import_sources("d", [src])
+
+
+def test_false_for_is_checked_against_the_authors():
+    cfg = json.loads(json.dumps(CONFIG))
+    passages = cfg["selfpref"]["datasets"]["nq"]["sources"][1]["passages"]
+    assert passages[1]["false_for"] == ["gpt35"] and "text" not in passages[1]
+    passages[1]["false_for"] = ["gpt-35"]
+    with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['gpt-35'\]"):
+        selfpref_plan(cfg)
+    del passages[1]["false_text"]  # neither text nor false_text
+    with pytest.raises(ConfigError, match=r"selfpref.datasets.nq.sources.1.passages.1"):
+        validate_schema(cfg)
+
+
+def test_identical_variants_drop_the_later_and_name_it(tmp_path, caplog):
+    path = tmp_path / "style.json"
+    path.write_text(json.dumps([
+        {"q": "Q1?", "a": "Ann", "wrong": "Bob", "normal": "Ann, short.", "long": "Ann, long.", "qa": "Ann, long."},
+        {"q": "Q2?", "a": "Ann", "wrong": "Bob", "normal": "Ann 2.", "long": "Ann 2, long.", "qa": "Ann 2, by QA."},
+        {"q": "Q3?", "a": "Ann", "wrong": "Bob", "normal": "Ann 3.", "long": "Ann 3.", "qa": "Ann 3."},
+    ]))
+    src = {"file": str(path), "question": "q", "answer": "a", "passages": [
+        {"author": "m", "variant": v, "text": v, "false_answer": "wrong"} for v in ("qa", "long", "normal")]}
+    with caplog.at_level("WARNING", logger="authbench"):
+        _, passages, drops = import_sources("d", [src])
+    # kept: the first variant in (normal, long, qa) order, whatever the mapping's order
+    assert drops == Counter({("duplicate_variant", "m"): 2 * 3})
+    assert sorted(p["pid"] for p in passages) == sorted(
+        ["d-0001:m:normal:T", "d-0001:m:normal:F", "d-0001:m:long:T", "d-0001:m:long:F",
+         "d-0002:m:normal:T", "d-0002:m:normal:F", "d-0002:m:long:T", "d-0002:m:long:F",
+         "d-0002:m:qa:T", "d-0002:m:qa:F", "d-0003:m:normal:T", "d-0003:m:normal:F"])
+    text = caplog.text
+    assert "d: 1 true and 1 false 'qa' passages of m are identical to its 'long' passage" in text
+    assert "d: 1 true and 1 false 'long' passages of m are identical to its 'normal' passage" in text
+    assert "d: 1 true and 1 false 'qa' passages of m are identical to its 'normal' passage" in text
+    assert "duplicate_variant" in text

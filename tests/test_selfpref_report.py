@@ -240,10 +240,15 @@ def test_table3_layout_and_bold_rule():
     assert list(spec.cells.columns) == [
         ("Human", "Self"), ("Human", "Order"), ("Human", "Factual"),
         ("llama", "Self"), ("llama", "Order"), ("llama", "Factual"),
-        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]
-    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "57.1", "57.1", "50.0"]
-    # > 50 strictly is bold; 50.0 is not
-    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", ""]
+        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual"),
+        ("Pooled", "Self"), ("Pooled", "Order"), ("Pooled", "Factual"), ("Pooled", "n")]
+    # Aggregated = mean of the two per-author cells: (60 + 50) / 2, (40 + 100) / 2, (200/3 + 0) / 2;
+    # Pooled = over the 7 ok comparisons: 4/7 self, 4/7 first, 2/4 true
+    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "55.0", "70.0", "33.3",
+                                        "57.1", "57.1", "50.0", "7"]
+    # > 50 strictly is bold; 50.0 is not; n never
+    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", "",
+                                        "best", "best", "", ""]
     assert spec.highlight_groups == {}
     assert "greater than 50% are marked in bold" in spec.caption
 
@@ -261,6 +266,55 @@ def test_table3_average_row_and_self_column_missing():
     # L vs human: 0/1 self; E vs human: 60 -> average 30
     assert spec.cells.loc[("Average",), ("Human", "Self")] == "30.0"
     assert spec.cells.loc[("Average",), ("gpt35", "Self")] == "50.0"  # only L has it
+    # L: cells gpt35 50.0 and human 0.0 -> Aggregated 25.0, pooled 1/3; Average of E's 55.0 and 25.0
+    assert spec.cells.loc[("L",), ("Aggregated", "Self")] == "25.0"
+    assert spec.cells.loc[("L",), ("Pooled", "Self")] == "33.3"
+    assert spec.cells.loc[("Average",), ("Aggregated", "Self")] == "40.0"
+    assert spec.cells.loc[("Average",), ("Pooled", "n")] == "10"  # 7 + 3
+
+
+# Table 3 of the paper (Chen et al.), evaluator x dataset rows: per-author cells Self / Order / Factual, then
+# the published Aggregated; "-" = the evaluator's own column. Copied from the paper's text.
+PAPER_TABLE3 = """\
+GPT-3.5 NQ|41/60/77|-|43/61/79|46/59/78|43/60/80|44/60/77|43.4/60.0/78.2
+GPT-3.5 MARCO|44/64/74|-|51/65/77|52/56/76|50/64/76|51/62/75|49.6/62.2/75.6
+GPT-3.5 TriviaQA|42/57/90|-|44/58/91|48/56/93|48/57/93|47/57/92|45.8/57.0/91.8
+4o-mini NQ|45/62/85|48/62/84|-|48/62/85|46/61/84|48/62/85|47.0/61.8/84.6
+4o-mini MARCO|44/44/81|47/63/82|-|53/62/81|49/61/82|51/62/83|48.8/58.4/81.8
+4o-mini TriviaQA|45/57/94|52/55/93|-|52/56/93|50/55/93|51/55/93|50.0/55.6/93.2
+Gemini NQ|43/53/78|49/58/79|49/58/80|-|48/58/81|49/58/80|47.6/57.0/79.6
+Gemini MARCO|35/52/74|44/57/76|44/57/76|-|47/57/78|47/55/76|43.4/55.6/76.0
+Gemini TriviaQA|43/41/85|49/53/89|43/46/86|-|47/55/90|48/53/90|46.0/49.6/88.0
+LLaMA NQ|47/47/74|46/45/74|45/47/74|45/44/74|-|46/46/74|45.8/45.8/74.0
+LLaMA MARCO|43/55/72|46/56/73|47/57/73|48/54/71|-|48/55/72|46.4/55.4/72.2
+LLaMA TriviaQA|38/49/90|45/50/91|38/51/89|44/48/89|-|47/51/92|42.4/49.8/90.2
+Mistral NQ|45/70/74|48/70/74|49/71/75|46/66/74|48/71/74|-|47.2/69.6/74.2
+Mistral MARCO|43/70/76|46/72/75|45/73/75|43/68/76|45/72/76|-|44.4/71.0/75.6
+Mistral TriviaQA|41/58/89|47/59/92|39/59/88|48/55/91|48/58/92|-|44.6/57.8/90.4
+"""
+PAPER_AUTHORS = ("human", "gpt35", "gpt4o-mini", "gemini", "llama", "mistral")
+
+
+def test_table3_aggregated_is_the_mean_of_the_paper_cells():
+    """The paper's Aggregated column is the unweighted mean of its per-author cells in all 15 rows; the
+    table reproduces it from those cells (and the pooled rate is a column of its own)."""
+    rates, expected = [], {}
+    for line in PAPER_TABLE3.splitlines():
+        ev, *cells, agg = line.split("|")
+        expected[ev] = [float(x) for x in agg.split("/")]
+        for author, cell in zip(PAPER_AUTHORS, cells):
+            if cell != "-":
+                s, o, f = (float(x) for x in cell.split("/"))
+                rates.append({"evaluator": ev, "other_author": author, "self_pref": s, "order_pref": o,
+                              "factual_pref": f})
+    spec = R.table3(rates)
+    assert len(expected) == 15
+    for ev, (s, o, f) in expected.items():
+        got = spec.values.loc[(ev,), [("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]]
+        assert list(got) == [s, o, f], ev
+        assert spec.cells.loc[(ev,), ("Pooled", "n")] == "–"  # no pooled row given
+    assert spec.cells.loc[("GPT-3.5 NQ",), ("Aggregated", "Self")] == "43.4"
+    assert spec.marks.loc[("4o-mini TriviaQA",), ("Aggregated", "Self")] == ""  # 50.0 is not > 50
 
 
 def test_knowledge_breakdown_by_hand():
@@ -268,12 +322,47 @@ def test_knowledge_breakdown_by_hand():
     assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
     assert [c for c in spec.cells.columns] == [
         ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
-        ("Factual (%)", "TF+FT"), ("n", "ok"), ("n", "not ok")]
-    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–", "2", "0"]
+        ("Factual (%)", "TF+FT"), ("Accuracy (%)", "TT"), ("Accuracy (%)", "TF"), ("Accuracy (%)", "FT"),
+        ("Accuracy (%)", "FF"), ("Accuracy (%)", "all"), ("n", "ok"), ("n", "graded"), ("n", "not ok")]
+    # no passages given: no gold, nothing graded (accuracy "–", graded 0)
+    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–"] + ["–"] * 5 + ["2", "0", "0"]
     # full: row 3 TF other, row 6 TF self, row 4 FT other; true chosen in 4 and 6
-    assert list(spec.cells.loc[("E", "full")]) == ["–", "50.0", "0.0", "–", "33.3", "66.7", "3", "0"]
-    assert list(spec.cells.loc[("E", "partial")]) == ["–", "–", "100.0", "0.0", "50.0", "0.0", "2", "0"]
-    assert list(spec.cells.loc[("E", "unknown")])[-2:] == ["0", "3"]
+    assert list(spec.cells.loc[("E", "full")])[:6] == ["–", "50.0", "0.0", "–", "33.3", "66.7"]
+    assert list(spec.cells.loc[("E", "full")])[-3:] == ["3", "0", "0"]
+    assert list(spec.cells.loc[("E", "partial")])[:6] == ["–", "–", "100.0", "0.0", "50.0", "0.0"]
+    assert list(spec.cells.loc[("E", "unknown")])[-3:] == ["0", "0", "3"]
+
+
+def test_answer_accuracy_by_knowledge_level_by_hand():
+    """Section 4.2.3's answer accuracy: among ok comparisons, the share whose answer matches the gold (the
+    authors' check_bag_of_words), per knowledge class and factuality; the gold comes from the true passages."""
+    def g(qid, sf, of, chosen, answer, knowledge, status="ok"):
+        return {**_g("human", sf, of, "self_first", chosen, status=status, knowledge=knowledge), "qid": qid,
+                "answer": answer}
+
+    rows = [
+        g("q1", T_, T_, "self", "Linda Davis.", "no"),     # correct (gold is a substring)
+        g("q1", T_, F_, "other", "Lisa Thompson", "no"),   # wrong: took the false passage
+        g("q1", F_, T_, "other", "Davis", "no"),           # correct: its words are the gold's
+        g("q1", F_, F_, "self", "Sarah Taylor", "no"),     # wrong: both passages false
+        g("q1", T_, T_, None, "Linda Davis", "no", status="ambiguous_both"),  # not ok: not graded
+        g("q2", T_, T_, "self", "1998", "full"),           # correct
+        g("q3", T_, T_, "other", "1998", "full"),          # ok, but no gold known for q3: not graded
+    ]
+    passages = [{**_p("human", "Linda Davis sang."), "qid": "q1", "answer_in": "Linda Davis"},
+                {**_p("human", "Lisa Thompson sang.", factual=False), "qid": "q1", "answer_in": "Lisa Thompson"},
+                {**_p("gpt35", "In 1998."), "qid": "q2", "answer_in": "1998"}]
+    assert R.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
+    spec = R.knowledge_breakdown(rows, passages)
+    acc = [("Accuracy (%)", c) for c in ("TT", "TF", "FT", "FF", "all")]
+    assert list(spec.cells.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
+    assert list(spec.cells.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
+    assert list(spec.cells.loc[("E", "full"), acc]) == ["100.0", "–", "–", "–", "100.0"]
+    assert list(spec.cells.loc[("E", "full"), [("n", "ok"), ("n", "graded")]]) == ["2", "1"]
+    # the same grading in rates.tsv's rows
+    (top,) = [r for r in R.rates_long(rows, passages) if r["other_author"] == "all" and r["factuality"] == "all"
+              and r["knowledge"] == "no"]
+    assert (top["n_graded"], top["correct"], top["accuracy"]) == (4, 2, 50.0)
 
 
 def test_style_tables():
@@ -298,6 +387,37 @@ def test_style_tables():
     assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
     e4, e5 = R.style_tables([])
     assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
+
+
+def test_style_table_says_no_distinct_gen_by_qa_passages():
+    """Released data: llama_qa is byte-identical to llama_long in all 100 writing-style records, so the import
+    keeps no Llama qa passage and Table 4's Llama-self row says so instead of printing a number."""
+    from pathlib import Path
+
+    import yaml
+    from authbench.studies.selfpref.data import import_sources
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = yaml.safe_load((root / "config.yaml").read_text())
+    sources = [{**src, "file": str(root / src["file"])} for src in cfg["selfpref"]["datasets"]["nq"]["sources"]]
+    _, passages, _ = import_sources("nq", sources)
+    assert {p["author"] for p in passages if p["variant"] == "qa"} == {"gpt35"}
+    rows = [
+        _g("human", T_, T_, "self_first", "self", variant="qa"),
+        _g("human", T_, T_, "other_first", "self", variant="qa"),
+        _g("llama:normal", T_, T_, "self_first", "self", variant="long", evaluator="L", own="llama"),
+        _g("human", T_, T_, "self_first", "other", evaluator="L", own="llama"),
+    ]
+    t4, t5 = R.style_tables(rows, passages)
+    assert list(t4.cells.index) == [("E", "Human"), ("L", "Human")]
+    assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
+    assert list(t4.cells.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
+    assert math.isnan(t4.values.loc[("L", "Human")].iloc[0])
+    assert "L (self llama): no qa passage of llama distinct from its other variants" in t4.note
+    assert list(t5.cells.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
+    # without passages (or without any qa passage at all) nothing is claimed
+    assert list(R.style_tables(rows)[0].cells.index) == [("E", "Human")]
+    assert list(R.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
 
 
 def test_fig3_heatmaps_png_and_annotations(tmp_path):
@@ -355,6 +475,50 @@ def test_table1_by_hand():
     p_avg = stats.ttest_ind([20, 21, 22, 10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
     assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
     assert spec.values.loc[("gpt35",)].iloc[5] == 21.0
+
+
+def test_perplexity_anova_and_tukey_by_hand():
+    """The authors' anova.py: one-way ANOVA and Tukey HSD over human / GPT / Llama, checked against the textbook
+    formulas (F = MS_between / MS_within; Tukey q = |diff| / sqrt(MSE / 2 (1/n_i + 1/n_j)) on the studentized
+    range with k groups and N - k degrees of freedom)."""
+    data = {"human": [30.0, 34.0, 29.0, 41.0, 36.0], "gpt35": [24.0, 22.0, 27.0, 25.0],
+            "llama": [26.0, 31.0, 23.0, 28.0, 30.0, 25.0]}
+    rows = [_ppl(a, v) for a in ("gpt35", "human", "llama") for v in data[a]]
+    rows += [_ppl("llama", 999.0, factual=False), _ppl("llama", 999.0, variant="long"), _ppl("llama", None)]
+    rows += [_ppl("solo", 50.0)]  # one value only: not a group
+    res = R.perplexity_anova(rows)
+    assert [(a, n) for a, n, _ in res["groups"]] == [("human", 5), ("gpt35", 4), ("llama", 6)]
+    xs = [np.array(data[a]) for a in ("human", "gpt35", "llama")]
+    grand = np.concatenate(xs).mean()
+    ss_between = sum(len(x) * (x.mean() - grand) ** 2 for x in xs)
+    ss_within = sum(((x - x.mean()) ** 2).sum() for x in xs)
+    k, n = 3, 15
+    f = (ss_between / (k - 1)) / (ss_within / (n - k))
+    assert (res["df_between"], res["df_within"]) == (2, 12)
+    assert res["f"] == pytest.approx(f, rel=1e-12)
+    assert res["p"] == pytest.approx(stats.f.sf(f, k - 1, n - k), rel=1e-9)
+    mse = ss_within / (n - k)
+    crit = stats.studentized_range.ppf(0.95, k, n - k)
+    assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
+    for pr, (i, j) in zip(res["pairs"], [(0, 1), (0, 2), (1, 2)]):
+        diff = xs[i].mean() - xs[j].mean()
+        se = math.sqrt(mse / 2 * (1 / len(xs[i]) + 1 / len(xs[j])))
+        assert pr["diff"] == pytest.approx(diff, rel=1e-12)
+        assert pr["p"] == pytest.approx(stats.studentized_range.sf(abs(diff) / se, k, n - k), rel=1e-6)
+        assert (pr["low"], pr["high"]) == (pytest.approx(diff - crit * se, rel=1e-6),
+                                           pytest.approx(diff + crit * se, rel=1e-6))
+        assert pr["p_welch"] == pytest.approx(stats.ttest_ind(xs[i], xs[j], equal_var=False).pvalue)
+    # human - gpt35 = 34 - 24.5 = 9.5; F = 8.78, p = 0.0045; Tukey: human differs from both, gpt35 ~ llama
+    assert res["pairs"][0]["diff"] == pytest.approx(9.5) and round(res["f"], 2) == 8.78
+    assert [round(pr["p"], 3) for pr in res["pairs"]] == [0.005, 0.021, 0.501]
+    spec = R.perplexity_anova_table(rows, "gpt2")
+    assert list(spec.cells.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
+                                      ("Tukey HSD", "Human − llama"), ("Tukey HSD", "gpt35 − llama")]
+    assert spec.cells.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.cells.iloc[0, 2] == f"{res['p']:.3f}†"
+    assert spec.cells.iloc[1, 0] == "+9.50" and spec.cells.iloc[0, 1] == "–"
+    assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
+    assert list(R.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
+    assert R.perplexity_anova([]) is None
 
 
 def test_table1_empty_and_bad_level():
@@ -436,7 +600,8 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
     spec = R.table3(R.preference_rates(rows))
     _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
     md = md_p.read_text(encoding="utf-8")
-    assert "| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **57.1** | **57.1** | 50.0 |" in md
+    assert ("| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **55.0** | **70.0** | 33.3 | **57.1** | "
+            "**57.1** | 50.0 | 7 |") in md
     assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
     neg = R.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
                    {"E": "gpt35"})
@@ -449,7 +614,8 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
 EXPECTED = [f"tables/{stem}.{ext}" for stem in (
     "table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
     "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-    "table_knowledge_breakdown") for ext in ("csv", "md", "tex")] + ["figures/fig3_heatmaps.png", "rates.tsv"]
+    "table_knowledge_breakdown", "table_perplexity_anova") for ext in ("csv", "md", "tex")] + [
+    "figures/fig3_heatmaps.png", "rates.tsv"]
 
 
 def test_write_selfpref_report_empty_inputs(tmp_path):
@@ -487,3 +653,32 @@ def test_write_selfpref_report_full(tmp_path):
         summ = list(csv.DictReader(fh, delimiter="\t"))
     assert summ[0]["factual"] == "true" and summ[0]["failures"] == "1"
     assert np.isclose(float(summ[0]["std"]), math.sqrt(1 / 3), atol=1e-6)
+
+
+# --------------------------------------------------------------------------
+# tries (the authors' retry protocol): requests sent per group
+# --------------------------------------------------------------------------
+def test_tries_columns_sum_the_requests_sent():
+    rows = rerank_rows()
+    rows[0]["tries"], rows[4]["tries"] = 3, 20  # a retried score and one given up after 20 tries
+    key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in R.rerank_summary(rows)}
+    assert key[("normal", "normal", True, "human")]["tries"] == 3 + 1 + 1 + 1 + 20
+    assert key[("normal", "normal", True, "gpt35")]["tries"] == 4  # rows without `tries` count 1
+    gen = gen_rows()
+    gen[4]["tries"], gen[7]["tries"] = 5, 2  # human FF given up after 5 tries; llama FT settled at try 2
+    rates = R.preference_rates(gen)
+    assert (_rate(rates, "human")["tries"], _rate(rates, "llama")["tries"], _rate(rates, "all")["tries"]) == (
+        6 + 5, 1 + 2 + 1, 15)
+    assert "tries" in R.RATE_COLUMNS and "tries" in R.RERANK_SUMMARY_COLUMNS
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_tries_must_be_a_positive_integer(bad):
+    rows = rerank_rows()
+    rows[2]["tries"] = bad
+    with pytest.raises(InputError, match=r"rerank judgments: row 3: field 'tries' is .*expected an integer >= 1"):
+        R.rerank_summary(rows)
+    gen = gen_rows()
+    gen[0]["tries"] = bad
+    with pytest.raises(InputError, match=r"generation judgments: row 1: field 'tries'"):
+        R.preference_rates(gen)

@@ -8,17 +8,24 @@ from authbench.errors import TemplateError
 from authbench.studies.selfpref.study import (
     comparison_requests,
     comparison_rows,
+    comparison_settled,
     comparisons,
+    evaluator_false_passages,
+    first_line,
     generated_passages,
     generation_requests,
+    knowledge_answer,
+    knowledge_requests,
     knowledge_rows,
     load_template,
     rerank_requests,
     rerank_rows,
+    rerank_settled,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ROOT / "resources" / "prompts" / "selfpref"
+DATA = ROOT / "resources" / "data" / "selfpref"
 KINDS = ("rewrite", "long", "false_answer", "gen_by_qa", "rerank_normal", "rerank_rag", "generation", "knowledge")
 
 
@@ -87,6 +94,100 @@ def test_knowledge_rows_levels_and_classes():
     assert levels[0]["class"] == "full"
     _, levels = knowledge_rows([Q], [["Reba"]] * 5)
     assert levels[0]["class"] == "no"
+
+
+def test_knowledge_prompt_is_the_authors():
+    """knowledge_openai.py: ``qa_pair['question'] + " Short answer with less than 5 words:"``, nothing else."""
+    t = load_template(PROMPTS / "knowledge.yaml", "knowledge")
+    question = "who sang does he love me with reba"
+    req = knowledge_requests([{"qid": "q1", "question": question}], t)[0]
+    assert req["prompt"] == question + " Short answer with less than 5 words:"
+
+
+def test_knowledge_answer_rederives_the_released_levels():
+    """The whole reply is the answer, as the authors judge it: on the released
+    GPT-3.5 answers (5,007) it gives back all 1,000 stored levels, case-
+    sensitively; the first line alone would change 13, lower-casing 40
+    (tests/test_selfpref_answers.py)."""
+    import json
+
+    from authbench.studies.selfpref.answers import answer_matches, group_runs, knowledge_level
+
+    data = json.loads((DATA / "nq_knowledge_gpt35.json").read_text())
+    runs = group_runs(data["ai_answers"])
+
+    def levels(pick):
+        return [knowledge_level(answer_matches(pick(r["AI_answer"]), r["ground_truth"]) for r in run[-5:])
+                for run in runs]
+
+    ours = levels(knowledge_answer)
+    assert ours == data["knowledge_level"] and len(ours) == 1000
+    assert sum(a != b for a, b in zip(levels(first_line), data["knowledge_level"])) == 13
+    assert knowledge_answer("  Linda Davis\n") == "Linda Davis" and knowledge_answer(None) == ""
+
+
+def _released(name, author):
+    from authbench.studies.selfpref.data import import_sources
+
+    src = {"file": str(DATA / name), "question": "question", "answer": "true_answer", "passages": [
+        {"author": "human", "text": "human_true", "false_text": "human_false", "false_answer": "false_answer"},
+        {"author": author, "text": "ai_true", "false_text": "ai_false", "false_answer": "false_answer"}]}
+    return import_sources("nq", [src])[1]
+
+
+@pytest.mark.parametrize("name, author, made, exact", [("nq_passages_gpt35.json", "gpt35", 1904, 1904),
+                                                      ("nq_passages_llama.json", "llama", 1816, 1812)])
+def test_evaluator_false_passages_rebuild_the_released_ones(name, author, made, exact):
+    """score.py's FALSE passages (the evaluator's false answer replaced into
+    every true passage, case-sensitively) rebuild the release's own false
+    passages, which were made with the same file's (= that author's) false
+    answer: all of them up to whitespace (4 Llama ones differ by the spaces
+    around two stored false answers, which the importer strips); the 48 / 92
+    questions whose model passage failed have no evaluator false answer."""
+    passages = _released(name, author)
+    released = {(p["qid"], p["author"]): p["text"] for p in passages if not p["factual"]}
+    out, drops = evaluator_false_passages(passages, author)
+    new = [p for p in out if not p["factual"]]
+    assert len(new) == made and {p["author"] for p in new} == {"human", author}
+    assert sum(released[(p["qid"], p["author"])] == p["text"] for p in new) == exact
+    assert all(" ".join(released[(p["qid"], p["author"])].split()) == " ".join(p["text"].split()) for p in new)
+    assert drops == {"no_evaluator_false_answer": {"gpt35": 48, "llama": 92}[author]}
+    assert all(p["pid"].endswith(f":normal:F:{author}") for p in new)
+    assert [p for p in out if p["factual"]] == [p for p in passages if p["factual"] and p["variant"] == "normal"]
+
+
+def test_evaluator_false_passages_rules():
+    def p(author, factual, answer, text):
+        return {"pid": f"q1:{author}:normal:{'T' if factual else 'F'}", "qid": "q1", "author": author,
+                "variant": "normal", "factual": factual, "answer_in": answer, "text": text}
+
+    passages = [p("me", True, "Linda Davis", "Linda Davis sang it."), p("me", False, "Reba", "Reba sang it."),
+                p("human", True, "Linda Davis", "It was linda davis, and Linda Davis again."),
+                p("other", True, "Linda Davis", "Sung by LINDA DAVIS."),
+                p("other", False, "Cy", "Sung by Cy.")]
+    out, drops = evaluator_false_passages(passages, "me")
+    texts = {x["pid"]: x["text"] for x in out if not x["factual"]}
+    # case-sensitive, every exact occurrence (score.py's str.replace); no exact occurrence -> dropped, counted
+    assert texts == {"q1:me:normal:F:me": "Reba sang it.", "q1:human:normal:F:me": "It was linda davis, and Reba again."}
+    assert drops == {"answer_not_substituted": 1}
+    _, drops = evaluator_false_passages(passages, "nobody")
+    assert drops == {"no_evaluator_false_answer": 3}
+
+
+def test_retry_predicates():
+    passages = {"a": {"answer_in": "Ann"}, "b": {"answer_in": "Bob"}, "c": {"answer_in": "Ann"}}
+    tf = {"self_pid": "a", "other_pid": "b", "order": "self_first"}
+    tt = {"self_pid": "a", "other_pid": "c", "order": "other_first"}
+    assert comparison_settled(tf, passages, "Answer: Bob; Answer retrieved from which passage: 2")
+    assert not comparison_settled(tf, passages, "Answer: Ann or Bob")  # both answers
+    assert not comparison_settled(tf, passages, "Answer: Cy")  # neither
+    assert not comparison_settled(tf, passages, "")
+    assert comparison_settled(tt, passages, "Answer: Ann; Answer retrieved from which passage: 1")
+    assert not comparison_settled(tt, passages, "Answer: Ann; Answer retrieved from which passage: 1 and 2")
+    assert not comparison_settled(tt, passages, "Answer: Ann")  # no index
+    bad = {"x": {"answer_in": ""}, "c": {"answer_in": "Ann"}}
+    assert comparison_settled({"self_pid": "x", "other_pid": "c", "order": "self_first"}, bad, "Answer: Ann")
+    assert rerank_settled("###3***") and not rerank_settled("###6***") and not rerank_settled("Rating: 3")
 
 
 def test_rerank_rows_keep_only_well_formed_scores():

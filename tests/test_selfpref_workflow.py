@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODEL = "gemma3-270m"
 TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
           "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-          "table_knowledge_breakdown"]
+          "table_knowledge_breakdown", "table_perplexity_anova"]
 
 pytestmark = pytest.mark.integration
 
@@ -58,6 +58,7 @@ def test_cells_cover_the_design(run):
     rerank = jsonl(cells / "rerank" / "rag" / "judgments.jsonl")
     authors = {r["author"] for r in rerank}
     assert {"human", "gpt35", "llama"} <= authors
+    assert not [r for r in rerank if ":for-" in r["pid"]]  # per-self human false passages are for generation only
     assert all(r["status"] == "ok" and 1 <= r["score"] <= 5 for r in rerank)  # constrained ###n***
     gen = jsonl(cells / "generation" / "main" / "judgments.jsonl")
     # self (gpt35) vs human and vs llama, 4 factuality combinations, 2 orders, 2 questions
@@ -65,6 +66,9 @@ def test_cells_cover_the_design(run):
     assert {(r["self_factual"], r["other_factual"]) for r in gen} == {(True, True), (True, False), (False, True),
                                                                       (False, False)}
     assert {r["method"] for r in gen if r["chosen"]} <= {"substring", "index"}
+    # a GPT-self evaluator is shown the human false passage with Llama's false answer (false_for: [gpt35])
+    human_false = [r["request_id"].split("|")[1] for r in gen if r["other_author"] == "human" and not r["other_factual"]]
+    assert human_false and all(pid.endswith(":human:normal:F:for-gpt35") for pid in human_false)
     knowledge = jsonl(cells / "knowledge" / "levels.jsonl")
     assert len(knowledge) == 2 and all(0 <= k["level"] <= 2 for k in knowledge)
     manifest = json.loads((cells / "knowledge" / "manifest.json").read_text())

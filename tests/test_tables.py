@@ -322,6 +322,33 @@ def test_pairs_shows_both_contexts_when_present(pair_metrics):
     assert spec.cells.loc[("m1", "Easy"), ("PairJudge(PR)", "w/ ctx", "acc")] == "–"
 
 
+def test_pairs_marks_per_row_per_context_as_the_paper():
+    """Table 3 of the paper, Qwen3-8B Hard and Qwen3-14B Easy: bold/underline
+    are per row per context (w/o: 31.36 bold, 14.96 underlined; w/: 54.18 bold,
+    18.72 underlined). Ranked across all six columns, 54.18 and 31.36 would be
+    the only marks of the Hard row."""
+    paper = {  # (model, difficulty) -> {(judge, context): accuracy %}
+        ("Qwen3-8B", "hard"): {("pair_rank", "wo_text"): 14.96, ("pair_rank", "w_text"): 16.20,
+                               ("pair_score", "wo_text"): 14.46, ("pair_score", "w_text"): 18.72,
+                               ("point", "wo_text"): 31.36, ("point", "w_text"): 54.18},
+        ("Qwen3-14B", "easy"): {("pair_rank", "wo_text"): 99.76, ("pair_rank", "w_text"): 95.62,
+                                ("pair_score", "wo_text"): 97.02, ("pair_score", "w_text"): 91.94,
+                                ("point", "wo_text"): 98.52, ("point", "w_text"): 99.38},
+    }
+    rows = [_row(m, ctx, "pairs", judge, "direct", "acc", acc / 100, difficulty=d)
+            for (m, d), accs in paper.items() for (judge, ctx), acc in accs.items()]
+    spec = A.table_pairs(pd.DataFrame(rows), BENCH)
+    marks = spec.marks.loc[("Qwen3-8B", "Hard")]
+    got = {(c[0], c[1]): marks[c] for c in spec.values.columns if c[2] == "acc" and marks[c]}
+    assert got == {("PointJudge", "w/o ctx"): "best", ("PairJudge(PR)", "w/o ctx"): "second",
+                   ("PointJudge", "w/ ctx"): "best", ("PairJudge(S)", "w/ ctx"): "second"}
+    marks = spec.marks.loc[("Qwen3-14B", "Easy")]
+    got = {(c[0], c[1]): marks[c] for c in spec.values.columns if c[2] == "acc" and marks[c]}
+    assert got == {("PairJudge(PR)", "w/o ctx"): "best", ("PointJudge", "w/o ctx"): "second",
+                   ("PointJudge", "w/ ctx"): "best", ("PairJudge(PR)", "w/ ctx"): "second"}
+    assert set(spec.highlight_groups) == {"acc:wo_text", "acc:w_text"}
+
+
 def test_pairs_requires_pairs_rows(metrics):
     with pytest.raises(ValueError, match="setting='pairs'"):
         A.table_pairs(metrics, BENCH)

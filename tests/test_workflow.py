@@ -33,7 +33,8 @@ def run(tmp_path_factory):
     cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=2, easy_pairs=2, hard_pairs=2,
                                          bias_per_level=1, bias_per_category=1)
     songs = cfg["entityauth"]["datasets"]["songs"]
-    cfg["entityauth"].update(lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
+    cfg["entityauth"].update(lists=1, coarse_lists=1,
+                             datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
     # the self-preference branch has its own test (test_selfpref_workflow.py)
     cfg["studies"] = [b for b in cfg["studies"] if b != "selfpref"]
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -72,19 +73,24 @@ def test_entityauth_outputs_with_real_model(run):
     rows = read_tsv(report / "metrics.tsv")
     assert {r["benchmark"] for r in rows} == {"entityauth/songs"}
     assert {r["model"] for r in rows} == {*MODELS, "baseline:random"}
-    # the same judgments scored on both label scales
+    # fine cells (N=10 lists) on the fine labels, coarse cells (N=5 lists) on the coarse ones
     assert {(r["judge"], r["setting"]) for r in rows if r["model"] == MODEL} == {
         (j, s) for j in ("point", "list_rank", "list_score", "pair_rank", "pair_score") for s in ("fine", "coarse")}
+    assert {int(r["n"]) for r in rows if r["model"] == MODEL} == {1}  # one list of each
     cell = run / "results" / "entityauth" / "songs" / "cells" / MODEL
     assert json.loads((cell / "pair_rank" / "wo_text" / "fine" / "manifest.json").read_text())["n_calls"] == 35
+    assert json.loads((cell / "pair_rank" / "wo_text" / "coarse" / "manifest.json").read_text())["n_calls"] == 10
     point = [json.loads(l) for l in (cell / "point" / "wo_text" / "fine" / "responses.jsonl").read_text().splitlines()]
     assert len(point) == 10 and all(r["request_id"].startswith("item:") for r in point)
+    coarse_point = (cell / "point" / "wo_text" / "coarse" / "responses.jsonl").read_text().splitlines()
+    assert len(coarse_point) == 5  # one N=5 list
     labels = read_tsv(run / "results" / "entityauth" / "songs" / "labels.tsv")
     assert len(labels) == 2000
     drops = {r["reason"]: int(r["count"]) for r in read_tsv(run / "results" / "entityauth" / "songs" / "drops.tsv")}
     assert drops["not_in_corpus"] == 157 and drops["kept"] == 2000
     reuse = read_tsv(report / "reuse.tsv")
-    assert {r["level"] for r in reuse} == {str(i) for i in range(10)}
+    assert {r["level"] for r in reuse if r["setting"] == "fine"} == {str(i) for i in range(10)}
+    assert {r["level"] for r in reuse if r["setting"] == "coarse"} == {str(i) for i in range(5)}
 
 
 def test_cell_records_raw_responses(run):

@@ -147,6 +147,20 @@ def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
     return {name: spec for name, spec in config["models"].items() if spec}
 
 
+def runs_study(spec: Mapping[str, Any], study: str) -> bool:
+    """Whether a model runs ``study``: its ``studies`` list (a model key) when
+    it has one, else every study of the config's ``studies``."""
+    own = spec.get("studies")
+    return own is None or study in own
+
+
+def models_for(config: Mapping[str, Any], study: str) -> dict[str, dict]:
+    """The active models that run ``study`` (a model's ``studies`` key
+    restricts it, e.g. the self-preference study's hosted evaluators in
+    config/paper.yaml, which judge no AuthorityBench cell)."""
+    return {name: spec for name, spec in active_models(config).items() if runs_study(spec, study)}
+
+
 def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
     if "entityauth" not in config.get("studies", ("domainauth",)):
@@ -155,24 +169,43 @@ def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
 
 
+def entity_rescores(config: Mapping[str, Any]) -> bool:
+    """``entityauth.coarse_source: rescore``: no coarse EntityAuth cells; Table 6
+    scores the N=10 lists' judgments against the coarse labels instead."""
+    return config["entityauth"]["coarse_source"] == "rescore"
+
+
+def entity_settings(config: Mapping[str, Any]) -> list[str]:
+    """The instance sets (= cell settings) of every EntityAuth dataset: the N=10
+    lists (``fine``) and, with ``entityauth.coarse_source: lists`` (the
+    paper's Table 6), the N=5 lists (``coarse``)."""
+    if not entity_datasets(config):
+        return []
+    return ["fine"] if entity_rescores(config) else ["fine", "coarse"]
+
+
 def cells(config: Mapping[str, Any]) -> list[Cell]:
     """Every cell the config selects, in a stable order.
 
     DomainAuth: model x judge x context x setting where the judge applies.
-    EntityAuth: model x judge per dataset, on its N=10 lists (setting ``fine``)
-    and without text (the entity data has none); those judgments are scored
-    against both the fine and the coarse labels (Tables 4 and 6).
+    EntityAuth: model x judge per dataset and per setting of
+    :func:`entity_settings` (N=10 lists ``fine``, N=5 lists ``coarse``), without
+    text (the entity data has none). ``settings`` and ``contexts`` are
+    DomainAuth's: EntityAuth has neither pairs nor a bias sample nor text.
+    A model whose ``studies`` key leaves a study out gets no cell of it
+    (:func:`models_for`).
     """
     out = []
     if "domainauth" in config.get("studies", ("domainauth",)):
         for model, judge, context, setting in itertools.product(
-            active_models(config), config["judges"], config["contexts"], config["settings"]
+            models_for(config, "domainauth"), config["judges"], config["contexts"], config["settings"]
         ):
             if setting in SETTINGS_FOR_JUDGE[judge]:
                 out.append(Cell("domainauth", model, judge, context, setting))
     for bench in entity_datasets(config):
-        for model, judge in itertools.product(active_models(config), config["judges"]):
-            out.append(Cell(bench, model, judge, "wo_text", "fine"))
+        for setting, model, judge in itertools.product(entity_settings(config), models_for(config, "entityauth"),
+                                                       config["judges"]):
+            out.append(Cell(bench, model, judge, "wo_text", setting))
     return out
 
 
@@ -204,7 +237,7 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
                        "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
                        "(README, 'RAGAuth').")
     cells = []
-    for model in active_models(config):
+    for model in models_for(config, "ragauth"):
         for strategy in rag["strategies"]:
             if strategy == "no_filter":
                 cells.append((model, strategy, "all"))
@@ -237,10 +270,31 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
     if strangers:
         raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
                           f"'selfpref.authors' {sp['authors']}")
+    tagged = sorted({a for spec in sp["datasets"].values() if spec for src in spec["sources"]
+                     for entry in src["passages"] for a in entry.get("false_for") or () if a not in sp["authors"]})
+    if tagged:
+        raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
+                          f"that are not in 'selfpref.authors' {sp['authors']}")
     gen = sp.get("generate") or {}
-    return SelfPrefPlan(
+    plan = SelfPrefPlan(
         datasets=sorted(name for name, spec in sp["datasets"].items() if spec),
         evaluators=[m for m, author in sp["self"].items() if author is not None and m in models],
         generators=[m for m in gen.get("models", []) if m in models],
         perplexity_model=sp.get("perplexity_model") if sp.get("perplexity_model") in models else None,
     )
+    barred = sorted({m for m in plan.evaluators + plan.generators + [plan.perplexity_model]
+                     if m and not runs_study(models[m], "selfpref")})
+    if barred:
+        raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
+                          "leaves out 'selfpref'")
+    for step in ("compare", "rerank"):
+        retries = int((sp.get(step) or {}).get("retries") or 0)
+        for m in plan.evaluators if retries else []:
+            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge((sp.get(step) or {}).get("generate"))
+            if gen_cfg.temperature == 0:
+                raise ConfigError(
+                    f"config key 'selfpref.{step}.retries' is {retries} but evaluator {m!r} decodes at temperature 0 "
+                    f"('models.{m}.generate' overlaid with 'selfpref.{step}.generate'): every retry would repeat "
+                    f"the first reply. Set 'selfpref.{step}.generate.temperature' > 0 (the authors sampled at the "
+                    "API default, 1.0) or retries: 0")
+    return plan

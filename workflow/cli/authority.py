@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
-from authbench.errors import TemplateError
+from authbench.errors import InputError, TemplateError
 from authbench.records import read_jsonl, write_jsonl, write_tsv
 
 log = logging.getLogger("authbench")
@@ -53,15 +53,17 @@ def cmd_entityauth_build(args, params) -> None:
 
 def cmd_entityauth_sample(args, params) -> None:
     from authbench.studies.authority.entities import entity_item, read_entities
-    from authbench.studies.authority.sampling import add_anchors, reuse_report, sample_lists
+    from authbench.studies.authority.sampling import reuse_report, sample_entity_sets
 
     items = [entity_item(e) for e in read_entities(args.labels)]
-    name, seed = params["dataset"], params["seed"]
-    lists = add_anchors(sample_lists(items, "fine", params["lists"], seed, name), params["anchors"], seed, name)
-    mkparent(args.instances, args.reuse)
-    write_jsonl(lists, args.instances)
-    write_tsv(reuse_report({"fine": lists}), args.reuse, REUSE_COLUMNS)
-    log.info("%s: %d lists", params["dataset"], len(lists))
+    sets = sample_entity_sets(items, params["lists"], params["coarse_lists"], params["anchors"], params["seed"],
+                              params["dataset"])
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for setting, rows in sets.items():
+        write_jsonl(rows, out / f"{setting}.jsonl")
+        log.info("%s: %d %s lists", params["dataset"], len(rows), setting)
+    write_tsv(reuse_report(sets), str(out / "reuse.tsv"), REUSE_COLUMNS)
 
 
 def cmd_judge(args, params) -> None:
@@ -91,21 +93,24 @@ def cmd_judge(args, params) -> None:
 def _metric_columns() -> list[str]:
     from authbench.studies.authority.evaluate import METRIC_COLUMNS
 
-    return [*METRIC_COLUMNS, "n_calls"]
+    return [*METRIC_COLUMNS, "parse", "n_calls"]
 
 
 def cmd_evaluate(args, params) -> None:
-    from authbench.studies.authority.evaluate import evaluate_cell
-    from authbench.studies.authority.outputs import scales
+    """A cell's metric rows under both parse modes (column ``parse``): the
+    report shows the configured one and says what the other gives."""
+    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
     summary = json.loads(Path(args.manifest).read_text())
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
     rows = [
-        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "n_calls": summary["n_calls"]}
-        for scale in scales(params["dataset"], params["setting"])
-        for row in evaluate_cell(params["judge"], scale, instances, judgments)
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+         "n_calls": summary["n_calls"]}
+        for mode in PARSE_MODES
+        for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
+        for row in evaluate_cell(params["judge"], scale, instances, judgments, mode)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -114,7 +119,8 @@ def cmd_predictions(args, params) -> None:
     from authbench.studies.authority.evaluate import PRED_COLUMNS, point_predictions
 
     preds = [{"model": params["model"], "context": params["context"], **p}
-             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments))]
+             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments),
+                                        params["parse"])]
     write_tsv(preds, args.predictions, list(PRED_COLUMNS))
 
 
@@ -131,7 +137,7 @@ def cmd_baselines(args, params) -> None:
             for context in params["contexts"]:
                 for row in evaluate_scores(scale, "point", instances, scorer):
                     rows.append({"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context,
-                                 **row, "parse_failure_rate": 0.0, "n_calls": 0})
+                                 **row, "parse_failure_rate": 0.0, "parse": "", "n_calls": 0})  # nothing parsed
     write_tsv(rows, args.metrics, _metric_columns())
 
 
@@ -140,7 +146,8 @@ def cmd_domainauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
-                            domainauth_tables(params["settings"], params["judges"]), params["category_order"])
+                            domainauth_tables(params["settings"], params["judges"]), params["category_order"],
+                            params.get("categories"), params["parse"])
 
 
 def cmd_entityauth_report(args, params) -> None:
@@ -148,14 +155,50 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]))
+                            entityauth_tables(params["judges"]), params["coarse_source"], params["parse"])
+
+
+def cmd_statistics(args, params) -> None:
+    """Table 7 (AuthorityBench's datasets: ``--labels``/``--drops`` in the
+    order of ``params["datasets"]``, ``--instances`` in that order with
+    ``params["instance_sets"]`` files each; ``--rag``: RAGAuth's dataset
+    report) and the self-preference data table (``--sp-*`` in the order of
+    ``params["selfpref"]``), under ``--outdir``/tables."""
+    from authbench.render.tables import write_table
+    from authbench.studies.authority import statistics as S
+
+    tables = Path(args.outdir) / "tables"
+    names = params.get("datasets", [])
+    if names or args.rag:
+        if not len(names) == len(args.labels) == len(args.drops) == len(params["instance_sets"]):
+            raise InputError("authority-statistics: --labels, --drops and params datasets/instance_sets differ in length")
+        files, start = [], 0
+        for name, labels, drops, sets in zip(names, args.labels, args.drops, params["instance_sets"]):
+            files.append({"dataset": name, "labels": labels, "drops": drops,
+                          "instances": args.instances[start:start + len(sets)]})
+            start += len(sets)
+        stats = S.collect(files, args.rag)
+        write_table(S.table_statistics(stats, params["easy_min_delta"], params["hard_max_delta"]),
+                    tables / "table7_statistics")
+        write_table(S.table_levels(stats), tables / "table7_levels")
+        write_table(S.table_drops(stats), tables / "table7_drops")
+    if params.get("selfpref"):
+        from authbench.studies.selfpref import statistics as SP
+
+        rows, notes = [], []
+        for ds, questions, passages, drops in zip(params["selfpref"], args.sp_questions, args.sp_passages,
+                                                   args.sp_drops):
+            got, note = SP.dataset_rows(ds, questions, passages, drops, params["authors"])
+            rows += got
+            notes.append(note)
+        write_table(SP.table_statistics(rows, notes), tables / "selfpref_statistics")
 
 
 COMMANDS = {
     "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops"]),
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
     "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops"]),
-    "entityauth-sample": (cmd_entityauth_sample, ["labels", "instances", "reuse"]),
+    "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
                                     "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),
@@ -163,4 +206,6 @@ COMMANDS = {
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
     "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
+    "authority-statistics": (cmd_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
+                                              "sp_passages*", "sp_drops*", "outdir"]),
 }

@@ -31,6 +31,37 @@ def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mappi
                         threads=args.threads, generate=generate, engine_config=engine_config)
 
 
+def try_seed(params, generate: Mapping | None, t: int) -> dict:
+    """``generate`` for try ``t`` of a step asked several times: seed = the
+    step's seed (the model's ``generate`` overlaid with ``generate``, as the
+    runner merges them) + ``t``, so every try has its own cache key."""
+    from authbench.config import GenerateConfig
+
+    base = GenerateConfig().merge(params["model"].get("generate")).merge(generate).seed
+    return {**(generate or {}), "seed": base + t}
+
+
+def run_cell_retried(args, params, requests: Sequence[Mapping], settled, retries: int,
+                     generate: Mapping | None = None, constrained: bool | None = None):
+    """:func:`run_cell_requests` under :func:`authbench.llm.runner.run_with_retries`:
+    try ``t`` with seed + ``t`` (:func:`try_seed`). Returns each request's last
+    reply, the tries each used, every request sent and response (all tries),
+    the merged run stats, the model identity and try 0's sampling config."""
+    from authbench.llm.runner import run_with_retries
+
+    first: dict = {}
+
+    def run_try(batch, t):
+        responses, run, model, gen = run_cell_requests(args, params, batch, generate=try_seed(params, generate, t),
+                                                       constrained=constrained)
+        first.setdefault("model", model)
+        first.setdefault("gen", gen)
+        return responses, run
+
+    final, tries, sent, got, run = run_with_retries(requests, run_try, settled, retries)
+    return final, tries, sent, got, run, first["model"], first["gen"]
+
+
 def write_cell_files(args, params, requests, responses, judgments, run, model, gen, inputs: dict, extra: dict) -> None:
     """The cell's responses.jsonl, judgments.jsonl and manifest.json at the rule's paths."""
     write_cell({"responses": args.responses, "judgments": args.judgments, "manifest": args.manifest},

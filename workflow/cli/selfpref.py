@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from authbench.cli.common import index, mkparent, run_cell_requests, write_cell_files
+from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
 from authbench.errors import InputError
 from authbench.records import read_jsonl, write_jsonl, write_tsv
 
@@ -69,6 +69,7 @@ def cmd_generate(args, params) -> None:
 
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
+    from authbench.llm.runner import merge_run_stats
     from authbench.studies.selfpref.study import knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
@@ -79,18 +80,13 @@ def cmd_knowledge(args, params) -> None:
     gen = None
     for t in range(params["tries"]):
         requests = [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base]
-        overrides = {**params["generate"], "seed": params["generate"].get("seed", 0) + t}
-        responses, run, model, gen = run_cell_requests(args, params, requests, generate=overrides, constrained=False)
+        responses, run, model, gen = run_cell_requests(args, params, requests,
+                                                       generate=try_seed(params, params["generate"], t),
+                                                       constrained=False)
         all_requests += requests
         all_responses += responses
         replies.append([r.text for r in responses])
-        if total is None:
-            total = dict(run)
-        else:
-            for key in ("n_requests", "unique_requests", "cache_hits", "engine_calls", "model_load_seconds",
-                        "engine_seconds_new"):
-                total[key] = round(total[key] + run[key], 3)
-            total["engines_used"] = sorted(set(total["engines_used"]) | set(run["engines_used"]))
+        total = merge_run_stats(total, run)
     tries, levels = knowledge_rows(questions, replies)
     mkparent(args.levels)
     write_jsonl(levels, args.levels)
@@ -160,23 +156,55 @@ def cmd_perplexity(args, params) -> None:
 
 
 def cmd_rerank(args, params) -> None:
-    from authbench.studies.selfpref.study import load_template, rerank_requests, rerank_rows
+    """Pointwise reranking: every normal passage of the sampled questions,
+    retried (``retries``) while its reply has no well-formed score; FALSE
+    passages per ``false_answer`` (author | evaluator, see study.py)."""
+    from authbench.llm.runner import tries_summary
+    from authbench.studies.selfpref.study import (
+        evaluator_false_passages,
+        load_template,
+        rerank_requests,
+        rerank_rows,
+        rerank_settled,
+    )
 
     prompt = params["prompt"]
     template = load_template(args.template, f"rerank_{prompt}")
     sample = json.loads(Path(args.sample).read_text())
     questions = index(read_jsonl(args.questions), "qid")
+    # a false passage made for particular evaluator selves (false_for) is a generation-phase pairing: reranking
+    # scores the untagged passages, one per slot
     passages = [p for p in read_jsonl(args.passages) if p["qid"] in set(sample["main"]) | set(sample["generated"])
-                and p["variant"] == "normal"]
+                and p["variant"] == "normal" and not p.get("for_self")]
+    mode = params.get("false_answer") or "author"
+    extra = {"prompt": prompt}
+    if mode == "evaluator":
+        passages, drops = evaluator_false_passages(passages, params["self_author"])
+        extra["false_passages"] = {"false_answer": "evaluator", "self_author": params["self_author"],
+                                   "made": sum(not p["factual"] for p in passages), "drops": drops}
+        log.info("false passages with %s's false answer: %d made, drops %s", params["self_author"],
+                 extra["false_passages"]["made"], drops)
     requests = rerank_requests(questions, passages, template, prompt)
-    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params.get("generate"))
-    rows = rerank_rows(requests, index(passages), [r.text for r in responses], prompt, params["evaluator"])
-    write_cell_files(args, params, requests, responses, rows, run, model, gen,
-                    {"passages": (args.passages, {"n": len(passages)})}, {"prompt": prompt})
+    retries = int(params.get("retries") or 0)
+    final, tries, sent, got, run, model, gen = run_cell_retried(
+        args, params, requests, lambda i, text: rerank_settled(text), retries, generate=params.get("generate"))
+    rows = rerank_rows(requests, index(passages), [r.text for r in final], prompt, params["evaluator"], tries)
+    extra["tries"] = tries_summary(tries, sum(r["status"] != "ok" for r in rows), retries)
+    write_cell_files(args, params, sent, got, rows, run, model, gen,
+                    {"passages": (args.passages, {"n": len(passages)})}, extra)
 
 
 def cmd_compare(args, params) -> None:
-    from authbench.studies.selfpref.study import comparison_requests, comparison_rows, comparisons, load_template
+    """The generation phase of one evaluator (main or style run), retried
+    (``retries``) while a reply names no single passage."""
+    from authbench.llm.runner import tries_summary
+    from authbench.studies.selfpref.study import (
+        comparison_requests,
+        comparison_rows,
+        comparison_settled,
+        comparisons,
+        load_template,
+    )
 
     template = load_template(args.template, "generation")
     sample = json.loads(Path(args.sample).read_text())
@@ -188,12 +216,15 @@ def cmd_compare(args, params) -> None:
     by_pid = index(passages)
     requests = comparison_requests(comps, questions, by_pid, template)
     knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
-    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params["generate"],
-                                                   constrained=False)
-    rows = comparison_rows(comps, requests, by_pid, [r.text for r in responses], params["evaluator"], knowledge)
-    write_cell_files(args, params, requests, responses, rows, run, model, gen,
+    retries = int(params.get("retries") or 0)
+    final, tries, sent, got, run, model, gen = run_cell_retried(
+        args, params, requests, lambda i, text: comparison_settled(comps[i], by_pid, text), retries,
+        generate=params["generate"], constrained=False)
+    rows = comparison_rows(comps, requests, by_pid, [r.text for r in final], params["evaluator"], knowledge, tries)
+    write_cell_files(args, params, sent, got, rows, run, model, gen,
                     {"passages": (args.passages, {"n": len(passages)})},
-                    {"constrained": False, "run": params["run"], "self_author": params["self_author"]})
+                    {"constrained": False, "run": params["run"], "self_author": params["self_author"],
+                     "tries": tries_summary(tries, sum(r["status"] != "ok" for r in rows), retries)})
 
 
 def cmd_report(args, params) -> None:

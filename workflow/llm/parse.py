@@ -49,7 +49,9 @@ Status values (``STATUSES``):
                     engine returned nothing, e.g. a constrained decoder that never
                     started; the per-format parsers say ``wrong_format``).
 Anything other than ``ok`` counts as a parse FAILURE downstream
-(:func:`is_failure`), even when a repaired value is returned.  ``detail`` is
+(:func:`is_failure`), even when a repaired value is returned; under the default
+``strict`` parse mode (config ``parse``) AuthorityBench then ignores that value
+(:func:`authbench.studies.authority.evaluate.usable_value`), ``lenient`` uses it.  ``detail`` is
 empty exactly when the status is ``ok``, except for ``utility``, where an ok
 reply may note missing pseudo-answers.
 

@@ -151,6 +151,89 @@ def run_cell(
     return responses, stats
 
 
+RUN_SUMS = ("n_requests", "unique_requests", "cache_hits", "engine_calls", "model_load_seconds",
+            "engine_seconds_new")
+
+
+def merge_run_stats(total: Mapping | None, run: Mapping) -> dict:
+    """The stats of :func:`run_cell` for several batches of one cell (tries,
+    retries): counts and seconds summed, engines and cache problems pooled;
+    ``engine`` is the first batch's that used one."""
+    if total is None:
+        return dict(run)
+    out = dict(total)
+    for key in RUN_SUMS:
+        out[key] = round(out[key] + run[key], 3)
+    out["engines_used"] = sorted(set(out["engines_used"]) | set(run["engines_used"]))
+    problems = Counter(out.get("cache_problems") or {})
+    problems.update(run.get("cache_problems") or {})
+    out["cache_problems"] = dict(sorted(problems.items()))
+    out["engine"] = out.get("engine") or run.get("engine")
+    return out
+
+
+RETRY_MARK = "#retry"
+
+
+def run_with_retries(
+    requests: Sequence[Mapping],
+    run_try: Callable[[list[dict], int], tuple[list[Response], dict]],
+    settled: Callable[[int, str], bool],
+    retries: int,
+) -> tuple[list[Response], list[int], list[dict], list[Response], dict]:
+    """Ask every request, then re-ask, up to ``retries`` more times, each one
+    whose reply is not ``settled(index, text)`` (the self-preference
+    authors' protocol: a bad or ambiguous reply is asked again, then the item
+    is given up).
+
+    ``run_try(requests, t)`` sends try ``t`` (0 = the first) through the
+    cached runner; the caller gives try ``t`` its own seed (seed + t), so
+    every try has its own cache key, a rerun is served from the cache, and
+    which requests are retried depends only on the cached replies. Try 0
+    sends ``requests`` unchanged (with ``retries=0`` this is one plain
+    :func:`run_cell`); try ``t >= 1`` appends ``#retry<t>`` to the request ids.
+
+    Returns each request's last reply (the settled one, or the last try's),
+    the tries each used (1..retries + 1), every request sent and every
+    response (all tries, in sending order: the cell's ``responses.jsonl``)
+    and the tries' stats merged (:func:`merge_run_stats`).
+    """
+    if retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+    final: list[Response | None] = [None] * len(requests)
+    tries = [0] * len(requests)
+    sent: list[dict] = []
+    got: list[Response] = []
+    total = None
+    pending = list(range(len(requests)))
+    for t in range(retries + 1):
+        if not pending and t > 0:
+            break
+        batch = [dict(requests[i]) if t == 0 else {**requests[i], "request_id": f"{requests[i]['request_id']}{RETRY_MARK}{t}"}
+                 for i in pending]
+        responses, stats = run_try(batch, t)
+        total = merge_run_stats(total, stats)
+        sent += batch
+        got += responses
+        still = []
+        for i, resp in zip(pending, responses):
+            final[i], tries[i] = resp, t + 1
+            if not settled(i, resp.text):
+                still.append(i)
+        pending = still
+    return final, tries, sent, got, total
+
+
+def tries_summary(tries: Sequence[int], unsettled: int, retries: int) -> dict:
+    """A cell's retry record for its manifest: the most tries allowed, how
+    many requests used 1, 2, ... tries, the engine requests of all tries and
+    how many stayed unsettled after the last."""
+    used = Counter(int(t) for t in tries)
+    return {"retries": int(retries), "max_tries": int(retries) + 1,
+            "tries_used": {str(k): used[k] for k in sorted(used)},
+            "requests_sent": int(sum(tries)), "unsettled_after_last_try": int(unsettled)}
+
+
 def _canonical_engine(identity: Mapping | None) -> str:
     return json.dumps(identity or {}, sort_keys=True)
 

@@ -1,8 +1,8 @@
 """AuthorityBench's DomainAuth and EntityAuth: datasets (``domains``,
 ``entities``, ``labels``), sampling, judge templates and requests
 (``prompts``, ``requests``), evaluation, baselines and metrics (``evaluate``,
-``ranking``, ``metrics``), tables, figures and reports, and which files a
-config produces (``outputs``).
+``ranking``, ``metrics``), tables, figures and reports, Table 7's benchmark
+statistics (``statistics``), and which files a config produces (``outputs``).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -16,5 +16,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "prompts": ("load_template",),
     "report": ("write_domainauth_report", "write_entityauth_report"),
     "requests": ("build_requests",),
-    "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_lists"),
+    "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_entity_sets", "sample_lists"),
+    "statistics": ("collect", "table_drops", "table_levels", "table_statistics"),
 })

@@ -14,6 +14,10 @@ Rules (also in docs/decisions.md):
   PageRank values) and ``pagerank_10`` (excluded from DomainAuth, as in the paper).
 * Punycode hosts are kept as written (``xn--...``); ports, userinfo, paths and
   subdomains are stripped by the reduction to the registered domain.
+* Categories (Table 8): :func:`category_of`: listed domains / suffixes, else
+  the public suffix's label nearest the TLD that names a category (``tlds`` for
+  the TLD, ``labels`` below it), so ``vic.gov.au``, ``gob.mx``, ``ac.id`` and
+  ``nsw.edu.au`` are found without listing every country.
 * Broken input (missing column, non-integer or out-of-range label, bytes that are
   not UTF-8, an empty file) stops with :class:`InputError` naming file, line and column.
 """
@@ -47,11 +51,53 @@ class Domain:
 
 
 def category_of(domain: str, suffix: str, categories: Mapping[str, Mapping]) -> str:
-    """The first configured category whose suffixes or domains match, else ''."""
+    """The category of a registered domain (Table 8), else ''. ``suffix`` is
+    its public suffix (:func:`authbench.net.registered_domain`). The rule
+    (:func:`describe_categories` words it for the table's caption):
+
+    1. ``domains`` (the domain itself is listed) and ``suffixes`` (its public
+       suffix is listed exactly) first, in config order;
+    2. else the labels of the public suffix are read from the TLD leftwards
+       (``vic.gov.au``: ``au``, ``gov``, ``vic``); the first label that names a
+       category decides: the TLD through a category's ``tlds`` (``gov``,
+       ``edu``; a country TLD such as ``ac`` never counts as a label), every
+       label below it through ``labels`` (``gov``, ``gob``, ``go``, ``ac`` ...).
+       A suffix in a category's ``exclude`` never matches that category
+       (``go.it`` is the province of Gorizia, not a government).
+       ``ac.gov.br`` (Acre's government) is therefore gov, not edu.
+    """
     for name, spec in categories.items():
-        if suffix in spec.get("suffixes", ()) or domain in spec.get("domains", ()):
+        if domain in spec.get("domains", ()) or suffix in spec.get("suffixes", ()):
             return name
+    for depth, label in enumerate(reversed(suffix.split(".") if suffix else [])):
+        for name, spec in categories.items():
+            if suffix in spec.get("exclude", ()):
+                continue
+            if label in spec.get("tlds" if depth == 0 else "labels", ()):
+                return name
     return ""
+
+
+def describe_categories(categories: Mapping[str, Mapping]) -> str:
+    """The category rule of :func:`category_of` in words, for Table 8's caption."""
+    parts = []
+    for name, spec in categories.items():
+        terms = []
+        if spec.get("tlds"):
+            terms.append("TLD " + "/".join(f".{t}" for t in spec["tlds"]))
+        if spec.get("labels"):
+            terms.append("a suffix label below the TLD in {" + ", ".join(spec["labels"]) + "}")
+        if spec.get("suffixes"):
+            terms.append("suffix " + "/".join(spec["suffixes"]))
+        if spec.get("domains"):
+            n = len(spec["domains"])
+            terms.append(f"{n} listed domain{'s' if n != 1 else ''}")
+        rule = " or ".join(terms) or "nothing configured"
+        if spec.get("exclude"):
+            rule += " (except " + "/".join(spec["exclude"]) + ")"
+        parts.append(f"{name}: {rule}")
+    return ("Categories by public suffix (the label nearest the TLD decides; listed domains and suffixes first): "
+            + "; ".join(parts) + ".")
 
 
 

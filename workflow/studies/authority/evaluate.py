@@ -10,6 +10,15 @@ Policies (docs/decisions.md):
   (first mention kept, missing ids appended in presentation order) and counted
   as a parse failure.
 * Pairs: a tie in predicted scores, or an unparsable reply, counts as wrong.
+* Parse modes (:data:`PARSE_MODES`, config ``parse``): ``strict`` (default) —
+  a reply whose parse status is not ok contributes no prediction: its items
+  are unscored (rank last, tied; a failed ListRank/ListScore reply leaves the
+  whole list constant, ρ = τ = 0, counted in ``n_constant``), its pair counts
+  as wrong, and in a BubbleSort ranking an item without one parsed comparison
+  ranks last. ``lenient`` — the value the parser returned for a failed reply
+  is used as it stands (last verdict wins; a repaired ranking, i.e. missing
+  ids appended in presentation order; a loose ``Score: 7``). The evaluate
+  step writes both (column ``parse``); the report shows the configured one.
 * PairJudge rankings: PairRank by BubbleSort; PointScore by AverageScore (the
   paper's main number) and by BubbleSort (Tables 9/10). BubbleSort starts from
   the presentation order and uses the anchor rule where a pair was not compared.
@@ -46,6 +55,17 @@ METRIC_COLUMNS = (
 PRED_COLUMNS = ("model", "context", "domain", "level", "pred", "category")
 
 LABEL_KEY = {"fine": "level", "coarse": "coarse", "pairs": "level", "bias": "level"}
+PARSE_MODES = ("strict", "lenient")
+
+
+def usable_value(judgment: Mapping, parse: str):
+    """The value a judgment contributes: its parsed value, or under ``strict``
+    parsing None when its status is not ok (see the module docstring)."""
+    if parse not in PARSE_MODES:
+        raise ValueError(f"parse mode must be one of {PARSE_MODES}, got {parse!r}")
+    if parse == "lenient" or judgment["status"] == "ok":
+        return judgment["value"]
+    return None
 
 
 def _pair_ids(request_id: str) -> tuple[str, int, int]:
@@ -54,18 +74,27 @@ def _pair_ids(request_id: str) -> tuple[str, int, int]:
     return instance_id, int(a), int(b)
 
 
-def comparisons_by_instance(judge: str, judgments: Iterable[Mapping]) -> dict[str, list[dict]]:
-    """Pair judgments grouped per instance as comparison records for ranking.py."""
+def comparisons_by_instance(judge: str, judgments: Iterable[Mapping], parse: str = "strict") -> dict[str, list[dict]]:
+    """Pair judgments grouped per instance as comparison records for ranking.py
+    (``ok``: the reply parsed cleanly)."""
     out: dict[str, list[dict]] = defaultdict(list)
     for j in judgments:
         iid, a, b = _pair_ids(j["request_id"])
-        rec = {"a": a, "b": b, "choice": None, "score_a": None, "score_b": None}
+        value = usable_value(j, parse)
+        rec = {"a": a, "b": b, "choice": None, "score_a": None, "score_b": None, "ok": j["status"] == "ok"}
         if judge == "pair_rank":
-            rec["choice"] = j["value"]
-        elif j["value"] is not None:
-            rec["score_a"], rec["score_b"] = j["value"]["A"], j["value"]["B"]
+            rec["choice"] = value
+        elif value is not None:
+            rec["score_a"], rec["score_b"] = value["A"], value["B"]
         out[iid].append(rec)
     return out
+
+
+def _strict_bubble_values(values: list[float], records: Sequence[Mapping]) -> list[float]:
+    """Strict parsing: an item without one parsed comparison has no prediction
+    and ranks last (tied) instead of keeping its presentation-order place."""
+    seen = {i for r in records if r["ok"] for i in (r["a"], r["b"])}
+    return [v if i in seen else -1.0 for i, v in enumerate(values)]
 
 
 def _row(setting: str, judge: str, derivation: str, difficulty: str, metric: str, value: float, n: int,
@@ -112,33 +141,38 @@ def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], scor
     return _list_rows(setting, judge, "direct", pairs)
 
 
-def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping]) -> list[dict]:
+def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
+                  parse: str = "strict") -> list[dict]:
     """Metric rows of one LLM cell (without the cell's identity columns).
 
     ``setting`` is the label scale the rows are computed against and written
-    as: DomainAuth judges fine lists against fine labels and coarse lists
-    against coarse labels; EntityAuth has only fine (N=10) lists and evaluates
-    the same judgments once with ``"fine"`` and once with ``"coarse"``. The
-    anchor rule of BubbleSort applies whenever the lists carry anchors."""
+    as: fine lists against fine labels and coarse lists against coarse labels
+    (DomainAuth and EntityAuth); with ``entityauth.coarse_source: rescore``
+    EntityAuth's fine lists are evaluated once with ``"fine"`` and once with
+    ``"coarse"`` (:func:`authbench.studies.authority.outputs.scales`). The
+    anchor rule of BubbleSort applies whenever the lists carry anchors.
+    ``parse``: what a failed reply contributes (:data:`PARSE_MODES`)."""
     key = LABEL_KEY[setting]
     if judge == "point":
-        by_key = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
+        by_key = {j["request_id"].split(":", 1)[1]: usable_value(j, parse) for j in judgments}
         return evaluate_scores(setting, judge, instances, lambda inst, i: by_key[item_key(inst["items"][i])])
 
     if judge.startswith("list"):
-        by_id = {j["request_id"]: j["value"] for j in judgments}
+        by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
         pairs = []
         for inst in instances:
             n = len(inst["items"])
             value = by_id[inst["instance_id"]]
-            if judge == "list_rank":
+            if value is None:  # strict: a failed reply ranks nothing
+                pred = R.scores_to_predicted_values({}, n)
+            elif judge == "list_rank":
                 pred = R.ranking_to_values(value, n)
             else:
                 pred = R.scores_to_predicted_values({int(k): v for k, v in value.items()}, n)
             pairs.append(([it[key] for it in inst["items"]], pred))
         return _list_rows(setting, judge, "direct", pairs)
 
-    comps = comparisons_by_instance(judge, judgments)
+    comps = comparisons_by_instance(judge, judgments, parse)
     if setting == "pairs":
         flags: dict[str, list[bool]] = defaultdict(list)
         for inst in instances:
@@ -158,7 +192,8 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
         truth = [it[key] for it in inst["items"]]
         records = comps[inst["instance_id"]]
         ranking = R.bubble_ranking(records, n, mode, inst.get("anchors"))
-        bubble.append((truth, R.ranking_to_values(ranking, n)))
+        values = R.ranking_to_values(ranking, n)
+        bubble.append((truth, _strict_bubble_values(values, records) if parse == "strict" else values))
         if mode == "score":
             average.append((truth, R.scores_to_predicted_values(R.average_score(records, n), n)))
     rows = _list_rows(setting, judge, "bubble", bubble)
@@ -167,9 +202,10 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
     return rows
 
 
-def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping]) -> list[dict]:
-    """Per distinct domain: true level, predicted score (None if unparsable), category."""
-    by_domain = {j["request_id"].split(":", 1)[1]: j["value"] for j in judgments}
+def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping], parse: str = "strict") -> list[dict]:
+    """Per distinct domain: true level, predicted score (None if unparsable,
+    or under ``strict`` parsing a failed reply), category."""
+    by_domain = {j["request_id"].split(":", 1)[1]: usable_value(j, parse) for j in judgments}
     seen, rows = set(), []
     for inst in instances:
         for item in inst["items"]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from authbench.config import entity_rescores, entity_settings
+
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 PAIR_JUDGES = ("pair_rank", "pair_score")
 
@@ -75,11 +77,14 @@ def is_entity(dataset: str) -> bool:
     return dataset.startswith("entityauth/")
 
 
-def scales(dataset: str, setting: str) -> list[str]:
-    """The label scales a cell's judgments are scored against: EntityAuth's
-    N=10 lists against fine and coarse labels (Tables 4 and 6), DomainAuth's
-    against the setting's own."""
-    return ["fine", "coarse"] if is_entity(dataset) else [setting]
+def scales(config: Mapping[str, Any], dataset: str, setting: str) -> list[str]:
+    """The label scales a cell's judgments are scored against: the setting's
+    own (N=10 lists: fine, N=5 lists: coarse), and with
+    ``entityauth.coarse_source: rescore`` EntityAuth's N=10 lists also against
+    the coarse labels (then Table 6's numbers; there are no coarse cells)."""
+    if is_entity(dataset) and setting == "fine" and entity_rescores(config):
+        return ["fine", "coarse"]
+    return [setting]
 
 
 def baseline_plan(config: Mapping[str, Any], dataset: str) -> dict:
@@ -88,9 +93,21 @@ def baseline_plan(config: Mapping[str, Any], dataset: str) -> dict:
     their rows are shown under, and the baselines (the TLD prior scores a
     domain by its public suffix: DomainAuth only)."""
     if is_entity(dataset):
-        return {"instance_sets": ["fine"], "evaluations": [["fine", "fine"], ["fine", "coarse"]],
+        sets = entity_settings(config)
+        return {"instance_sets": sets,
+                "evaluations": [[s, scale] for s in sets for scale in scales(config, dataset, s)],
                 "contexts": ["wo_text"],
                 "baselines": {k: v for k, v in config["baselines"].items() if k != "tld_prior"}}
     return {"instance_sets": ["fine", "coarse", "pairs"],
             "evaluations": [[s, s] for s in config["settings"] if s != "bias"],
             "contexts": config["contexts"], "baselines": config["baselines"]}
+
+
+def statistics_files(folder: str, authority: bool, selfpref: bool) -> list[str]:
+    """The benchmark statistics report (``rules/report.smk``'s
+    ``benchmark_statistics``): Table 7 with its per-level and per-drop-reason
+    tables when an AuthorityBench dataset is built, the self-preference data
+    table when that study runs."""
+    return table_files(folder, (["table7_statistics", "table7_levels", "table7_drops"] if authority else [])
+                       + (["selfpref_statistics"] if selfpref else []))
+

@@ -11,35 +11,92 @@ from typing import Mapping, Sequence
 import pandas as pd
 from authbench.render import costs
 from authbench.render.tables import stack_tables, write_table
+from authbench.render.tables import TableSpec
 from authbench.studies.authority import figures, tables
+from authbench.studies.authority.domains import describe_categories
+from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
 
 CAPTIONS = {
     "table1_fine": "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
     "table2_coarse": "Results on DomainAuth (coarse-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
-    "table9_derivations_fine": "PairJudge ranking derivation methods on DomainAuth (fine-grained), Spearman's rho (%).",
-    "table10_derivations_coarse": "PairJudge ranking derivation methods on DomainAuth (coarse-grained), Spearman's rho (%).",
-    "table3_pairs": "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties and unparsable replies count as wrong).",
+    "table9_derivations_fine": "PairJudge ranking derivation methods on DomainAuth (fine-grained), Spearman's rho (%)."
+                               + FAIL_NOTE,
+    "table10_derivations_coarse": "PairJudge ranking derivation methods on DomainAuth (coarse-grained), "
+                                  "Spearman's rho (%)." + FAIL_NOTE,
+    "table3_pairs": "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties count as wrong). Bold: best; "
+                    "underline: second best, per row and context." + FAIL_NOTE,
     "table8_categories": "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category.",
     "table4_fine": "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                    "and Kendall's tau (%)." + FAIL_NOTE,
-    "table6_coarse": "Results on EntityAuth (coarse-grained, 5-level, w/o text): the same N=10 lists scored against "
-                     "the coarse labels, Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
+    "table6_coarse": "Results on EntityAuth (coarse-grained, 5-level, w/o text) on N=5 lists, one entity per coarse "
+                     "level (PairJudge: all 10 pairs), as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
     "table11_derivations_fine": "PairJudge ranking derivation methods on EntityAuth (fine-grained), Spearman's rho (%)."
                                 + FAIL_NOTE,
     "table12_derivations_coarse": "PairJudge ranking derivation methods on EntityAuth (coarse-grained), "
                                   "Spearman's rho (%)." + FAIL_NOTE,
 }
+# Table 6 with entityauth.coarse_source: rescore (no coarse cells)
+TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
+                   "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
+                   "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)
+
+
+PARSE_TEXT = {
+    "strict": "a failed reply contributes no prediction: its items rank last, its pair counts as wrong",
+    "lenient": "a failed reply contributes what the parser recovered: the last verdict, a ranking repaired in "
+               "presentation order",
+}
 
 
 def report_folder(outdir: str | Path, metric_files: Sequence[str]) -> tuple[Path, pd.DataFrame]:
-    """The report folder (tables/, figures/ created) and the concatenated metrics, saved as metrics.tsv."""
+    """The report folder (tables/, figures/ created) and the concatenated
+    metrics, saved as metrics.tsv (both parse modes: column ``parse``)."""
     out = Path(outdir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     metrics = pd.concat([pd.read_csv(f, sep="\t") for f in metric_files], ignore_index=True)
     metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
     return out, metrics
+
+
+def other_mode(parse: str) -> str:
+    if parse not in PARSE_MODES:
+        raise ValueError(f"parse mode must be one of {PARSE_MODES}, got {parse!r}")
+    return PARSE_MODES[1 - PARSE_MODES.index(parse)]
+
+
+def parse_rows(metrics: pd.DataFrame, parse: str) -> pd.DataFrame:
+    """The metric rows of one parse mode; rows without a mode (the non-LLM
+    baselines parse nothing) belong to both. A table without the ``parse``
+    column is returned as it is."""
+    other_mode(parse)
+    if "parse" not in metrics.columns:
+        return metrics
+    mode = metrics["parse"]
+    return metrics[mode.isna() | (mode.astype(str) == "") | (mode.astype(str) == parse)]
+
+
+def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
+    """The caption's sentence on parse modes: which mode produced the numbers
+    and what the other mode gives: how many of the table's judge values
+    (the marked columns: ρ, τ, accuracy) differ, and by how much at most."""
+    alt = other_mode(parse)
+    text = f" Parsing: {parse} ({PARSE_TEXT[parse]})."
+    if other is None:
+        return text
+    columns = [c for labels in shown.highlight_groups.values() for c in labels]
+    a = shown.values[columns]
+    b = other.values.reindex(index=a.index, columns=columns)
+    both_nan = a.isna() & b.isna()
+    changed = ~both_nan & ((a - b).abs().fillna(float("inf")) > 0)
+    n_values, n_changed = int(a.notna().sum().sum()), int(changed.sum().sum())
+    if n_changed == 0:
+        return text + f" {alt.capitalize()} parsing ({PARSE_TEXT[alt]}) gives the same {n_values} values here."
+    largest = (a - b).abs().max().max()
+    return (text + f" {alt.capitalize()} parsing ({PARSE_TEXT[alt]}) changes {n_changed} of {n_values} values here"
+            + (f", by at most {largest:.2f} points" if pd.notna(largest) else "")
+            + " (both modes in metrics.tsv, column parse; config key parse).")
 
 
 def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame) -> None:
@@ -59,14 +116,20 @@ def _table(stem: str, metrics: pd.DataFrame, dataset: str):
 
 
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
-                            manifests: Sequence[str], stems: Sequence[str], category_order: Sequence[str]) -> None:
+                            manifests: Sequence[str], stems: Sequence[str], category_order: Sequence[str],
+                            categories: Mapping[str, Mapping] | None = None, parse: str = "strict") -> None:
     """DomainAuth's tables ``stems`` (from :func:`authbench.studies.authority.outputs.domainauth_tables`),
-    Figure 3, Figure 6 and Table 8 (with predictions), the cost table and metrics.tsv."""
-    out, metrics = report_folder(outdir, metric_files)
+    Figure 3, Figure 6 and Table 8 (with predictions), the cost table and metrics.tsv.
+    ``categories``: the config's category rules (worded in Table 8's caption);
+    ``parse``: the parse mode whose numbers the tables show."""
+    out, every = report_folder(outdir, metric_files)
+    metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     write_costs(out, manifests, metrics)
     for stem in stems:
         if stem != "table8_categories":
-            write_table(_table(stem, metrics, "domainauth"), out / "tables" / stem, CAPTIONS[stem])
+            spec = _table(stem, metrics, "domainauth")
+            other = _table(stem, alt, "domainauth") if "parse" in every.columns else None
+            write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse))
     figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
                                     out / "figures" / "fig3_label_distribution.png")
     if predictions:
@@ -74,22 +137,31 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
                          ignore_index=True)
         pred["category"] = pred["category"].where(pred["category"].notna(), None)
         figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png")
-        write_table(tables.table_categories(pred, category_order), out / "tables" / "table8_categories",
-                    CAPTIONS["table8_categories"])
+        caption = CAPTIONS["table8_categories"] + (" " + describe_categories(categories) if categories else "")
+        caption += (" Parsing: strict (a failed reply contributes no score: its item counts as unscored)."
+                    if parse == "strict" else
+                    " Parsing: lenient (a failed reply contributes the score the parser recovered, if any).")
+        write_table(tables.table_categories(pred, category_order), out / "tables" / "table8_categories", caption)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
-                            stems: Sequence[str]) -> None:
-    """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs and metrics.tsv."""
-    out, metrics = report_folder(outdir, metric_files)
+                            stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict") -> None:
+    """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs and metrics.tsv.
+    ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
+    ``parse``: the parse mode whose numbers the tables show."""
+    out, every = report_folder(outdir, metric_files)
+    metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     write_costs(out, manifests, metrics)
     reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
     reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(
         out / "reuse.tsv", sep="\t", index=False)
     for stem in stems:
-        parts = [(d.capitalize(), _table(stem, metrics, f"entityauth/{d}")) for d in datasets]
-        write_table(stack_tables(parts, "Domain"), out / "tables" / stem, CAPTIONS[stem])
+        spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}")) for d in datasets], "Domain")
+        other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}")) for d in datasets], "Domain")
+                 if "parse" in every.columns else None)
+        caption = TABLE6_RESCORED if stem == "table6_coarse" and coarse_source == "rescore" else CAPTIONS[stem]
+        write_table(spec, out / "tables" / stem, caption + parse_note(spec, other, parse))
     label_tables: Mapping[str, pd.DataFrame] = {
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
     figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png")

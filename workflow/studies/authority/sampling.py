@@ -80,7 +80,10 @@ def sample_lists(domains: Sequence, granularity: str, count: int, seed: int, nam
         by_level[it[key]].append(it)
     empty = [lv for lv in levels if not by_level[lv]]
     if empty:
-        raise SamplingError(f"{granularity} lists need one item per level, but level(s) {empty} have none")
+        where = f"{namespace}: " if namespace else ""
+        sizes = ", ".join(f"{lv}: {len(by_level[lv])}" for lv in levels)
+        raise SamplingError(f"{where}{granularity} lists need one item per level, but level(s) {empty} have none "
+                            f"(items per {key} level: {sizes})")
     pools = {lv: _Pool(by_level[lv], rng(seed, *parts, granularity, "pool", lv)) for lv in levels}
     order_rng = rng(seed, *parts, granularity, "order")
     out = []
@@ -163,6 +166,20 @@ def sample_all(domains: Sequence[Domain], sampling: Mapping, seed: int) -> dict[
     )
     bias = sample_bias(domains, sampling.get("bias_per_level"), sampling.get("bias_per_category"), seed)
     return {"fine": fine, "coarse": coarse, "pairs": pairs, "bias": bias}
+
+
+def sample_entity_sets(items: Sequence[Mapping], lists: int, coarse_lists: int | None, anchors: int, seed: int,
+                       dataset: str) -> dict[str, list[dict]]:
+    """EntityAuth's list sets of one dataset, keyed by setting: ``fine`` (N=10,
+    one entity per level, with PairJudge anchors) and, unless ``coarse_lists``
+    is None (``entityauth.coarse_source: rescore``), ``coarse`` (N=5, one
+    entity per coarse level; coarse PairJudge compares every pair, so no
+    anchors). Each set draws from its own seeded pools, so the fine lists do
+    not depend on whether or how many coarse lists are drawn."""
+    out = {"fine": add_anchors(sample_lists(items, "fine", lists, seed, dataset), anchors, seed, dataset)}
+    if coarse_lists is not None:
+        out["coarse"] = sample_lists(items, "coarse", coarse_lists, seed, dataset)
+    return out
 
 
 def reuse_report(instances: Mapping[str, list[dict]]) -> list[dict]:

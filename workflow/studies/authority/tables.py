@@ -20,7 +20,8 @@ Input 2 (Table 8) holds the PointJudge point predictions; columns
 domain, level, pred, category``).
 
 Highlighting follows the paper: per row, separately inside each highlight
-group (the ρ columns, the τ columns, the accuracy columns ...), the highest
+group (the ρ columns, the τ columns, Table 3's accuracy columns of one
+context ...), the highest
 displayed value is **bold** and the second-highest distinct displayed value is
 underlined.  Ties share the mark, NaN is never marked, parse-failure and count
 columns never take part, and non-LLM baseline rows are never marked.
@@ -272,7 +273,10 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
     """Table 3: pairwise accuracy (%) on easy vs. hard pairs.
 
     Rows model x difficulty; columns judge x context (contexts absent from the
-    data are not shown), each with accuracy and parse-failure rate.
+    data are not shown), each with accuracy and parse-failure rate. Best and
+    second best are marked per row *per context* (the paper's "per LLM per
+    difficulty level": the three judges' w/o accuracies compete, and
+    separately their w/ accuracies).
     """
     what = f"table_pairs({benchmark!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting="pairs")
@@ -298,7 +302,7 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
                     (l0, l1, "acc"),
                     PCT,
                     lambda r, j=judge, c=ctx: look.value(r[0], c, j, "direct", r[1], "acc"),
-                    group="acc",
+                    group=f"acc:{ctx}",  # the paper marks per row (model x difficulty) per context
                 )
             )
             cols.append(
@@ -310,7 +314,7 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
             )
     caption = (
         f"Pairwise accuracy (%) on easy vs. hard pairs on {benchmark}. "
-        "Bold: best; underline: second best, per row."
+        "Bold: best; underline: second best, per row and context."
     )
     return build_table(
         rows,

@@ -1,7 +1,8 @@
 """The RAG self-preference study (Chen et al.): passage sets (``data``),
 answer matching and knowledge levels (``answers``), generation, probing,
 reranking and comparison requests (``study``), tables and figures
-(``report``) and which files a config produces (``outputs``).
+(``report``), the data statistics beside AuthorityBench's Table 7
+(``statistics``) and which files a config produces (``outputs``).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -12,5 +13,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "data": ("drop_rows", "import_sources", "sample_questions"),
     "outputs": ("knowledge_authors", "other_authors", "report_files"),
     "report": ("write_selfpref_report",),
+    "statistics": ("dataset_rows", "table_statistics"),
     "study": ("comparison_requests", "comparison_rows", "comparisons", "generated_passages", "generation_requests", "knowledge_requests", "knowledge_rows", "load_template", "rerank_requests", "rerank_rows"),
 })

@@ -11,11 +11,28 @@ A *source* is one JSON (list) or JSON-lines file and its mapping::
       - {author: gpt35, text: ai_true, false_text: ai_false, false_answer: false_answer}
       - {author: gpt35, variant: long, text: gpt_long, false_answer: gpt_false_ans}
 
+and in a second source (another file of the same questions)::
+
+      - {author: human, false_text: human_false, false_answer: false_answer, false_for: [gpt35]}
+
 ``text`` is the true passage. Its false version is ``false_text`` when given,
 else it is made as the paper makes false passages: the gold answer substituted
-by ``false_answer`` (case-insensitive, every occurrence). ``variant`` is
-``normal`` (default), ``long`` or ``qa``. Any dataset whose records carry a
-question, a gold answer and passage texts is added by writing such a mapping.
+by ``false_answer`` (case-insensitive, every occurrence). An entry without
+``text`` brings only its false passage (``false_text`` is then required).
+``variant`` is ``normal`` (default), ``long`` or ``qa``. Any dataset whose
+records carry a question, a gold answer and passage texts is added by writing
+such a mapping.
+
+``false_for`` (a list of author ids) makes the entry's false passage one *per
+evaluator self*: it is shown only to evaluators whose self author is listed,
+before an untagged one of the same slot, which every other evaluator sees
+(:func:`authbench.studies.selfpref.study.comparisons`). This is how the
+authors pair human false passages (``ChatGPT_inference.py`` /
+``Llama_inference.py``): a GPT-self evaluator sees the human passage carrying
+*Llama's* false answer (``human_false_llama``), a Llama-self one the human
+passage with GPT's, so that in an FF self-vs-human pair the two passages carry
+different answers. The passage keeps the tag as ``for_self`` (a sorted list,
+``None`` when untagged) and its ``pid`` ends in ``:for-<a>+<b>``.
 
 Rules (each drop counted per reason and author in ``drops.tsv``):
 
@@ -30,9 +47,14 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
 * A false passage cannot be made when the gold is not in the true text
   (``answer_not_substituted``) or there is no false answer (``no_false_answer``);
   a false answer equal to the gold is ``false_answer_is_gold``.
-* The same (question, author, variant, factuality) from a second source is a
-  ``duplicate`` (the first source wins: e.g. the human passages, which both
-  NQ files carry, with the false answer of the first file).
+* The same (question, author, variant, factuality, ``for_self``) from a
+  second source is a ``duplicate`` (the first source wins).
+* A passage whose text is identical to another *variant* of the same author,
+  question, factuality and ``for_self`` is a ``duplicate_variant``: of
+  identical variants the first in :data:`VARIANTS` order (normal, long, qa) is
+  kept, the later ones dropped, and each group is named in the run log (the
+  released ``nq_writing_style.json`` has ``llama_qa`` byte-identical to
+  ``llama_long`` in all 100 records: the Llama Gen-by-QA passages are dropped).
 * A record missing a mapped field, or a field that is not a string, is an
   ``InputError`` naming the file, the record and the field.
 """
@@ -40,17 +62,21 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from authbench.errors import InputError
+from authbench.errors import ConfigError, InputError
 from authbench.records import read_json_records
 from authbench.seeding import rng
 
 VARIANTS = ("normal", "long", "qa")
-DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted", "no_false_answer", "false_answer_is_gold", "duplicate")
+DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted", "no_false_answer", "false_answer_is_gold",
+                "duplicate", "duplicate_variant")
+
+log = logging.getLogger("authbench")
 
 
 def _clean(text: str) -> str:
@@ -77,10 +103,11 @@ def _field(rec: Mapping, name: str | None, path: Path, where: str, required: boo
     return value
 
 
-def substitute(text: str, gold: str, false_answer: str) -> str | None:
-    """``text`` with every occurrence of ``gold`` (case-insensitive) replaced by
-    ``false_answer``; None when ``gold`` does not occur."""
-    pattern = re.compile(re.escape(gold.strip()), re.IGNORECASE)
+def substitute(text: str, gold: str, false_answer: str, ignore_case: bool = True) -> str | None:
+    """``text`` with every occurrence of ``gold`` (case-insensitive; with
+    ``ignore_case=False`` exactly Python's ``text.replace(gold, false_answer)``)
+    replaced by ``false_answer``; None when ``gold`` does not occur."""
+    pattern = re.compile(re.escape(gold.strip()), re.IGNORECASE if ignore_case else 0)
     if not gold.strip() or not pattern.search(text):
         return None
     return pattern.sub(lambda _m: false_answer.strip(), text)
@@ -93,8 +120,9 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
     questions: dict[str, dict] = {}
     passages: dict[tuple, dict] = {}
     drops: Counter = Counter()
-    for source in sources:
+    for n_source, source in enumerate(sources):
         path = Path(source["file"])
+        specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
         for where, rec in read_records(path):
             question = _clean(_field(rec, source["question"], path, where))
             gold = _field(rec, source["answer"], path, where).strip()
@@ -102,27 +130,28 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
             if q is None:
                 q = questions[question] = {"qid": f"{dataset}-{len(questions) + 1:04d}", "question": question,
                                            "answer": gold, "false_answers": {}}
-            for spec in source["passages"]:
+            for spec, for_self in specs:
                 author, variant = spec["author"], spec.get("variant", "normal")
-                text = _field(rec, spec["text"], path, where)
+                text = _field(rec, spec.get("text"), path, where)
                 false_answer = _field(rec, spec.get("false_answer"), path, where, required=False)
-                false_text = _field(rec, spec.get("false_text"), path, where, required=False)
+                false_text = _field(rec, spec.get("false_text"), path, where, required=text is None)
                 if false_answer is not None:
                     q["false_answers"].setdefault(author, false_answer.strip())
-                candidates = [(True, text, gold)]
+                candidates = [(True, text, gold)] if text is not None else []
                 if false_answer is None:
                     drops["no_false_answer", author] += 1
                 elif answer_matches(false_answer, gold):
                     drops["false_answer_is_gold", author] += 1
                 else:
-                    if false_text is None:
+                    if false_text is None and text is not None:
                         false_text = substitute(text, gold, false_answer)
                     if false_text is None:
                         drops["answer_not_substituted", author] += 1
                     else:
                         candidates.append((False, false_text, false_answer.strip()))
                 for factual, body, carried in candidates:
-                    key = (q["qid"], author, variant, factual)
+                    tag = for_self if not factual else None
+                    key = (q["qid"], author, variant, factual, tag)
                     if key in passages:
                         drops["duplicate", author] += 1
                         continue
@@ -132,19 +161,77 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
                     if not passage_contains(body, carried):
                         drops["answer_missing", author] += 1
                         continue
-                    passages[key] = {"pid": f"{q['qid']}:{author}:{variant}:{'T' if factual else 'F'}",
+                    pid = f"{q['qid']}:{author}:{variant}:{'T' if factual else 'F'}"
+                    passages[key] = {"pid": pid + (f":for-{'+'.join(tag)}" if tag else ""),
                                      "qid": q["qid"], "author": author, "variant": variant, "factual": factual,
-                                     "answer_in": carried, "text": body.strip()}
-    return list(questions.values()), list(passages.values()), drops
+                                     "answer_in": carried, "text": body.strip(), "for_self": list(tag) if tag else None}
+    kept = _drop_duplicate_variants(passages, drops, dataset)
+    return list(questions.values()), kept, drops
+
+
+def _spec(spec: Mapping, path: Path, n_source: int, n: int) -> tuple[Mapping, tuple | None]:
+    """A passage entry of a source and its ``false_for`` as a sorted tuple
+    (None: untagged); a ``ConfigError`` when it names neither ``text`` nor
+    ``false_text`` or ``false_for`` is not a list of author ids."""
+    where = f"selfpref source {n_source} ({path}), passages.{n}"
+    if spec.get("text") is None and spec.get("false_text") is None:
+        raise ConfigError(f"{where}: give 'text' (the true passage), 'false_text', or both")
+    tag = spec.get("false_for")
+    if tag is None:
+        return spec, None
+    if isinstance(tag, str):
+        tag = [tag]
+    if not isinstance(tag, list) or not tag or not all(isinstance(a, str) and a for a in tag):
+        raise ConfigError(f"{where}: 'false_for' must be a non-empty list of author ids, got {tag!r}")
+    return spec, tuple(sorted(set(tag)))
+
+
+def _drop_duplicate_variants(passages: Mapping[tuple, dict], drops: Counter, dataset: str) -> list[dict]:
+    """The passages without the later of two variants with identical text
+    (same question, author, factuality and ``for_self``; the earlier variant
+    in :data:`VARIANTS` order is kept), each dropped one counted as
+    ``duplicate_variant`` and every (author, variant, kept variant) group
+    named in the log."""
+    rank = {v: i for i, v in enumerate(VARIANTS)}
+    groups: dict[tuple, list[tuple]] = {}
+    for key in passages:
+        qid, author, variant, factual, tag = key
+        groups.setdefault((qid, author, factual, tag), []).append((rank.get(variant, len(rank)), variant, key))
+    dropped: set = set()
+    named: Counter = Counter()
+    examples: dict[tuple, str] = {}
+    for members in groups.values():
+        seen: dict[str, str] = {}
+        for _, variant, key in sorted(members):
+            text = passages[key]["text"]
+            if text in seen:
+                dropped.add(key)
+                drops["duplicate_variant", key[1]] += 1
+                group = (key[1], variant, seen[text])
+                named[group + (key[3],)] += 1
+                examples.setdefault(group, key[0])
+            else:
+                seen[text] = variant
+    for (author, variant, kept) in sorted(examples):
+        log.warning("%s: %d true and %d false '%s' passages of %s are identical to its '%s' passage of the same "
+                    "question (first: %s): dropped as duplicate_variant", dataset, named[author, variant, kept, True],
+                    named[author, variant, kept, False], variant, author, kept, examples[author, variant, kept])
+    return [p for key, p in passages.items() if key not in dropped]
 
 
 def complete_questions(passages: Iterable[Mapping], authors: Sequence[str]) -> list[str]:
-    """qids (in order) that have a true and a false ``normal`` passage of every author."""
+    """qids (in order) that have a true ``normal`` passage of every author and,
+    for every author and every *other* author (a possible evaluator self), a
+    false ``normal`` passage that self is shown (untagged, or ``for_self``
+    naming it)."""
     have: dict[str, set] = {}
     for p in passages:
         if p["variant"] == "normal":
-            have.setdefault(p["qid"], set()).add((p["author"], p["factual"]))
-    need = {(a, f) for a in authors for f in (True, False)}
+            got = have.setdefault(p["qid"], set())
+            tag = p.get("for_self")
+            for viewer in authors if not tag else tag:
+                got.add((p["author"], p["factual"], viewer))
+    need = {(a, f, s) for a in authors for s in authors if s != a for f in (True, False)}
     return [qid for qid, got in have.items() if need <= got]
 
 
@@ -162,7 +249,9 @@ def sample_questions(imported: Sequence[Mapping], generated: Sequence[Mapping], 
     passage (imported and generated) of those questions. ``path`` names the
     imported file in the error when too few questions are complete."""
     imported, generated = list(imported), list(generated)
-    complete = complete_questions(imported, authors)
+    # generated passages count: an evaluator that writes its own passages
+    # (config/paper.yaml) is an author only through them
+    complete = complete_questions(imported + generated, authors)
     if len(complete) < items:
         raise InputError(f"{path}: only {len(complete)} questions have a true and a false passage of "
                          f"every author {list(authors)}; selfpref.items asks for {items}")

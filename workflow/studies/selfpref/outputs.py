@@ -10,7 +10,7 @@ from typing import Any, Mapping
 TABLE_STEMS = (
     "table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
     "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-    "table_knowledge_breakdown",
+    "table_knowledge_breakdown", "table_perplexity_anova",
 )
 
 

@@ -6,7 +6,9 @@ Inputs are lists of dict rows (the shapes of the shared spec):
 
 * rerank judgments ``{"evaluator", "pid", "qid", "author", "variant", "factual",
   "prompt": "normal"|"rag", "score": 1..5 | None, "status"}``; ``evaluator`` is
-  added by the caller;
+  added by the caller; an optional ``tries`` (default 1) counts the requests
+  sent for the row, retries included (both kinds of judgment rows), summed
+  into the ``tries`` column of ``rerank_summary.tsv`` and ``rates.tsv``;
 * generation judgments ``{"evaluator", "self_author", "other_author",
   "self_factual", "other_factual", "order": "self_first"|"other_first",
   "variant", "chosen": "self"|"other"|None, "status", "knowledge"}``;
@@ -46,14 +48,26 @@ Policies
   passage among the ``ok`` factuality-asymmetric rows (TF, FT).  A row with
   status ``ok`` but no choice counts as not ok (``no_choice``).  Rates are
   percentages; an empty denominator gives NaN (``–``).  ``all`` pools every
-  other author (so Table 3's ``Aggregated`` is the rate over all comparisons,
-  as the caption defines it).  Table 3, Figure 3 and the knowledge breakdown
-  use the ``normal`` variant.
+  other author (the rate over all comparisons).  Table 3, Figure 3 and the
+  knowledge breakdown use the ``normal`` variant.
+* **Answer accuracy** (Section 4.2.3; knowledge breakdown and ``rates.tsv``'s
+  ``n_graded`` / ``correct`` / ``accuracy``): among the ``ok`` rows whose
+  question has a known gold (``answer_in`` of its true passages,
+  :func:`gold_answers`) and that carry an ``answer``, the share whose answer
+  matches the gold (:func:`authbench.studies.selfpref.answers.answer_matches`,
+  the authors' ``check_bag_of_words``).
 * **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
   rows, when there are two or more), columns other author × Self / Order /
-  Factual and ``Aggregated``; one decimal.  The caption's rule "values greater
+  Factual, ``Aggregated`` and ``Pooled`` (+ its ``n``); one decimal.
+  ``Aggregated`` is the paper's: the unweighted mean of the evaluator's
+  per-author cells, each metric apart (every one of the paper's 15 Aggregated
+  triples is the mean of its five per-author cells; we average the unrounded
+  rates, the paper its rounded integer cells, so the two may differ by < 0.5).
+  ``Pooled`` is the rate over all of the evaluator's comparisons (``all``),
+  ``n`` its ok comparisons.  The caption's rule "values greater
   than 50% are bold" is implemented as mark ``"best"`` on every displayed
-  value > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty).
+  rate > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty;
+  ``n`` carries no value and is never bold).
 * **Tables 4-5** (writing style): generation rows of variant ``qa`` / ``long``
   with both passages true (the paper restricts both to true answers).  Such a
   row is read as: the *self* passage is the styled one (Gen-by-QA, or long)
@@ -61,7 +75,12 @@ Policies
   them: self ``qa`` vs human, self ``long`` vs ``<self>:normal``), so the
   style preference is the share of ``ok`` rows choosing ``self``.  Rows
   (evaluator, versus = other author); columns preference (%), the order
-  preference, the ``ok`` comparisons and the not-ok rows.
+  preference, the ``ok`` comparisons and the not-ok rows.  An evaluator
+  whose self author has no passage of the variant among the passages while
+  another author has (the import drops a variant identical to another as
+  ``duplicate_variant``: the release's ``llama_qa`` is ``llama_long``) gets a
+  row reading "no distinct Gen-by-QA passages" (or long) and a note, never a
+  number.
 * **Table 1**: rows = authors with knowledge levels (in the given order), then
   other non-human passage / perplexity authors, ``Average`` (mean of the model
   rows, when two or more) and ``Human``.  Knowledge % per class over the
@@ -69,6 +88,16 @@ Policies
   author's ``normal`` TRUE passages; Perplexity = mean over the author's
   ``normal`` TRUE perplexity rows (the same passages), ``†`` when Welch's test
   against the human ones gives p < 0.05.
+* **Perplexity tests** (``table_perplexity_anova``; the authors' ``anova.py``):
+  over the ``normal`` TRUE perplexity rows of every author with at least two
+  finite values (human first, then in order of appearance — the paper's
+  human / GPT / Llama), the one-way ANOVA (``scipy.stats.f_oneway``: F with
+  its degrees of freedom, p) and Tukey's HSD for every pair
+  (``scipy.stats.tukey_hsd``, the same test as statsmodels'
+  ``pairwise_tukeyhsd`` the authors used: mean difference A − B, its 95%
+  family-wise interval, the adjusted p), with Welch's p of the same pair beside
+  it (Table 1's test, unadjusted).  ``†``: p < 0.05.  Fewer than two such
+  authors give the placeholder row.
 * **Empty input** never fails: a table without rows gets one placeholder row
   of ``–``, and the figure a "no data" panel, so every declared file exists.
 
@@ -83,6 +112,7 @@ from the text cells (``marks`` "best" bold), like every other table.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections import Counter
@@ -108,8 +138,11 @@ __all__ = [
     "RATE_COLUMNS",
     "RERANK_SUMMARY_COLUMNS",
     "fig3_heatmaps",
+    "gold_answers",
     "knowledge_breakdown",
     "mark",
+    "perplexity_anova",
+    "perplexity_anova_table",
     "preference_rates",
     "rates_long",
     "raw_score_tables",
@@ -124,6 +157,7 @@ __all__ = [
 
 HUMAN = "human"
 ALL = "all"
+AGGREGATED = "aggregated"  # Table 3: the mean of the per-author cells
 NORMAL = "normal"
 PROMPTS = ("normal", "rag")
 PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
@@ -140,12 +174,12 @@ COMBOS = (("TT", True, True), ("TF", True, False), ("FT", False, True), ("FF", F
 _COMBO_OF = {(s, o): lab for lab, s, o in COMBOS}
 
 RERANK_SUMMARY_COLUMNS = (
-    "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std",
+    "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std", "tries",
 )
 RATE_COLUMNS = (
     "variant", "evaluator", "self_author", "other_author", "factuality", "knowledge",
     "n_rows", "n_ok", "self_chosen", "self_pref", "first_chosen", "order_pref",
-    "n_asym", "true_chosen", "factual_pref", "not_ok", "not_ok_by_status",
+    "n_asym", "true_chosen", "factual_pref", "n_graded", "correct", "accuracy", "not_ok", "not_ok_by_status", "tries",
 )
 
 
@@ -266,6 +300,15 @@ def _bool(r: Mapping, key: str, what: str, i: int) -> bool:
     raise InputError(f"{what}: row {i}: field {key!r} must be true or false, got {v!r}")
 
 
+def _tries(r: Mapping, what: str, i: int) -> int:
+    """A judgment row's ``tries`` (requests sent for it, retries included);
+    1 when absent (rows written before retries existed)."""
+    v = r.get("tries", 1)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise InputError(f"{what}: row {i}: field 'tries' is {v!r}; expected an integer >= 1")
+    return v
+
+
 def _variant(r: Mapping, what: str, i: int) -> str:
     v = r.get("variant", NORMAL)
     if v is None:
@@ -291,6 +334,7 @@ def _number(r: Mapping, key: str, what: str, i: int, nullable: bool = True) -> f
 class _Scores:
     scores: list
     failures: int = 0
+    tries: int = 0  # engine requests over the group's rows (retries included)
 
 
 def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str], list[str]]:
@@ -308,6 +352,7 @@ def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str
         if score is not None and not (math.isfinite(score) and 1 <= score <= 5):
             raise InputError(f"{what}: row {i}: field 'score' is {score!r}; expected 1..5 or null")
         g = groups.setdefault((ev, prompt, variant, factual, author), _Scores([]))
+        g.tries += _tries(r, what, i)
         if score is None:
             g.failures += 1
         else:
@@ -320,7 +365,8 @@ def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str
 def rerank_summary(rows) -> list[dict]:
     """Per evaluator × prompt × variant × factual × author: ``n_rows``, ``n``
     (parsed scores), ``failures`` (score null), ``mean`` and sample ``std`` of
-    the parsed scores. Order: evaluators and authors (human first) as they
+    the parsed scores, ``tries`` (requests sent for the rows, retries
+    included: ``n_rows`` when nothing was retried). Order: evaluators and authors (human first) as they
     appear, prompt normal before rag, TRUE before FALSE."""
     groups, evaluators, authors = _rerank_groups(rows)
     variants = [v for v in VARIANT_ORDER if any(k[2] == v for k in groups)]
@@ -338,7 +384,7 @@ def rerank_summary(rows) -> list[dict]:
                         out.append({
                             "evaluator": ev, "prompt": prompt, "variant": variant, "factual": factual,
                             "author": author, "n_rows": len(x) + g.failures, "n": len(x),
-                            "failures": g.failures, "mean": _mean(x), "std": _std(x),
+                            "failures": g.failures, "mean": _mean(x), "std": _std(x), "tries": g.tries,
                         })
     return out
 
@@ -448,9 +494,27 @@ class _Gen:
     first: bool | None
     asym: bool
     true_chosen: bool | None
+    correct: bool | None = None  # ok rows with a known gold only: the answer matches the gold
+    tries: int = 1  # requests sent for this comparison (retries included)
 
 
-def _gen_records(rows, what: str = "generation judgments") -> list[_Gen]:
+def gold_answers(passages) -> dict[str, str]:
+    """qid -> gold answer, read from the ``answer_in`` of the question's true
+    passages (every sampled question has them)."""
+    gold: dict[str, str] = {}
+    for i, r in _row(passages, "passages"):
+        if _bool(r, "factual", "passages", i) and isinstance(r.get("answer_in"), str):
+            gold.setdefault(str(r.get("qid")), r["answer_in"])
+    return gold
+
+
+def _gen_records(rows, what: str = "generation judgments", gold: Mapping[str, str] | None = None) -> list[_Gen]:
+    """The rows as :class:`_Gen`; with ``gold`` (qid -> gold answer) an ok row
+    with an ``answer`` is graded (``correct``) by
+    :func:`authbench.studies.selfpref.answers.answer_matches`, the authors'
+    correctness check."""
+    from authbench.studies.selfpref.answers import answer_matches
+
     out, self_of = [], {}
     for i, r in _row(rows, what):
         ev = _str(r, "evaluator", what, i)
@@ -475,8 +539,11 @@ def _gen_records(rows, what: str = "generation judgments") -> list[_Gen]:
         asym = sf != of
         first = ((chosen == "self") == (order == "self_first")) if ok else None
         true_chosen = ((chosen == "self") == sf) if ok and asym else None
+        truth = (gold or {}).get(str(r.get("qid")))
+        answer = r.get("answer")
+        correct = answer_matches(answer, truth) if ok and truth is not None and isinstance(answer, str) else None
         out.append(_Gen(ev, own, other, variant, _COMBO_OF[(sf, of)], know or UNKNOWN, status,
-                        chosen if ok else None, first, asym, true_chosen))
+                        chosen if ok else None, first, asym, true_chosen, correct, _tries(r, what, i)))
     return out
 
 
@@ -486,14 +553,18 @@ def _stats(recs: Sequence[_Gen]) -> dict:
     n_self = sum(g.chosen == "self" for g in ok)
     n_first = sum(bool(g.first) for g in ok)
     n_true = sum(bool(g.true_chosen) for g in asym)
+    graded = [g for g in ok if g.correct is not None]
+    n_correct = sum(bool(g.correct) for g in graded)
     bad = Counter(g.status for g in recs if g.status != "ok")
     return {
         "n_rows": len(recs), "n_ok": len(ok),
         "self_chosen": n_self, "self_pref": _pct(n_self, len(ok)),
         "first_chosen": n_first, "order_pref": _pct(n_first, len(ok)),
         "n_asym": len(asym), "true_chosen": n_true, "factual_pref": _pct(n_true, len(asym)),
+        "n_graded": len(graded), "correct": n_correct, "accuracy": _pct(n_correct, len(graded)),
         "not_ok": sum(bad.values()),
         "not_ok_by_status": ";".join(f"{k}={bad[k]}" for k in sorted(bad)),
+        "tries": sum(g.tries for g in recs),
     }
 
 
@@ -512,9 +583,9 @@ def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
     Each dict: ``variant, evaluator, self_author, other_author, factuality
     ("all"), knowledge ("all")``, the counts ``n_rows, n_ok, self_chosen,
     first_chosen, n_asym, true_chosen, not_ok``, ``not_ok_by_status``
-    (``"status=count;..."``) and the percentages ``self_pref`` (self_chosen /
-    n_ok), ``order_pref`` (first_chosen / n_ok), ``factual_pref`` (true_chosen
-    / n_asym).
+    (``"status=count;..."``), ``tries`` (requests sent, retries included) and
+    the percentages ``self_pref`` (self_chosen / n_ok), ``order_pref``
+    (first_chosen / n_ok), ``factual_pref`` (true_chosen / n_asym).
     """
     recs = [g for g in _gen_records(gen_rows) if variant is None or g.variant == variant]
     out = []
@@ -527,12 +598,13 @@ def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
     return out
 
 
-def rates_long(gen_rows) -> list[dict]:
+def rates_long(gen_rows, passages=None) -> list[dict]:
     """Every rate group, for ``rates.tsv``: per variant × evaluator × other
     author (and ``all``) × factuality (``all``, TT, TF, FT, FF) × knowledge
     (``all``, no, partial, full, unknown); groups without rows are left out
-    except the ``all``/``all`` ones."""
-    recs = _gen_records(gen_rows)
+    except the ``all``/``all`` ones. With ``passages`` the answers are graded
+    against the gold (``n_graded``, ``correct``, ``accuracy``)."""
+    recs = _gen_records(gen_rows, gold=gold_answers(passages))
     variants = [v for v in VARIANT_ORDER if any(g.variant == v for g in recs)]
     variants += sorted({g.variant for g in recs} - set(variants))
     out = []
@@ -560,32 +632,49 @@ def _pct_cell(v: float) -> tuple[float, str]:
 
 def table3(rates: Sequence[Mapping]) -> TableSpec:
     """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
-    when two or more), columns other author × Self / Order / Factual (%) and
-    ``Aggregated`` (the ``all`` rows); displayed values > 50 are bold."""
+    when two or more), columns other author × Self / Order / Factual (%),
+    ``Aggregated`` = the unweighted mean of the evaluator's per-author cells
+    (each metric apart; a cell without a value is skipped), as in the paper,
+    and ``Pooled`` = the rate over all of the evaluator's comparisons (the
+    ``all`` rows) with its ``n`` (ok comparisons). ``Average`` is the mean of
+    the evaluator rows (its ``n`` their sum). Displayed values > 50 are bold
+    (never ``n``)."""
     rates = [r for r in (rates or []) if r.get("factuality", ALL) == ALL and r.get("knowledge", ALL) == ALL]
     evaluators = list(dict.fromkeys(str(r["evaluator"]) for r in rates))
     others = _author_order(str(r["other_author"]) for r in rates if r["other_author"] != ALL)
     look = {(str(r["evaluator"]), str(r["other_author"])): r for r in rates}
     avg = len(evaluators) >= 2
 
-    def get(ev, other, key) -> float:
-        if ev == "Average":
-            vals = _finite(look[(e, other)][key] for e in evaluators if (e, other) in look)
+    def one(ev, other, key) -> float:
+        if other == AGGREGATED:
+            vals = _finite(one(ev, o, key) for o in others)
             return float(np.mean(vals)) if len(vals) else math.nan
         r = look.get((ev, other))
         return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
 
+    def get(ev, other, key) -> float:
+        if ev == "Average":
+            vals = _finite(one(e, other, key) for e in evaluators)
+            return float(np.mean(vals)) if len(vals) else math.nan
+        return one(ev, other, key)
+
+    def n_ok(ev) -> tuple[float, str]:
+        rows = [look[(e, ALL)] for e in (evaluators if ev == "Average" else [ev]) if (e, ALL) in look]
+        return (math.nan, str(sum(int(r["n_ok"]) for r in rows))) if rows else (math.nan, MISSING)
+
     cols = []
-    for other in others + [ALL]:
-        head = "Aggregated" if other == ALL else ("Human" if other == HUMAN else other)
+    for other in others + [AGGREGATED, ALL]:
+        head = {AGGREGATED: "Aggregated", ALL: "Pooled"}.get(other, "Human" if other == HUMAN else other)
         for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
             cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk))))
+    cols.append(Column(("Pooled", "n"), TEXT, lambda k: n_ok(k[0])))
     keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
     caption = (
         "Preferences in the generation phase (% of comparisons): Self = the evaluator's own passage chosen "
         "(both orders, all four factuality combinations); Order = the passage shown first chosen; Factual = "
-        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: all comparisons of the "
-        "evaluator. Values greater than 50% are marked in bold."
+        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: the unweighted mean of the "
+        "per-author cells (as in the paper); Pooled: all comparisons of the evaluator together, n = its "
+        "comparisons with a choice. Values greater than 50% are marked in bold."
     )
     return build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0)
 
@@ -654,11 +743,16 @@ def fig3_heatmaps(gen_rows, path: str | Path) -> Path:
 # --------------------------------------------------------------------------
 # Section 4.2.3: knowledge breakdown
 # --------------------------------------------------------------------------
-def knowledge_breakdown(gen_rows) -> TableSpec:
-    """Self preference (%) per evaluator × knowledge class (no / partial /
-    full, then ``unknown`` when rows lack it) × factuality combination, with
-    the pooled self and factual preference and the counts (``normal``)."""
-    recs = [g for g in _gen_records(gen_rows) if g.variant == NORMAL]
+def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
+    """Section 4.2.3: per evaluator × knowledge class (no / partial / full,
+    then ``unknown`` when rows lack it), ``normal`` variant: the self
+    preference (%) per factuality combination and pooled, the factual
+    preference, the answer accuracy (%) per combination and pooled — the
+    share of ok comparisons whose answer matches the gold
+    (:func:`authbench.studies.selfpref.answers.answer_matches`; gold from the
+    true ``passages``; the paper's "65-70%" in the no-knowledge class) — and
+    the counts (``graded``: ok rows with an answer and a known gold)."""
+    recs = [g for g in _gen_records(gen_rows, gold=gold_answers(passages)) if g.variant == NORMAL]
     keys = []
     for ev, _ in _evaluators(recs):
         present = {g.knowledge for g in recs if g.evaluator == ev}
@@ -669,15 +763,18 @@ def knowledge_breakdown(gen_rows) -> TableSpec:
                and (combo == ALL or g.combo == combo)]
         return _stats(sub)[field_]
 
-    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref")))
-            for c in [c[0] for c in COMBOS] + [ALL]]
+    combos = [c[0] for c in COMBOS] + [ALL]
+    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref"))) for c in combos]
     cols.append(Column(("Factual (%)", "TF+FT"), TEXT, lambda k: _pct_cell(stat(k, ALL, "factual_pref"))))
+    cols += [Column(("Accuracy (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "accuracy"))) for c in combos]
     cols.append(Column(("n", "ok"), TEXT, lambda k: _count(stat(k, ALL, "n_ok"))))
+    cols.append(Column(("n", "graded"), TEXT, lambda k: _count(stat(k, ALL, "n_graded"))))
     cols.append(Column(("n", "not ok"), TEXT, lambda k: _count(stat(k, ALL, "not_ok"))))
     caption = (
         "Self preference (%) by the evaluator's prior knowledge of the question (no / partial / full: "
         "0, 1-4, 5 correct answers out of 5) and the factuality of the (self, other) passages; Factual = "
-        "true passage chosen among asymmetric pairs."
+        "true passage chosen among asymmetric pairs; Accuracy = the evaluator's answer matches the gold "
+        "answer (the authors' check), among the ok comparisons (graded: those with a known gold)."
     )
     return build_table(keys, keys, ["Evaluator", "Knowledge"], cols, caption=caption)
 
@@ -689,36 +786,71 @@ def _count(n: int) -> tuple[float, str]:
 # --------------------------------------------------------------------------
 # Appendix A: Tables 4 and 5
 # --------------------------------------------------------------------------
-def _style_table(recs: Sequence[_Gen], variant: str, head: str, caption: str) -> TableSpec:
+NO_DISTINCT = {"qa": "no distinct Gen-by-QA passages", "long": "no distinct long passages"}
+
+
+def _style_table(recs: Sequence[_Gen], variant: str, head: str, caption: str,
+                 missing: Sequence[tuple[str, str]] = ()) -> TableSpec:
+    """``missing``: (evaluator, self author) rows to show as "no distinct ...
+    passages" instead of numbers."""
     sub = [g for g in recs if g.variant == variant and g.combo == "TT"]
     keys = [(ev, other) for ev, _ in _evaluators(sub) for other in _others([g for g in sub if g.evaluator == ev])]
+    absent = [(ev, HUMAN if variant == "qa" else f"{own}:normal") for ev, own in missing]
+    keys += absent
 
     def stat(key, field_):
         return _stats([g for g in sub if g.evaluator == key[0] and g.other_author == key[1]])[field_]
 
+    def cell(key, field_, fmt):
+        if key in absent:
+            return (math.nan, NO_DISTINCT[variant]) if field_ == "self_pref" else (math.nan, MISSING)
+        return fmt(stat(key, field_))
+
     cols = [
-        Column((head,), TEXT, lambda k: _pct_cell(stat(k, "self_pref"))),
-        Column(("Order (%)",), TEXT, lambda k: _pct_cell(stat(k, "order_pref"))),
-        Column(("n",), TEXT, lambda k: _count(stat(k, "n_ok"))),
-        Column(("not ok",), TEXT, lambda k: _count(stat(k, "not_ok"))),
+        Column((head,), TEXT, lambda k: cell(k, "self_pref", _pct_cell)),
+        Column(("Order (%)",), TEXT, lambda k: cell(k, "order_pref", _pct_cell)),
+        Column(("n",), TEXT, lambda k: cell(k, "n_ok", _count)),
+        Column(("not ok",), TEXT, lambda k: cell(k, "not_ok", _count)),
     ]
     labels = [(ev, "Human" if other == HUMAN else other) for ev, other in keys]
-    return build_table(keys, labels, ["Evaluator", "Versus"], cols, caption=caption)
+    note = "; ".join(f"{ev} (self {own}): no {variant} passage of {own} distinct from its other variants is left "
+                     "after the import (a copy of another variant is dropped as duplicate_variant: drops.tsv, "
+                     "import log)" for ev, own in missing)
+    return build_table(keys, labels, ["Evaluator", "Versus"], cols, caption=caption,
+                       note=f"{note}." if note else "")
 
 
-def style_tables(gen_rows) -> tuple[TableSpec, TableSpec]:
+def _without_variant(recs: Sequence[_Gen], passages, variant: str) -> list[tuple[str, str]]:
+    """(evaluator, self author) of the evaluators without ``variant`` rows
+    whose self author has no ``variant`` passage in ``passages`` while some
+    other author has (i.e. the style data exist, but none of the self's)."""
+    what = "passages"
+    have = {_str(r, "author", what, i) for i, r in _row(passages, what) if _variant(r, what, i) == variant}
+    if not have:
+        return []
+    done = {g.evaluator for g in recs if g.variant == variant}
+    return [(ev, own) for ev, own in _evaluators(recs) if ev not in done and own not in have]
+
+
+def style_tables(gen_rows, passages=None) -> tuple[TableSpec, TableSpec]:
     """Tables 4 and 5: per evaluator and the passage it was compared with
     (``Versus``: the other author, e.g. ``human`` for Gen-by-QA and
     ``<self>:normal`` for long in the study's style run), the share of ``ok``
     comparisons (both passages true) in which the styled self passage was
-    chosen — Gen-by-QA (variant ``qa``) and long (variant ``long``)."""
+    chosen — Gen-by-QA (variant ``qa``) and long (variant ``long``). With
+    ``passages`` (the study's passages), an evaluator whose self author has no
+    passage of the variant while others have (the import dropped its copies
+    as ``duplicate_variant``: the release's ``llama_qa`` is ``llama_long``)
+    gets a row saying "no distinct Gen-by-QA passages" instead of a number."""
     recs = _gen_records(gen_rows)
     t4 = _style_table(recs, "qa", "Gen-By-QA Preference (%)",
                       "Preference to passages generated from the QA pair (Gen-by-QA) over normal passages, "
-                      "true answers only. Order: the passage shown first chosen.")
+                      "true answers only. Order: the passage shown first chosen.",
+                      _without_variant(recs, passages, "qa"))
     t5 = _style_table(recs, "long", "Long Passage Preference (%)",
                       "Preference to long passages (≥ 300 words) over normal-length passages, true answers "
-                      "only. Order: the passage shown first chosen.")
+                      "only. Order: the passage shown first chosen.",
+                      _without_variant(recs, passages, "long"))
     return t4, t5
 
 
@@ -815,6 +947,86 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
 
 
 # --------------------------------------------------------------------------
+# perplexity: one-way ANOVA and Tukey HSD (the authors' anova.py)
+# --------------------------------------------------------------------------
+def perplexity_anova(perplexity_rows) -> dict | None:
+    """The one-way ANOVA and Tukey HSD over the authors' ``normal`` TRUE
+    perplexities (see the module docstring). ``None`` when fewer than two
+    authors have two or more finite values; else ``{"groups": [(author, n,
+    mean)], "f", "df_between", "df_within", "p", "pairs": [{"a", "b",
+    "diff" (mean a − mean b), "low", "high" (95% CI), "p" (Tukey),
+    "p_welch"}]}``."""
+    values: dict[str, list[float]] = {}
+    order = []
+    what = "perplexity rows"
+    for i, r in _row(perplexity_rows, what):
+        author = _str(r, "author", what, i)
+        value = _number(r, "perplexity", what, i)
+        order.append(author)
+        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i) and value is not None:
+            values.setdefault(author, []).append(value)
+    groups = [(a, _finite(values.get(a, []))) for a in _author_order(order)]
+    groups = [(a, x) for a, x in groups if len(x) >= 2]
+    if len(groups) < 2:
+        return None
+    samples = [x for _, x in groups]
+    n_total = sum(len(x) for x in samples)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        anova = stats.f_oneway(*samples)
+        tukey = stats.tukey_hsd(*samples)
+        ci = tukey.confidence_interval(confidence_level=0.95)
+    pairs = []
+    for i, j in itertools.combinations(range(len(groups)), 2):
+        pairs.append({"a": groups[i][0], "b": groups[j][0], "diff": float(tukey.statistic[i, j]),
+                      "low": float(ci.low[i, j]), "high": float(ci.high[i, j]), "p": float(tukey.pvalue[i, j]),
+                      "p_welch": welch(samples[i], samples[j])[1]})
+    return {"groups": [(a, len(x), float(np.mean(x))) for a, x in groups], "f": float(anova.statistic),
+            "df_between": len(groups) - 1, "df_within": n_total - len(groups), "p": float(anova.pvalue),
+            "pairs": pairs}
+
+
+def _p_text(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return MISSING
+    return (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}") + mark(p)
+
+
+def perplexity_anova_table(perplexity_rows, perplexity_model: str | None = None) -> TableSpec:
+    """The ANOVA row and one Tukey HSD row per pair of authors
+    (:func:`perplexity_anova`); rows (Test, Groups)."""
+    res = perplexity_anova(perplexity_rows)
+    keys: list[tuple] = []
+    cells: dict[tuple, dict] = {}
+    if res is not None:
+        key = ("One-way ANOVA", " / ".join("Human" if a == HUMAN else a for a, _, _ in res["groups"]))
+        keys.append(key)
+        f_text = f"F({res['df_between']}, {res['df_within']}) = {_fmt(res['f'], 2)}"
+        cells[key] = {"stat": (round_half_up(res["f"], 2), f_text), "p": (res["p"], _p_text(res["p"]))}
+        for pr in res["pairs"]:
+            key = ("Tukey HSD", f"{'Human' if pr['a'] == HUMAN else pr['a']} − {pr['b']}")
+            keys.append(key)
+            cells[key] = {"stat": (round_half_up(pr["diff"], 2), _signed(pr["diff"])),
+                          "ci": (math.nan, f"[{_fmt(pr['low'], 2)}, {_fmt(pr['high'], 2)}]"),
+                          "p": (pr["p"], _p_text(pr["p"])), "welch": (pr["p_welch"], _p_text(pr["p_welch"]))}
+    none = (math.nan, MISSING)
+    cols = [Column(("F / mean difference",), TEXT, lambda k: cells[k].get("stat", none)),
+            Column(("95% CI",), TEXT, lambda k: cells[k].get("ci", none)),
+            Column(("p",), TEXT, lambda k: cells[k].get("p", none)),
+            Column(("p (Welch)",), TEXT, lambda k: cells[k].get("welch", none))]
+    groups = "; ".join(f"{'Human' if a == HUMAN else a}: n = {n}, mean {_fmt(m, 2)}" for a, n, m in res["groups"]) \
+        if res else ""
+    caption = (
+        "Perplexity of the normal TRUE passages (under "
+        f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) across authors: one-way ANOVA "
+        "and Tukey's HSD for every pair (mean difference, 95% family-wise interval, adjusted p), as in the "
+        f"authors' anova.py; p (Welch) = Table 1's unadjusted Welch t-test of the same pair. {DAGGER} p < 0.05."
+    )
+    return build_table(keys, keys, ["Test", "Groups"], cols, caption=caption,
+                       note=f"Groups: {groups}." if groups else "")
+
+
+# --------------------------------------------------------------------------
 # TSV output
 # --------------------------------------------------------------------------
 def _tsv_value(v):
@@ -854,10 +1066,12 @@ def write_selfpref_report(
     tables_dir = outdir / "tables"
     rerank_rows = list(rerank_rows or [])
     gen_rows = list(gen_rows or [])
+    perplexity_rows = list(perplexity_rows or [])
     raw = raw_score_tables(rerank_rows)
-    t4, t5 = style_tables(gen_rows)
+    passages = list(passages or [])
+    t4, t5 = style_tables(gen_rows, passages)
     specs = {
-        "table1_knowledge": table1(knowledge_levels or {}, list(passages or []), list(perplexity_rows or []),
+        "table1_knowledge": table1(knowledge_levels or {}, passages, perplexity_rows,
                                    perplexity_model),
         "table2_rerank": table2(rerank_rows, self_map or {}),
         "table3_preference": table3(preference_rates(gen_rows)),
@@ -867,7 +1081,8 @@ def write_selfpref_report(
         "table7_normal_false": raw["normal_false"],
         "table8_rag_true": raw["rag_true"],
         "table9_rag_false": raw["rag_false"],
-        "table_knowledge_breakdown": knowledge_breakdown(gen_rows),
+        "table_knowledge_breakdown": knowledge_breakdown(gen_rows, passages),
+        "table_perplexity_anova": perplexity_anova_table(perplexity_rows, perplexity_model),
     }
     paths: list[Path] = []
     for stem in TABLE_STEMS:
@@ -876,7 +1091,7 @@ def write_selfpref_report(
         paths += write_table(spec, tables_dir / stem, caption)
     paths.append(fig3_heatmaps(gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
     rates_path = outdir / "rates.tsv"
-    _write_rows(rates_long(gen_rows), rates_path, RATE_COLUMNS)
+    _write_rows(rates_long(gen_rows, passages), rates_path, RATE_COLUMNS)
     summary_path = outdir / "rerank_summary.tsv"
     _write_rows(rerank_summary(rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
     return paths + [rates_path, summary_path]

@@ -11,17 +11,30 @@ engines, response cache and manifests as AuthorityBench's judges.
   line). Every passage must still contain its answer (``passage_contains``),
   else it is dropped with a count.
 * **Knowledge probing** (3.1): each question ``tries`` times, temperature > 0,
-  seed ``seed + try``; the reply's first line is the answer, judged by
-  ``answer_matches``; 5/5 = full, 1-4 = partial, 0 = no knowledge.
+  seed ``seed + try``, with the authors' prompt (``knowledge_openai.py``:
+  the question + " Short answer with less than 5 words:"); the whole reply,
+  stripped, is the answer (:func:`knowledge_answer`, as the authors judge
+  it), matched case-sensitively by ``answer_matches``; 5/5 = full, 1-4 =
+  partial, 0 = no knowledge.
 * **Pointwise reranking** (3.3): every passage of the sample with the
-  ``normal`` and the ``rag`` prompt, reply ``###<1-5>***``.
+  ``normal`` and the ``rag`` prompt, reply ``###<1-5>***``. FALSE passages
+  are each author's own (``false_answer: author``) or, as the authors'
+  ``score.py``, every author's true passage with the evaluator's own false
+  answer substituted (``evaluator``: :func:`evaluator_false_passages`). A
+  reply without a well-formed score can be asked again (:func:`rerank_settled`).
 * **Generation phase** (3.4): for an evaluator, its self author against every
   other author, factuality TT/TF/FT/FF, both orders. Which passage it used is
   read from the answer substring when the two passages carry different
   answers, else from the stated passage index (``answers.attribute``).
   Writing-style runs: the self author's ``qa`` passage against the human one
   (Table 4) and its ``long`` passage against its ``normal`` one (Table 5),
-  true passages only.
+  true passages only. A reply that names no single passage can be asked
+  again (:func:`comparison_settled`).
+
+Retries (``retries`` of the compare and rerank steps; the runner's
+``run_with_retries``): try ``t`` uses seed + ``t``; a row's ``tries`` says
+how many tries it used, and the row is the last try's (a row still not ok
+after the last try is the authors' dropped item: counted, not ok).
 """
 
 from __future__ import annotations
@@ -146,6 +159,15 @@ def knowledge_requests(questions: Sequence[Mapping], template: Template) -> list
             for q in questions]
 
 
+def knowledge_answer(reply: str) -> str:
+    """The answer a knowledge probe's reply gives: the whole reply, stripped.
+    The authors judge the whole reply (``has_knowledge(gold, ai_answer)``);
+    on the released GPT-3.5 answers this re-derives all 1,000 stored levels,
+    where the reply's first line alone would change 13 (multi-line replies
+    that name the gold after their first line)."""
+    return (reply or "").strip()
+
+
 def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequence[str]]) -> tuple[list, list]:
     """Per (try, question) the judged answer (``request_id`` ``<qid>#<try>``, in
     request order), and per question its level and class."""
@@ -154,7 +176,7 @@ def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequen
     tries = []
     for t, replies in enumerate(replies_by_try):
         for q, reply in zip(questions, replies):
-            answer = first_line(reply)
+            answer = knowledge_answer(reply)
             tries.append({"request_id": f"{q['qid']}#{t}", "status": "ok", "qid": q["qid"], "try": t,
                           "answer": answer, "correct": answer_matches(answer, q["answer"])})
     levels = []
@@ -176,17 +198,67 @@ def rerank_requests(questions: Mapping[str, Mapping], passages: Sequence[Mapping
     return out
 
 
+def evaluator_false_passages(passages: Sequence[Mapping], self_author: str) -> tuple[list[dict], dict]:
+    """The reranking passages of ``false_answer: evaluator`` (the authors'
+    ``score.py``): every TRUE ``normal`` passage kept, and for each one a
+    FALSE passage made from it by substituting the evaluator's own false
+    answer for the gold as ``score.py`` does (``text.replace(answer,
+    false_ans)``: every occurrence, case-sensitive; the rule that made every
+    released false passage). The evaluator's false answer for a
+    question is the one its self author's FALSE ``normal`` passage carries.
+    The new passage's pid is ``<qid>:<author>:normal:F:<self_author>``.
+    Drops (counted per reason, one per true passage that gets no false
+    one): ``no_evaluator_false_answer``, ``answer_not_substituted`` (the gold
+    is not in the true text), ``false_answer_missing``."""
+    from authbench.studies.selfpref.answers import passage_contains
+    from authbench.studies.selfpref.data import substitute
+
+    normal = [p for p in passages if p["variant"] == "normal"]
+    false_of = {p["qid"]: p["answer_in"] for p in normal if p["author"] == self_author and not p["factual"]}
+    out, drops = [], {}
+
+    def drop(reason):
+        drops[reason] = drops.get(reason, 0) + 1
+
+    for p in normal:
+        if not p["factual"]:
+            continue
+        out.append(dict(p))
+        false = false_of.get(p["qid"])
+        if false is None:
+            drop("no_evaluator_false_answer")
+            continue
+        text = substitute(p["text"], p["answer_in"], false, ignore_case=False)
+        if text is None:
+            drop("answer_not_substituted")
+        elif not passage_contains(text, false):
+            drop("false_answer_missing")
+        else:
+            out.append({**p, "pid": f"{p['qid']}:{p['author']}:normal:F:{self_author}", "factual": False,
+                        "answer_in": false, "text": text})
+    return out, dict(sorted(drops.items()))
+
+
+def rerank_settled(text: str) -> bool:
+    """Whether a reranking reply needs no retry: it has a well-formed score."""
+    from authbench.llm.parse import parse_reply
+
+    return parse_reply("hash_rating", text).status == "ok"
+
+
 def rerank_rows(requests: Sequence[Mapping], passages: Mapping[str, Mapping], texts: Sequence[str],
-                prompt: str, evaluator: str) -> list[dict]:
+                prompt: str, evaluator: str, tries: Sequence[int] | None = None) -> list[dict]:
+    """One row per passage; ``tries`` (default all 1): the tries each used."""
     from authbench.llm.parse import parse_reply
 
     rows = []
-    for r, text in zip(requests, texts):
+    for i, (r, text) in enumerate(zip(requests, texts)):
         p = passages[r["pid"]]
         result = parse_reply("hash_rating", text)
         rows.append({"request_id": r["request_id"], "evaluator": evaluator, "pid": p["pid"], "qid": p["qid"],
                      "author": p["author"], "variant": p["variant"], "factual": p["factual"], "prompt": prompt,
-                     "score": result.value if result.status == "ok" else None, "status": result.status})
+                     "score": result.value if result.status == "ok" else None, "status": result.status,
+                     "tries": tries[i] if tries is not None else 1})
     return rows
 
 
@@ -196,8 +268,13 @@ def comparisons(qids: Sequence[str], passages: Sequence[Mapping], self_author: s
                 style: bool = False) -> list[dict]:
     """The pairs an evaluator answers from. Main run: self vs each other author,
     TT/TF/FT/FF, both orders (``normal`` passages). Style run (``style``):
-    self ``qa`` vs human and self ``long`` vs self ``normal``, true only, both orders."""
-    index = {(p["qid"], p["author"], p["variant"], p["factual"]): p for p in passages}
+    self ``qa`` vs human and self ``long`` vs self ``normal``, true only, both orders.
+    A passage with ``for_self`` (the mapping's ``false_for``) is used only when
+    ``self_author`` is in it, and then before an untagged one of the same slot."""
+    index = {}
+    for p in sorted(passages, key=lambda p: bool(p.get("for_self"))):
+        if not p.get("for_self") or self_author in p["for_self"]:
+            index[(p["qid"], p["author"], p["variant"], p["factual"])] = p
     out = []
 
     def add(qid, variant, mine, theirs, other_label, sf, of):
@@ -234,15 +311,35 @@ def comparison_requests(comps: Sequence[Mapping], questions: Mapping[str, Mappin
     return out
 
 
-def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passages: Mapping[str, Mapping],
-                    texts: Sequence[str], evaluator: str, knowledge: Mapping[str, str] | None) -> list[dict]:
+# Attribution statuses a retry cannot change: the passages' answers are invalid.
+NO_RETRY_STATUSES = frozenset({"ok", "invalid_answers"})
+
+
+def _attribution(comp: Mapping, passages: Mapping[str, Mapping], text: str):
     from authbench.studies.selfpref.answers import attribute
 
+    a, b = passages[comp["self_pid"]], passages[comp["other_pid"]]
+    first, second = (a, b) if comp["order"] == "self_first" else (b, a)
+    return attribute(text, first["answer_in"], second["answer_in"])
+
+
+def comparison_settled(comp: Mapping, passages: Mapping[str, Mapping], text: str) -> bool:
+    """Whether a generation-phase reply needs no retry: it names exactly one
+    passage (status ``ok``). The authors re-ask on a bad format and when
+    both or neither passage is named (``reading_comprehension``: ``one + two
+    != 1``); here every other status of :func:`authbench.studies.selfpref.answers.attribute`
+    (ambiguous both/neither, no index, both indices, empty reply) is
+    retried, except ``invalid_answers`` (the passages', not the reply's, fault)."""
+    return _attribution(comp, passages, text).status in NO_RETRY_STATUSES
+
+
+def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passages: Mapping[str, Mapping],
+                    texts: Sequence[str], evaluator: str, knowledge: Mapping[str, str] | None,
+                    tries: Sequence[int] | None = None) -> list[dict]:
+    """One row per comparison; ``tries`` (default all 1): the tries each used."""
     rows = []
-    for c, r, text in zip(comps, requests, texts):
-        a, b = passages[c["self_pid"]], passages[c["other_pid"]]
-        first, second = (a, b) if c["order"] == "self_first" else (b, a)
-        att = attribute(text, first["answer_in"], second["answer_in"])
+    for i, (c, r, text) in enumerate(zip(comps, requests, texts)):
+        att = _attribution(c, passages, text)
         chosen = None
         if att.chosen is not None:
             chosen = "self" if (att.chosen == 1) == (c["order"] == "self_first") else "other"
@@ -250,5 +347,6 @@ def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passa
                      "self_author": c["self_author"], "other_author": c["other_author"],
                      "self_factual": c["self_factual"], "other_factual": c["other_factual"], "order": c["order"],
                      "variant": c["variant"], "answer": att.answer, "stated": att.stated, "chosen": chosen, "method": att.method,
-                     "status": att.status, "knowledge": (knowledge or {}).get(c["qid"])})
+                     "status": att.status, "knowledge": (knowledge or {}).get(c["qid"]),
+                     "tries": tries[i] if tries is not None else 1})
     return rows

@@ -1,0 +1,131 @@
+"""Table 7 (benchmark statistics) from built datasets: the real demo data
+through the real build and sampling steps, RAGAuth's dataset report, the
+self-preference import, and the command-line step."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from authbench.cli import main
+from authbench.records import write_jsonl, write_tsv
+from authbench.studies.authority import statistics as S
+from authbench.studies.authority.domains import build_domains, write_drops, write_labels
+from authbench.studies.authority.entities import build_entities, entity_item, write_entities, write_entity_drops
+from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
+from authbench.studies.selfpref import statistics as SP
+from authbench.studies.selfpref.data import drop_rows, import_sources
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The demo's DomainAuth and EntityAuth songs datasets, built and sampled
+    as the workflow does (config.yaml's counts), plus a RAGAuth report."""
+    out = tmp_path_factory.mktemp("built")
+    da = CONFIG["domainauth"]
+    domains, drops = build_domains(ROOT / da["source"], da["status_filter"], da["categories"])
+    write_labels(domains, out / "da_labels.tsv")
+    write_drops(drops, len(domains), out / "da_drops.tsv")
+    sets = sample_all(domains, da["sampling"], CONFIG["seed"])
+    for name, rows in sets.items():
+        write_jsonl(rows, out / f"da_{name}.jsonl")
+    songs = CONFIG["entityauth"]["datasets"]["songs"]
+    entities, edrops = build_entities(ROOT / songs["source"], songs["corpus"], CONFIG["seed"], "songs")
+    write_entities(entities, out / "songs_labels.tsv")
+    write_entity_drops(edrops, len(entities), out / "songs_drops.tsv")
+    lists = add_anchors(sample_lists([entity_item(e) for e in entities], "fine", 3, CONFIG["seed"], "songs"), 5,
+                        CONFIG["seed"], "songs")
+    write_jsonl(lists, out / "songs_fine.jsonl")
+    write_tsv([{"what": "questions", "count": 120}, {"what": "documents", "count": 1200},
+               {"what": "topic:medical", "count": 60}, {"what": "topic:current affairs", "count": 60}],
+              out / "rag.tsv", ["what", "count"])
+    return out
+
+
+def _datasets(out):
+    return [{"dataset": "domainauth", "labels": out / "da_labels.tsv", "drops": out / "da_drops.tsv",
+             "instances": [out / f"da_{s}.jsonl" for s in ("fine", "coarse", "pairs")]},
+            {"dataset": "entityauth/songs", "labels": out / "songs_labels.tsv", "drops": out / "songs_drops.tsv",
+             "instances": [out / "songs_fine.jsonl"]}]
+
+
+def test_counts_of_the_demo_datasets(built):
+    da, songs, rag = S.collect(_datasets(built), built / "rag.tsv")
+    # DomainAuth: docs/decisions.md's demo numbers (5,715 legitimate rows -> 3,961 domains)
+    assert (da.subtask, da.name, da.corpus) == ("DomainAuth", "Web Domains", 3961)
+    assert [da.levels[lv] for lv in range(10)] == [101, 165, 632, 772, 989, 894, 273, 103, 28, 4]
+    assert dict(da.lists) == {10: 2, 5: 3} and dict(da.pairs) == {"easy": 6, "hard": 6}  # config.yaml's counts
+    drops = {d["reason"]: d["count"] for d in da.drops}
+    assert drops["status_filter"] == 5715 and drops["unparsable_url"] == 1 and drops["pagerank_10"] == 8
+    # EntityAuth songs: the released file's 2,157 entities, the paper's corpus of 2,000
+    assert (songs.subtask, songs.name, songs.corpus) == ("EntityAuth", "Songs", 2000)
+    assert sum(songs.levels.values()) == 2000 and {d["reason"]: d["count"] for d in songs.drops}["not_in_corpus"] == 157
+    assert dict(songs.lists) == {10: 3} and not songs.pairs
+    assert (rag.subtask, rag.name, rag.corpus, rag.documents) == ("RAGAuth", "Medical, Current Affairs", 120, 1200)
+
+    spec = S.table_statistics([da, songs, rag], easy_min_delta=5, hard_max_delta=2)
+    cells = spec.cells
+    assert list(cells.loc[("DomainAuth", "Web Domains")]) == ["PageRank", "0-9 / 0-4", "3961", "3", "2", "6", "6",
+                                                              "5716", "8"]
+    assert list(cells.loc[("EntityAuth", "Songs")]) == ["Sitelinks", "0-9", "2000", "–", "3", "–", "–", "0", "157"]
+    assert list(cells.loc[("RAGAuth", "Medical, Current Affairs")])[2:] == ["120"] + ["–"] * 6
+    assert spec.note == "RAGAuth: 120 queries, 1200 documents (10.0 per query)."
+    assert "hard (0 < gap ≤ 2) and easy (gap ≥ 5)" in spec.caption
+    levels = S.table_levels([da, songs, rag])
+    assert list(levels.values.index) == [("DomainAuth", "Web Domains"), ("EntityAuth", "Songs")]
+    assert levels.cells.loc[("DomainAuth", "Web Domains"), ("total", "")] == "3961"
+    drop_table = S.table_drops([da, songs])
+    assert drop_table.cells.loc[("DomainAuth", "Web Domains", "pagerank_10"), ("count",)] == "8"
+
+
+def test_selfpref_statistics_of_the_released_nq(tmp_path):
+    nq = CONFIG["selfpref"]["datasets"]["nq"]
+    questions, passages, drops = import_sources("nq", [{**s, "file": str(ROOT / s["file"])} for s in nq["sources"]])
+    write_jsonl(questions, tmp_path / "q.jsonl")
+    write_jsonl(passages, tmp_path / "p.jsonl")
+    write_tsv(drop_rows(drops), tmp_path / "d.tsv", ["reason", "author", "count"])
+    rows, note = SP.dataset_rows("nq", tmp_path / "q.jsonl", tmp_path / "p.jsonl", tmp_path / "d.tsv",
+                                 ["human", "gpt35", "llama"])
+    by = {(r["author"], r["variant"]): r for r in rows}
+    # tests/test_selfpref_data.py's counts of the release: 1000 human, 952 GPT-3.5, 908 Llama normal passages
+    assert (by["human", "normal"]["true"], by["gpt35", "normal"]["true"], by["llama", "normal"]["true"]) == (1000, 952, 908)
+    assert by["gpt35", "long"]["questions"] == 100
+    assert note.startswith("nq: 1000 questions imported, 886 with a true and a false passage of every author")
+    assert "gpt35 96 (generation_failed 96)" in note and "llama 386 (duplicate_variant 198, false_answer_is_gold 4, generation_failed 184)" in note
+    spec = SP.table_statistics(rows, [note])
+    assert spec.cells.loc[("nq", "human", "normal"), ("Passages", "false")] == "1000"
+    # the human false passages with Llama's false answer, kept for GPT-self evaluators (false_for)
+    assert spec.cells.loc[("nq", "human", "normal, for gpt35"), ("Passages", "false")] == "1000"
+
+
+def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, capsys):
+    params = ('{"datasets": ["domainauth", "entityauth/songs"], "instance_sets": [["fine", "coarse", "pairs"], '
+              '["fine"]], "easy_min_delta": 5, "hard_max_delta": 2}')
+    args = ["authority-statistics", "--labels", str(built / "da_labels.tsv"), str(built / "songs_labels.tsv"),
+            "--drops", str(built / "da_drops.tsv"), str(built / "songs_drops.tsv"),
+            "--instances", *(str(built / f"da_{s}.jsonl") for s in ("fine", "coarse", "pairs")),
+            str(built / "songs_fine.jsonl"), "--rag", str(built / "rag.tsv"), "--outdir", str(tmp_path)]
+    assert main(args + ["--params", params]) == 0
+    for stem in ("table7_statistics", "table7_levels", "table7_drops"):
+        for ext in ("csv", "md", "tex"):
+            assert (tmp_path / "tables" / f"{stem}.{ext}").stat().st_size > 0
+    csv_text = (tmp_path / "tables" / "table7_statistics.csv").read_text()
+    assert "EntityAuth,Songs,Sitelinks,0-9,2000,,3,,,0,157" in csv_text
+    assert not (tmp_path / "tables" / "selfpref_statistics.md").exists()
+    bad = params.replace('["fine"]]', '["fine"], ["fine"]]').replace('"entityauth/songs"', '"entityauth/songs", "x"')
+    assert main(args + ["--params", bad]) == 2
+    assert "differ in length" in capsys.readouterr().err
+
+
+def test_bad_label_table_is_a_named_error(tmp_path):
+    from authbench.errors import InputError
+
+    (tmp_path / "l.tsv").write_text("domain\tlevel\na.com\thigh\n")
+    (tmp_path / "d.tsv").write_text("reason\tunit\tcount\nkept\tdomain\t1\n")
+    with pytest.raises(InputError, match=r"l.tsv: line 2, column 'level': 'high' is not an integer"):
+        S.dataset_stats("DomainAuth", "Web Domains", tmp_path / "l.tsv", tmp_path / "d.tsv", [])
+    (tmp_path / "l.tsv").write_text("domain\tpage_rank\na.com\t3\n")
+    with pytest.raises(InputError, match="missing column"):
+        S.dataset_stats("DomainAuth", "Web Domains", tmp_path / "l.tsv", tmp_path / "d.tsv", [])

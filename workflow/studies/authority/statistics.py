@@ -1,0 +1,170 @@
+"""AuthorityBench's Table 7 (benchmark statistics), counted from the datasets
+this run built: per sub-benchmark and entity set the corpus size (labelled
+items), the items per fine level, the N=5 / N=10 lists, the hard / easy
+pairs and the drops of the build; RAGAuth's questions and documents when
+RAGAuth runs.
+
+Inputs are the build's own files: ``labels.tsv`` (a ``level`` column, one
+row per item), ``drops.tsv`` (``reason, unit, count``; the ``kept`` row is
+not a drop) and the instance files (JSON lines; a list's N is its number of
+items, a pair has a ``difficulty``). The self-preference study's counts are
+:mod:`authbench.studies.selfpref.statistics`'s (its own table, next to this one).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from authbench.errors import InputError
+from authbench.records import read_jsonl, read_utf8
+from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
+from authbench.studies.authority.labels import FINE_LEVELS
+
+# Sub-benchmark -> (authority proxy, score scale) as Table 7 of the paper.
+PROXY = {"DomainAuth": ("PageRank", "0-9 / 0-4"), "EntityAuth": ("Sitelinks", "0-9"), "RAGAuth": ("–", "N/A")}
+
+
+@dataclass
+class DatasetStats:
+    subtask: str                      # DomainAuth, EntityAuth, RAGAuth
+    name: str                         # Web Domains, Basketball, ... (Table 7's "Domain")
+    corpus: int = 0
+    levels: Counter = field(default_factory=Counter)
+    lists: Counter = field(default_factory=Counter)    # N -> lists
+    pairs: Counter = field(default_factory=Counter)    # difficulty -> pairs
+    drops: list[dict] = field(default_factory=list)     # reason, unit, count
+    documents: int | None = None      # RAGAuth only
+
+
+def _tsv(path: str | Path, columns: Sequence[str], expected: str) -> list[dict]:
+    reader = csv.DictReader(io.StringIO(read_utf8(path, expected)), delimiter="\t")
+    missing = [c for c in columns if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"{path}: line 1: missing column(s) {missing} (expected {expected})")
+    return list(reader)
+
+
+def _int(value: str, path, line: int, column: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{path}: line {line}, column '{column}': {value!r} is not an integer") from None
+
+
+def dataset_stats(subtask: str, name: str, labels: str | Path, drops: str | Path,
+                  instances: Sequence[str | Path]) -> DatasetStats:
+    """Counts of one built dataset (DomainAuth or one EntityAuth set)."""
+    stats = DatasetStats(subtask, name)
+    rows = _tsv(labels, ["level"], "a label table with a level column")
+    stats.corpus = len(rows)
+    stats.levels = Counter(_int(r["level"], labels, i, "level") for i, r in enumerate(rows, start=2))
+    for i, r in enumerate(_tsv(drops, ["reason", "unit", "count"], "a drop table: reason, unit, count"), start=2):
+        if r["reason"] != "kept":
+            stats.drops.append({"reason": r["reason"], "unit": r["unit"], "count": _int(r["count"], drops, i, "count")})
+    for path in instances:
+        for inst in read_jsonl(path):
+            if "difficulty" in inst:
+                stats.pairs[inst["difficulty"]] += 1
+            elif len(inst["items"]) > 1:  # a list (the bias sample holds single items)
+                stats.lists[len(inst["items"])] += 1
+    return stats
+
+
+def rag_stats(dataset_report: str | Path) -> DatasetStats:
+    """RAGAuth's questions and documents from the ``ragauth_dataset`` step's report (``what, count``)."""
+    counts = {r["what"]: _int(r["count"], dataset_report, i, "count")
+              for i, r in enumerate(_tsv(dataset_report, ["what", "count"], "RAGAuth's dataset report: what, count"),
+                                    start=2)}
+    topics = [w.split(":", 1)[1] for w in counts if w.startswith("topic:")]
+    stats = DatasetStats("RAGAuth", ", ".join(t.title() for t in topics) or "Questions")
+    stats.corpus, stats.documents = counts.get("questions", 0), counts.get("documents", 0)
+    return stats
+
+
+def _cell(text: str):
+    return (float("nan"), text)
+
+
+def _instances(d: DatasetStats, counts: Counter, key) -> int | None:
+    """A count of lists or pairs; – (None) where the sub-benchmark has none of
+    that kind (EntityAuth's pairs, as in the paper; everything of RAGAuth)."""
+    if d.subtask == "RAGAuth" or (d.subtask == "EntityAuth" and not counts.get(key)):
+        return None
+    return counts.get(key, 0)
+
+
+def table_statistics(datasets: Sequence[DatasetStats], easy_min_delta: int, hard_max_delta: int) -> TableSpec:
+    """Table 7: one row per sub-benchmark (and entity set), the paper's columns
+    with the counts of this run, and the drops of each build."""
+    rows = list(datasets)
+
+    def count(get):
+        return lambda d: float(get(d)) if get(d) is not None else float("nan")
+
+    cols = [
+        Column(("Authority proxy", ""), TEXT, lambda d: _cell(PROXY.get(d.subtask, ("–", "–"))[0])),
+        Column(("Score scale", ""), TEXT, lambda d: _cell(
+            "0-9 / 0-4" if d.subtask == "EntityAuth" and d.lists.get(5) else PROXY.get(d.subtask, ("–", "–"))[1])),
+        Column(("Corpus", ""), COUNT, count(lambda d: d.corpus)),
+        Column(("Listwise", "N=5"), COUNT, count(lambda d: _instances(d, d.lists, 5))),
+        Column(("Listwise", "N=10"), COUNT, count(lambda d: _instances(d, d.lists, 10))),
+        Column(("Pairwise", "hard"), COUNT, count(lambda d: _instances(d, d.pairs, "hard"))),
+        Column(("Pairwise", "easy"), COUNT, count(lambda d: _instances(d, d.pairs, "easy"))),
+        Column(("Dropped", "rows"), COUNT, count(
+            lambda d: sum(x["count"] for x in d.drops if x["unit"] == "row") if d.subtask != "RAGAuth" else None)),
+        Column(("Dropped", "items"), COUNT, count(
+            lambda d: sum(x["count"] for x in d.drops if x["unit"] != "row") if d.subtask != "RAGAuth" else None)),
+    ]
+    rag = [d for d in rows if d.subtask == "RAGAuth"]
+    note = "".join(f" RAGAuth: {d.corpus} queries, {d.documents} documents"
+                   + (f" ({d.documents / d.corpus:.1f} per query)." if d.corpus else ".") for d in rag)
+    caption = ("Overview of the AuthorityBench built by this run (the paper's Table 7). Corpus: unique labelled "
+               "items (RAGAuth: queries). Listwise: N=5 (coarse, one item per level 0-4) and N=10 (fine, one per "
+               f"level 0-9) lists. Pairwise: hard (0 < gap ≤ {hard_max_delta}) and easy (gap ≥ {easy_min_delta}) "
+               "pairs, gap = difference of the two PageRank levels. Dropped: input rows and items (domains, entities) the "
+               "build removed, per reason in table7_drops; items per level in table7_levels.")
+    return build_table(rows, [(d.subtask, d.name) for d in rows], ["Sub-task", "Domain"], cols,
+                       caption=caption, note=note.strip())
+
+
+def table_levels(datasets: Sequence[DatasetStats]) -> TableSpec:
+    """Items per fine level (0-9) of every labelled corpus (Figure 3's counts)."""
+    rows = [d for d in datasets if d.subtask != "RAGAuth"]
+    cols = [Column(("level", str(lv)), COUNT, lambda d, lv=lv: float(d.levels.get(lv, 0))) for lv in FINE_LEVELS]
+    cols.append(Column(("total", ""), COUNT, lambda d: float(d.corpus)))
+    return build_table(rows, [(d.subtask, d.name) for d in rows], ["Sub-task", "Domain"], cols,
+                       caption="Items per authority level (0-9) of each labelled corpus.")
+
+
+def table_drops(datasets: Sequence[DatasetStats]) -> TableSpec:
+    """Every drop reason of every build (zeros included), with its unit."""
+    rows = [(d, x) for d in datasets for x in d.drops]
+    cols = [Column(("unit",), TEXT, lambda r: _cell(r[1]["unit"] or MISSING)),
+            Column(("count",), COUNT, lambda r: float(r[1]["count"]))]
+    return build_table(rows, [(d.subtask, d.name, x["reason"]) for d, x in rows], ["Sub-task", "Domain", "Reason"],
+                       cols, caption="What the dataset builds dropped, per reason (rows of the input, or items).")
+
+
+def entity_title(dataset: str) -> str:
+    """``entityauth/songs`` -> ``Songs`` (Table 7's Domain column)."""
+    return dataset.split("/", 1)[-1].replace("_", " ").title()
+
+
+def collect(datasets: Sequence[Mapping], rag: str | Path | None) -> list[DatasetStats]:
+    """``datasets``: one mapping per DomainAuth/EntityAuth dataset with
+    ``dataset`` (``domainauth`` or ``entityauth/<set>``), ``labels``, ``drops``
+    and ``instances`` (paths); ``rag``: RAGAuth's dataset report, if it runs."""
+    out = []
+    for d in datasets:
+        entity = d["dataset"].startswith("entityauth/")
+        out.append(dataset_stats("EntityAuth" if entity else "DomainAuth",
+                                 entity_title(d["dataset"]) if entity else "Web Domains",
+                                 d["labels"], d["drops"], d["instances"]))
+    if rag:
+        out.append(rag_stats(rag))
+    return out
