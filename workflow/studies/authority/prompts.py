@@ -5,6 +5,14 @@ A template file has ``benchmark`` (``domainauth`` when absent, or
 ``source`` (where in the paper it comes from), ``template`` (``str.format``
 syntax, literal braces doubled) and, for list judges, ``item`` (one line per
 list item), checked by :func:`authbench.llm.prompts.check_placeholders`.
+
+An optional ``example`` names the example reply the template's text shows
+(``{{"A": 7, "B": 4}}``, ``[4] > [0]``), in the template's own syntax: it must
+occur in ``template`` verbatim, so it cannot drift from the prompt, and it may
+use only the list placeholders ``{n}``/``{last_id}``. The judge-validity
+diagnostics count the replies that repeat it
+(:mod:`authbench.studies.authority.diagnostics`); a template without one has
+no example-copy diagnostic.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ class PromptTemplate:
     template: str
     item: str | None = None
     benchmark: str = "domainauth"
+    example: str | None = None
 
     def _values(self, item: Mapping, suffix: str = "") -> dict:
         names = ITEM_FIELDS[self.benchmark][self.context]
@@ -65,6 +74,15 @@ class PromptTemplate:
         names = ITEM_FIELDS[self.benchmark][self.context]
         lines = "\n".join(self.item.format(id=i, **{n: it.get(n, "") for n in names}) for i, it in enumerate(items))
         return self.template.format(items=lines, n=len(items), last_id=len(items) - 1)
+
+    def example_reply(self, n: int | None = None) -> str | None:
+        """The template's example reply as the prompt shows it for a list of
+        ``n`` items (list judges), or None when the template declares none."""
+        if self.example is None:
+            return None
+        if self.judge.startswith("list"):
+            return self.example.format(n=n, last_id=n - 1)
+        return self.example.format()
 
 
 def load_template(path: str | Path) -> PromptTemplate:
@@ -86,4 +104,13 @@ def load_template(path: str | Path) -> PromptTemplate:
         if not item:
             raise TemplateError(f"{path}: list judges need an 'item' line template")
         check_placeholders(item, path, {"id", *ITEM_FIELDS[benchmark][context]}, part="item line")
-    return PromptTemplate(str(path), judge, context, data["output"], data["template"], item, benchmark)
+    example = data.get("example")
+    if example is not None:
+        if not isinstance(example, str) or not example.strip():
+            raise TemplateError(f"{path}: 'example' must be the example reply's text, got {example!r}")
+        if example not in data["template"]:
+            raise TemplateError(f"{path}: the example {example!r} does not occur in the template; "
+                                "copy it from the template's text (with its doubled braces)")
+        check_placeholders(example, path, set(),
+                           _OPTIONAL_TEMPLATE_FIELDS if judge.startswith("list") else set(), part="example")
+    return PromptTemplate(str(path), judge, context, data["output"], data["template"], item, benchmark, example)
