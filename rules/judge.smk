@@ -60,6 +60,7 @@ rule authority_evaluate:
         instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
         manifest=f"{CELL}/manifest.json",
+        template=get_template,  # its example reply: the judge-validity diagnostic example_copy
     output:
         f"{CELL}/metrics.tsv",
     log:
@@ -68,7 +69,7 @@ rule authority_evaluate:
         p=get_evaluate_params,
     shell:
         "python -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
-        "--manifest {input.manifest} --metrics {output} --params {params.p:q} 2> {log}"
+        "--manifest {input.manifest} --template {input.template} --metrics {output} --params {params.p:q} 2> {log}"
 
 
 rule authority_predictions:

@@ -98,19 +98,25 @@ def _metric_columns() -> list[str]:
 
 def cmd_evaluate(args, params) -> None:
     """A cell's metric rows under both parse modes (column ``parse``): the
-    report shows the configured one and says what the other gives."""
+    report shows the configured one and says what the other gives. With the
+    cell's ``--template``, the judge-validity rows (derivation ``validity``)
+    include ``example_copy``."""
+    from authbench.studies.authority.diagnostics import cell_diagnostics
     from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell
+    from authbench.studies.authority.prompts import load_template
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
     summary = json.loads(Path(args.manifest).read_text())
+    template = load_template(args.template) if args.template else None
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
     rows = [
         {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
          "n_calls": summary["n_calls"]}
         for mode in PARSE_MODES
         for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
-        for row in evaluate_cell(params["judge"], scale, instances, judgments, mode)
+        for row in (evaluate_cell(params["judge"], scale, instances, judgments, mode)
+                    + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template))
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -147,7 +153,7 @@ def cmd_domainauth_report(args, params) -> None:
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
                             domainauth_tables(params["settings"], params["judges"]), params["category_order"],
-                            params.get("categories"), params["parse"])
+                            params.get("categories"), params["parse"], params.get("judge_validity"))
 
 
 def cmd_entityauth_report(args, params) -> None:
@@ -155,7 +161,8 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]), params["coarse_source"], params["parse"])
+                            entityauth_tables(params["judges"]), params["coarse_source"], params["parse"],
+                            params.get("judge_validity"))
 
 
 def cmd_statistics(args, params) -> None:
@@ -201,7 +208,7 @@ COMMANDS = {
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
                                     "manifest", "threads?"]),
-    "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "metrics"]),
+    "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),

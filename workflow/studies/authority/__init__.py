@@ -1,14 +1,16 @@
 """AuthorityBench's DomainAuth and EntityAuth: datasets (``domains``,
 ``entities``, ``labels``), sampling, judge templates and requests
 (``prompts``, ``requests``), evaluation, baselines and metrics (``evaluate``,
-``ranking``, ``metrics``), tables, figures and reports, Table 7's benchmark
-statistics (``statistics``), and which files a config produces (``outputs``).
+``ranking``, ``metrics``), judge-validity diagnostics (``diagnostics``),
+tables, figures and reports, Table 7's benchmark statistics
+(``statistics``), and which files a config produces (``outputs``).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
 from authbench.exports import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
+    "diagnostics": ("ValidityRule", "cell_diagnostics", "flagged_cells", "validity_frame"),
     "domains": ("build_domains", "read_labels", "read_texts", "write_drops", "write_labels"),
     "entities": ("build_entities", "entity_item", "read_entities", "write_entities", "write_entity_drops"),
     "evaluate": ("METRIC_COLUMNS", "PRED_COLUMNS", "baseline_scorer", "evaluate_cell", "evaluate_scores", "point_predictions"),

@@ -222,6 +222,8 @@ def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping]
 def baseline_scorer(name: str, seed: int, tld_config: Mapping | None):
     if name == "random":
         return lambda inst, i: rng(seed, "baseline-random", inst["instance_id"], i).random()
+    if name == "position":  # presentation order: the first item shown is the most authoritative (pairs: A)
+        return lambda inst, i: float(len(inst["items"]) - i)
     if name == "tld_prior":
         scores, default = tld_config["scores"], tld_config["default"]
         return lambda inst, i: tld_prior_score(inst["items"][i]["domain"], scores, default)

@@ -1,0 +1,382 @@
+"""Judge-validity diagnostics: does a cell's judge read the items, or does it
+answer by presentation position or copy the prompt's example reply?
+
+A judge that gives every list the same score vector by position, or answers
+"A" to every comparison, still gets a ρ or an accuracy: how well the seeded
+presentation order happens to match the levels. These diagnostics say when a
+cell's number means nothing (docs/decisions.md, "Judge validity").
+
+Per cell, label scale and parse mode (the values the metrics use:
+:func:`authbench.studies.authority.evaluate.usable_value`), written as metric
+rows with derivation :data:`DERIVATION` (``n``: the replies behind the value):
+
+``position_constant`` (list judges)
+    share of the cell's lists whose reply, read by position (ListScore: the
+    score of position 0, 1, ...; ListRank: the ranking of positions), equals
+    the most common such vector. Only a vector that at least two lists give
+    and that is not constant within its list counts (an all-equal vector is a
+    constant list, already counted in ``n_constant``); otherwise 0.
+    ``n`` = the cell's lists (a list without a usable reply never matches).
+``position_rho`` (list and pair judges)
+    Spearman's ρ between presentation position (list position 0..N-1; pair:
+    A = 0, B = 1) and the predicted value of every item that has one, pooled
+    over the cell (ListRank: N-1 for the first ranked ... 0 for the last;
+    ListScore, PairScore: the score; PairRank: 1 for the chosen item, 0 for
+    the other). Negative: earlier positions are judged more authoritative.
+    Presentation order is shuffled independently of the levels, so a judge
+    that reads the items has a ρ near 0. NaN when the positions or the
+    values are constant. ``n`` = replies with a usable value.
+``example_copy`` (templates that declare an ``example``)
+    share of the cell's replies whose value agrees with the example's, both
+    parsed by the judge's own parser: a score map (``{"A": 7, "B": 4}``, a
+    ListScore example ``{"0": 7, "1": 4, ..., "9": 8}``) agrees when every id
+    the example scores has the example's score; anything else (a ranking: the
+    example ``[4] > [0]`` completed by the parser's repair rule) when it is
+    equal. ``n`` = the cell's replies (a reply without a usable value never
+    agrees).
+``a_share`` (pair judges)
+    share of the decisive replies that prefer the item shown as A (PairRank:
+    "A"; PairScore: score A > score B; equal scores are not decisive).
+    ``n`` = decisive replies.
+``a_expected`` (pair judges)
+    share of the cell's comparisons whose A item is truly higher on the label
+    scale (comparisons of equal labels left out): what a judge that reads the
+    items answers. The A/B assignment is a seeded coin flip (lists) or the
+    sampled order (pairs), so this is near 0.5. ``n`` = those comparisons.
+
+The flag rule (:class:`ValidityRule`, config ``judge_validity``) is applied
+when the report is written (:func:`flagged_cells`), so changing a threshold
+reruns only the reports. A flagged cell's values carry ``†`` in every results
+table and in the cost table, and the table's caption names the cell and why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, fields
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+from authbench.errors import ConfigError, TemplateError
+from authbench.llm.parse import parse_reply
+from authbench.records import is_missing
+from authbench.studies.authority import ranking as R
+from authbench.studies.authority.evaluate import LABEL_KEY, comparisons_by_instance, usable_value
+from scipy import stats
+
+__all__ = [
+    "DAGGER",
+    "DERIVATION",
+    "DIAGNOSTICS",
+    "ValidityRule",
+    "cell_diagnostics",
+    "example_value",
+    "flagged_cells",
+    "has_diagnostics",
+    "validity_frame",
+    "validity_note",
+]
+
+DERIVATION = "validity"  # the derivation column of the diagnostic metric rows
+DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected")
+DAGGER = "†"
+JUDGE_NAMES = {"point": "PointJudge", "list_rank": "ListRank", "list_score": "ListScore", "pair_rank": "PairRank",
+               "pair_score": "PairScore"}
+
+
+# --------------------------------------------------------------------------
+# the example reply of a template
+# --------------------------------------------------------------------------
+def _states_something(value: Any, status: str) -> bool:
+    if isinstance(value, Mapping):
+        return any(not is_missing(v) for v in value.values())
+    if isinstance(value, list):  # a ranking: the repaired identity when no id was found
+        return status not in ("wrong_format", "empty")
+    return not is_missing(value)
+
+
+def example_value(template, n: int | None = None) -> Any:
+    """The parsed value of ``template``'s example reply for a list of ``n``
+    items (None when the template declares no example). An example that
+    states nothing in the judge's reply format is a :class:`TemplateError`."""
+    text = template.example_reply(n) if template is not None else None
+    if text is None:
+        return None
+    needs_n = template.output in ("ranking", "list_scores")
+    result = parse_reply(template.output, text, n if needs_n else None)
+    if not _states_something(result.value, result.status):
+        raise TemplateError(f"{template.path}: the example {text!r} states no {template.output} reply "
+                            f"({result.status}: {result.detail})")
+    return result.value
+
+
+def _agrees(value: Any, example: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(example, Mapping):
+        if not isinstance(value, Mapping):
+            return False
+        got = {str(k): v for k, v in value.items()}
+        return all(got.get(str(k)) == v for k, v in example.items() if not is_missing(v))
+    if isinstance(example, list):
+        return isinstance(value, list) and [int(x) for x in value] == [int(x) for x in example]
+    return value == example
+
+
+# --------------------------------------------------------------------------
+# per-cell diagnostics
+# --------------------------------------------------------------------------
+def _row(setting: str, judge: str, metric: str, value: float, n: int) -> dict:
+    return {"setting": setting, "judge": judge, "derivation": DERIVATION, "difficulty": "all", "metric": metric,
+            "value": value, "n": n, "n_constant": 0}
+
+
+def _spearman(positions: list[float], values: list[float]) -> float:
+    if len(set(positions)) < 2 or len(set(values)) < 2:
+        return math.nan
+    return float(stats.spearmanr(positions, values).statistic)
+
+
+def _list_vector(judge: str, value: Any, n: int) -> tuple | None:
+    """A list reply read by position (None: no usable reply)."""
+    if value is None:
+        return None
+    if judge == "list_rank":
+        return tuple(int(i) for i in value)
+    scores = {int(k): v for k, v in value.items()}
+    return tuple(None if is_missing(scores.get(i)) else scores[i] for i in range(n))
+
+
+def _list_values(judge: str, vector: tuple, n: int) -> dict[int, float]:
+    """Predicted value per position of a list reply (positions without a score left out)."""
+    if judge == "list_rank":
+        return dict(enumerate(R.ranking_to_values(list(vector), n)))
+    return {i: float(v) for i, v in enumerate(vector) if v is not None}
+
+
+def _list_diagnostics(judge, setting, instances, judgments, parse) -> list[dict]:
+    by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
+    vectors, positions, values, used = [], [], [], 0
+    for inst in instances:
+        n = len(inst["items"])
+        vector = _list_vector(judge, by_id.get(inst["instance_id"]), n)
+        if vector is None:
+            continue
+        vectors.append(vector)
+        per_position = _list_values(judge, vector, n)
+        if per_position:
+            used += 1
+            positions += list(per_position)
+            values += list(per_position.values())
+    informative = Counter(v for v in vectors if len(set(_list_values(judge, v, len(v)).values())) > 1)
+    top = informative.most_common(1)[0][1] if informative else 0
+    n_lists = len(instances)
+    share = (top / n_lists if top >= 2 else 0.0) if n_lists else math.nan
+    return [_row(setting, judge, "position_constant", share, n_lists),
+            _row(setting, judge, "position_rho", _spearman(positions, values), used)]
+
+
+def _pair_diagnostics(judge, setting, instances, judgments, parse) -> list[dict]:
+    key = LABEL_KEY[setting]
+    comps = comparisons_by_instance(judge, judgments, parse)
+    positions, values, used = [], [], 0
+    a_votes, decisive, a_true, unequal = 0, 0, 0, 0
+    for inst in instances:
+        for rec in comps.get(inst["instance_id"], []):
+            la, lb = inst["items"][rec["a"]][key], inst["items"][rec["b"]][key]
+            if la != lb:
+                unequal += 1
+                a_true += la > lb
+            if judge == "pair_rank":
+                if rec["choice"] not in ("A", "B"):
+                    continue
+                va, vb = (1.0, 0.0) if rec["choice"] == "A" else (0.0, 1.0)
+            else:
+                if is_missing(rec["score_a"]) or is_missing(rec["score_b"]):
+                    continue
+                va, vb = float(rec["score_a"]), float(rec["score_b"])
+            used += 1
+            positions += [0.0, 1.0]
+            values += [va, vb]
+            if va != vb:
+                decisive += 1
+                a_votes += va > vb
+    return [_row(setting, judge, "position_rho", _spearman(positions, values), used),
+            _row(setting, judge, "a_share", a_votes / decisive if decisive else math.nan, decisive),
+            _row(setting, judge, "a_expected", a_true / unequal if unequal else math.nan, unequal)]
+
+
+def _example_row(judge, setting, instances, judgments, parse, template) -> list[dict]:
+    if template is None or template.example is None:
+        return []
+    sizes = {inst["instance_id"]: len(inst["items"]) for inst in instances}
+    lists = judge.startswith("list")
+    examples: dict[int | None, Any] = {}
+    copies = 0
+    for j in judgments:
+        n = sizes.get(j["request_id"]) if lists else None
+        if lists and n is None:  # not a list of this cell: agrees with nothing
+            continue
+        if n not in examples:
+            examples[n] = example_value(template, n)
+        copies += _agrees(usable_value(j, parse), examples[n])
+    total = len(judgments)
+    return [_row(setting, judge, "example_copy", copies / total if total else math.nan, total)]
+
+
+def cell_diagnostics(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
+                     parse: str = "strict", template=None) -> list[dict]:
+    """The diagnostic metric rows of one cell on one label scale (see the
+    module docstring), in the shape of
+    :func:`authbench.studies.authority.evaluate.evaluate_cell`'s rows.
+    ``template``: the cell's :class:`~authbench.studies.authority.prompts.PromptTemplate`
+    (its ``example``); None leaves out ``example_copy``."""
+    usable_value({"status": "ok", "value": None}, parse)  # checks the mode
+    rows: list[dict] = []
+    if judge.startswith("list"):
+        rows += _list_diagnostics(judge, setting, instances, judgments, parse)
+    elif judge.startswith("pair"):
+        rows += _pair_diagnostics(judge, setting, instances, judgments, parse)
+    return rows + _example_row(judge, setting, instances, judgments, parse, template)
+
+
+# --------------------------------------------------------------------------
+# the flag rule
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ValidityRule:
+    """When a cell's diagnostics say its judge answers by position or copies
+    the example (config ``judge_validity``; docs/decisions.md):
+
+    * ``position_constant`` ≥ this share of lists (list judges);
+    * ``|position_rho|`` ≥ this (list and pair judges);
+    * ``example_copy`` ≥ this share of replies;
+    * ``|a_share − a_expected|`` ≥ ``a_share_gap`` (pair judges);
+
+    each only when at least ``min_lists`` lists (list judges) or
+    ``min_calls`` replies (pair and point judges) stand behind it.
+    """
+
+    position_constant: float = 0.8
+    position_rho: float = 0.8
+    example_copy: float = 0.5
+    a_share_gap: float = 0.4
+    min_lists: int = 2
+    min_calls: int = 10
+
+    @classmethod
+    def from_config(cls, section: Mapping | None) -> "ValidityRule":
+        """The rule of config ``judge_validity`` (None: the defaults)."""
+        section = dict(section or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(f"judge_validity: unknown key(s) {unknown}; expected {sorted(known)}")
+        return cls(**section)
+
+    def reasons(self, judge: str, diag: Mapping[str, tuple[float, float]]) -> list[str]:
+        """Why a cell is flagged (empty: it is not), from its diagnostics
+        ``metric -> (value, n)``."""
+        least = self.min_lists if judge.startswith("list") else self.min_calls
+        out = []
+
+        def get(metric):
+            value, n = diag.get(metric, (math.nan, 0))
+            value = float(value) if not is_missing(value) else math.nan
+            n = 0 if is_missing(n) else int(n)
+            return value, n, n >= least and not math.isnan(value)
+
+        value, n, ok = get("position_constant")
+        if ok and value >= self.position_constant:
+            what = "ranking" if judge == "list_rank" else "score vector"
+            out.append(f"the same {what} by position in {round(value * n)} of {n} lists")
+        value, n, ok = get("position_rho")
+        if ok and abs(value) >= self.position_rho:
+            out.append(f"ρ(presentation position, prediction) = {value:+.2f}")
+        value, n, ok = get("example_copy")
+        if ok and value >= self.example_copy:
+            out.append(f"the prompt's example reply in {round(value * n)} of {n} replies")
+        value, n, ok = get("a_share")
+        expected = get("a_expected")[0]
+        if ok and not math.isnan(expected) and abs(value - expected) >= self.a_share_gap:
+            out.append(f"prefers A in {round(value * n)} of {n} decisive comparisons "
+                       f"(A is truly higher in {expected:.0%})")
+        return out
+
+
+CELL_KEY = ("benchmark", "model", "context", "setting", "judge")
+
+
+def _diagnostic_rows(metrics: pd.DataFrame) -> pd.DataFrame:
+    if "derivation" not in metrics.columns:
+        return metrics.iloc[0:0]
+    rows = metrics[metrics["derivation"].astype(str) == DERIVATION]
+    if "parse" in rows.columns:
+        modes = {str(m) for m in rows["parse"] if not is_missing(m) and str(m)}
+        if len(modes) > 1:
+            raise ValueError(f"judge validity: metrics of several parse modes {sorted(modes)}; "
+                             "select one first (authbench.studies.authority.report.parse_rows)")
+    return rows
+
+
+def flagged_cells(metrics: pd.DataFrame, rule: ValidityRule | None = None) -> dict[tuple, list[str]]:
+    """Flagged cells of a long metrics table (one parse mode): ``(benchmark,
+    model, context, setting, judge) -> reasons``; ``setting`` is the label
+    scale of the rows (a cell scored on two scales is judged on each)."""
+    rule = rule or ValidityRule()
+    rows = _diagnostic_rows(metrics)
+    out: dict[tuple, list[str]] = {}
+    for key, group in rows.groupby(list(CELL_KEY), sort=False):
+        diag = {str(r.metric): (r.value, r.n) for r in group.itertuples(index=False)}
+        reasons = rule.reasons(str(key[-1]), diag)
+        if reasons:
+            out[tuple(str(k) for k in key)] = reasons
+    return out
+
+
+def validity_frame(metrics: pd.DataFrame, rule: ValidityRule | None = None) -> pd.DataFrame:
+    """One row per (cell, label scale): the diagnostics (columns
+    :data:`DIAGNOSTICS`), ``flag`` (``†`` or empty) and ``why``."""
+    rows = _diagnostic_rows(metrics)
+    columns = [*CELL_KEY, *DIAGNOSTICS, "flag", "why"]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    wide = rows.assign(value=pd.to_numeric(rows["value"], errors="coerce")).pivot_table(
+        index=list(CELL_KEY), columns="metric", values="value", aggfunc="first", dropna=False).reset_index()
+    wide.columns = [str(c) for c in wide.columns]
+    for name in DIAGNOSTICS:
+        if name not in wide.columns:
+            wide[name] = math.nan
+    flags = flagged_cells(metrics, rule)
+    keys = [tuple(str(x) for x in k) for k in wide[list(CELL_KEY)].itertuples(index=False)]
+    wide["flag"] = [DAGGER if k in flags else "" for k in keys]
+    wide["why"] = ["; ".join(flags.get(k, [])) for k in keys]
+    return wide[columns]
+
+
+def has_diagnostics(metrics: pd.DataFrame, benchmarks: Sequence[str], setting: str) -> bool:
+    """Whether any judge-validity row exists for ``benchmarks`` on ``setting``
+    (metrics written before the diagnostics existed have none)."""
+    rows = _diagnostic_rows(metrics)
+    return bool(len(rows[rows["benchmark"].astype(str).isin(list(benchmarks))
+                         & (rows["setting"].astype(str) == setting)]))
+
+
+def validity_note(flags: Mapping[tuple, list[str]], benchmarks: Sequence[str], setting: str,
+                  judges: Sequence[str], context_label=str, dataset_label=None, checked: bool = True) -> str:
+    """The caption sentence of a results table: which of its cells carry ``†``
+    and why, or that none does (nothing when no cell was ``checked``)."""
+    parts = []
+    for (bench, model, context, scale, judge), reasons in flags.items():
+        if bench in benchmarks and scale == setting and judge in judges:
+            where = f"{dataset_label(bench)} " if dataset_label else ""
+            parts.append(f"{where}{model} {context_label(context)} {JUDGE_NAMES.get(judge, judge)}: "
+                         + "; ".join(reasons))
+    rule = "(judge-validity rule, docs/decisions.md; thresholds: config judge_validity)"
+    if not parts and not checked:
+        return ""
+    if not parts:
+        return f" Judge validity: no cell answers by presentation position or copies the prompt's example {rule}."
+    return (f" {DAGGER}: the judge answers by presentation position or copies the prompt's example, so the number "
+            f"says nothing about authority {rule}: " + " | ".join(parts) + ".")
