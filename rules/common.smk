@@ -275,7 +275,8 @@ def get_prediction_params(wildcards):
 def get_domain_report_params(wildcards):
     return _json({"settings": config["settings"], "judges": config["judges"],
                   "category_order": list(config["domainauth"]["categories"]),
-                  "categories": config["domainauth"]["categories"], "parse": config["parse"]})
+                  "categories": config["domainauth"]["categories"], "parse": config["parse"],
+                  "judge_validity": config.get("judge_validity")})
 
 
 def get_entity_report_inputs(wildcards):
@@ -292,7 +293,7 @@ def get_entity_report_inputs(wildcards):
 def get_entity_report_params(wildcards):
     return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
                   "coarse_source": config["entityauth"]["coarse_source"],
-                  "parse": config["parse"]})
+                  "parse": config["parse"], "judge_validity": config.get("judge_validity")})
 
 
 # --- RAGAuth ----------------------------------------------------------------------

@@ -51,21 +51,34 @@ def with_quality(costs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="scale")
 
 
-def write_cost_table(costs: pd.DataFrame, quality: pd.DataFrame, stem: Path) -> list[Path]:
-    """CSV and Markdown: every cell's cost; the list cells with their ρ (%)."""
+CELL_COLUMNS = ["benchmark", "model", "judge", "context", "setting"]
+
+
+def write_cost_table(costs: pd.DataFrame, quality: pd.DataFrame, stem: Path, extra: pd.DataFrame | None = None,
+                     md_hidden: tuple[str, ...] = (), caption: str = "") -> list[Path]:
+    """CSV and Markdown: every cell's cost; the list cells with their ρ (%).
+    ``extra``: more per-cell columns (keyed by :data:`CELL_COLUMNS`, e.g. the
+    AuthorityBench judge-validity diagnostics), numbers rounded to two
+    decimals; ``md_hidden`` of them are left out of the Markdown (long text,
+    kept in the CSV); ``caption`` is appended to the Markdown's caption."""
     stem.parent.mkdir(parents=True, exist_ok=True)
-    table = costs.merge(quality[["benchmark", "model", "judge", "context", "setting", "rho"]],
-                        on=["benchmark", "model", "judge", "context", "setting"], how="left")
+    table = costs.merge(quality[[*CELL_COLUMNS, "rho"]], on=CELL_COLUMNS, how="left")
+    if extra is not None:
+        table = table.merge(extra, on=CELL_COLUMNS, how="left")
+        for col in extra.columns.difference(CELL_COLUMNS):
+            if pd.api.types.is_numeric_dtype(table[col]):
+                table[col] = table[col].round(2)
     table = table.sort_values(["benchmark", "model", "context", "setting", "judge"], kind="stable")
     table["rho"] = table["rho"].round(2)
     table["engine_seconds"] = table["engine_seconds"].round(2)
     csv_path, md_path = stem.with_suffix(".csv"), stem.with_suffix(".md")
     table.to_csv(csv_path, index=False)
-    head = "| " + " | ".join(table.columns) + " |\n|" + "|".join(["---"] * len(table.columns)) + "|\n"
+    shown = table.drop(columns=[c for c in md_hidden if c in table.columns])
+    head = "| " + " | ".join(shown.columns) + " |\n|" + "|".join(["---"] * len(shown.columns)) + "|\n"
     body = "".join("| " + " | ".join("–" if pd.isna(v) else str(v) for v in row) + " |\n"
-                   for row in table.itertuples(index=False))
+                   for row in shown.itertuples(index=False))
     md_path.write_text("Cost per cell (prompts, tokens, engine seconds, cache hits) and the main Spearman's rho (%) "
-                       "of list cells.\n\n" + head + body, encoding="utf-8")
+                       "of list cells." + caption + "\n\n" + head + body, encoding="utf-8")
     return [csv_path, md_path]
 
 

@@ -13,6 +13,8 @@ from authbench.render import costs
 from authbench.render.tables import stack_tables, write_table
 from authbench.render.tables import TableSpec
 from authbench.studies.authority import figures, tables
+from authbench.studies.authority.diagnostics import (DAGGER, ValidityRule, flagged_cells, has_diagnostics,
+                                                     validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
@@ -99,37 +101,67 @@ def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
             + " (both modes in metrics.tsv, column parse; config key parse).")
 
 
-def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame) -> None:
+# the judges whose values a table of each kind shows (the judge-validity sentence names only those)
+TABLE_JUDGES = {"main": ("point", "list_rank", "list_score", "pair_rank", "pair_score"),
+                "derivations": ("pair_rank", "pair_score"), "pairs": ("pair_rank", "pair_score", "point")}
+VALIDITY_COLUMNS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "flag", "why")
+
+
+def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule: ValidityRule | None = None) -> None:
+    """The cost table with each cell's judge-validity diagnostics (on its own
+    label scale), ``flag`` ``†`` and, in the CSV, ``why``; the cost-vs-ρ figure."""
     table = costs.cost_rows(manifests)
     quality = costs.with_quality(table, metrics)
-    costs.write_cost_table(table, quality, out / "tables" / "costs")
+    cells = set(table[["benchmark", "model", "context", "setting", "judge"]].astype(str).itertuples(index=False))
+    named = [f"{b} {m} {tables.context_label(c)} {s} {j}: " + "; ".join(why)
+             for (b, m, c, s, j), why in flagged_cells(metrics, rule).items() if (b, m, c, s, j) in cells]
+    caption = (f" Judge validity (docs/decisions.md): {', '.join(VALIDITY_COLUMNS[:5])}; flag {DAGGER}: the judge "
+               "answers by presentation position or copies the prompt's example"
+               + (" (" + " | ".join(named) + ")." if named else "; no cell is flagged."))
+    validity = validity_frame(metrics, rule)[[*costs.CELL_COLUMNS, *VALIDITY_COLUMNS]]
+    if validity.empty:  # metrics written before the diagnostics existed: no claim either way
+        caption = ""
+    costs.write_cost_table(table, quality, out / "tables" / "costs", validity, md_hidden=("why",), caption=caption)
     costs.plot_cost_vs_rho(quality, out / "figures" / "cost_vs_rho.png")
 
 
-def _table(stem: str, metrics: pd.DataFrame, dataset: str):
+def _table(stem: str, metrics: pd.DataFrame, dataset: str, rule: ValidityRule | None = None):
     kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
     if kind == "main":
-        return tables.table_main(metrics, dataset, setting)
+        return tables.table_main(metrics, dataset, setting, rule)
     if kind == "derivations":
-        return tables.table_derivations(metrics, dataset, setting)
-    return tables.table_pairs(metrics, dataset)
+        return tables.table_derivations(metrics, dataset, setting, rule)
+    return tables.table_pairs(metrics, dataset, rule)
+
+
+def table_validity_note(stem: str, metrics: pd.DataFrame, benchmarks: Sequence[str], rule: ValidityRule | None,
+                        dataset_label=None) -> str:
+    """The caption sentence on judge validity of a results table: its cells
+    marked ``†`` and why (:func:`authbench.studies.authority.diagnostics.validity_note`)."""
+    kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
+    return validity_note(flagged_cells(metrics, rule), benchmarks, setting, TABLE_JUDGES[kind],
+                         tables.context_label, dataset_label, has_diagnostics(metrics, benchmarks, setting))
 
 
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
                             manifests: Sequence[str], stems: Sequence[str], category_order: Sequence[str],
-                            categories: Mapping[str, Mapping] | None = None, parse: str = "strict") -> None:
+                            categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
+                            validity: Mapping | None = None) -> None:
     """DomainAuth's tables ``stems`` (from :func:`authbench.studies.authority.outputs.domainauth_tables`),
     Figure 3, Figure 6 and Table 8 (with predictions), the cost table and metrics.tsv.
     ``categories``: the config's category rules (worded in Table 8's caption);
-    ``parse``: the parse mode whose numbers the tables show."""
+    ``parse``: the parse mode whose numbers the tables show; ``validity``:
+    config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
     out, every = report_folder(outdir, metric_files)
     metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
-    write_costs(out, manifests, metrics)
+    rule = ValidityRule.from_config(validity)
+    write_costs(out, manifests, metrics, rule)
     for stem in stems:
         if stem != "table8_categories":
-            spec = _table(stem, metrics, "domainauth")
-            other = _table(stem, alt, "domainauth") if "parse" in every.columns else None
-            write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse))
+            spec = _table(stem, metrics, "domainauth", rule)
+            other = _table(stem, alt, "domainauth", rule) if "parse" in every.columns else None
+            write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse)
+                        + table_validity_note(stem, metrics, ["domainauth"], rule))
     figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
                                     out / "figures" / "fig3_label_distribution.png")
     if predictions:
@@ -146,22 +178,28 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
-                            stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict") -> None:
+                            stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict",
+                            validity: Mapping | None = None) -> None:
     """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs and metrics.tsv.
     ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
-    ``parse``: the parse mode whose numbers the tables show."""
+    ``parse``: the parse mode whose numbers the tables show; ``validity``:
+    config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
     out, every = report_folder(outdir, metric_files)
     metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
-    write_costs(out, manifests, metrics)
+    rule = ValidityRule.from_config(validity)
+    write_costs(out, manifests, metrics, rule)
     reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
     reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(
         out / "reuse.tsv", sep="\t", index=False)
     for stem in stems:
-        spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}")) for d in datasets], "Domain")
-        other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}")) for d in datasets], "Domain")
-                 if "parse" in every.columns else None)
+        spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}", rule)) for d in datasets],
+                            "Domain")
+        other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}", rule)) for d in datasets],
+                              "Domain") if "parse" in every.columns else None)
         caption = TABLE6_RESCORED if stem == "table6_coarse" and coarse_source == "rescore" else CAPTIONS[stem]
-        write_table(spec, out / "tables" / stem, caption + parse_note(spec, other, parse))
+        caption += parse_note(spec, other, parse) + table_validity_note(
+            stem, metrics, [f"entityauth/{d}" for d in datasets], rule, lambda b: b.split("/", 1)[1].capitalize())
+        write_table(spec, out / "tables" / stem, caption)
     label_tables: Mapping[str, pd.DataFrame] = {
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
     figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png")

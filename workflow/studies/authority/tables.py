@@ -19,6 +19,11 @@ Input 2 (Table 8) holds the PointJudge point predictions; columns
 :data:`~authbench.studies.authority.evaluate.PRED_COLUMNS` (``model, context,
 domain, level, pred, category``).
 
+Judge validity: a value of a cell that the judge-validity rule flags
+(:mod:`authbench.studies.authority.diagnostics`: it answers by presentation
+position or copies the prompt's example) carries ``†``; every table takes the
+rule as ``rule`` (None: the defaults of config ``judge_validity``).
+
 Highlighting follows the paper: per row, separately inside each highlight
 group (the ρ columns, the τ columns, Table 3's accuracy columns of one
 context ...), the highest
@@ -39,6 +44,7 @@ from authbench.render.tables import (
     NUM,
     PCT,
     SIGNED,
+    TEXT,
     Column,
     TableSpec,
     baselines_last,
@@ -47,6 +53,7 @@ from authbench.render.tables import (
     is_baseline,
     round2,
 )
+from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
 from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS
 
 __all__ = [
@@ -179,6 +186,23 @@ def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:
     return [v for v in order if v in seen] + [v for v in seen if v not in order]
 
 
+def _flagged(sub: pd.DataFrame, rule: ValidityRule | None) -> set[tuple[str, str, str]]:
+    """(model, context, judge) of the cells the judge-validity rule flags."""
+    return {(model, context, judge) for _, model, context, _, judge in flagged_cells(sub, rule)}
+
+
+def _judge_value(label: tuple, group: str, flags: set, judge: str, value, context=None) -> Column:
+    """A judge's value column (``value(row)``, display units); ``†`` on the
+    values of a flagged cell (``context``: fixed, or the row's second key)."""
+
+    def get(r):
+        v = value(r)
+        flagged = (r[0], r[1] if context is None else context, judge) in flags
+        return v, format_cell(v, PCT) + (DAGGER if flagged and not math.isnan(v) else "")
+
+    return Column(label, TEXT, get, group=group)
+
+
 def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
     """(model, context) rows: LLMs on the full context grid, baselines only on
     the contexts they have."""
@@ -215,26 +239,29 @@ def _model_context_table(rows: list[tuple[str, str]], cols: list[Column], captio
                        [is_baseline(m) for m, _ in rows], note=note, caption=caption, tex_labels=TEX_LABELS)
 
 
-def table_main(metrics: pd.DataFrame, benchmark: str, setting: str) -> TableSpec:
+def table_main(metrics: pd.DataFrame, benchmark: str, setting: str, rule: ValidityRule | None = None) -> TableSpec:
     """Tables 1 (``setting="fine"``) and 2 (``setting="coarse"``).
 
     Rows model x context; per judge ρ, τ and the parse-failure rate (%), then a
     trailing group with the number of constant-prediction lists per judge.
+    ``†`` on the ρ and τ of a cell flagged by ``rule`` (judge validity).
     """
     what = f"table_main({benchmark!r}, {setting!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting=setting)
     look = _Lookup(sub)
     rows = _model_context_rows(sub)
+    flags = _flagged(sub, rule)
 
     cols: list[Column] = []
     for judge, deriv, l0, l1, _ in _MAIN_JUDGES:
         for metric, sym in (("rho", RHO), ("tau", TAU)):
             cols.append(
-                Column(
+                _judge_value(
                     (l0, l1, sym),
-                    PCT,
+                    metric,
+                    flags,
+                    judge,
                     lambda r, j=judge, d=deriv, m=metric: look.value(r[0], r[1], j, d, "all", m),
-                    group=metric,
                 )
             )
         cols.append(
@@ -269,8 +296,9 @@ _PAIR_JUDGES = (
 )
 
 
-def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
-    """Table 3: pairwise accuracy (%) on easy vs. hard pairs.
+def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None = None) -> TableSpec:
+    """Table 3: pairwise accuracy (%) on easy vs. hard pairs (``†``: a cell
+    flagged by ``rule``, judge validity).
 
     Rows model x difficulty; columns judge x context (contexts absent from the
     data are not shown), each with accuracy and parse-failure rate. Best and
@@ -281,8 +309,10 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
     what = f"table_pairs({benchmark!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting="pairs")
     look = _Lookup(sub)
+    flags = _flagged(sub, rule)
     contexts = _ordered(sub["context"], CONTEXT_ORDER)
-    difficulties = _ordered(sub["difficulty"], DIFFICULTY_ORDER)
+    judged = sub[sub["derivation"].astype(str) != DERIVATION]  # the validity rows span the difficulties
+    difficulties = _ordered(judged["difficulty"], DIFFICULTY_ORDER)
 
     rows = []
     for model in baselines_last(sub["model"]):
@@ -298,11 +328,13 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
         for ctx in contexts:
             l1 = f"{context_label(ctx)} ctx"
             cols.append(
-                Column(
+                _judge_value(
                     (l0, l1, "acc"),
-                    PCT,
+                    f"acc:{ctx}",  # the paper marks per row (model x difficulty) per context
+                    flags,
+                    judge,
                     lambda r, j=judge, c=ctx: look.value(r[0], c, j, "direct", r[1], "acc"),
-                    group=f"acc:{ctx}",  # the paper marks per row (model x difficulty) per context
+                    context=ctx,
                 )
             )
             cols.append(
@@ -330,16 +362,19 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
 # --------------------------------------------------------------------------
 # Tables 9 and 10
 # --------------------------------------------------------------------------
-def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str) -> TableSpec:
+def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
+                      rule: ValidityRule | None = None) -> TableSpec:
     """Tables 9 (``"fine"``) / 10 (``"coarse"``): PairJudge ranking derivations.
 
     Columns PairRank (pair_rank/bubble), PointScore_Bbl (pair_score/bubble),
     PointScore_Pt (pair_score/average), all Spearman's ρ (%), plus the
     parse-failure rates of pair_rank and pair_score.  Baselines are left out.
+    ``†`` on the values of a cell flagged by ``rule`` (judge validity).
     """
     what = f"table_derivations({benchmark!r}, {setting!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting=setting)
     look = _Lookup(sub)
+    flags = _flagged(sub, rule)
     rows = _model_context_rows(sub, baselines=False)
     if not rows:
         raise ValueError(f"{what}: only baseline rows found; expected LLM judge rows")
@@ -349,11 +384,12 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str) -> Ta
         ("PointScore_Pt", "pair_score", "average"),
     )
     cols: list[Column] = [
-        Column(
+        _judge_value(
             (label, RHO),
-            PCT,
+            "rho",
+            flags,
+            judge,
             lambda r, j=judge, d=deriv: look.value(r[0], r[1], j, d, "all", "rho"),
-            group="rho",
         )
         for label, judge, deriv in spec
     ]
