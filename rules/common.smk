@@ -273,7 +273,7 @@ def get_prediction_params(wildcards):
 
 
 def get_domain_report_params(wildcards):
-    return _json({"settings": config["settings"], "judges": config["judges"],
+    return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"]})
 
