@@ -23,6 +23,8 @@ validate(config, str(SCHEMA_PATH))
 check_config(config)
 
 R = config["results"]
+# every rule's log, under the run's results folder (two configs never share logs)
+LOGS = f"{R}/logs"
 PROMPTS = config["prompts"]
 DA = f"{R}/domainauth"
 EA = f"{R}/entityauth"
