@@ -46,3 +46,42 @@ def test_ragauth_record_error_quotes_an_excerpt(tmp_path):
         load_ragauth(path)
     assert str(err.value).endswith("field 'ground_truth': expected 'Yes' or 'No', got "
                                    + repr(("maybe " * 40)[:200]) + "… (60,000 characters)")
+
+
+def test_job_error_lines_from_failed_logs(tmp_path):
+    from authbench.joblogs import error_lines, failed_logs, failure_summary
+
+    cli = tmp_path / "cli.log"
+    cli.write_text("2026 INFO authbench: cell x: 4 requests\nprogress 1/4\rprogress 4/4\n"
+                   "error: invalid config:\n  config key 'a': wrong\n  config key 'b': wrong\n")
+    crash = tmp_path / "crash.log"
+    crash.write_text("INFO start\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'rho'\n")
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    assert error_lines(cli) == ["error: invalid config:", "  config key 'a': wrong", "  config key 'b': wrong"]
+    assert error_lines(crash) == ["KeyError: 'rho'"]
+    assert error_lines(empty) == ["(the log is empty)"]
+    assert error_lines(tmp_path / "gone.log")[0].startswith("(log not readable: ")
+    long = tmp_path / "long.log"
+    long.write_text("error: " + "z" * 10_000 + "\n")
+    assert error_lines(long) == ["error: " + "z" * 493 + "… (10,007 characters)"]
+    # Snakemake's run log: a job error, and a group error's indented job entry naming two logs
+    run_log = tmp_path / "run.snakemake.log"
+    run_log.write_text(f"Error in rule a:\n    jobid: 1\n    log: {cli} (check log file(s) for error details)\n"
+                       f"            log: {crash}, {empty} (check log file(s) for error details)\n"
+                       f"    log: {cli} (check log file(s) for error details)\n")
+    assert failed_logs([run_log, tmp_path / "none.log"]) == [str(cli), str(crash), str(empty)]
+    assert failure_summary([run_log]).splitlines()[:3] == ["Failed job(s), the error in each log:", f"{cli}:",
+                                                          "    error: invalid config:"]
+    assert failure_summary([empty]) == ""
+
+
+def test_status_filter_without_status_column_in_the_build_job(tmp_path):
+    """A source a rule writes first is checked by the build job: the message says how to turn the filter off."""
+    path = tmp_path / "labels.csv"
+    path.write_text("domain,page_rank\na.gov,7\n")
+    with pytest.raises(InputError) as err:
+        build_domains(path, "ok", {})
+    assert str(err.value) == (f"{path}: line 1: domainauth.status_filter is 'ok' but there is no column 'status' "
+                              "(found: domain, page_rank); set 'domainauth.status_filter: null' to keep every row (an "
+                              "overlay that does not set it keeps config.yaml's demo value)")

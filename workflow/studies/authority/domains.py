@@ -151,7 +151,10 @@ def build_domains(
         if column not in columns:
             raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
     if status_filter is not None and "status" not in columns:
-        raise InputError(f"{path}: line 1: status_filter is set but there is no column 'status'")
+        raise InputError(f"{path}: line 1: domainauth.status_filter is {status_filter!r} but there is no column "
+                         f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "
+                         "'domainauth.status_filter: null' to keep every row (an overlay that does not set it keeps "
+                         "config.yaml's demo value)")
 
     drops: Counter = Counter()
     labels: dict[str, set[int]] = defaultdict(set)
