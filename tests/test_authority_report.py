@@ -123,7 +123,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     grid of ``settings`` x ``contexts``: build, sample, every cell's judge/evaluate (and Table 8's predictions),
     baselines, report. Returns the report folder and the files rules/common.smk declares for it."""
     import yaml
-    from authbench.config import cells, validate_schema, check_config
+    from authbench.config import cells, check_config, validate_schema
     from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, scales
 
     config = yaml.safe_load((root / "config.yaml").read_text())

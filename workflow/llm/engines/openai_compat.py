@@ -50,7 +50,6 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import queue

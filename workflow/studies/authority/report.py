@@ -18,6 +18,8 @@ from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
 
+log = logging.getLogger("authbench")
+
 CAPTIONS = {
     "table1_fine": "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
     "table2_coarse": "Results on DomainAuth (coarse-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
@@ -38,8 +40,6 @@ CAPTIONS = {
                                   "Spearman's rho (%)." + FAIL_NOTE,
 }
 # Table 6 with entityauth.coarse_source: rescore (no coarse cells)
-log = logging.getLogger("authbench")
-
 TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
                    "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
                    "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)

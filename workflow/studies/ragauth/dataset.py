@@ -29,7 +29,6 @@ counted in the cell's manifest. A prompt that still exceeds the model's
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
