@@ -10,8 +10,10 @@ import re
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_renamed
+from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
+from authbench.config import check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
+from authbench.joblogs import failure_summary
 from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
 from authbench.studies.authority.outputs import statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
@@ -20,9 +22,24 @@ from authbench.studies.selfpref.outputs import report_files as selfpref_report_f
 
 check_renamed(config)
 validate(config, str(SCHEMA_PATH))
-check_config(config)
+# what the user's --configfile overlays (and --config) set: an error about a
+# value they left to config.yaml (the demo's) says so (authbench.config.origin)
+OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
+check_config(config, OVERLAY)
+check_data(config, OVERLAY)
 
 R = config["results"]
+# every rule's log, under the run's results folder (two configs never share logs)
+LOGS = f"{R}/logs"
+
+
+# A failed run ends with each failed job's error (from its log: Snakemake
+# itself only says "check log file(s)"), locally and on Slurm alike.
+onerror:
+    summary = failure_summary(log)
+    if summary:
+        logger.error(summary)
+
 PROMPTS = config["prompts"]
 DA = f"{R}/domainauth"
 EA = f"{R}/entityauth"
@@ -273,7 +290,7 @@ def get_prediction_params(wildcards):
 
 
 def get_domain_report_params(wildcards):
-    return _json({"settings": config["settings"], "judges": config["judges"],
+    return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"],
                   "judge_validity": config.get("judge_validity")})

@@ -13,7 +13,7 @@ rule domainauth_build:
         labels=f"{DA}/labels.tsv",
         drops=f"{DA}/drops.tsv",
     log:
-        "logs/domainauth/build_domainauth.log",
+        f"{LOGS}/domainauth/build_domainauth.log",
     params:
         p=get_build_params,
     shell:
@@ -28,7 +28,7 @@ rule domainauth_sample:
         expand(f"{DA}/instances/{{setting}}.jsonl", setting=["fine", "coarse", "pairs", "bias"]),
         reuse=f"{DA}/instances/reuse.tsv",
     log:
-        "logs/domainauth/sample_domainauth.log",
+        f"{LOGS}/domainauth/sample_domainauth.log",
     params:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
@@ -44,7 +44,7 @@ rule entityauth_build:
         labels=f"{EA}/{{entity_set}}/labels.tsv",
         drops=f"{EA}/{{entity_set}}/drops.tsv",
     log:
-        "logs/entityauth/{entity_set}/build.log",
+        f"{LOGS}/entityauth/{{entity_set}}/build.log",
     params:
         p=get_entity_build_params,
     shell:
@@ -59,7 +59,7 @@ rule entityauth_sample:
         [f"{EA}/{{entity_set}}/instances/{setting}.jsonl" for setting in ENTITY_SETTINGS],
         reuse=f"{EA}/{{entity_set}}/instances/reuse.tsv",
     log:
-        "logs/entityauth/{entity_set}/sample.log",
+        f"{LOGS}/entityauth/{{entity_set}}/sample.log",
     params:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
@@ -72,7 +72,7 @@ rule models_assemble:
     output:
         f"{R}/models/{{model}}.gguf",
     log:
-        "logs/models/{model}.log",
+        f"{LOGS}/models/{{model}}.log",
     params:
         p=get_assemble_params,
     shell:
@@ -88,7 +88,7 @@ rule models_convert:
     output:
         directory(f"{R}/models/{{model}}-hf"),
     log:
-        "logs/models/{model}-convert.log",
+        f"{LOGS}/models/{{model}}-convert.log",
     params:
         p=get_convert_params,
         python=model_python,

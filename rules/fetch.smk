@@ -13,7 +13,7 @@ if "urllog" in FETCH:
             domains=f"{FR}/urllog/domains.tsv",
             drops=f"{FR}/urllog/drops.tsv",
         log:
-            "logs/fetch/urllog.log",
+            f"{LOGS}/fetch/urllog.log",
         params:
             p=lambda wildcards: fetch_params("urllog"),
         shell:
@@ -30,7 +30,7 @@ if "pagerank" in FETCH:
         output:
             f"{FR}/pagerank/labels.csv",
         log:
-            "logs/fetch/pagerank.log",
+            f"{LOGS}/fetch/pagerank.log",
         params:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
@@ -48,7 +48,7 @@ if "webtext" in FETCH:
             texts=f"{FR}/webtext/texts.tsv",
             failures=f"{FR}/webtext/failures.tsv",
         log:
-            "logs/fetch/webtext.log",
+            f"{LOGS}/fetch/webtext.log",
         params:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
@@ -66,7 +66,7 @@ if "wikidata" in FETCH:
             entities=f"{FR}/wikidata/{{entity_set}}.jsonl",
             unresolved=f"{FR}/wikidata/{{entity_set}}_unresolved.tsv",
         log:
-            "logs/fetch/wikidata_{entity_set}.log",
+            f"{LOGS}/fetch/wikidata_{{entity_set}}.log",
         params:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",

@@ -16,7 +16,7 @@ rule authority_judge:
         judgments=f"{CELL}/judgments.jsonl",
         manifest=f"{CELL}/manifest.json",
     log:
-        "logs/{dataset}/judge/{model}/{judge}/{context}/{setting}.log",
+        f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     benchmark:
         f"{R}/timings/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
     params:
@@ -41,7 +41,7 @@ rule models_serve:
     output:
         service(f"{R}/servers/{{model}}.json"),
     log:
-        "logs/models/{model}-serve.log",
+        f"{LOGS}/models/{{model}}-serve.log",
     params:
         p=get_serve_params,
         python=model_python,
@@ -64,7 +64,7 @@ rule authority_evaluate:
     output:
         f"{CELL}/metrics.tsv",
     log:
-        "logs/{dataset}/evaluate/{model}/{judge}/{context}/{setting}.log",
+        f"{LOGS}/{{dataset}}/evaluate/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     params:
         p=get_evaluate_params,
     shell:
@@ -79,7 +79,7 @@ rule authority_predictions:
     output:
         f"{CELL}/predictions.tsv",
     log:
-        "logs/{dataset}/predictions/{model}/{judge}/{context}/{setting}.log",
+        f"{LOGS}/{{dataset}}/predictions/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     params:
         p=get_prediction_params,
     shell:
@@ -93,7 +93,7 @@ rule authority_baselines:
     output:
         f"{R}/{{dataset}}/baselines/metrics.tsv",
     log:
-        "logs/{dataset}/baselines.log",
+        f"{LOGS}/{{dataset}}/baselines.log",
     params:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),

@@ -16,7 +16,7 @@ if RAG.built:
         output:
             f"{RA}/build/domains.txt",
         log:
-            "logs/ragauth/domains.log",
+            f"{LOGS}/ragauth/domains.log",
         shell:
             "python -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
 
@@ -29,7 +29,7 @@ if RAG.built:
             dataset=f"{RA}/build/ragauth.json",
             drops=f"{RA}/build/drops.tsv",
         log:
-            "logs/ragauth/build.log",
+            f"{LOGS}/ragauth/build.log",
         params:
             p=get_rag_build_params,
         shell:
@@ -46,7 +46,7 @@ if RAG.cells:
             questions=f"{RA}/questions.jsonl",
             report=f"{RA}/dataset.tsv",
         log:
-            "logs/ragauth/dataset.log",
+            f"{LOGS}/ragauth/dataset.log",
         params:
             p=get_rag_dataset_params,
         shell:
@@ -61,7 +61,7 @@ if RAG.cells:
         wildcard_constraints:
             strategy="pagerank_oracle|tld_prior",
         log:
-            "logs/ragauth/prior_{strategy}.log",
+            f"{LOGS}/ragauth/prior_{{strategy}}.log",
         params:
             p=get_rag_prior_params,
         shell:
@@ -80,7 +80,7 @@ if RAG.cells:
         wildcard_constraints:
             strategy="relevance|utility|authority",
         log:
-            "logs/ragauth/rank/{model}/{strategy}.log",
+            f"{LOGS}/ragauth/rank/{{model}}/{{strategy}}.log",
         params:
             p=get_rag_rank_params,
             model_arg=model_file_arg,
@@ -104,7 +104,7 @@ if RAG.cells:
             judgments=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/judgments.jsonl",
             manifest=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/manifest.json",
         log:
-            "logs/ragauth/answer/{model}/{strategy}/{topk}.log",
+            f"{LOGS}/ragauth/answer/{{model}}/{{strategy}}/{{topk}}.log",
         params:
             p=get_rag_answer_params,
             model_arg=model_file_arg,
@@ -125,7 +125,7 @@ if RAG.cells:
         output:
             reported(ragauth_report_files(f"{RA}/report"), "RAGAuth"),
         log:
-            "logs/ragauth/report.log",
+            f"{LOGS}/ragauth/report.log",
         params:
             p=get_rag_report_params,
             outdir=f"{RA}/report",

@@ -12,7 +12,7 @@ rule domainauth_report:
     output:
         reported(domainauth_report_outputs(), "DomainAuth"),
     log:
-        "logs/domainauth/report.log",
+        f"{LOGS}/domainauth/report.log",
     params:
         p=get_domain_report_params,
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
@@ -27,7 +27,7 @@ rule entityauth_report:
     output:
         reported(entityauth_report_outputs(), "EntityAuth"),
     log:
-        "logs/entityauth/report.log",
+        f"{LOGS}/entityauth/report.log",
     params:
         p=get_entity_report_params,
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
@@ -46,7 +46,7 @@ if statistics_outputs():
         output:
             reported(statistics_outputs(), "Benchmark statistics"),
         log:
-            "logs/statistics.log",
+            f"{LOGS}/statistics.log",
         params:
             p=get_statistics_params,
             rag=statistics_rag_arg,
@@ -66,7 +66,7 @@ rule provenance_dag:
         expand(f"{R}/provenance/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
         f"{R}/provenance/config.json",
     log:
-        "logs/provenance.log",
+        f"{LOGS}/provenance.log",
     params:
         p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
         outdir=f"{R}/provenance",

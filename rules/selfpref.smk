@@ -18,7 +18,7 @@ if SELFPREF.datasets:
             passages=f"{SP}/imported.jsonl",
             drops=f"{SP}/drops.tsv",
         log:
-            "logs/selfpref/{spds}/import.log",
+            f"{LOGS}/selfpref/{{spds}}/import.log",
         params:
             p=get_sp_import_params,
         shell:
@@ -38,7 +38,7 @@ if SELFPREF.datasets:
             passages=f"{SP}/generated/{{model}}/passages.jsonl",
             drops=f"{SP}/generated/{{model}}/drops.tsv",
         log:
-            "logs/selfpref/{spds}/generate_{model}.log",
+            f"{LOGS}/selfpref/{{spds}}/generate_{{model}}.log",
         params:
             p=get_sp_generate_params,
             model_arg=model_file_arg,
@@ -60,7 +60,7 @@ if SELFPREF.datasets:
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
         log:
-            "logs/selfpref/{spds}/sample.log",
+            f"{LOGS}/selfpref/{{spds}}/sample.log",
         params:
             p=get_sp_sample_params,
         shell:
@@ -75,7 +75,7 @@ if SELFPREF.datasets:
             levels=f"{SP}/knowledge/{{author}}.jsonl",
             check=f"{SP}/knowledge/{{author}}_check.tsv",
         log:
-            "logs/selfpref/{spds}/knowledge_{author}.log",
+            f"{LOGS}/selfpref/{{spds}}/knowledge_{{author}}.log",
         shell:
             "python -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
             "--levels {output.levels} --check {output.check} 2> {log}"
@@ -92,7 +92,7 @@ if SELFPREF.datasets:
             manifest=f"{SP}/cells/{{model}}/knowledge/manifest.json",
             levels=f"{SP}/cells/{{model}}/knowledge/levels.jsonl",
         log:
-            "logs/selfpref/{spds}/{model}/knowledge.log",
+            f"{LOGS}/selfpref/{{spds}}/{{model}}/knowledge.log",
         params:
             p=get_sp_knowledge_params,
             model_arg=model_file_arg,
@@ -114,7 +114,7 @@ if SELFPREF.datasets:
             scores=f"{SP}/perplexity/{{model}}/perplexity.jsonl",
             manifest=f"{SP}/perplexity/{{model}}/manifest.json",
         log:
-            "logs/selfpref/{spds}/perplexity_{model}.log",
+            f"{LOGS}/selfpref/{{spds}}/perplexity_{{model}}.log",
         params:
             p=get_sp_perplexity_params,
             model_arg=model_file_arg,
@@ -138,7 +138,7 @@ if SELFPREF.datasets:
             judgments=f"{SP}/cells/{{model}}/rerank/{{prompt}}/judgments.jsonl",
             manifest=f"{SP}/cells/{{model}}/rerank/{{prompt}}/manifest.json",
         log:
-            "logs/selfpref/{spds}/{model}/rerank_{prompt}.log",
+            f"{LOGS}/selfpref/{{spds}}/{{model}}/rerank_{{prompt}}.log",
         params:
             p=get_sp_rerank_params,
             model_arg=model_file_arg,
@@ -165,7 +165,7 @@ if SELFPREF.datasets:
             judgments=f"{SP}/cells/{{model}}/generation/{{run}}/judgments.jsonl",
             manifest=f"{SP}/cells/{{model}}/generation/{{run}}/manifest.json",
         log:
-            "logs/selfpref/{spds}/{model}/generation_{run}.log",
+            f"{LOGS}/selfpref/{{spds}}/{{model}}/generation_{{run}}.log",
         params:
             p=get_sp_compare_params,
             model_arg=model_file_arg,
@@ -192,7 +192,7 @@ if SELFPREF.datasets:
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
         log:
-            "logs/selfpref/{spds}/report.log",
+            f"{LOGS}/selfpref/{{spds}}/report.log",
         params:
             p=get_sp_report_params,
             outdir=f"{SP}/report",

@@ -2,6 +2,7 @@
 and their captions, Table 8's category rule in its caption."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -101,3 +102,127 @@ def test_domainauth_report_captions(metrics, tmp_path):
     saved = pd.read_csv(out / "metrics.tsv", sep="\t")
     assert set(saved["parse"].dropna()) == {"strict", "lenient"}  # both modes kept for the researcher
     assert set(METRIC_COLUMNS) <= set(saved.columns)
+
+
+# --- the DomainAuth report for every reduced grid (issue 16) -------------------------------------------------
+
+FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"
+SAMPLING = dict(fine_lists=2, coarse_lists=2, easy_pairs=2, hard_pairs=2, easy_min_delta=5, hard_max_delta=2,
+                anchors=5, bias_per_level=1, bias_per_category=1)
+
+
+def _cli(*args, **params):
+    from authbench.cli import main
+
+    assert main([*map(str, args), "--params", json.dumps(params)]) == 0
+
+
+def _domainauth_report(root, work, settings, contexts, judges=("point", "list_rank", "list_score", "pair_rank",
+                                                                 "pair_score")):
+    """The DomainAuth rules' chain through the CLI (engine instant: no model) on the with-text fixture, for a
+    grid of ``settings`` x ``contexts``: build, sample, every cell's judge/evaluate (and Table 8's predictions),
+    baselines, report. Returns the report folder and the files rules/common.smk declares for it."""
+    import yaml
+    from authbench.config import cells, check_config, validate_schema
+    from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, scales
+
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    config.update(studies=["domainauth"], settings=list(settings), contexts=list(contexts), judges=list(judges),
+                  models={"m": {"engine": "instant", "model": "rehearsal"}})
+    dom = config["domainauth"]
+    dom.update(source=str(FIXTURE / "urls.csv"), text=str(FIXTURE / "texts.tsv"))
+    dom["sampling"].update(SAMPLING)
+    validate_schema(config)
+    check_config(config)
+    labels, drops, inst = work / "labels.tsv", work / "drops.tsv", work / "instances"
+    _cli("domainauth-build", "--source", dom["source"], "--labels", labels, "--drops", drops,
+         **{k: dom[k] for k in ("status_filter", "text", "text_max_words", "categories")})
+    _cli("domainauth-sample", "--labels", labels, "--outdir", inst, sampling=dom["sampling"], seed=13)
+    metrics, manifests, predictions = [], [], []
+    for cell in cells(config):
+        d = work / "cells" / cell.judge / cell.context / cell.setting
+        ident = dict(dataset=cell.dataset, model=cell.model, judge=cell.judge, context=cell.context,
+                     setting=cell.setting)
+        instances = inst / f"{cell.setting}.jsonl"
+        _cli("authority-judge", "--instances", instances, "--template",
+             root / f"resources/prompts/domainauth/{cell.judge}_{cell.context}.yaml", "--responses",
+             d / "responses.jsonl", "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json",
+             cell=cell.id, judge=cell.judge, context=cell.context, setting=cell.setting, seed=13, constrained=True,
+             cache=None, model=config["models"]["m"])
+        manifests.append(d / "manifest.json")
+        if cell.setting == "bias":
+            _cli("authority-predictions", "--instances", instances, "--judgments", d / "judgments.jsonl",
+                 "--predictions", d / "predictions.tsv", **ident, parse="strict")
+            predictions.append(d / "predictions.tsv")
+            continue
+        _cli("authority-evaluate", "--instances", instances, "--judgments", d / "judgments.jsonl", "--manifest",
+             d / "manifest.json", "--metrics", d / "metrics.tsv", **ident,
+             scales=scales(config, cell.dataset, cell.setting))
+        metrics.append(d / "metrics.tsv")
+    plan = baseline_plan(config, "domainauth")
+    _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", dataset="domainauth",
+         seed=13, **plan)
+    out = work / "report"
+    _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
+         "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
+         judges=config["judges"], contexts=config["contexts"], category_order=list(dom["categories"]),
+         categories=dom["categories"], parse="strict")
+    return out, domainauth_report_files(str(out), config["settings"], config["judges"])
+
+
+@pytest.mark.parametrize("settings, contexts, tables", [
+    (["bias"], ["wo_text"], ["table8_categories"]),
+    (["pairs"], ["wo_text"], ["table3_pairs"]),
+    (["fine"], ["wo_text"], ["table1_fine", "table9_derivations_fine"]),
+    (["coarse"], ["wo_text"], ["table2_coarse", "table10_derivations_coarse"]),
+    (["fine", "coarse", "pairs", "bias"], ["w_text"], ["table1_fine", "table9_derivations_fine", "table2_coarse",
+                                                       "table10_derivations_coarse", "table3_pairs",
+                                                       "table8_categories"])])
+def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
+    """config.yaml says entries of settings/contexts may be removed: every such grid's report succeeds
+    (settings [bias] or [pairs] alone crashed in the cost table: issue 16), writes exactly the files the
+    workflow declares for it, and its contents.md says which tables were skipped and why."""
+    out, declared = _domainauth_report(root, tmp_path, settings, contexts)
+    written = {str(p) for p in out.rglob("*") if p.is_file() and p.suffix != ".pdf"}
+    assert written == set(declared)
+    assert {p.stem for p in (out / "tables").glob("table*.csv")} == set(tables)
+    contents = (out / "contents.md").read_text()
+    assert f"Grid: settings [{', '.join(settings)}]; judges [point, list_rank, list_score, pair_rank, pair_score]; " \
+           f"contexts [{', '.join(contexts)}]; parse: strict." in contents
+    for stem in tables:
+        assert f"| tables/{stem}.csv/.md/.tex | written |" in contents
+    for setting, stems in (("fine", ["table1_fine", "table9_derivations_fine"]),
+                           ("coarse", ["table2_coarse", "table10_derivations_coarse"]),
+                           ("pairs", ["table3_pairs"]), ("bias", ["table8_categories"])):
+        for stem in stems:
+            assert (f"| - | skipped: config key 'settings' has no '{setting}' |" in
+                    next(line for line in contents.splitlines() if line.startswith(f"| {A_TITLE(stem)}"))) == (
+                setting not in settings)
+    costs = pd.read_csv(out / "tables" / "costs.csv")
+    assert len(costs) == len(list((tmp_path / "cells").rglob("manifest.json")))  # every cell costed
+    empty = "written, empty: no fine or coarse list cell with a rho" in contents
+    assert empty == (not {"fine", "coarse"} & set(settings))
+
+
+def A_TITLE(stem):
+    from authbench.studies.authority.report import TITLES
+
+    return TITLES[stem]
+
+
+def test_tables_need_a_judge_that_fills_them():
+    from authbench.studies.authority.outputs import domainauth_skipped, domainauth_tables, entityauth_skipped
+
+    assert domainauth_tables(["pairs", "fine"], ["list_rank"]) == ["table1_fine"]
+    assert domainauth_skipped(["pairs", "fine"], ["list_rank"]) == {
+        "table9_derivations_fine": "config key 'judges' has none of pair_rank, pair_score",
+        "table2_coarse": "config key 'settings' has no 'coarse'",
+        "table10_derivations_coarse": "config key 'settings' has no 'coarse'",
+        "table3_pairs": "config key 'judges' has none of point, pair_rank, pair_score",
+        "table8_categories": "config key 'settings' has no 'bias'"}
+    assert domainauth_tables(["bias"], ["pair_rank"]) == []
+    assert entityauth_skipped(["point"]) == {"table11_derivations_fine": "config key 'judges' has none of "
+                                                                        "pair_rank, pair_score",
+                                             "table12_derivations_coarse": "config key 'judges' has none of "
+                                                                           "pair_rank, pair_score"}
+    assert entityauth_skipped(["pair_score"]) == {}

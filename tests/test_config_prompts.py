@@ -10,7 +10,9 @@ from authbench.config import (
     GenerateConfig,
     cells,
     check_config,
+    check_data,
     check_renamed,
+    inherited,
     load_config,
     models_for,
     rag_plan,
@@ -313,3 +315,47 @@ def test_point_requests_deduplicate_domains():
     t = load_template(PROMPTS / "point_wo_text.yaml")
     reqs = build_requests("point", "fine", [_list(3), _list(4)], t, seed=0)
     assert [r["request_id"] for r in reqs] == ["item:d0.com", "item:d1.com", "item:d2.com", "item:d3.com"]
+
+
+def test_inherited_means_left_to_config_yaml():
+    overlay = {"studies": ["domainauth"], "domainauth": {"source": "mine.csv", "sampling": {"fine_lists": 1}}}
+    assert inherited(overlay, "domainauth.status_filter") and inherited(overlay, "domainauth.sampling.anchors")
+    assert not inherited(overlay, "domainauth.source") and not inherited(overlay, "domainauth.sampling.fine_lists")
+    assert not inherited({"domainauth": {"status_filter": None}}, "domainauth.status_filter")  # null is set too
+    assert not inherited(None, "domainauth.status_filter") and not inherited({}, "domainauth.status_filter")
+
+
+def test_inherited_status_filter_that_does_not_fit_says_where_it_came_from(config, tmp_path):
+    """Issue 16: config.yaml's status_filter (legitimate), merged under a user's overlay, on a file with no
+    status column: the error says the value came from config.yaml and that null turns it off."""
+    source = tmp_path / "mine.csv"
+    source.write_text("url,page_rank\nhttps://a.gov,7\n")
+    overlay = {"studies": ["domainauth"], "domainauth": {"source": str(source)}}
+    merged = copy.deepcopy(config)
+    merged.update(studies=["domainauth"])
+    merged["domainauth"]["source"] = str(source)
+    with pytest.raises(ConfigError) as err:
+        check_data(merged, overlay)
+    assert str(err.value) == (
+        f"config key 'domainauth.status_filter' is 'legitimate' but {source} has no column 'status' (its columns: "
+        "url, page_rank). The value of 'domainauth.status_filter' comes from config.yaml: the demo's settings, "
+        "merged under every --configfile overlay, so a key your overlay leaves out keeps the demo's value. "
+        "Set 'domainauth.status_filter: null' to keep every row.")
+    with pytest.raises(ConfigError) as err:  # set by the user: no word on config.yaml
+        check_data(merged, {**overlay, "domainauth": {"source": str(source), "status_filter": "legitimate"}})
+    assert "comes from config.yaml" not in str(err.value) and "status_filter: null" in str(err.value)
+    merged["domainauth"]["status_filter"] = None
+    check_data(merged, overlay)
+    merged["domainauth"].update(status_filter="ok", source=str(tmp_path / "written-by-a-rule.csv"))
+    check_data(merged, overlay)  # not there yet: the build job checks it
+    check_data(config)  # the demo's own file has the column
+
+
+def test_inherited_text_null_with_w_text(config):
+    merged = copy.deepcopy(config)
+    merged["contexts"] = ["wo_text", "w_text"]
+    with pytest.raises(ConfigError) as err:
+        check_config(merged, {"contexts": ["wo_text", "w_text"]})
+    assert "'domainauth.text' is null" in str(err.value)
+    assert "The value of 'domainauth.text' comes from config.yaml" in str(err.value)
+    assert "'contexts' comes from" not in str(err.value)

@@ -151,14 +151,14 @@ def test_own_domains_and_entities_to_labels(tmp_path):
         # 1. no key in the environment: a one-line error naming the variable
         proc = snakemake(tmp_path, *targets, key=None)
         assert proc.returncode != 0
-        log = (tmp_path / "logs" / "fetch" / "pagerank.log").read_text()
+        log = (tmp_path / "results" / "logs" / "fetch" / "pagerank.log").read_text()
         assert "AUTHBENCH_TEST_OPR_KEY" in log and "Traceback" not in log
 
         # 2. one PageRank batch fails for good: the job fails, the other batches are cached
         world.broken_domains = {"delta.net"}
         proc = snakemake(tmp_path, *targets)
         assert proc.returncode != 0
-        log = (tmp_path / "logs" / "fetch" / "pagerank.log").read_text()
+        log = (tmp_path / "results" / "logs" / "fetch" / "pagerank.log").read_text()
         assert "Rerun to resume" in log and "Traceback" not in log
         assert not (tmp_path / "results" / "fetch" / "pagerank" / "labels.csv").exists()
         asked_before = {d for batch in world.opr_asked for d in batch}

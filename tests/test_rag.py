@@ -286,7 +286,7 @@ def test_record_errors(tmp_path, fmt, name, mutate, field, qid_known):
 
 def test_error_shows_the_bad_value(tmp_path):
     path = write_list(tmp_path / "a.json", [make_rec("Q_1", ground_truth="maybe")])
-    with pytest.raises(InputError, match=r'got "maybe"'):
+    with pytest.raises(InputError, match=r"got 'maybe'"):
         load_ragauth(path)
     path = write_list(tmp_path / "b.json", [make_rec("Q_1", documents=[make_doc(i) for i in range(11)])])
     with pytest.raises(InputError, match=r"at most 10 documents.*got 11"):

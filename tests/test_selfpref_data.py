@@ -117,7 +117,59 @@ def test_missing_field_names_file_record_field(tmp_path):
                                        "bot_long": "A"}])
     with pytest.raises(InputError) as err:
         import_sources("other", sources)
-    assert "other.jsonl: line 1: field 'bot_doc': expected a string, got 5" in str(err.value)
+    assert "other.jsonl: line 1 (question 'Q?'): field 'bot_doc': expected a string, got 5" in str(err.value)
+
+
+def test_misspelt_mapped_field_is_a_config_error(tmp_path):
+    """Issue 16: `false_text: human_false_lama` (a field no record has) used to fall back to substitution
+    silently (69 passages changed); now the import stops, naming the mapping key, the file and its fields."""
+    sources = _sources(NQ["sources"])
+    sources[0]["passages"][0]["false_text"] = "human_false_lama"  # the entry has a text: substitution was possible
+    with pytest.raises(ConfigError) as err:
+        import_sources("nq", sources)
+    assert str(err.value) == (
+        f"selfpref source 0 ({ROOT / 'resources/data/selfpref/nq_passages_gpt35.json'}), passages.0.false_text: "
+        "field 'human_false_lama' is in no record of the file (did you mean 'human_false'?). The file's fields: "
+        "question, true_answer, false_answer, human_true, human_false, ai_true, ai_false")
+    sources = _sources(NQ["sources"])
+    sources[0]["answer"] = "gold"  # no close match: the fields alone
+    with pytest.raises(ConfigError, match=r"\), answer: field 'gold' is in no record of the file\. The file's fields: "
+                                          r"question, true_answer"):
+        import_sources("nq", sources)
+
+
+def test_field_missing_in_some_records_names_the_record(tmp_path):
+    """A mapped field that one record lacks (others have it) is an InputError naming file, record and
+    question, and field; only false_answer may be null (a counted no_false_answer drop)."""
+    sources = _write_other(tmp_path, [
+        {"query": "Q1?", "gold": "A", "doc": "A.", "bot_doc": "A!", "bot_wrong": "B", "bot_long": "A"},
+        {"query": "Q2?", "gold": "A", "doc": "A.", "bot_wrong": "B", "bot_long": "A"}])
+    with pytest.raises(InputError) as err:
+        import_sources("other", sources)
+    assert str(err.value).endswith("other.jsonl: line 2 (question 'Q2?'): no field 'bot_doc' (the mapping names it; "
+                                   "other records of the file have it)")
+    sources = _write_other(tmp_path, [
+        {"query": "Q1?", "gold": "A", "doc": "A.", "bot_doc": "A!", "bot_wrong": None, "bot_long": "A"}])
+    _, passages, drops = import_sources("other", sources)
+    assert drops[("no_false_answer", "bot")] == 2 and not [p for p in passages if not p["factual"]]
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps([{"q": "Q?", "a": "Ann", "t": "Ann.", "f": None, "wrong": "Bob"}]))
+    src = {"file": str(path), "question": "q", "answer": "a",
+           "passages": [{"author": "human", "text": "t", "false_text": "f", "false_answer": "wrong"}]}
+    with pytest.raises(InputError, match=r"f.json: record 0 \(question 'Q\?'\): field 'f': expected a string, "
+                                         r"got None"):
+        import_sources("f", [src])  # a null false_text is not replaced by substitution either
+
+
+def test_long_content_is_quoted_shortly(tmp_path):
+    """Issue 16: an input error printed a whole 4 MB input; quoted content stops after 200 characters."""
+    big = "x" * 4_000_000
+    sources = _write_other(tmp_path, [{"query": big, "gold": "A", "doc": "A.", "bot_doc": ["A " * 10**6],
+                                       "bot_wrong": "B", "bot_long": "A"}])
+    with pytest.raises(InputError) as err:
+        import_sources("other", sources)
+    message = str(err.value)
+    assert len(message) < 500 and "(4,000,000 characters)" in message and "(2,000,004 characters)" in message
 
 
 def test_bad_json_names_line(tmp_path):
@@ -285,7 +337,8 @@ def test_false_only_entry_needs_its_false_text(tmp_path):
     path.write_text(json.dumps([{"q": "Q?", "a": "Ann", "wrong": "Bob"}]))
     src = {"file": str(path), "question": "q", "answer": "a",
            "passages": [{"author": "human", "false_text": "hf", "false_answer": "wrong"}]}
-    with pytest.raises(InputError, match=r"d.json: record 0: field 'hf': expected a string, got null"):
+    with pytest.raises(ConfigError, match=r"passages.0.false_text: field 'hf' is in no record of the file\. "
+                                          r"The file's fields: q, a, wrong"):
         import_sources("d", [src])
     src["passages"] = [{"author": "human", "false_answer": "wrong"}]
     with pytest.raises(ConfigError, match=r"passages.0: give 'text'"):

@@ -252,5 +252,5 @@ def test_served_cells_share_one_allocation_and_one_model_load(served_run):
         assert manifest["n_calls"] > 0 and manifest["engines_used"][0]["engine"] == "openai"
         servers.add((manifest["server"]["host"], manifest["server"]["pid"], manifest["server"]["started"]))
     assert len(servers) == 1  # N cells, 1 model load
-    log = (work / "logs" / "models" / "qwen-serve.log").read_text()
+    log = (work / "results" / "logs" / "models" / "qwen-serve.log").read_text()
     assert log.count("model server ready") == 1

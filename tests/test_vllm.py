@@ -361,7 +361,7 @@ def test_serve_mode_one_model_load_for_all_judge_cells(tmp_path, vllm_python, co
     with capsys.disabled():
         print(f"\nvllm.serve (5 cells at once) vs in-process vLLM: {same}/{total} parsed judgments identical")
     assert len(servers) == 1 and same >= 0.8 * total
-    log = (tmp_path / "logs" / "models" / f"{MODEL}-serve.log").read_text()
+    log = (tmp_path / "results" / "logs" / "models" / f"{MODEL}-serve.log").read_text()
     assert log.count("model server ready") == 1 and "model server stopped" in log
     time.sleep(2)
     leftover = subprocess.run(["pgrep", "-f", "authbench.cli models-serve"], capture_output=True, text=True)
@@ -374,6 +374,6 @@ def test_server_not_up_is_a_named_error(tmp_path):
         contexts=["wo_text"])
     proc = snakemake(tmp_path, "--cores", "1")
     assert proc.returncode != 0
-    log = (tmp_path / "logs" / "domainauth" / "judge" / MODEL / "point" / "wo_text" / "fine.log").read_text()
+    log = (tmp_path / "results" / "logs" / "domainauth" / "judge" / MODEL / "point" / "wo_text" / "fine.log").read_text()
     last = log.strip().splitlines()[-1]
     assert last.startswith("error: cell domainauth/") and "point" in last and "Traceback" not in log

@@ -7,6 +7,7 @@ say. Tests and command-line tools use :func:`load_config`, which does both.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import itertools
 from pathlib import Path
@@ -56,8 +57,35 @@ def validate_schema(config: Mapping[str, Any]) -> None:
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
 
 
-def check_config(config: Mapping[str, Any]) -> None:
-    """Checks across keys that the JSON schema cannot express."""
+def inherited(overlay: Mapping[str, Any] | None, key: str) -> bool:
+    """Whether the dotted config ``key`` keeps config.yaml's value although
+    overlays were given: ``overlay`` is what the ``--configfile`` overlays
+    (and ``--config``) set, merged (Snakemake's
+    ``workflow.config_settings.overwrite_config``); ``None`` or empty: no
+    overlay, so nothing is inherited."""
+    if not overlay:
+        return False
+    node: Any = overlay
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return True
+        node = node[part]
+    return False
+
+
+def origin(overlay: Mapping[str, Any] | None, key: str) -> str:
+    """The sentence a config error adds about a value the user's overlays
+    did not set ('' when they set it, or there is no overlay)."""
+    if not inherited(overlay, key):
+        return ""
+    return (f" The value of '{key}' comes from config.yaml: the demo's settings, merged under every --configfile "
+            "overlay, so a key your overlay leaves out keeps the demo's value.")
+
+
+def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
+    """Checks across keys that the JSON schema cannot express. ``overlay``:
+    what the user's overlays set (:func:`inherited`); an error about a value
+    they did not set says it came from config.yaml."""
     if "entityauth" in config.get("studies", ()):
         if not config.get("entityauth"):
             raise ConfigError("config key 'studies' lists 'entityauth' but there is no 'entityauth' section")
@@ -73,17 +101,45 @@ def check_config(config: Mapping[str, Any]) -> None:
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
         raise ConfigError(
             "config key 'domainauth.sampling.hard_max_delta' must be smaller than "
-            f"'easy_min_delta' (got {sampling['hard_max_delta']} >= {sampling['easy_min_delta']})"
+            f"'easy_min_delta' (got {sampling['hard_max_delta']} >= {sampling['easy_min_delta']})."
+            + origin(overlay, "domainauth.sampling.hard_max_delta") + origin(overlay, "domainauth.sampling.easy_min_delta")
         )
     if "w_text" in config["contexts"] and not dom.get("text"):
         raise ConfigError(
             "config key 'contexts' lists 'w_text' but 'domainauth.text' is null: "
-            "the with-text condition needs a TSV of domain and text"
+            "the with-text condition needs a TSV of domain and text." + origin(overlay, "domainauth.text")
+            + origin(overlay, "contexts")
         )
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
     if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("studies", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
+
+
+def check_data(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
+    """Config values that must fit the data they are applied to, checked
+    when the workflow starts against the files that already exist (a file a
+    rule writes first is checked by that rule's job): ``domainauth.status_filter``
+    needs a ``status`` column in ``domainauth.source``. The error says where a
+    value the user's overlays did not set came from (:func:`origin`) and how
+    to turn it off."""
+    dom = config.get("domainauth") or {}
+    if "domainauth" not in config.get("studies", ()) or dom.get("status_filter") is None:
+        return
+    source = Path(dom["source"])
+    if not source.is_file():
+        return
+    with open(source, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        header = next(csv.reader([fh.readline()]), [])
+    columns = [c.strip() for c in header]
+    if "status" not in columns:
+        from authbench.errors import excerpt
+
+        raise ConfigError(
+            f"config key 'domainauth.status_filter' is {dom['status_filter']!r} but {source} has no column 'status' "
+            f"(its columns: {excerpt(', '.join(columns) or 'none', quote=False)})."
+            + origin(overlay, "domainauth.status_filter")
+            + " Set 'domainauth.status_filter: null' to keep every row.")
 
 
 # config keys renamed since an earlier release: old name -> new name

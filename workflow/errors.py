@@ -7,6 +7,33 @@ Each subclass also keeps the built-in base it always had (``ValueError`` or
 
 from __future__ import annotations
 
+import json
+
+# the most characters of offending content an error message quotes
+QUOTE_LIMIT = 200
+
+
+def excerpt(value: object, limit: int = QUOTE_LIMIT, quote: bool = True) -> str:
+    """Offending content as an error message quotes it: a string in quotes
+    (``repr``; ``quote=False``: as it is, e.g. a joined header), a JSON
+    record (dict, list) as JSON, anything else by ``repr``. Past ``limit`` characters it is cut, with an ellipsis and
+    the total length, so that a 4 MB line never becomes a 4 MB message:
+    ``'Lorem ipsum …'… (4,194,304 characters)``. Every message that quotes
+    input content goes through here."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (dict, list, tuple)):
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    else:
+        text = repr(value)
+    if len(text) <= limit:
+        return repr(text) if quote and isinstance(value, str) else text
+    cut = text[:limit]
+    return f"{repr(cut) if quote and isinstance(value, str) else cut}… ({len(text):,} characters)"
+
 
 class PipelineError(Exception):
     """A known failure whose message says what is wrong and where."""

@@ -147,22 +147,30 @@ def cmd_baselines(args, params) -> None:
     write_tsv(rows, args.metrics, _metric_columns())
 
 
+def _grid(params, *keys) -> str:
+    return "Grid: " + "; ".join(f"{k} [{', '.join(params[k])}]" for k in keys if params.get(k)) + (
+        f"; parse: {params['parse']}.")
+
+
 def cmd_domainauth_report(args, params) -> None:
-    from authbench.studies.authority.outputs import domainauth_tables
+    from authbench.studies.authority.outputs import domainauth_skipped, domainauth_tables
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
                             domainauth_tables(params["settings"], params["judges"]), params["category_order"],
-                            params.get("categories"), params["parse"], params.get("judge_validity"))
+                            params.get("categories"), params["parse"], params.get("judge_validity"),
+                            skipped=domainauth_skipped(params["settings"], params["judges"]),
+                            grid=_grid(params, "settings", "judges", "contexts"))
 
 
 def cmd_entityauth_report(args, params) -> None:
-    from authbench.studies.authority.outputs import entityauth_tables
+    from authbench.studies.authority.outputs import entityauth_skipped, entityauth_tables
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
                             entityauth_tables(params["judges"]), params["coarse_source"], params["parse"],
-                            params.get("judge_validity"))
+                            params.get("judge_validity"), skipped=entityauth_skipped(params["judges"]),
+                            grid=_grid(params, "datasets", "judges"))
 
 
 def cmd_statistics(args, params) -> None:

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, write_jsonl, write_tsv
 
 log = logging.getLogger("authbench")
@@ -109,8 +109,8 @@ def cmd_shipped_knowledge(args, params) -> None:
         raise InputError(f"{args.source}: {len(derived['levels'])} questions, the dataset has {len(questions)}")
     for i, (q, gold) in enumerate(zip(questions, derived["ground_truths"])):
         if " ".join(gold.split()) != " ".join(q["answer"].split()):
-            raise InputError(f"{args.source}: question {i}: stored ground_truth {gold!r} is not the gold answer "
-                             f"{q['answer']!r} of {q['qid']} ({args.questions}); the knowledge file must follow "
+            raise InputError(f"{args.source}: question {i}: stored ground_truth {excerpt(gold)} is not the gold answer "
+                             f"{excerpt(q['answer'])} of {q['qid']} ({args.questions}); the knowledge file must follow "
                              "the order of the dataset's first source")
     mismatches = derived["level_mismatches"]
     levels = [{"qid": q["qid"], "level": lv, "class": knowledge_class(lv)}

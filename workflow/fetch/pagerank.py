@@ -102,7 +102,7 @@ from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from authbench.errors import FetchError, InputError
+from authbench.errors import FetchError, InputError, excerpt
 from authbench.fetch.cache import ProgressCache
 from authbench.net import HttpClient, registered_domain
 from authbench.records import read_utf8
@@ -156,7 +156,7 @@ def _table_values(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, 
             header = [cell.strip().lower() for cell in row]
             if "domain" not in header:
                 raise InputError(f"{path}: line {reader.line_num}: the header has no 'domain' column "
-                                 f"(found: {', '.join(header)}); a first line with a "
+                                 f"(found: {excerpt(', '.join(header), quote=False)}); a first line with a "
                                  f"{'tab' if delimiter == chr(9) else 'comma'} is read as a table header")
             index = header.index("domain")
             continue
@@ -422,14 +422,14 @@ def _parse_score(value: str, path: Path, line: int, column: str) -> Decimal:
     except InvalidOperation:
         number = Decimal("NaN")
     if not number.is_finite() or not 0 <= number <= MAX_PAGERANK:
-        raise InputError(f"{path}: line {line}, column '{column}': {value!r} is not a number in 0..{MAX_PAGERANK}")
+        raise InputError(f"{path}: line {line}, column '{column}': {excerpt(value)} is not a number in 0..{MAX_PAGERANK}")
     return number
 
 
 def _parse_rank(value: str, path: Path, line: int, column: str) -> str:
     text = value.strip()
     if not text.isdigit():
-        raise InputError(f"{path}: line {line}, column '{column}': {value!r} is not a positive integer rank")
+        raise InputError(f"{path}: line {line}, column '{column}': {excerpt(value)} is not a positive integer rank")
     return text
 
 
@@ -441,7 +441,7 @@ def _bulk_header(row: list[str] | None, path: Path) -> tuple[list[str], dict[str
     missing = [name for name in BULK_COLUMNS if name not in lowered]
     if missing:
         raise InputError(f"{path}: line 1: missing column(s) {', '.join(missing)} "
-                         f"(found: {', '.join(header) or 'none'}; expected \"Rank\",\"Domain\",\"Open Page Rank\")")
+                         f"(found: {excerpt(', '.join(header) or 'none', quote=False)}; expected \"Rank\",\"Domain\",\"Open Page Rank\")")
     return header, {name: lowered.index(name) for name in BULK_COLUMNS}
 
 

@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
 from authbench.records import csv_records
 
@@ -120,7 +120,7 @@ def _column_indexes(path: Path, header: list[str], url_columns: Sequence[str], l
     for column in url_columns:
         if column not in names:
             raise InputError(
-                f"{path}: line {line}, column '{column}': missing URL column (found: {', '.join(names) or 'none'})"
+                f"{path}: line {line}, column '{column}': missing URL column (found: {excerpt(', '.join(names) or 'none', quote=False)})"
             )
         indexes.append(names.index(column))
     return indexes

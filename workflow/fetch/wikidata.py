@@ -98,7 +98,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from authbench.errors import FetchError, InputError
+from authbench.errors import FetchError, InputError, excerpt
 from authbench.fetch.cache import ProgressCache
 from authbench.net import HttpClient, retry_after_seconds, safe_url
 from authbench.records import read_utf8
@@ -154,13 +154,13 @@ def _check_qid(value: Any, path: Path, line: int, where: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{path}: line {line}, {where} 'qid': {value!r} is not a string (expected e.g. Q42)")
+        raise InputError(f"{path}: line {line}, {where} 'qid': {excerpt(value)} is not a string (expected e.g. Q42)")
     value = value.strip()
     if not value:
         return None
     if not QID_RE.fullmatch(value):
         raise InputError(
-            f"{path}: line {line}, {where} 'qid': {value!r} is not a Wikidata item id (expected Q followed by digits, e.g. Q42)"
+            f"{path}: line {line}, {where} 'qid': {excerpt(value)} is not a Wikidata item id (expected Q followed by digits, e.g. Q42)"
         )
     return value
 
@@ -172,7 +172,7 @@ def _reference_list(value: Any, path: Path, line: int) -> list[str]:
         return [value] if value.strip() else []
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise InputError(f"{path}: line {line}, field 'reference': expected a list of strings, got {value!r}")
+    raise InputError(f"{path}: line {line}, field 'reference': expected a list of strings, got {excerpt(value)}")
 
 
 def _jsonl_records(path: Path, text: str) -> Iterator[tuple[int, dict]]:
@@ -190,9 +190,9 @@ def _jsonl_records(path: Path, text: str) -> Iterator[tuple[int, dict]]:
             raise InputError(f"{path}: line {line}, field 'question_entity': missing (expected 'question_entity' or 'name')")
         name, question = obj[key], obj.get("question")
         if not isinstance(name, str):
-            raise InputError(f"{path}: line {line}, field '{key}': expected a string, got {name!r}")
+            raise InputError(f"{path}: line {line}, field '{key}': expected a string, got {excerpt(name)}")
         if question is not None and not isinstance(question, str):
-            raise InputError(f"{path}: line {line}, field 'question': expected a string, got {question!r}")
+            raise InputError(f"{path}: line {line}, field 'question': expected a string, got {excerpt(question)}")
         yield line, {
             "name": name.strip(),
             "question": question or "",
@@ -209,7 +209,7 @@ def _table_records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int,
     reader.fieldnames = columns
     key = "name" if "name" in columns else "question_entity" if "question_entity" in columns else None
     if key is None:
-        raise InputError(f"{path}: line 1: missing column 'name' (found: {', '.join(c for c in columns if c) or 'none'})")
+        raise InputError(f"{path}: line 1: missing column 'name' (found: {excerpt(', '.join(c for c in columns if c) or 'none', quote=False)})")
     for row in reader:
         line = reader.line_num
         if None in row:

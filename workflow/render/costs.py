@@ -39,9 +39,11 @@ def cost_rows(manifest_paths: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def with_quality(costs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
-    """Costs of the list cells (fine/coarse) joined with their main ρ (%)."""
-    main = metrics[(metrics["metric"] == "rho") & (metrics["difficulty"] == "all")].copy()
-    main = main[main.apply(lambda r: MAIN_DERIVATION.get(r["judge"]) == r["derivation"], axis=1)]
+    """Costs of the list cells (fine/coarse) joined with their main ρ (%);
+    a grid without list cells (``settings: [bias]`` or ``[pairs]``) gives
+    an empty table with the same columns."""
+    main = metrics[(metrics["metric"] == "rho") & (metrics["difficulty"] == "all")
+                   & (metrics["derivation"] == metrics["judge"].map(MAIN_DERIVATION))]
     main = main.rename(columns={"setting": "scale", "value": "rho"})
     lists = costs[costs["setting"].isin(["fine", "coarse"])]
     out = lists.merge(main[["benchmark", "model", "judge", "context", "scale", "rho"]],
@@ -108,6 +110,10 @@ def plot_cost_vs_rho(quality: pd.DataFrame, out_png: Path) -> list[Path]:
             ax.set_title(f"{scale}-grained lists")
             ax.axhline(0, color="grey", linewidth=0.5)
             ax.spines[["top", "right"]].set_visible(False)
-        axes[0].legend(fontsize=7, frameon=False)
+        if data.empty:  # a grid without list cells (settings: [bias] or [pairs])
+            axes[0].text(0.5, 0.5, "no fine or coarse list cell\nwith a ρ in this grid", ha="center", va="center",
+                         transform=axes[0].transAxes, fontsize=8, color="grey")
+        else:
+            axes[0].legend(fontsize=7, frameon=False)
         fig.suptitle("Cost vs. quality per judge")
         return save_figure(fig, out_png)

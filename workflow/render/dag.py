@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 
 log = logging.getLogger("authbench")
 
@@ -22,7 +22,7 @@ def _render_svg(dot_text: str, svg_path: str) -> str:
     exe = shutil.which("dot") or shutil.which("graphviz-pure") or str(Path(sys.executable).parent / "graphviz-pure")
     proc = subprocess.run([exe, "-Tsvg", "-o", svg_path], input=dot_text, text=True, capture_output=True)
     if proc.returncode != 0:
-        raise InputError(f"{exe} could not render {svg_path}: {proc.stderr.strip()[:300]}")
+        raise InputError(f"{exe} could not render {svg_path}: {excerpt(proc.stderr.strip(), quote=False)}")
     return Path(exe).name
 
 

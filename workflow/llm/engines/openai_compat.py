@@ -50,7 +50,6 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import queue
@@ -60,7 +59,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import httpx
 from authbench.config import GenerateConfig
-from authbench.errors import EngineError
+from authbench.errors import EngineError, excerpt
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 from authbench.net import retry_after_seconds, safe_url
 
@@ -185,7 +184,7 @@ class OpenAICompatEngine(Engine):
                 text = choice["text"]
         except (KeyError, IndexError, TypeError):
             raise self._fail(req, f"answer has no choices[0].{'message.content' if self.prompt_format == 'chat' else 'text'}: "
-                                  f"{json.dumps(data)[:300]}") from None
+                                  f"{excerpt(data)}") from None
         usage = data.get("usage") or {}
         return Response(
             id=req.id,
@@ -221,7 +220,7 @@ class OpenAICompatEngine(Engine):
                     except ValueError as err:  # unreadable JSON (OpenAIEngineError is no ValueError)
                         last = f"malformed JSON answer ({type(err).__name__})"
                 elif _retryable(answer.status_code):
-                    last = f"HTTP {answer.status_code}: {answer.text[:200]}"
+                    last = f"HTTP {answer.status_code}: {excerpt(answer.text, quote=False)}"
                     hinted = retry_after_seconds(answer.headers.get("Retry-After"))
                 else:
                     raise self._fail(req, f"HTTP {answer.status_code}: {answer.text[:500]}", url)
@@ -332,7 +331,7 @@ class OpenAICompatEngine(Engine):
             values = list(logprobs["token_logprobs"])
         except (KeyError, IndexError, TypeError):
             raise self._fail(req, "answer has no choices[0].logprobs.token_logprobs (does the server support "
-                                  f"echo with logprobs?): {json.dumps(data)[:300]}", url) from None
+                                  f"echo with logprobs?): {excerpt(data)}", url) from None
         try:
             usage = data.get("usage") or {}
             offsets = logprobs.get("text_offset")
@@ -348,7 +347,7 @@ class OpenAICompatEngine(Engine):
             scored = [float(v) for v in values[: len(values) - generated] if v is not None]
         except (AttributeError, TypeError, ValueError) as err:
             raise self._fail(req, f"unreadable logprobs ({type(err).__name__}: {err}): "
-                                  f"{json.dumps(data)[:300]}", url) from None
+                                  f"{excerpt(data)}", url) from None
         index = int(req.id.rsplit(":", 1)[1])
         return PerplexityResult.from_nll(index, len(scored), -sum(scored), seconds)
 

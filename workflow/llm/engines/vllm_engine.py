@@ -59,7 +59,7 @@ import time
 from typing import Callable, Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
-from authbench.errors import EngineError
+from authbench.errors import EngineError, excerpt
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 INSTALL_HINT = (
@@ -87,9 +87,9 @@ def _count(token_ids) -> int:
     return 0 if token_ids is None else len(token_ids)
 
 
-def _excerpt(text: str, limit: int = 120) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _excerpt(text: str) -> str:
+    """A prompt or grammar quoted in an error: whitespace collapsed, then :func:`authbench.errors.excerpt`."""
+    return excerpt(" ".join(str(text).split()))
 
 
 def _import_vllm():
@@ -211,7 +211,7 @@ class VllmEngine(Engine):
                                                             seed=config.seed, max_tokens=key[0], **extra)
                 except Exception as err:  # vLLM's own error types differ between releases
                     raise EngineError(f"model {self.model!r}, request {req.id}: vLLM refuses the sampling/structured-"
-                                      f"output spec (grammar {_excerpt(req.grammar or '-')!r}): {err}") from None
+                                      f"output spec (grammar {_excerpt(req.grammar or '-')}): {err}") from None
             out.append(shared[key])
         return out
 
@@ -233,7 +233,7 @@ class VllmEngine(Engine):
             if n + int(req.max_tokens) > self.max_model_len:
                 raise EngineError(f"model {self.model!r}, request {req.id}: the prompt is {n} tokens and the reply "
                                   f"may take {req.max_tokens}, more than max_model_len {self.max_model_len} "
-                                  f"(prompt: {_excerpt(req.prompt)!r}); raise vllm.max_model_len or shorten the prompt")
+                                  f"(prompt: {_excerpt(req.prompt)}); raise vllm.max_model_len or shorten the prompt")
 
     def _run(self, prompts: list, params, what: str, first_id: str) -> tuple[list, float]:
         start = time.perf_counter()
@@ -275,7 +275,7 @@ class VllmEngine(Engine):
                     n = len(tokenizer.encode(texts[i]))
                     if self.max_model_len and n + 1 > self.max_model_len:
                         raise EngineError(f"model {self.model!r}: text {i} is {n} tokens, more than max_model_len "
-                                          f"{self.max_model_len} ({_excerpt(texts[i])!r})")
+                                          f"{self.max_model_len} ({_excerpt(texts[i])})")
                 params = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
                 outputs, wall = self._run([texts[i] for i in sent], params, "perplexity", f"text {sent[0]}")
                 by_index = dict(zip(sent, outputs))

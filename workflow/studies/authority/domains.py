@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
 from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 from authbench.studies.authority.labels import coarse_level
@@ -108,11 +108,11 @@ def _parse_label(value: str, path: Path, line: int) -> int:
         number = float("nan")
     if not number.is_integer():
         raise InputError(
-            f"{path}: line {line}, column 'page_rank': {value!r} is not an integer (expected 0..{MAX_PAGERANK})"
+            f"{path}: line {line}, column 'page_rank': {excerpt(value)} is not an integer (expected 0..{MAX_PAGERANK})"
         )
     if not 0 <= number <= MAX_PAGERANK:
         raise InputError(
-            f"{path}: line {line}, column 'page_rank': {value!r} is out of range (expected 0..{MAX_PAGERANK})"
+            f"{path}: line {line}, column 'page_rank': {excerpt(value)} is out of range (expected 0..{MAX_PAGERANK})"
         )
     return int(number)
 
@@ -149,9 +149,12 @@ def build_domains(
     url_column = "url" if "url" in columns or "domain" not in columns else "domain"
     for column in (url_column, "page_rank"):
         if column not in columns:
-            raise InputError(f"{path}: line 1: missing column '{column}' (found: {', '.join(columns) or 'none'})")
+            raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
     if status_filter is not None and "status" not in columns:
-        raise InputError(f"{path}: line 1: status_filter is set but there is no column 'status'")
+        raise InputError(f"{path}: line 1: domainauth.status_filter is {status_filter!r} but there is no column "
+                         f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "
+                         "'domainauth.status_filter: null' to keep every row (an overlay that does not set it keeps "
+                         "config.yaml's demo value)")
 
     drops: Counter = Counter()
     labels: dict[str, set[int]] = defaultdict(set)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from authbench.errors import InputError, LabelError
+from authbench.errors import InputError, LabelError, excerpt
 from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
 from authbench.seeding import rng
 from authbench.studies.authority.labels import coarse_level, log_bin
@@ -50,13 +50,13 @@ DROP_REASONS = ("duplicate_entity", "nonpositive_popularity", "not_in_corpus")
 
 def _count(value, path: Path, line: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"{path}: line {line}, key 'popularity': {value!r} is not an integer sitelink count")
+        raise InputError(f"{path}: line {line}, key 'popularity': {excerpt(value)} is not an integer sitelink count")
     try:
         number = float(value)
     except ValueError:
         number = float("nan")
     if not number.is_integer():
-        raise InputError(f"{path}: line {line}, key 'popularity': {value!r} is not an integer sitelink count")
+        raise InputError(f"{path}: line {line}, key 'popularity': {excerpt(value)} is not an integer sitelink count")
     return int(number)
 
 

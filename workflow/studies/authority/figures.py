@@ -14,6 +14,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
+from authbench.errors import excerpt
 from authbench.render.figures import STYLE_RC, new_figure, save_figure
 from authbench.studies.authority.tables import CONTEXT_ORDER, context_label
 from matplotlib import colors as mcolors
@@ -46,7 +47,7 @@ def _int_levels(series: pd.Series, allowed: tuple[int, ...], what: str) -> pd.Se
     if bad.any():
         raise ValueError(
             f"{what}: {int(bad.sum())} value(s) outside {allowed[0]}..{allowed[-1]}, "
-            f"e.g. {series[bad].iloc[0]!r}"
+            f"e.g. {excerpt(series[bad].iloc[0])}"
         )
     return vals.astype(int)
 

@@ -37,39 +37,72 @@ def cost_files(folder: str) -> list[str]:
     return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
 
 
+# the judges that run on the pairs instance set (rules: authbench.config.SETTINGS_FOR_JUDGE)
+PAIRS_JUDGES = ("point",) + PAIR_JUDGES
+# what each DomainAuth table needs: (setting, judges of which one must be configured)
+DOMAIN_NEEDS = {
+    "table1_fine": ("fine", None),
+    "table9_derivations_fine": ("fine", PAIR_JUDGES),
+    "table2_coarse": ("coarse", None),
+    "table10_derivations_coarse": ("coarse", PAIR_JUDGES),
+    "table3_pairs": ("pairs", PAIRS_JUDGES),
+    "table8_categories": ("bias", ("point",)),
+}
+
+
+def _missing(settings: Sequence[str], judges: Sequence[str], setting: str | None, needs: Sequence[str] | None) -> str:
+    """Why a grid has no data for a table ('' when it has)."""
+    if setting is not None and setting not in settings:
+        return f"config key 'settings' has no '{setting}'"
+    if needs is not None and not set(needs) & set(judges):
+        return f"config key 'judges' has none of {', '.join(needs)}"
+    return ""
+
+
+def domainauth_skipped(settings: Sequence[str], judges: Sequence[str]) -> dict[str, str]:
+    """DomainAuth's tables the grid has no data for, each with the reason
+    (the report's contents.md lists them; config.yaml allows removing
+    entries of ``settings``, ``judges`` and ``contexts``)."""
+    out = {}
+    for stem, (setting, needs) in DOMAIN_NEEDS.items():
+        reason = _missing(settings, judges, setting, needs)
+        if reason:
+            out[stem] = reason
+    return out
+
+
 def domainauth_tables(settings: Sequence[str], judges: Sequence[str]) -> list[str]:
-    """DomainAuth's table stems for the configured settings and judges."""
-    settings, judges = set(settings), set(judges)
-    pairs = bool(judges & set(PAIR_JUDGES))
-    stems = []
-    if "fine" in settings:
-        stems += ["table1_fine"] + (["table9_derivations_fine"] if pairs else [])
-    if "coarse" in settings:
-        stems += ["table2_coarse"] + (["table10_derivations_coarse"] if pairs else [])
-    if "pairs" in settings:
-        stems.append("table3_pairs")
-    if "bias" in settings and "point" in judges:
-        stems.append("table8_categories")
-    return stems
+    """DomainAuth's table stems for the configured settings and judges: each
+    table whose setting is configured and that has a configured judge to fill it."""
+    skipped = domainauth_skipped(settings, judges)
+    return [stem for stem in DOMAIN_NEEDS if stem not in skipped]
 
 
 def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str]) -> list[str]:
     """Every DomainAuth report file (under ``folder``) the config's grid produces."""
     stems = domainauth_tables(settings, judges)
-    out = [f"{folder}/metrics.tsv", f"{folder}/figures/fig3_label_distribution.png"] + cost_files(folder)
+    out = [f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/figures/fig3_label_distribution.png"]
+    out += cost_files(folder)
     if "table8_categories" in stems:
         out.append(f"{folder}/figures/fig6_bias_heatmap.png")
     return out + table_files(folder, stems)
 
 
+def entityauth_skipped(judges: Sequence[str]) -> dict[str, str]:
+    """EntityAuth's tables the judges leave out (Tables 11, 12 need a PairJudge)."""
+    reason = _missing((), judges, None, PAIR_JUDGES)
+    return {stem: reason for stem in ("table11_derivations_fine", "table12_derivations_coarse") if reason}
+
+
 def entityauth_tables(judges: Sequence[str]) -> list[str]:
     """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges)."""
-    return ["table4_fine", "table6_coarse"] + (
-        ["table11_derivations_fine", "table12_derivations_coarse"] if set(judges) & set(PAIR_JUDGES) else [])
+    skipped = entityauth_skipped(judges)
+    return [stem for stem in ENTITY_TABLES if stem not in skipped]
 
 
 def entityauth_report_files(folder: str, judges: Sequence[str]) -> list[str]:
-    return ([f"{folder}/metrics.tsv", f"{folder}/reuse.tsv", f"{folder}/figures/fig3_entityauth_label_distribution.png"]
+    return ([f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/reuse.tsv",
+             f"{folder}/figures/fig3_entityauth_label_distribution.png"]
             + table_files(folder, entityauth_tables(judges)) + cost_files(folder))
 
 

@@ -58,6 +58,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from authbench.errors import excerpt
 from authbench.records import is_missing
 
 __all__ = [
@@ -90,10 +91,10 @@ def _field(record: Any, key: str) -> Any:
 def _item_id(record: Any, key: str, n: int | None = None) -> int:
     raw = _field(record, key)
     if is_missing(raw):
-        raise ValueError(f"comparison record lacks item id {key!r}: {record!r}")
+        raise ValueError(f"comparison record lacks item id {key!r}: {excerpt(record)}")
     as_float = float(raw)
     if not as_float.is_integer():
-        raise ValueError(f"item id {key}={raw!r} is not an integer")
+        raise ValueError(f"item id {key}={excerpt(raw)} is not an integer")
     item = int(as_float)
     if n is not None and not 0 <= item < n:
         raise ValueError(f"item id {key}={item} outside 0..{n - 1}")

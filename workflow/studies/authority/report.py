@@ -5,6 +5,7 @@ The list of files is :mod:`authbench.studies.authority.outputs`'s."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -18,6 +19,8 @@ from authbench.studies.authority.diagnostics import (DAGGER, ValidityRule, flagg
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
+
+log = logging.getLogger("authbench")
 
 CAPTIONS = {
     "table1_fine": "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
@@ -42,6 +45,21 @@ CAPTIONS = {
 TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
                    "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
                    "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)
+
+
+# what each report file is, for the report's contents.md
+TITLES = {
+    "table1_fine": "Table 1: DomainAuth fine-grained rho, tau",
+    "table9_derivations_fine": "Table 9: PairJudge derivations, fine-grained",
+    "table2_coarse": "Table 2: DomainAuth coarse-grained rho, tau",
+    "table10_derivations_coarse": "Table 10: PairJudge derivations, coarse-grained",
+    "table3_pairs": "Table 3: pairwise accuracy, easy vs. hard pairs",
+    "table8_categories": "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
+    "table4_fine": "Table 4: EntityAuth fine-grained rho, tau",
+    "table6_coarse": "Table 6: EntityAuth coarse-grained rho, tau",
+    "table11_derivations_fine": "Table 11: PairJudge derivations, fine-grained",
+    "table12_derivations_coarse": "Table 12: PairJudge derivations, coarse-grained",
+}
 
 
 PARSE_TEXT = {
@@ -107,9 +125,11 @@ TABLE_JUDGES = {"main": ("point", "list_rank", "list_score", "pair_rank", "pair_
 VALIDITY_COLUMNS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "flag", "why")
 
 
-def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule: ValidityRule | None = None) -> None:
+def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule: ValidityRule | None = None) -> str:
     """The cost table with each cell's judge-validity diagnostics (on its own
-    label scale), ``flag`` ``†`` and, in the CSV, ``why``; the cost-vs-ρ figure."""
+    label scale), ``flag`` ``†`` and, in the CSV, ``why``; the cost-vs-ρ figure.
+    Returns the figure's line for contents.md (empty when the grid has no list
+    cell with a ρ)."""
     table = costs.cost_rows(manifests)
     quality = costs.with_quality(table, metrics)
     cells = set(table[["benchmark", "model", "context", "setting", "judge"]].astype(str).itertuples(index=False))
@@ -123,6 +143,25 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule
         caption = ""
     costs.write_cost_table(table, quality, out / "tables" / "costs", validity, md_hidden=("why",), caption=caption)
     costs.plot_cost_vs_rho(quality, out / "figures" / "cost_vs_rho.png")
+    if quality["rho"].notna().any():
+        return "written"
+    return "written, empty: no fine or coarse list cell with a rho in this grid (config key 'settings')"
+
+
+def write_contents(out: Path, title: str, grid: str, stems: Sequence[str], skipped: Mapping[str, str],
+                   costs_status: str) -> None:
+    """``contents.md`` of a report folder: every table of the study, written
+    or skipped with the reason (a grid without some setting or judge), and
+    the figures; the skipped ones are also logged."""
+    rows = [(TITLES.get(stem, stem), f"tables/{stem}.csv/.md/.tex", "written") for stem in stems]
+    rows += [(TITLES.get(stem, stem), "-", f"skipped: {reason}") for stem, reason in skipped.items()]
+    rows.append(("Cost per cell", "tables/costs.csv/.md", "written"))
+    rows.append(("Cost vs. rho", "figures/cost_vs_rho.png", costs_status))
+    for stem, reason in skipped.items():
+        log.info("%s: %s skipped: %s", title, TITLES.get(stem, stem), reason)
+    text = (f"# {title} report\n\n{grid}\n\n| What | File | Status |\n|---|---|---|\n"
+            + "".join(f"| {what} | {file} | {status} |\n" for what, file, status in rows))
+    (out / "contents.md").write_text(text, encoding="utf-8")
 
 
 def _table(stem: str, metrics: pd.DataFrame, dataset: str, rule: ValidityRule | None = None):
@@ -146,16 +185,19 @@ def table_validity_note(stem: str, metrics: pd.DataFrame, benchmarks: Sequence[s
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
                             manifests: Sequence[str], stems: Sequence[str], category_order: Sequence[str],
                             categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
-                            validity: Mapping | None = None) -> None:
+                            validity: Mapping | None = None, skipped: Mapping[str, str] | None = None,
+                            grid: str = "") -> None:
     """DomainAuth's tables ``stems`` (from :func:`authbench.studies.authority.outputs.domainauth_tables`),
-    Figure 3, Figure 6 and Table 8 (with predictions), the cost table and metrics.tsv.
+    Figure 3, Figure 6 and Table 8 (with predictions), the cost table, metrics.tsv and contents.md
+    (``skipped``: the tables the grid has no data for, with the reason; ``grid``: its one-line summary).
     ``categories``: the config's category rules (worded in Table 8's caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
     config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
     out, every = report_folder(outdir, metric_files)
     metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     rule = ValidityRule.from_config(validity)
-    write_costs(out, manifests, metrics, rule)
+    costs_status = write_costs(out, manifests, metrics, rule)
+    write_contents(out, "DomainAuth", grid, stems, skipped or {}, costs_status)
     for stem in stems:
         if stem != "table8_categories":
             spec = _table(stem, metrics, "domainauth", rule)
@@ -179,15 +221,18 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
                             stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict",
-                            validity: Mapping | None = None) -> None:
-    """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs and metrics.tsv.
+                            validity: Mapping | None = None, skipped: Mapping[str, str] | None = None,
+                            grid: str = "") -> None:
+    """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
+    contents.md (``skipped``, ``grid``: as :func:`write_domainauth_report`'s).
     ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
     config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
     out, every = report_folder(outdir, metric_files)
     metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     rule = ValidityRule.from_config(validity)
-    write_costs(out, manifests, metrics, rule)
+    costs_status = write_costs(out, manifests, metrics, rule)
+    write_contents(out, "EntityAuth", grid, stems, skipped or {}, costs_status)
     reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
     reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(
         out / "reuse.tsv", sep="\t", index=False)

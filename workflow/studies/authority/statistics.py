@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
 from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
 from authbench.studies.authority.labels import FINE_LEVELS
@@ -53,7 +53,7 @@ def _int(value: str, path, line: int, column: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise InputError(f"{path}: line {line}, column '{column}': {value!r} is not an integer") from None
+        raise InputError(f"{path}: line {line}, column '{column}': {excerpt(value)} is not an integer") from None
 
 
 def dataset_stats(subtask: str, name: str, labels: str | Path, drops: str | Path,

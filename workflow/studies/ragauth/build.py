@@ -87,7 +87,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.fetch.pagerank import PAGERANK_COLUMNS
 from authbench.net import registered_domain
 from authbench.records import csv_records, read_utf8, write_drop_table
@@ -167,7 +167,7 @@ def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[st
     for column in required:
         if column not in header:
             raise InputError(f"{path}: line {header_line}, column '{column}': missing column "
-                             f"(expected {expected}; found: {', '.join(header) or 'none'})")
+                             f"(expected {expected}; found: {excerpt(', '.join(header) or 'none', quote=False)})")
     wanted = [c for c in (*required, *optional) if c in header]
     for column in wanted:
         if header.count(column) > 1:
@@ -193,7 +193,7 @@ def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[st
 def _answer(value: str, path: Path, line: int) -> str:
     word = normalise_gold(value)
     if word is None:
-        raise InputError(f"{path}: line {line}, column 'answer': {value!r} is not yes or no "
+        raise InputError(f"{path}: line {line}, column 'answer': {excerpt(value)} is not yes or no "
                          "(expected Yes or No in any case, optional trailing punctuation such as 'no.')")
     return word.capitalize()
 
@@ -210,7 +210,7 @@ def read_questions(path: str | Path) -> list[dict]:
         if not qid:
             raise InputError(f"{path}: line {line}, column 'qid': empty qid")
         if qid in seen:
-            raise InputError(f"{path}: line {line}, column 'qid': duplicate qid {qid!r} "
+            raise InputError(f"{path}: line {line}, column 'qid': duplicate qid {excerpt(qid)} "
                              f"(first on line {seen[qid]})")
         seen[qid] = line
         if not row["question"]:
@@ -240,10 +240,10 @@ def _label_value(value: str, path: Path, line: int) -> int:
     except ValueError:
         number = float("nan")
     if not number.is_integer():
-        raise InputError(f"{path}: line {line}, column 'page_rank': {value!r} is not an integer "
+        raise InputError(f"{path}: line {line}, column 'page_rank': {excerpt(value)} is not an integer "
                          f"(expected 0..{MAX_PAGERANK})")
     if not 0 <= number <= MAX_PAGERANK:
-        raise InputError(f"{path}: line {line}, column 'page_rank': {value!r} is out of range "
+        raise InputError(f"{path}: line {line}, column 'page_rank': {excerpt(value)} is out of range "
                          f"(expected 0..{MAX_PAGERANK})")
     return int(number)
 
@@ -376,8 +376,8 @@ def build_ragauth(
             continue
         docid = row["docid"] or f"doc_{position[qid]:03d}"
         if docid in doc_lines[qid]:
-            raise InputError(f"{path}: line {line}, column 'docid': docid {docid!r} is used twice for "
-                             f"question {qid!r} (first on line {doc_lines[qid][docid]})")
+            raise InputError(f"{path}: line {line}, column 'docid': docid {excerpt(docid)} is used twice for "
+                             f"question {excerpt(qid)} (first on line {doc_lines[qid][docid]})")
         doc_lines[qid][docid] = line
         urls[qid].add(row["url"])
         page_rank = labels.get(domain)

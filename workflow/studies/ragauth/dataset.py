@@ -29,11 +29,10 @@ counted in the cell's manifest. A prompt that still exceeds the model's
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
 from authbench.records import read_json_records
 
@@ -98,7 +97,7 @@ def load_ragauth(path: str | Path, topics: Mapping[str, str] | None = None) -> l
         def fail(field: str, expected: str, got: object = None) -> InputError:
             qid = rec.get("qid") if isinstance(rec, dict) else None
             who = f"{where}" + (f" (qid {qid})" if qid else "")
-            shown = "" if got is None else f", got {json.dumps(got, ensure_ascii=False)[:80]}"
+            shown = "" if got is None else f", got {excerpt(got)}"
             return InputError(f"{path}: {who}: field '{field}': expected {expected}{shown}")
 
         if not isinstance(rec, dict):

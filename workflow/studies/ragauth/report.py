@@ -33,6 +33,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from authbench.errors import excerpt
 from authbench.records import write_tsv
 from authbench.render.tables import (
     COUNT,
@@ -196,12 +197,12 @@ def _topic(value) -> str | None:
 def _check_row(row: Mapping, where: str) -> tuple[str, str | None, bool, bool]:
     for col in ("qid", "answer", "status", "correct"):
         if col not in row:
-            raise ValueError(f"{where}: judgment row {dict(row)!r} lacks {col!r}")
+            raise ValueError(f"{where}: judgment row {excerpt(dict(row))} lacks {col!r}")
     answer = row["answer"]
     failed = row["status"] != "ok" or answer is None
     correct = row["correct"]
     if not isinstance(correct, (bool, np.bool_)):
-        raise ValueError(f"{where}, qid {row['qid']!r}: 'correct' must be a bool, got {correct!r}")
+        raise ValueError(f"{where}, qid {row['qid']!r}: 'correct' must be a bool, got {excerpt(correct)}")
     if answer is None and correct:
         raise ValueError(f"{where}, qid {row['qid']!r}: an unparsed answer (None) cannot be correct")
     return str(row["qid"]), _topic(row.get("topic")), bool(correct), failed

@@ -105,7 +105,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.llm.parse import normalise
 from authbench.llm.parse import to_text as _text
 from authbench.records import read_utf8
@@ -227,15 +227,15 @@ def _gold_of(question: object) -> str:
         for key in ("true_answer", "answer"):
             if isinstance(question.get(key), str):
                 return question[key]
-    raise InputError(f"question {question!r:.80}: expected a gold answer string or an object with 'true_answer'")
+    raise InputError(f"question {excerpt(question)}: expected a gold answer string or an object with 'true_answer'")
 
 
 def _record_field(rec: object, i: int, field: str) -> str:
     if not isinstance(rec, Mapping):
-        raise InputError(f"ai_answers[{i}]: expected a JSON object, got {json.dumps(rec, default=str)[:80]}")
+        raise InputError(f"ai_answers[{i}]: expected a JSON object, got {excerpt(rec)}")
     value = rec.get(field)
     if not isinstance(value, str):
-        shown = json.dumps(value, default=str)[:80]
+        shown = excerpt(value)
         raise InputError(f"ai_answers[{i}]: field '{field}': expected a string, got {shown}")
     return value
 
@@ -279,10 +279,10 @@ def group_answers(records: Sequence[Mapping], questions: Sequence[object], tries
         while end < len(records) and _record_field(records[end], end, "ground_truth") in (gold, gold.lower()):
             end += 1
         if end - pos < tries * k:
-            got = (f"the record there has ground_truth {_record_field(records[end], end, 'ground_truth')!r}"
+            got = (f"the record there has ground_truth {excerpt(_record_field(records[end], end, 'ground_truth'))}"
                    if end < len(records) else "the records end there")
             raise InputError(
-                f"ai_answers[{end}]: question {i + k - 1} (gold {gold!r}) has {end - pos} answers for {k} "
+                f"ai_answers[{end}]: question {i + k - 1} (gold {excerpt(gold)}) has {end - pos} answers for {k} "
                 f"question(s), expected at least {tries * k}; {got}"
             )
         first = end - pos - tries * (k - 1)
@@ -294,7 +294,7 @@ def group_answers(records: Sequence[Mapping], questions: Sequence[object], tries
     if pos != len(records):
         raise InputError(
             f"ai_answers[{pos}]: {len(records) - pos} answer(s) left over after the last question "
-            f"(ground_truth {_record_field(records[pos], pos, 'ground_truth')!r})"
+            f"(ground_truth {excerpt(_record_field(records[pos], pos, 'ground_truth'))})"
         )
     return groups
 
@@ -372,7 +372,7 @@ def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int
                 if len(group) < tries:
                     first = sum(len(g) for g in groups[:q])
                     raise InputError(f"ai_answers[{first}]: run of {len(group)} answers for ground truth "
-                                     f"{group[0]['ground_truth']!r}, expected at least {tries}")
+                                     f"{excerpt(group[0]['ground_truth'])}, expected at least {tries}")
         else:
             groups, method = group_answers(records, _questions_from(questions), tries), "aligned with questions"
     except InputError as err:

@@ -55,20 +55,26 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
   kept, the later ones dropped, and each group is named in the run log (the
   released ``nq_writing_style.json`` has ``llama_qa`` byte-identical to
   ``llama_long`` in all 100 records: the Llama Gen-by-QA passages are dropped).
-* A record missing a mapped field, or a field that is not a string, is an
-  ``InputError`` naming the file, the record and the field.
+* A field the mapping names that no record of the file has (misspelt:
+  ``false_text: human_false_lama``) is a ``ConfigError`` naming the mapping
+  key, the file and the file's fields, close matches first
+  (:func:`check_mapping`): a mapped ``false_text`` is never silently
+  replaced by substitution. A record without a mapped field that other
+  records have, or whose value is not a string, is an ``InputError`` naming
+  the file, the record and the field; only ``false_answer`` may be null
+  (counted as ``no_false_answer``).
 """
 
 from __future__ import annotations
 
-import json
+import difflib
 import logging
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from authbench.errors import ConfigError, InputError
+from authbench.errors import ConfigError, InputError, excerpt
 from authbench.records import read_json_records
 from authbench.seeding import rng
 
@@ -92,15 +98,49 @@ def read_records(path: str | Path) -> list[tuple[str, dict]]:
     return records
 
 
-def _field(rec: Mapping, name: str | None, path: Path, where: str, required: bool = True) -> str | None:
+# the keys of a source and of its passage entries that name a field of the records
+MAPPED_KEYS = ("question", "answer")
+MAPPED_PASSAGE_KEYS = ("text", "false_text", "false_answer")
+
+
+def _field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool = False) -> str | None:
+    """The string a mapped field holds; None when nothing is mapped, or when
+    ``nullable`` (``false_answer``: counted as ``no_false_answer``) and the
+    value is null. A record without the field, or with a value that is not
+    a string, is an :class:`InputError` naming the file, record and field."""
     if name is None:
         return None
-    value = rec.get(name)
-    if value is None and not required:
+    if name not in rec:
+        raise InputError(f"{path}: {where}: no field '{name}' (the mapping names it; other records of the file "
+                         "have it)")
+    value = rec[name]
+    if value is None and nullable:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {json.dumps(value)[:60]}")
+        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {excerpt(value)}")
     return value
+
+
+def check_mapping(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source: int) -> None:
+    """A field the mapping names that no record of the file has (a misspelt
+    or wrong name) is a :class:`ConfigError` naming the mapping key, the
+    file and its fields (close matches first): never a silent fallback to
+    substitution."""
+    if not records:
+        return
+    fields: dict[str, None] = {}
+    for _, rec in records:
+        fields.update(dict.fromkeys(rec))
+    mapped = [(key, source.get(key)) for key in MAPPED_KEYS]
+    mapped += [(f"passages.{i}.{key}", spec.get(key)) for i, spec in enumerate(source["passages"])
+               for key in MAPPED_PASSAGE_KEYS]
+    for key, name in mapped:
+        if name is not None and name not in fields:
+            close = difflib.get_close_matches(name, list(fields), n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise ConfigError(f"selfpref source {n_source} ({source['file']}), {key}: field '{name}' is in no "
+                              f"record of the file{hint}. The file's fields: "
+                              f"{excerpt(', '.join(fields), quote=False)}")
 
 
 def substitute(text: str, gold: str, false_answer: str, ignore_case: bool = True) -> str | None:
@@ -123,7 +163,11 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
     for n_source, source in enumerate(sources):
         path = Path(source["file"])
         specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
-        for where, rec in read_records(path):
+        records = read_records(path)
+        check_mapping(source, records, n_source)
+        for where, rec in records:
+            if isinstance(rec.get(source["question"]), str):  # errors name the record and its question
+                where = f"{where} (question {excerpt(_clean(rec[source['question']]), 80)})"
             question = _clean(_field(rec, source["question"], path, where))
             gold = _field(rec, source["answer"], path, where).strip()
             q = questions.get(question)
@@ -133,8 +177,8 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
             for spec, for_self in specs:
                 author, variant = spec["author"], spec.get("variant", "normal")
                 text = _field(rec, spec.get("text"), path, where)
-                false_answer = _field(rec, spec.get("false_answer"), path, where, required=False)
-                false_text = _field(rec, spec.get("false_text"), path, where, required=text is None)
+                false_answer = _field(rec, spec.get("false_answer"), path, where, nullable=True)
+                false_text = _field(rec, spec.get("false_text"), path, where)
                 if false_answer is not None:
                     q["false_answers"].setdefault(author, false_answer.strip())
                 candidates = [(True, text, gold)] if text is not None else []
@@ -182,7 +226,7 @@ def _spec(spec: Mapping, path: Path, n_source: int, n: int) -> tuple[Mapping, tu
     if isinstance(tag, str):
         tag = [tag]
     if not isinstance(tag, list) or not tag or not all(isinstance(a, str) and a for a in tag):
-        raise ConfigError(f"{where}: 'false_for' must be a non-empty list of author ids, got {tag!r}")
+        raise ConfigError(f"{where}: 'false_for' must be a non-empty list of author ids, got {excerpt(tag)}")
     return spec, tuple(sorted(set(tag)))
 
 

@@ -127,6 +127,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from authbench.errors import excerpt  # noqa: E402
 from authbench.records import InputError, write_tsv  # noqa: E402
 from authbench.render.figures import STYLE_RC, new_figure, save_figure  # noqa: E402
 from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up, write_table  # noqa: E402
@@ -283,9 +284,9 @@ def _field(r: Mapping, key: str, what: str, i: int):
 def _str(r: Mapping, key: str, what: str, i: int, allowed: Sequence[str] | None = None) -> str:
     v = _field(r, key, what, i)
     if not isinstance(v, str) or not v:
-        raise InputError(f"{what}: row {i}: field {key!r} must be a non-empty string, got {v!r}")
+        raise InputError(f"{what}: row {i}: field {key!r} must be a non-empty string, got {excerpt(v)}")
     if allowed is not None and v not in allowed:
-        raise InputError(f"{what}: row {i}: field {key!r} is {v!r}; expected one of {list(allowed)}")
+        raise InputError(f"{what}: row {i}: field {key!r} is {excerpt(v)}; expected one of {list(allowed)}")
     return v
 
 
@@ -297,7 +298,7 @@ def _bool(r: Mapping, key: str, what: str, i: int) -> bool:
         return v.strip().lower() == "true"
     if isinstance(v, (int, np.integer)) and v in (0, 1):
         return bool(v)
-    raise InputError(f"{what}: row {i}: field {key!r} must be true or false, got {v!r}")
+    raise InputError(f"{what}: row {i}: field {key!r} must be true or false, got {excerpt(v)}")
 
 
 def _tries(r: Mapping, what: str, i: int) -> int:
@@ -305,7 +306,7 @@ def _tries(r: Mapping, what: str, i: int) -> int:
     1 when absent (rows written before retries existed)."""
     v = r.get("tries", 1)
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise InputError(f"{what}: row {i}: field 'tries' is {v!r}; expected an integer >= 1")
+        raise InputError(f"{what}: row {i}: field 'tries' is {excerpt(v)}; expected an integer >= 1")
     return v
 
 
@@ -314,7 +315,7 @@ def _variant(r: Mapping, what: str, i: int) -> str:
     if v is None:
         return NORMAL
     if not isinstance(v, str) or not v:
-        raise InputError(f"{what}: row {i}: field 'variant' must be a string, got {v!r}")
+        raise InputError(f"{what}: row {i}: field 'variant' must be a string, got {excerpt(v)}")
     return v
 
 
@@ -323,7 +324,7 @@ def _number(r: Mapping, key: str, what: str, i: int, nullable: bool = True) -> f
     if v is None and nullable:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise InputError(f"{what}: row {i}: field {key!r} must be a number{' or null' if nullable else ''}, got {v!r}")
+        raise InputError(f"{what}: row {i}: field {key!r} must be a number{' or null' if nullable else ''}, got {excerpt(v)}")
     return float(v)
 
 
@@ -350,7 +351,7 @@ def _rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str
         variant = _variant(r, what, i)
         score = _number(r, "score", what, i)
         if score is not None and not (math.isfinite(score) and 1 <= score <= 5):
-            raise InputError(f"{what}: row {i}: field 'score' is {score!r}; expected 1..5 or null")
+            raise InputError(f"{what}: row {i}: field 'score' is {excerpt(score)}; expected 1..5 or null")
         g = groups.setdefault((ev, prompt, variant, factual, author), _Scores([]))
         g.tries += _tries(r, what, i)
         if score is None:
@@ -528,11 +529,11 @@ def _gen_records(rows, what: str = "generation judgments", gold: Mapping[str, st
         variant = _variant(r, what, i)
         chosen = _field(r, "chosen", what, i)
         if chosen is not None and chosen not in CHOICES:
-            raise InputError(f"{what}: row {i}: field 'chosen' is {chosen!r}; expected 'self', 'other' or null")
+            raise InputError(f"{what}: row {i}: field 'chosen' is {excerpt(chosen)}; expected 'self', 'other' or null")
         status = _str(r, "status", what, i)
         know = r.get("knowledge")
         if know is not None and know not in KNOWLEDGE:
-            raise InputError(f"{what}: row {i}: field 'knowledge' is {know!r}; expected one of {list(KNOWLEDGE)} or null")
+            raise InputError(f"{what}: row {i}: field 'knowledge' is {excerpt(know)}; expected one of {list(KNOWLEDGE)} or null")
         ok = status == "ok" and chosen is not None
         if status == "ok" and chosen is None:
             status = "no_choice"
@@ -861,11 +862,11 @@ def _level_class(r: Mapping, what: str, i: int) -> str:
     cls = r.get("class")
     if cls is not None:
         if cls not in KNOWLEDGE:
-            raise InputError(f"{what}: row {i}: field 'class' is {cls!r}; expected one of {list(KNOWLEDGE)}")
+            raise InputError(f"{what}: row {i}: field 'class' is {excerpt(cls)}; expected one of {list(KNOWLEDGE)}")
         return cls
     level = _number(r, "level", what, i, nullable=False)
     if level not in (0, 1, 2, 3, 4, 5):
-        raise InputError(f"{what}: row {i}: field 'level' is {level!r}; expected 0..5")
+        raise InputError(f"{what}: row {i}: field 'level' is {excerpt(level)}; expected 0..5")
     return "no" if level == 0 else "full" if level == 5 else "partial"
 
 
@@ -887,7 +888,7 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
         if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
             text = _field(r, "text", what, i)
             if not isinstance(text, str):
-                raise InputError(f"{what}: row {i}: field 'text' must be a string, got {text!r}")
+                raise InputError(f"{what}: row {i}: field 'text' must be a string, got {excerpt(text)}")
             lengths.setdefault(author, []).append(len(text.split()))
     ppl: dict[str, list[float]] = {}
     what = "perplexity rows"

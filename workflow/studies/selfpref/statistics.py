@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from authbench.errors import InputError
+from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
 from authbench.render.tables import COUNT, Column, TableSpec, build_table
 from authbench.studies.selfpref.data import complete_questions
@@ -42,7 +42,7 @@ def dataset_rows(dataset: str, questions: str | Path, passages: str | Path, drop
         try:
             dropped[(r["author"], r["reason"])] += int(r["count"])
         except (TypeError, ValueError):
-            raise InputError(f"{drops}: line {line}, column 'count': {r['count']!r} is not an integer") from None
+            raise InputError(f"{drops}: line {line}, column 'count': {excerpt(r['count'])} is not an integer") from None
     per_author = Counter()
     for (author, _), n in dropped.items():
         per_author[author] += n

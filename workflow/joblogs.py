@@ -1,0 +1,68 @@
+"""What the console shows when jobs fail: each failed job's error line.
+
+Every rule sends its step's stderr to its ``log:`` file (under
+``<results>/logs/``), where the command line ends a known failure with one
+line ``error: <what, where>`` (:mod:`authbench.cli`). Snakemake itself only
+prints "log: <path> (check log file(s) for error details)". The workflow's
+``onerror`` handler (``rules/common.smk``) calls :func:`failure_summary` with
+Snakemake's own run log, which names the log of every failed job in that
+sentence, and prints each job's error: the same locally and on Slurm (the
+logs are on the shared file system; a job's console output on a cluster is
+not). Nothing here changes a rule's shell command or its outputs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable
+
+from authbench.errors import excerpt
+
+# Snakemake's line for a failed job's logs ("log: a.log, b.log (check log file(s) for error details)")
+FAILED_LOGS = re.compile(r"^\s*log: (.+?) \(check log file\(s\) for error details\)\s*$", re.M)
+ERROR_PREFIX = "error: "
+TAIL_BYTES = 65536  # the end of a job log is read, never the whole file
+MAX_LINES = 12
+
+
+def failed_logs(snakemake_logs: Iterable[str | Path]) -> list[str]:
+    """The logs of the failed jobs that Snakemake's run logs name, in order, once each."""
+    out: dict[str, None] = {}
+    for path in snakemake_logs:
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in FAILED_LOGS.finditer(text):
+            out.update(dict.fromkeys(p.strip() for p in match.group(1).split(", ") if p.strip()))
+    return list(out)
+
+
+def error_lines(log: str | Path) -> list[str]:
+    """A failed job's error, from its log: the command line's ``error: ...``
+    line (the last one, and the lines that continue it); else, after a
+    traceback, its last line (the exception); else the last line."""
+    path = Path(log)
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, path.stat().st_size - TAIL_BYTES))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError as err:
+        return [f"(log not readable: {err.strerror or err})"]
+    lines = [line.rstrip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+    if not lines:
+        return ["(the log is empty)"]
+    starts = [i for i, line in enumerate(lines) if line.startswith(ERROR_PREFIX)]
+    shown = lines[starts[-1]:][:MAX_LINES] if starts else lines[-1:]
+    return [excerpt(line, 500, quote=False) for line in shown]
+
+
+def failure_summary(snakemake_logs: Iterable[str | Path]) -> str:
+    """The console text for a failed run: each failed job's log and its error
+    (:func:`error_lines`); '' when Snakemake's logs name no failed job log."""
+    logs = failed_logs(snakemake_logs)
+    if not logs:
+        return ""
+    parts = [f"{log}:\n" + "\n".join(f"    {line}" for line in error_lines(log)) for log in logs]
+    return "Failed job(s), the error in each log:\n" + "\n".join(parts)
