@@ -15,7 +15,7 @@ from authbench.config import check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.joblogs import failure_summary
 from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
-from authbench.studies.authority.outputs import statistics_files
+from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells, statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
 from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
@@ -27,6 +27,7 @@ validate(config, str(SCHEMA_PATH))
 OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
 check_data(config, OVERLAY)
+check_labels(config)
 
 R = config["results"]
 # every rule's log, under the run's results folder (two configs never share logs)
@@ -191,7 +192,35 @@ def entity_config(name):
 
 def get_build_params(wildcards):
     keys = ("status_filter", "text", "text_max_words", "categories")
-    return _json({k: config["domainauth"].get(k) for k in keys})
+    label = config["domainauth"].get("label")
+    return _json({**{k: config["domainauth"].get(k) for k in keys}, **({"label": label} if label else {})})
+
+
+# Secondary labels (domainauth.secondary): their own step, so naming one
+# reruns no judge cell; every cell with per-item scores then writes its
+# predictions with them, and the report adds the secondary-label table.
+SECONDARY = has_secondary(config)
+
+
+def get_secondary_params(wildcards):
+    return _json({"status_filter": config["domainauth"].get("status_filter"),
+                  "secondary": config["domainauth"]["secondary"]})
+
+
+def get_prediction_secondary(wildcards):
+    return [f"{DA}/secondary.tsv"] if SECONDARY and wildcards.dataset == "domainauth" else []
+
+
+def prediction_secondary_arg(wildcards, input):
+    return f"--secondary {input.secondary}" if input.secondary else ""
+
+
+def get_secondary_predictions(wildcards):
+    return _cell_files(secondary_cells(config, CELLS), "predictions.tsv")
+
+
+def secondary_predictions_arg(wildcards, input):
+    return ("--item-predictions " + " ".join(input.item_predictions)) if input.item_predictions else ""
 
 
 def get_text_input(wildcards):
@@ -208,8 +237,9 @@ def get_entity_source(wildcards):
 
 
 def get_entity_build_params(wildcards):
+    label = entity_config(wildcards.entity_set).get("label")
     return _json({"dataset": wildcards.entity_set, "corpus": entity_config(wildcards.entity_set).get("corpus"),
-                  "seed": config["seed"]})
+                  "seed": config["seed"], **({"label": label} if label else {})})
 
 
 def get_entity_sample_params(wildcards):
@@ -290,10 +320,11 @@ def get_prediction_params(wildcards):
 
 
 def get_domain_report_params(wildcards):
+    secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
     return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"],
-                  "judge_validity": config.get("judge_validity")})
+                  "judge_validity": config.get("judge_validity"), **secondary})
 
 
 def get_entity_report_inputs(wildcards):
@@ -308,9 +339,14 @@ def get_entity_report_inputs(wildcards):
 
 
 def get_entity_report_params(wildcards):
-    return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
+    names = [d.split("/", 1)[1] for d in ENTITY_DATASETS]
+    # what each dataset's score is (Figure 3): sitelinks unless its label block names another key
+    scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
+    scores = {n: c for n, c in scores.items() if c and c != "popularity"}
+    return _json({"datasets": names, "judges": config["judges"],
                   "coarse_source": config["entityauth"]["coarse_source"],
-                  "parse": config["parse"], "judge_validity": config.get("judge_validity")})
+                  "parse": config["parse"], "judge_validity": config.get("judge_validity"),
+                  **({"score_names": scores} if scores else {})})
 
 
 # --- RAGAuth ----------------------------------------------------------------------
@@ -461,7 +497,7 @@ def get_sp_report_params(wildcards):
 # --- reports and `all` -------------------------------------------------------------------
 
 def domainauth_report_outputs():
-    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"])
+    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"], SECONDARY)
 
 
 def entityauth_report_outputs():
@@ -502,9 +538,16 @@ def statistics_rag_arg(wildcards, input):
     return f"--rag {input.rag}" if input.rag else ""
 
 
+def _label_block(dataset):
+    """A dataset's config ``label:`` block (None: the dataset's default rule)."""
+    if dataset == "domainauth":
+        return config["domainauth"].get("label")
+    return entity_config(dataset.split("/", 1)[1]).get("label")
+
+
 def get_statistics_params(wildcards):
     sampling = config["domainauth"]["sampling"]
-    return _json({"datasets": _statistics_datasets(),
+    return _json({"datasets": _statistics_datasets(), "labels": [_label_block(d) for d in _statistics_datasets()],
                   "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in _statistics_datasets()],
                   "easy_min_delta": sampling["easy_min_delta"], "hard_max_delta": sampling["hard_max_delta"],
                   "selfpref": _statistics_selfpref(), "authors": config["selfpref"]["authors"] if _statistics_selfpref() else []})

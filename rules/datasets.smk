@@ -1,4 +1,5 @@
-# AuthorityBench datasets: raw URL table -> labeled domains (+ drop report) ->
+# AuthorityBench datasets: raw URL table -> labeled domains (+ drop report, bin
+# table; secondary label columns in a step of their own) ->
 # sampled instances; entity sitelink counts -> labeled entities -> N=10 lists
 # (+ N=5 lists unless entityauth.coarse_source is rescore);
 # and the model files: the embedded GGUF every llamacpp cell reads, and its
@@ -12,13 +13,31 @@ rule domainauth_build:
     output:
         labels=f"{DA}/labels.tsv",
         drops=f"{DA}/drops.tsv",
+        bins=f"{DA}/bins.tsv",
     log:
         f"{LOGS}/domainauth/build_domainauth.log",
     params:
         p=get_build_params,
     shell:
         "python -m authbench.cli domainauth-build --source {input.source} "
-        "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
+        "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
+
+
+# The secondary label columns (domainauth.secondary.labels) of the labelled
+# domains, joined into every cell's predictions.
+rule domainauth_secondary:
+    input:
+        source=config["domainauth"]["source"],
+        labels=f"{DA}/labels.tsv",
+    output:
+        f"{DA}/secondary.tsv",
+    log:
+        "logs/domainauth/secondary.log",
+    params:
+        p=get_secondary_params,
+    shell:
+        "python -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
+        "--out {output} --params {params.p:q} 2> {log}"
 
 
 rule domainauth_sample:
@@ -43,13 +62,14 @@ rule entityauth_build:
     output:
         labels=f"{EA}/{{entity_set}}/labels.tsv",
         drops=f"{EA}/{{entity_set}}/drops.tsv",
+        bins=f"{EA}/{{entity_set}}/bins.tsv",
     log:
         f"{LOGS}/entityauth/{{entity_set}}/build.log",
     params:
         p=get_entity_build_params,
     shell:
         "python -m authbench.cli entityauth-build --source {input.source} "
-        "--labels {output.labels} --drops {output.drops} --params {params.p:q} 2> {log}"
+        "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
 
 
 rule entityauth_sample:

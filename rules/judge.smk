@@ -1,7 +1,7 @@
 # AuthorityBench judge cells and their evaluation: one job per cell (dataset x
 # model x judge x context x setting). Its prompt template is an input, so
 # editing one template reruns exactly the cells that read it. Parsed judgments
-# -> metric rows per cell; PointJudge predictions for the bias analysis;
+# -> metric rows per cell; per-item predictions (bias analysis, secondary labels);
 # non-LLM baseline rows.
 
 
@@ -72,19 +72,23 @@ rule authority_evaluate:
         "--manifest {input.manifest} --template {input.template} --metrics {output} --params {params.p:q} 2> {log}"
 
 
+# Per-item scores of a cell (Table 8 reads the PointJudge bias cells'; with
+# secondary labels, every cell with per-item scores, the labels joined in).
 rule authority_predictions:
     input:
         instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
         judgments=f"{CELL}/judgments.jsonl",
+        secondary=get_prediction_secondary,
     output:
         f"{CELL}/predictions.tsv",
     log:
         f"{LOGS}/{{dataset}}/predictions/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     params:
         p=get_prediction_params,
+        secondary=prediction_secondary_arg,
     shell:
         "python -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
-        "--predictions {output} --params {params.p:q} 2> {log}"
+        "{params.secondary} --predictions {output} --params {params.p:q} 2> {log}"
 
 
 rule authority_baselines:

@@ -8,6 +8,7 @@ rule domainauth_report:
         baselines=f"{DA}/baselines/metrics.tsv",
         labels=f"{DA}/labels.tsv",
         predictions=get_point_predictions,
+        item_predictions=get_secondary_predictions,
         manifests=get_domain_manifests,
     output:
         reported(domainauth_report_outputs(), "DomainAuth"),
@@ -16,9 +17,11 @@ rule domainauth_report:
     params:
         p=get_domain_report_params,
         outdir=lambda wildcards, output: os.path.dirname(output[0]),
+        item_predictions=secondary_predictions_arg,
     shell:
         "python -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
-        "--predictions {input.predictions} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
+        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 rule entityauth_report:

@@ -195,3 +195,127 @@ def test_demo_category_membership_before_and_after(root):
     assert (after["gov"], after["edu"], after["social"]) == (61, 99, 6)
     paper = yaml.safe_load((root / "config/paper.yaml").read_text())["domainauth"]["categories"]
     assert {k: v for k, v in paper.items() if k != "social"} == {k: v for k, v in config.items() if k != "social"}
+
+
+# --- labels from any score column; secondary labels (issue 16) ---------------------------------
+
+from authbench.studies.authority.domains import (  # noqa: E402
+    build_domain_labels,
+    read_labels,
+    read_secondary,
+    write_labels,
+)
+from authbench.studies.authority.labels import label_spec, secondary_specs  # noqa: E402
+
+SCORED = (
+    "domain,centrality,reliability,country\n"
+    "a.com,0.0,unreliable,US\n"
+    "b.com,0.05,,DE\n"
+    "c.org,0.25,reliable,US\n"
+    "d.net,0.5,,\n"
+    "e.co.uk,0.99,reliable,GB\n"
+    "f.com,1.0,,US\n"
+)
+
+
+def test_continuous_score_binned_equal_width_top_included_or_dropped(tmp_path):
+    path = write(tmp_path, SCORED)
+    spec = label_spec({"column": "centrality", "binning": "equal_width"}, "page_rank", "integer")
+    built = build_domain_labels(path, None, CATS, label=spec, secondary=["reliability"])
+    assert [(d.domain, d.level, d.coarse, d.score) for d in built.domains] == [
+        ("a.com", 0, 0, 0.0), ("b.com", 0, 0, 0.05), ("c.org", 2, 1, 0.25), ("d.net", 5, 2, 0.5),
+        ("e.co.uk", 9, 4, 0.99), ("f.com", 9, 4, 1.0)]  # the maximum 1.0 shares level 9
+    assert built.n_top == 1 and sum(built.drops.values()) == 0
+    assert "pagerank_10" not in built.units and "above_top_level" not in built.units
+    assert built.unused_columns == ["country"]  # reliability is the secondary step's
+    drop = label_spec({"column": "centrality", "binning": "equal_width", "top": "drop"}, "page_rank", "integer")
+    built = build_domain_labels(path, None, CATS, label=drop)
+    assert [d.domain for d in built.domains][-1] == "e.co.uk" and built.drops == Counter(above_top_level=1)
+    assert built.units["above_top_level"] == "domain" and "pagerank_10" not in built.units
+    assert built.unused_columns == ["reliability", "country"]
+
+
+def test_pagerank_10_exclusion_is_open_pageranks_only(tmp_path):
+    csv = "url,page_rank,stars\nhttp://a.com,10,10\nhttp://b.com,3,3\nhttp://c.com,0,0\n"
+    path = write(tmp_path, csv)
+    default = build_domain_labels(path, None, CATS)
+    assert [d.domain for d in default.domains] == ["b.com", "c.com"] and default.drops == Counter(pagerank_10=1)
+    stars = build_domain_labels(path, None, CATS, label=label_spec({"column": "stars"}, "page_rank", "integer"))
+    assert [(d.domain, d.level) for d in stars.domains] == [("a.com", 9), ("b.com", 3), ("c.com", 0)]
+    assert stars.n_top == 1 and not stars.drops and "pagerank_10" not in stars.units
+
+
+def test_log_binning_drops_nonpositive_scores(tmp_path):
+    path = write(tmp_path, "domain,hits\na.com,0\nb.com,1\nc.com,10\nd.com,100\n")
+    built = build_domain_labels(path, None, CATS, label=label_spec({"column": "hits", "binning": "log"}, "x", "y"))
+    # [1, 100] log-spaced: 1 -> 0, 10 -> log10 1 of 2 -> level 5, 100 = max -> 9
+    assert [(d.domain, d.level) for d in built.domains] == [("b.com", 0), ("c.com", 5), ("d.com", 9)]
+    assert built.drops == Counter(nonpositive_score=1) and built.units["nonpositive_score"] == "domain"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("domain,centrality\na.com,high\n", "line 2, column 'centrality': 'high' is not a number"),
+        ("domain,centrality\na.com,\n", "line 2, column 'centrality': missing value (expected a number)"),
+        ("domain,score\na.com,1\n", "missing column 'centrality'"),
+        ("domain,centrality\na.com,0.5\nb.com,0.5\n", "cannot bin the domains' scores (equal_width): all scores equal"),
+    ],
+)
+def test_score_column_named_errors(tmp_path, content, message):
+    path = write(tmp_path, content)
+    spec = label_spec({"column": "centrality", "binning": "equal_width"}, "page_rank", "integer")
+    with pytest.raises(InputError) as err:
+        build_domain_labels(path, None, CATS, label=spec)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_labels_roundtrip_with_scores(tmp_path):
+    spec = label_spec({"column": "centrality", "binning": "quantile"}, "page_rank", "integer")
+    domains = build_domain_labels(write(tmp_path, SCORED), None, CATS, label=spec).domains
+    write_labels(domains, tmp_path / "labels.tsv")
+    assert read_labels(tmp_path / "labels.tsv") == domains
+    assert (tmp_path / "labels.tsv").read_text().splitlines()[0].split("\t")[-1] == "score"
+
+
+def test_secondary_labels_read_per_labelled_domain(tmp_path):
+    path = write(tmp_path, SCORED + "http://www.c.org/page,0.25,reliable,US\n")  # a second URL of c.org, same label
+    specs = secondary_specs({"labels": {"reliability": {"values": ["unreliable", "reliable"]}}})
+    got = read_secondary(path, None, specs, ["a.com", "b.com", "c.org", "e.co.uk"])
+    assert got == {"a.com": {"reliability": "unreliable"}, "b.com": {"reliability": ""},
+                   "c.org": {"reliability": "reliable"}, "e.co.uk": {"reliability": "reliable"}}
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ("g.com,0.3,Reliable,US\n", "line 8, column 'reliability': 'Reliable' is not one of ['unreliable', 'reliable']"),
+        ("http://c.org/x,0.25,unreliable,US\n", "domain c.org: its rows carry different values of secondary label "
+                                                "'reliability' (reliable, unreliable)"),
+    ],
+)
+def test_secondary_labels_named_errors(tmp_path, extra, message):
+    path = write(tmp_path, SCORED + extra)
+    specs = secondary_specs({"labels": {"reliability": {"values": ["unreliable", "reliable"]}}})
+    with pytest.raises(InputError) as err:
+        read_secondary(path, None, specs, ["a.com", "c.org"])
+    assert message in str(err.value)
+    with pytest.raises(InputError, match="missing column 'trust'"):
+        read_secondary(path, None, secondary_specs({"labels": {"trust": None}}), ["a.com"])
+
+
+def test_build_log_says_why_pagerank_10_is_dropped(tmp_path, caplog):
+    import logging
+
+    from authbench.cli import main
+
+    caplog.set_level(logging.INFO, logger="authbench")
+    path = write(tmp_path, "url,page_rank,extra\nhttp://a.com,10,x\nhttp://b.com,3,y\nhttp://c.com,0,z\n")
+    assert main(["domainauth-build", "--source", str(path), "--labels", str(tmp_path / "l.tsv"), "--drops",
+                 str(tmp_path / "d.tsv"), "--bins", str(tmp_path / "b.tsv"), "--params", '{"categories": {}}']) == 0
+    err = caplog.text
+    assert "dropped 1 domain(s) with Open PageRank 10 (drop reason pagerank_10): the paper's scale is 0-9" in err
+    assert "levels 0..9: 1 / 0 / 0 / 1 / 0 / 0 / 0 / 0 / 0 / 0" in err and "not read for the labels: extra" in err
+    bins = (tmp_path / "b.tsv").read_text().splitlines()
+    assert bins[0] == "level\tlower_edge\tupper_edge\tmin_score\tmax_score\titems"
+    assert bins[-1] == "dropped\t\t\t10.0\t10.0\t1" and bins[4] == "3\t3.0\t3.0\t3.0\t3.0\t1"

@@ -371,3 +371,43 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     assert ("rescore" in caption) == (coarse_source == "rescore")
     reuse = read_tsv(out / "reuse.tsv")
     assert {r["setting"] for r in reuse} == ({"fine", "coarse"} if coarse_source == "lists" else {"fine"})
+
+
+# --- labels from another score key (issue 16) -------------------------------------------------
+
+def test_demo_songs_histogram_is_unchanged(root):
+    # docs/decisions.md's demo numbers (Eq. 1 over the 2,000-song corpus, s = smax clipped to 9)
+    ents, drops = build_entities(root / "resources/data/entityauth/songs.jsonl", 2000, 13, "songs")
+    levels = Counter(e.level for e in ents)
+    assert [levels[lv] for lv in range(10)] == [557, 199, 305, 320, 211, 180, 99, 96, 18, 15]
+    assert min(e.score for e in ents) == 5 and max(e.score for e in ents) == 47
+
+
+def test_another_score_key_binned_by_the_label_block(tmp_path, caplog):
+    import logging
+
+    from authbench.cli import main
+    from authbench.studies.authority.labels import label_spec
+
+    rows = [{"question": f"q{i}", "question_entity": f"E{i:02d}", "popularity": 1, "rating": r, "note": "x"}
+            for i, r in enumerate([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0])]
+    p = _write(tmp_path / "r.jsonl", rows)
+    spec = label_spec({"column": "rating", "binning": "equal_width", "top": "drop"}, "popularity", "log")
+    ents, drops = build_entities(p, None, 0, "r", spec)
+    assert [(e.entity, e.level, e.score) for e in ents] == [
+        ("E00", 0, 0), ("E01", 1, 0.1), ("E02", 2, 0.25), ("E03", 5, 0.5), ("E04", 7, 0.75), ("E05", 9, 0.9)]
+    assert drops == Counter(above_top_level=1)  # 1.0, the maximum, under top: drop
+    caplog.set_level(logging.INFO, logger="authbench")
+    out = tmp_path / "out"
+    assert main(["entityauth-build", "--source", str(p), "--labels", str(out / "labels.tsv"), "--drops",
+                 str(out / "drops.tsv"), "--bins", str(out / "bins.tsv"), "--params",
+                 json.dumps({"dataset": "r", "corpus": None, "seed": 0,
+                             "label": {"column": "rating", "binning": "equal_width", "top": "drop"}})]) == 0
+    assert "dropped 1 entity(s) at the top value (drop reason above_top_level" in caplog.text
+    assert "not read for the labels: note, popularity, reference" not in caplog.text  # no reference key here
+    assert "not read for the labels: note, popularity" in caplog.text
+    drops_tsv = read_tsv(out / "drops.tsv")
+    assert {r["reason"]: r["count"] for r in drops_tsv}["above_top_level"] == "1"
+    assert read_entities(out / "labels.tsv") == ents
+    with pytest.raises(InputError, match="key 'rating': 'high' is not a number"):
+        build_entities(_write(tmp_path / "bad.jsonl", [{**rows[0], "rating": "high"}]), None, 0, "b", spec)

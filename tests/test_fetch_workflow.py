@@ -191,7 +191,7 @@ def test_own_domains_and_entities_to_labels(tmp_path):
     assert da_drops["status_filter"] == 1 and da_drops["no_text"] == 1
 
     entities = {r["entity"]: r for r in read_tsv(res / "entityauth" / "mysongs" / "labels.tsv")}
-    assert {e: int(r["sitelinks"]) for e, r in entities.items()} == {t: n for t, (_, n) in WIKIDATA.items()}
+    assert {e: int(r["score"]) for e, r in entities.items()} == {t: n for t, (_, n) in WIKIDATA.items()}
     assert entities["Bohemian Rhapsody"]["level"] == "9" and entities["Obscure B-side"]["level"] == "0"
     assert entities["Obscure B-side"]["question"] == "Who is the performer of the song Obscure B-side"
     unresolved = read_tsv(res / "fetch" / "wikidata" / "mysongs_unresolved.tsv")

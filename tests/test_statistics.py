@@ -129,3 +129,16 @@ def test_bad_label_table_is_a_named_error(tmp_path):
     (tmp_path / "l.tsv").write_text("domain\tpage_rank\na.com\t3\n")
     with pytest.raises(InputError, match="missing column"):
         S.dataset_stats("DomainAuth", "Web Domains", tmp_path / "l.tsv", tmp_path / "d.tsv", [])
+
+
+def test_levels_caption_names_each_label_rule(built):
+    files = _datasets(built)
+    files[0]["label"] = {"column": "centrality", "binning": "quantile"}  # as an overlay would set it
+    da, songs = S.collect(files, None)
+    assert da.proxy == "centrality (quantile)" and songs.proxy is None
+    caption = S.table_levels([da, songs]).caption
+    assert ("Web Domains: 'centrality' in 10 equally filled quantile levels (ties share a level); Songs: "
+            "'popularity' in 10 log-spaced (Eq. 1) levels over the corpus's [min, max]; maximum in level 9") in caption
+    da, _ = S.collect(_datasets(built), None)
+    assert da.rule == "Open PageRank integers ('page_rank') as levels 0-9; 10 dropped (the paper's 0-9 scale)"
+    assert S.table_statistics([da], 5, 2).cells.iloc[0, 0] == "PageRank"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from pathlib import Path
 
 from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
@@ -16,15 +17,62 @@ log = logging.getLogger("authbench")
 REUSE_COLUMNS = ["setting", "level", "slots", "distinct", "max_uses"]
 
 
-def cmd_domainauth_build(args, params) -> None:
-    from authbench.studies.authority.domains import build_domains, read_texts, write_drops, write_labels
+def log_labels(what: str, spec, levels, n_top: int, unit: str, unused: list[str]) -> None:
+    """The build log's account of the labels: the rule, the histogram, what
+    happened at the top value (Open PageRank's 10 says so by name) and the
+    source's columns nothing reads."""
+    from authbench.studies.authority.labels import describe_label, histogram_text
 
+    log.info("%s: labels from %s", what, describe_label(spec))
+    log.info("%s: %s", what, histogram_text(levels, spec.levels))
+    if n_top:
+        if spec.top == "drop" and spec.open_pagerank:
+            log.info("%s: dropped %d %s(s) with Open PageRank %d (drop reason pagerank_10): the paper's scale is "
+                     "0-%d; applies to integer binning of the Open PageRank column only", what, n_top, unit,
+                     spec.levels, spec.levels - 1)
+        elif spec.top == "drop":
+            log.info("%s: dropped %d %s(s) at the top value (drop reason above_top_level; label.top: drop)",
+                     what, n_top, unit)
+        else:
+            log.info("%s: %d %s(s) at the top value went into level %d (label.top: include)", what, n_top, unit,
+                     spec.levels - 1)
+    if unused:
+        log.info("%s: %d column(s) of the source are not read for the labels: %s%s", what, len(unused),
+                 ", ".join(unused), " (domainauth.secondary.labels carries the columns it names to the predictions, "
+                 "in a step of its own)" if unit == "domain" else "")
+
+
+def cmd_domainauth_build(args, params) -> None:
+    from authbench.records import write_tsv
+    from authbench.studies.authority.domains import build_domain_labels, read_texts, write_drops, write_labels
+    from authbench.studies.authority.labels import BIN_COLUMNS, label_spec
+
+    spec = label_spec(params.get("label"), "page_rank", "integer", "domainauth.label")
     texts = read_texts(params.get("text"), params.get("text_max_words", 100))
-    domains, drops = build_domains(args.source, params.get("status_filter"), params["categories"], texts)
+    built = build_domain_labels(args.source, params.get("status_filter"), params["categories"], texts, spec)
     mkparent(args.labels, args.drops)
-    write_labels(domains, args.labels)
-    write_drops(drops, len(domains), args.drops)
-    log.info("kept %d domains; drops: %s", len(domains), dict(drops))
+    write_labels(built.domains, args.labels)
+    write_drops(built.drops, len(built.domains), args.drops, built.units)
+    if args.bins:
+        write_tsv(built.bins, args.bins, BIN_COLUMNS)
+    log.info("kept %d domains; drops: %s", len(built.domains), dict(built.drops))
+    log_labels("domainauth", spec, [d.level for d in built.domains], built.n_top, "domain", built.unused_columns)
+
+
+def cmd_domainauth_secondary(args, params) -> None:
+    """The secondary label columns of the labelled domains (``secondary.tsv``)."""
+    from authbench.studies.authority.domains import read_labels, read_secondary, write_secondary
+    from authbench.studies.authority.labels import secondary_specs
+
+    specs = secondary_specs(params.get("secondary"), "domainauth.secondary")
+    domains = [d.domain for d in read_labels(args.labels)]
+    labels = read_secondary(args.source, params.get("status_filter"), specs, domains)
+    write_secondary(labels, specs, args.out)
+    for sec in specs:
+        counts = Counter(row[sec.name] for row in labels.values() if row[sec.name])
+        log.info("domainauth: secondary label %s (%s): %d of %d domains labelled%s", sec.name, sec.kind,
+                 sum(counts.values()), len(labels),
+                 " (" + ", ".join(f"{v} {counts.get(v, 0)}" for v in sec.values) + ")" if sec.values else "")
 
 
 def cmd_domainauth_sample(args, params) -> None:
@@ -42,13 +90,25 @@ def cmd_domainauth_sample(args, params) -> None:
 
 
 def cmd_entityauth_build(args, params) -> None:
-    from authbench.studies.authority.entities import build_entities, write_entities, write_entity_drops
+    from authbench.records import write_tsv
+    from authbench.studies.authority.entities import (
+        build_entity_labels,
+        drop_reasons,
+        write_entities,
+        write_entity_drops,
+    )
+    from authbench.studies.authority.labels import BIN_COLUMNS, label_spec
 
-    entities, drops = build_entities(args.source, params.get("corpus"), params["seed"], params["dataset"])
+    name = params["dataset"]
+    spec = label_spec(params.get("label"), "popularity", "log", f"entityauth.datasets.{name}.label")
+    built = build_entity_labels(args.source, params.get("corpus"), params["seed"], name, spec)
     mkparent(args.labels, args.drops)
-    write_entities(entities, args.labels)
-    write_entity_drops(drops, len(entities), args.drops)
-    log.info("%s: kept %d entities; drops: %s", params["dataset"], len(entities), dict(drops))
+    write_entities(built.entities, args.labels)
+    write_entity_drops(built.drops, len(built.entities), args.drops, drop_reasons(spec))
+    if args.bins:
+        write_tsv(built.bins, args.bins, BIN_COLUMNS)
+    log.info("%s: kept %d entities; drops: %s", name, len(built.entities), dict(built.drops))
+    log_labels(name, spec, [e.level for e in built.entities], built.n_top, "entity", built.unused_keys)
 
 
 def cmd_entityauth_sample(args, params) -> None:
@@ -122,12 +182,23 @@ def cmd_evaluate(args, params) -> None:
 
 
 def cmd_predictions(args, params) -> None:
-    from authbench.studies.authority.evaluate import PRED_COLUMNS, point_predictions
+    """A cell's per-item scores (:mod:`authbench.studies.authority.predictions`),
+    with the secondary labels of ``--secondary`` (``secondary.tsv``) joined by domain."""
+    import csv
 
-    preds = [{"model": params["model"], "context": params["context"], **p}
-             for p in point_predictions(read_jsonl(args.instances), read_jsonl(args.judgments),
-                                        params["parse"])]
-    write_tsv(preds, args.predictions, list(PRED_COLUMNS))
+    from authbench.studies.authority.predictions import PREDICTION_COLUMNS, item_predictions
+
+    secondary, names = {}, []
+    if args.secondary:
+        with open(args.secondary, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh, delimiter="\t")
+            names = [c for c in (reader.fieldnames or []) if c != "domain"]
+            secondary = {r["domain"]: r for r in reader}
+    ident = {k: params[k] for k in ("model", "context", "judge", "setting")}
+    preds = [{**ident, **p, **{n: (secondary.get(p.get("domain")) or {}).get(n, "") for n in names}}
+             for p in item_predictions(params["judge"], params["setting"], read_jsonl(args.instances),
+                                       read_jsonl(args.judgments), params["parse"])]
+    write_tsv(preds, args.predictions, [*PREDICTION_COLUMNS, *names])
 
 
 def cmd_baselines(args, params) -> None:
@@ -161,6 +232,16 @@ def cmd_domainauth_report(args, params) -> None:
                             params.get("categories"), params["parse"], params.get("judge_validity"),
                             skipped=domainauth_skipped(params["settings"], params["judges"]),
                             grid=_grid(params, "settings", "judges", "contexts"))
+    if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
+        from authbench.studies.authority.labels import secondary_specs
+        from authbench.studies.authority.secondary import write_secondary_report
+
+        if not args.item_predictions:
+            raise InputError("domainauth-report: secondary labels are configured but no --item-predictions were "
+                             "given (no cell of this config gives per-item scores)")
+        write_secondary_report(args.outdir, args.item_predictions,
+                               secondary_specs(params["secondary"], "domainauth.secondary"),
+                               int(params["secondary"].get("bootstrap", 1000)), params["seed"], params["parse"])
 
 
 def cmd_entityauth_report(args, params) -> None:
@@ -170,7 +251,7 @@ def cmd_entityauth_report(args, params) -> None:
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
                             entityauth_tables(params["judges"]), params["coarse_source"], params["parse"],
                             params.get("judge_validity"), skipped=entityauth_skipped(params["judges"]),
-                            grid=_grid(params, "datasets", "judges"))
+                            grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"))
 
 
 def cmd_statistics(args, params) -> None:
@@ -188,8 +269,9 @@ def cmd_statistics(args, params) -> None:
         if not len(names) == len(args.labels) == len(args.drops) == len(params["instance_sets"]):
             raise InputError("authority-statistics: --labels, --drops and params datasets/instance_sets differ in length")
         files, start = [], 0
-        for name, labels, drops, sets in zip(names, args.labels, args.drops, params["instance_sets"]):
-            files.append({"dataset": name, "labels": labels, "drops": drops,
+        blocks = params.get("labels") or [None] * len(names)  # each dataset's config label block
+        for name, labels, drops, sets, block in zip(names, args.labels, args.drops, params["instance_sets"], blocks):
+            files.append({"dataset": name, "labels": labels, "drops": drops, "label": block,
                           "instances": args.instances[start:start + len(sets)]})
             start += len(sets)
         stats = S.collect(files, args.rag)
@@ -210,16 +292,18 @@ def cmd_statistics(args, params) -> None:
 
 
 COMMANDS = {
-    "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops"]),
+    "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops", "bins?"]),
+    "domainauth-secondary": (cmd_domainauth_secondary, ["source", "labels", "out"]),
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
-    "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops"]),
+    "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops", "bins?"]),
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
                                     "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics"]),
-    "authority-predictions": (cmd_predictions, ["instances", "judgments", "predictions"]),
+    "authority-predictions": (cmd_predictions, ["instances", "judgments", "secondary?", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
-    "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "manifests+", "outdir"]),
+    "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "item_predictions*",
+                                                  "manifests+", "outdir"]),
     "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
     "authority-statistics": (cmd_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
                                               "sp_passages*", "sp_drops*", "outdir"]),

@@ -1,9 +1,19 @@
-"""DomainAuth dataset build: a URL table with Open PageRank integers -> labeled domains.
+"""DomainAuth dataset build: a URL (or domain) table with a score column -> labeled domains.
 
 Rules (also in docs/decisions.md):
 
 * The table has a ``url`` column, or a ``domain`` column instead (the label
-  table the PageRank fetchers write, filtered on ``status == ok``).
+  table the PageRank fetchers write, filtered on ``status == ok``), and the
+  score column of the config's ``label`` block (default: ``page_rank``, Open
+  PageRank integers 0-10, binned as they are with 10 dropped, as in the
+  paper). Any other numeric column is binned by the block's rule
+  (:mod:`authbench.studies.authority.labels`: integer, equal_width,
+  quantile, log) over the domains that survive the row and conflict drops.
+* Secondary label columns (config ``secondary.labels``) are read by
+  :func:`read_secondary` into ``secondary.tsv`` (its own step, so adding one
+  reruns no judge cell); a value outside a categorical label's ``values``, or
+  one domain with two different values, is a named error. Columns nothing
+  reads are listed in the build log.
 * A URL without a scheme gets ``http://``. Its host is reduced to the registered
   domain with tldextract's *bundled* public-suffix snapshot (no network).
 * Row-level drops, each counted with its reason: ``status_filter`` (the status
@@ -11,7 +21,9 @@ Rules (also in docs/decisions.md):
   port, spaces in the host), ``ip_host`` (IPv4/IPv6 literal), ``no_registered_domain``
   (a bare suffix or a single label such as ``localhost``).
 * Domain-level drops: ``conflicting_labels`` (URLs of one domain carry different
-  PageRank values) and ``pagerank_10`` (excluded from DomainAuth, as in the paper).
+  scores), ``nonpositive_score`` (log binning only: no logarithm), the top
+  value under ``top: drop``: ``pagerank_10`` for Open PageRank integers
+  (excluded from DomainAuth, as in the paper), ``above_top_level`` otherwise.
 * Punycode hosts are kept as written (``xn--...``); ports, userinfo, paths and
   subdomains are stripped by the reduction to the registered domain.
 * Categories (Table 8): :func:`category_of`: listed domains / suffixes, else
@@ -26,18 +38,26 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from authbench.errors import InputError, excerpt
+from authbench.errors import InputError, LabelError, excerpt
 from authbench.net import registered_domain
-from authbench.records import read_dataclass_tsv, read_utf8, write_dataclass_tsv, write_drop_table
-from authbench.studies.authority.labels import coarse_level
+from authbench.records import read_utf8, write_drop_table, write_tsv
+from authbench.studies.authority.labels import (
+    BENCHMARK_LEVELS,
+    OPEN_PAGERANK_COLUMN,
+    LabelSpec,
+    SecondarySpec,
+    bin_scores,
+    bin_table,
+    coarse_level,
+)
 
-REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`
-MAX_PAGERANK = 10  # Open PageRank integers run 0..10; 10 is dropped
+REQUIRED_COLUMNS = ("url", "page_rank")  # `domain` may stand in for `url`; page_rank: the default label column
 
 @dataclass(frozen=True)
 class Domain:
@@ -48,6 +68,7 @@ class Domain:
     n_urls: int
     category: str
     text: str
+    score: float | None = None  # the raw score that was binned (Open PageRank: the integer)
 
 
 def category_of(domain: str, suffix: str, categories: Mapping[str, Mapping]) -> str:
@@ -101,20 +122,32 @@ def describe_categories(categories: Mapping[str, Mapping]) -> str:
 
 
 
-def _parse_label(value: str, path: Path, line: int) -> int:
+def _parse_score(value: str | None, spec: LabelSpec, path: Path, line: int) -> float | int:
+    """A row's score: an integer 0..levels under integer binning (Open
+    PageRank's 0..10), else any finite number."""
+    col = spec.column
+    if spec.binning == "integer":
+        top = spec.levels
+        if value is None:
+            raise InputError(f"{path}: line {line}, column '{col}': missing value (expected 0..{top})")
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = float("nan")
+        if not number.is_integer():
+            raise InputError(f"{path}: line {line}, column '{col}': {value!r} is not an integer (expected 0..{top})")
+        if not 0 <= number <= top:
+            raise InputError(f"{path}: line {line}, column '{col}': {value!r} is out of range (expected 0..{top})")
+        return int(number)
+    if value is None or not value.strip():
+        raise InputError(f"{path}: line {line}, column '{col}': missing value (expected a number)")
     try:
         number = float(value.strip())
     except ValueError:
         number = float("nan")
-    if not number.is_integer():
-        raise InputError(
-            f"{path}: line {line}, column 'page_rank': {excerpt(value)} is not an integer (expected 0..{MAX_PAGERANK})"
-        )
-    if not 0 <= number <= MAX_PAGERANK:
-        raise InputError(
-            f"{path}: line {line}, column 'page_rank': {excerpt(value)} is out of range (expected 0..{MAX_PAGERANK})"
-        )
-    return int(number)
+    if not math.isfinite(number):
+        raise InputError(f"{path}: line {line}, column '{col}': {excerpt(value)} is not a number")
+    return number
 
 
 def read_texts(path: str | Path | None, max_words: int) -> dict[str, str]:
@@ -135,19 +168,114 @@ def read_texts(path: str | Path | None, max_words: int) -> dict[str, str]:
     return texts
 
 
-def build_domains(
+@dataclass
+class DomainBuild:
+    """What :func:`build_domain_labels` returns: the labelled domains, the
+    drop counts and their units (the reasons the configured rule can give),
+    the bin table (:func:`authbench.studies.authority.labels.bin_table`), the
+    rule, how many domains sat at the top value, and the source's columns
+    that nothing reads (the build log lists them)."""
+
+    domains: list[Domain]
+    drops: Counter
+    units: dict[str, str]
+    bins: list[dict]
+    spec: LabelSpec
+    n_top: int
+    unused_columns: list[str]
+
+
+def drop_units(spec: LabelSpec) -> dict[str, str]:
+    """The drop reasons (and their units) a build under ``spec`` can give, in
+    the order of the build. The top value's reason (``pagerank_10`` for Open
+    PageRank integers, else ``above_top_level``) exists only with ``top: drop``;
+    ``nonpositive_score`` only with log binning."""
+    units = {"status_filter": "row", "unparsable_url": "row", "ip_host": "row", "no_registered_domain": "row",
+             "conflicting_labels": "domain"}
+    if spec.binning == "log":
+        units["nonpositive_score"] = "domain"
+    if spec.top == "drop":
+        units[spec.top_reason] = "domain"
+    units["no_text"] = "domain"
+    return units
+
+
+def read_secondary(source: str | Path, status_filter: str | None, specs: Sequence[SecondarySpec],
+                   domains: Iterable[str]) -> dict[str, dict[str, str]]:
+    """The secondary label columns (config ``secondary.labels``) of the
+    source, per labelled domain (``domains``: those of ``labels.tsv``):
+    ``{domain: {name: raw value}}``, ``""`` = not labelled. Rows are reduced
+    to their registered domain and status-filtered as in the build. A missing
+    column, a value outside a categorical label's ``values`` or a non-number
+    for a numeric one (file, line, column), and two different values for one
+    domain are named errors."""
+    path = Path(source)
+    reader = csv.DictReader(io.StringIO(read_utf8(path, "a CSV with the secondary label columns")))
+    columns = reader.fieldnames or []
+    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
+    for column in (url_column, *(s.name for s in specs)):
+        if column not in columns:
+            raise InputError(f"{path}: line 1: missing column '{column}' (found: {', '.join(columns) or 'none'}); "
+                             "secondary.labels names the columns to carry")
+    wanted = set(domains)
+    values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for line, row in enumerate(reader, start=2):
+        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
+            continue
+        cells = {}
+        for sec in specs:
+            raw = (row.get(sec.name) or "").strip()
+            try:
+                sec.code(raw)
+            except LabelError as err:
+                raise InputError(f"{path}: line {line}, column '{sec.name}': {err}") from None
+            cells[sec.name] = raw
+        domain, _, _ = registered_domain(row[url_column] or "")
+        if domain not in wanted:
+            continue
+        for name, raw in cells.items():
+            if raw:
+                values[domain][name].add(raw)
+    out = {}
+    for domain in sorted(wanted):
+        row = {}
+        for sec in specs:
+            got = values[domain][sec.name]
+            if len(got) > 1:
+                raise InputError(f"{path}: domain {domain}: its rows carry different values of secondary label "
+                                 f"'{sec.name}' ({', '.join(sorted(got))}); give each domain one value")
+            row[sec.name] = next(iter(got)) if got else ""
+        out[domain] = row
+    return out
+
+
+def write_secondary(labels: Mapping[str, Mapping[str, str]], specs: Sequence[SecondarySpec], path: str | Path) -> None:
+    """``secondary.tsv``: ``domain`` and one column per secondary label."""
+    names = [s.name for s in specs]
+    write_tsv([{"domain": d, **row} for d, row in labels.items()], path, ["domain", *names])
+
+
+def build_domain_labels(
     source: str | Path,
     status_filter: str | None,
     categories: Mapping[str, Mapping],
     texts: Mapping[str, str] | None = None,
-) -> tuple[list[Domain], Counter]:
-    """Read the URL table and return the labeled domains and the drop counts."""
+    label: LabelSpec | None = None,
+    secondary: Sequence[str] = (),
+) -> DomainBuild:
+    """Read the URL (or domain) table and bin its score column by ``label``
+    (default: Open PageRank integers, 10 dropped). Order: row drops,
+    conflicting scores, non-positive scores (log binning), binning over the
+    remaining domains, the top value (``top: drop``), domains without text.
+    ``secondary``: the secondary label columns (read by
+    :func:`read_secondary`; here only kept off the list of unused columns)."""
+    spec = label or DEFAULT_LABEL
     path = Path(source)
-    reader = csv.DictReader(io.StringIO(read_utf8(path, "a CSV with columns url (or domain) and page_rank")))
+    reader = csv.DictReader(io.StringIO(read_utf8(path, f"a CSV with columns url (or domain) and {spec.column}")))
     columns = reader.fieldnames or []
     # A label table from the PageRank fetchers names domains, not URLs.
     url_column = "url" if "url" in columns or "domain" not in columns else "domain"
-    for column in (url_column, "page_rank"):
+    for column in (url_column, spec.column):
         if column not in columns:
             raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
     if status_filter is not None and "status" not in columns:
@@ -155,9 +283,10 @@ def build_domains(
                          f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "
                          "'domainauth.status_filter: null' to keep every row (an overlay that does not set it keeps "
                          "config.yaml's demo value)")
+    used = {url_column, spec.column, *secondary} | ({"status"} if status_filter is not None else set())
 
     drops: Counter = Counter()
-    labels: dict[str, set[int]] = defaultdict(set)
+    scores: dict[str, set] = defaultdict(set)
     suffixes: dict[str, str] = {}
     n_urls: Counter = Counter()
     for line, row in enumerate(reader, start=2):
@@ -166,27 +295,37 @@ def build_domains(
         if status_filter is not None and (row.get("status") or "").strip() != status_filter:
             drops["status_filter"] += 1
             continue
-        if row["page_rank"] is None:
-            raise InputError(f"{path}: line {line}, column 'page_rank': missing value (expected 0..{MAX_PAGERANK})")
-        label = _parse_label(row["page_rank"], path, line)
+        score = _parse_score(row[spec.column], spec, path, line)
         domain, suffix, reason = registered_domain(row[url_column] or "")
         if domain is None:
             drops[reason] += 1
             continue
-        labels[domain].add(label)
+        scores[domain].add(score)
         suffixes[domain] = suffix
         n_urls[domain] += 1
 
-    texts = texts or {}
-    out = []
-    for domain in sorted(labels):
-        values = labels[domain]
-        if len(values) > 1:
+    kept = []
+    for domain in sorted(scores):
+        if len(scores[domain]) > 1:
             drops["conflicting_labels"] += 1
             continue
-        (level,) = values
-        if level == MAX_PAGERANK:
-            drops["pagerank_10"] += 1
+        (score,) = scores[domain]
+        if spec.binning == "log" and score <= 0:
+            drops["nonpositive_score"] += 1
+            continue
+        kept.append((domain, score))
+    try:
+        binned = bin_scores([score for _, score in kept], spec)
+    except LabelError as err:
+        raise InputError(f"{path}: column '{spec.column}': cannot bin the domains' scores ({spec.binning}): "
+                         f"{err}") from None
+    bins = bin_table([score for _, score in kept], binned)
+
+    texts = texts or {}
+    out = []
+    for (domain, score), level in zip(kept, binned.levels):
+        if level is None:
+            drops[spec.top_reason] += 1
             continue
         if texts and domain not in texts:
             drops["no_text"] += 1
@@ -200,31 +339,52 @@ def build_domains(
                 n_urls=n_urls[domain],
                 category=category_of(domain, suffixes[domain], categories),
                 text=texts.get(domain, ""),
+                score=score,
             )
         )
-    return out, drops
+    return DomainBuild(out, drops, drop_units(spec), bins, spec, binned.n_top,
+                       [c for c in columns if c not in used])
 
 
-DROP_UNITS = {
-    "status_filter": "row",
-    "unparsable_url": "row",
-    "ip_host": "row",
-    "no_registered_domain": "row",
-    "conflicting_labels": "domain",
-    "pagerank_10": "domain",
-    "no_text": "domain",
-}
+def build_domains(
+    source: str | Path,
+    status_filter: str | None,
+    categories: Mapping[str, Mapping],
+    texts: Mapping[str, str] | None = None,
+    label: LabelSpec | None = None,
+) -> tuple[list[Domain], Counter]:
+    """Read the URL table and return the labeled domains and the drop counts
+    (:func:`build_domain_labels` without the bin table)."""
+    built = build_domain_labels(source, status_filter, categories, texts, label)
+    return built.domains, built.drops
 
 
+DEFAULT_LABEL = LabelSpec(OPEN_PAGERANK_COLUMN, "integer", BENCHMARK_LEVELS, "drop")
+# The drop reasons of the default rule (Open PageRank integers, 10 dropped).
+DROP_UNITS = drop_units(DEFAULT_LABEL)
 
 
 def write_labels(domains: Iterable[Domain], path: str | Path) -> None:
-    write_dataclass_tsv(domains, Domain, path)
+    """``labels.tsv``: one row per labelled domain, the :class:`Domain` fields
+    as columns (an integral score written as an integer)."""
+    names = [f.name for f in fields(Domain)]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(names)
+        for d in domains:
+            score = "" if d.score is None else (int(d.score) if float(d.score).is_integer() else d.score)
+            writer.writerow([*(getattr(d, n) for n in names[:-1]), score])
 
 
-def write_drops(drops: Counter, kept: int, path: str | Path) -> None:
-    write_drop_table(drops, DROP_UNITS, kept, "domain", path)
+def write_drops(drops: Counter, kept: int, path: str | Path, units: Mapping[str, str] | None = None) -> None:
+    write_drop_table(drops, units or DROP_UNITS, kept, "domain", path)
 
 
 def read_labels(path: str | Path) -> list[Domain]:
-    return read_dataclass_tsv(path, Domain)
+    """:func:`write_labels`'s file (one written before the ``score`` column
+    existed reads with ``score`` None)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [Domain(domain=r["domain"], suffix=r["suffix"], level=int(r["level"]), coarse=int(r["coarse"]),
+                   n_urls=int(r["n_urls"]), category=r["category"], text=r["text"],
+                   score=float(r["score"]) if r.get("score") not in (None, "") else None) for r in rows]

@@ -100,13 +100,16 @@ def plot_label_distribution(labels: pd.DataFrame, out_png: Path) -> list[Path]:
         return save_figure(fig, out_png)
 
 
-def plot_entity_label_distribution(labels: dict[str, pd.DataFrame], out_png: Path) -> list[Path]:
+def plot_entity_label_distribution(labels: dict[str, pd.DataFrame], out_png: Path,
+                                   score_names: dict[str, str] | None = None) -> list[Path]:
     """Figure 3 (EntityAuth half): per entity domain (in the given order), the
-    number of entities per fine level 0–9 after Eq. 1's log binning, with the
-    corpus size and its sitelink range in the panel title.
+    number of entities per fine level 0–9 after binning (Eq. 1's log binning
+    of sitelinks by default), with the corpus size and its score range in
+    the panel title.
 
     ``labels`` maps a display name to that domain's labels (columns
-    ``entity``, ``level``, ``coarse``, ``sitelinks``). Writes PNG and PDF.
+    ``entity``, ``level``, ``coarse``, ``score``); ``score_names`` a display
+    name to what its score is (default ``sitelinks``). Writes PNG and PDF.
     """
     if not labels:
         raise ValueError("plot_entity_label_distribution: no datasets given")
@@ -116,10 +119,13 @@ def plot_entity_label_distribution(labels: dict[str, pd.DataFrame], out_png: Pat
         axes = np.atleast_1d(fig.subplots(1, len(labels)))
         for i, (ax, (name, df)) in enumerate(zip(axes, labels.items())):
             fine, _ = label_counts(df, key="entity")
-            _require(df, ("sitelinks",), f"plot_entity_label_distribution({name})")
-            links = pd.to_numeric(df["sitelinks"], errors="coerce")
-            title = f"{name} (N={len(df)}, sitelinks {int(links.min())}–{int(links.max())})"
-            _bar_panel(ax, fine, title, "Authority level (log-binned sitelinks)", colors[i % len(colors)],
+            column = "score" if "score" in df.columns else "sitelinks"  # label tables before issue 16: sitelinks
+            _require(df, (column,), f"plot_entity_label_distribution({name})")
+            links = pd.to_numeric(df[column], errors="coerce")
+            what = (score_names or {}).get(name, "sitelinks")
+            title = f"{name} (N={len(df)}, {what} {links.min():g}–{links.max():g})"
+            how = "log-binned" if what == "sitelinks" else "binned"
+            _bar_panel(ax, fine, title, f"Authority level ({how} {what})", colors[i % len(colors)],
                        "Number of entities")
         fig.suptitle("EntityAuth")
         return save_figure(fig, out_png)

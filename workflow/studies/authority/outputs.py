@@ -78,14 +78,64 @@ def domainauth_tables(settings: Sequence[str], judges: Sequence[str]) -> list[st
     return [stem for stem in DOMAIN_NEEDS if stem not in skipped]
 
 
-def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str]) -> list[str]:
-    """Every DomainAuth report file (under ``folder``) the config's grid produces."""
+def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str],
+                            secondary: bool = False) -> list[str]:
+    """Every DomainAuth report file (under ``folder``) the config's grid
+    produces; ``secondary``: the config names secondary labels
+    (:func:`secondary_files`)."""
     stems = domainauth_tables(settings, judges)
     out = [f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/figures/fig3_label_distribution.png"]
     out += cost_files(folder)
     if "table8_categories" in stems:
         out.append(f"{folder}/figures/fig6_bias_heatmap.png")
-    return out + table_files(folder, stems)
+    return out + table_files(folder, stems) + (secondary_files(folder) if secondary else [])
+
+
+def secondary_files(folder: str) -> list[str]:
+    """The secondary-label report (:mod:`authbench.studies.authority.secondary`):
+    the table, its long numbers and the per-item scores it is computed from."""
+    return [f"{folder}/item_scores.tsv", f"{folder}/secondary.tsv"] + table_files(folder, ["secondary_labels"])
+
+
+def gives_item_scores(judge: str, setting: str) -> bool:
+    """Whether a cell gives its items a score or a position (its
+    ``predictions.tsv``; :mod:`authbench.studies.authority.predictions`):
+    PointJudge everywhere, ListRank/ListScore/PairRank on lists, PairScore on
+    lists and pairs (a pair's single PairRank choice is no position)."""
+    if judge == "point":
+        return True
+    if judge == "pair_score":
+        return setting in ("fine", "coarse", "pairs")
+    return setting in ("fine", "coarse")
+
+
+def check_labels(config: Mapping[str, Any]) -> None:
+    """The ``label`` blocks (DomainAuth and every EntityAuth dataset) and
+    DomainAuth's ``secondary`` block, checked where a JSON schema cannot
+    (:func:`authbench.studies.authority.labels.label_spec`,
+    :func:`~authbench.studies.authority.labels.secondary_specs`): a
+    :class:`~authbench.errors.ConfigError` naming the key."""
+    from authbench.studies.authority.labels import label_spec, secondary_specs
+
+    label_spec(config["domainauth"].get("label"), "page_rank", "integer", "domainauth.label")
+    secondary_specs(config["domainauth"].get("secondary"), "domainauth.secondary")
+    for name, spec in ((config.get("entityauth") or {}).get("datasets") or {}).items():
+        if spec:
+            label_spec(spec.get("label"), "popularity", "log", f"entityauth.datasets.{name}.label")
+
+
+def has_secondary(config: Mapping[str, Any]) -> bool:
+    """Whether DomainAuth's config names secondary labels (``domainauth.secondary.labels``)."""
+    return bool(((config["domainauth"].get("secondary") or {}).get("labels")))
+
+
+def secondary_cells(config: Mapping[str, Any], cells: Sequence) -> list:
+    """The DomainAuth cells whose per-item scores the secondary-label table
+    reads: every cell whose judge gives its items a score or a position
+    (:func:`gives_item_scores`)."""
+    if not has_secondary(config):
+        return []
+    return [c for c in cells if c.dataset == "domainauth" and gives_item_scores(c.judge, c.setting)]
 
 
 def entityauth_skipped(judges: Sequence[str]) -> dict[str, str]:

@@ -222,12 +222,13 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
                             stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict",
                             validity: Mapping | None = None, skipped: Mapping[str, str] | None = None,
-                            grid: str = "") -> None:
+                            grid: str = "", score_names: Mapping[str, str] | None = None) -> None:
     """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
     contents.md (``skipped``, ``grid``: as :func:`write_domainauth_report`'s).
     ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
-    config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
+    config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``score_names``: dataset -> what
+    its labels' score is, for Figure 3 (default sitelinks)."""
     out, every = report_folder(outdir, metric_files)
     metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     rule = ValidityRule.from_config(validity)
@@ -247,4 +248,5 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
         write_table(spec, out / "tables" / stem, caption)
     label_tables: Mapping[str, pd.DataFrame] = {
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
-    figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png")
+    figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png",
+                                           {d.capitalize(): n for d, n in (score_names or {}).items()})

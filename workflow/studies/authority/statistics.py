@@ -39,6 +39,8 @@ class DatasetStats:
     pairs: Counter = field(default_factory=Counter)    # difficulty -> pairs
     drops: list[dict] = field(default_factory=list)     # reason, unit, count
     documents: int | None = None      # RAGAuth only
+    proxy: str | None = None          # the authority proxy when a label block names another score
+    rule: str = ""                    # how the scores became levels (labels.describe_label)
 
 
 def _tsv(path: str | Path, columns: Sequence[str], expected: str) -> list[dict]:
@@ -107,7 +109,7 @@ def table_statistics(datasets: Sequence[DatasetStats], easy_min_delta: int, hard
         return lambda d: float(get(d)) if get(d) is not None else float("nan")
 
     cols = [
-        Column(("Authority proxy", ""), TEXT, lambda d: _cell(PROXY.get(d.subtask, ("–", "–"))[0])),
+        Column(("Authority proxy", ""), TEXT, lambda d: _cell(d.proxy or PROXY.get(d.subtask, ("–", "–"))[0])),
         Column(("Score scale", ""), TEXT, lambda d: _cell(
             "0-9 / 0-4" if d.subtask == "EntityAuth" and d.lists.get(5) else PROXY.get(d.subtask, ("–", "–"))[1])),
         Column(("Corpus", ""), COUNT, count(lambda d: d.corpus)),
@@ -137,8 +139,10 @@ def table_levels(datasets: Sequence[DatasetStats]) -> TableSpec:
     rows = [d for d in datasets if d.subtask != "RAGAuth"]
     cols = [Column(("level", str(lv)), COUNT, lambda d, lv=lv: float(d.levels.get(lv, 0))) for lv in FINE_LEVELS]
     cols.append(Column(("total", ""), COUNT, lambda d: float(d.corpus)))
+    rules = "; ".join(f"{d.name}: {d.rule}" for d in rows if d.rule)
     return build_table(rows, [(d.subtask, d.name) for d in rows], ["Sub-task", "Domain"], cols,
-                       caption="Items per authority level (0-9) of each labelled corpus.")
+                       caption="Items per authority level (0-9) of each labelled corpus."
+                       + (f" Levels from {rules}." if rules else ""))
 
 
 def table_drops(datasets: Sequence[DatasetStats]) -> TableSpec:
@@ -158,13 +162,23 @@ def entity_title(dataset: str) -> str:
 def collect(datasets: Sequence[Mapping], rag: str | Path | None) -> list[DatasetStats]:
     """``datasets``: one mapping per DomainAuth/EntityAuth dataset with
     ``dataset`` (``domainauth`` or ``entityauth/<set>``), ``labels``, ``drops``
-    and ``instances`` (paths); ``rag``: RAGAuth's dataset report, if it runs."""
+    and ``instances`` (paths), and optionally ``label`` (its config ``label:``
+    block; None = the dataset's default rule); ``rag``: RAGAuth's dataset
+    report, if it runs."""
+    from authbench.studies.authority.labels import describe_label, label_spec
+
     out = []
     for d in datasets:
         entity = d["dataset"].startswith("entityauth/")
-        out.append(dataset_stats("EntityAuth" if entity else "DomainAuth",
-                                 entity_title(d["dataset"]) if entity else "Web Domains",
-                                 d["labels"], d["drops"], d["instances"]))
+        stats = dataset_stats("EntityAuth" if entity else "DomainAuth",
+                              entity_title(d["dataset"]) if entity else "Web Domains",
+                              d["labels"], d["drops"], d["instances"])
+        block = d.get("label")
+        spec = label_spec(block, "popularity" if entity else "page_rank", "log" if entity else "integer")
+        stats.rule = describe_label(spec)
+        if block and spec.column != ("popularity" if entity else "page_rank"):
+            stats.proxy = f"{spec.column} ({spec.binning.replace('_', '-')})"
+        out.append(stats)
     if rag:
         out.append(rag_stats(rag))
     return out
