@@ -62,7 +62,7 @@ def test_scores_are_binned_by_the_overlays_rule(run):
     assert scores[top] == 1.0 and next(int(r["level"]) for r in labels if r["domain"] == top) == 9
     bins = read_tsv(da / "bins.tsv")
     assert [int(b["items"]) for b in bins] == [Counter(int(r["level"]) for r in labels)[lv] for lv in range(10)]
-    log = (run / "logs" / "domainauth" / "build_domainauth.log").read_text()
+    log = (run / "results" / "own_scored_domains" / "logs" / "domainauth" / "build_domainauth.log").read_text()
     assert "'centrality' in 10 equally filled quantile levels" in log
     assert "reliability, host_count, country, first_seen" in log and "pagerank_10" not in log
     drops = {r["reason"]: int(r["count"]) for r in read_tsv(da / "drops.tsv")}
