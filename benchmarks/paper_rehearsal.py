@@ -222,6 +222,10 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
 
     work = Path(args.workdir).resolve()
+    locks = work / ".snakemake" / "locks"
+    if locks.is_dir() and any(locks.iterdir()):
+        sys.exit(f"{work} is locked by a running Snakemake (or one that was killed: `snakemake --unlock` there); "
+                 "choose another --workdir")
     if work.exists() and not args.keep:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
