@@ -57,7 +57,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_scale import PARAMS_B, merged_config, stand_in_texts  # noqa: E402
+from paper_scale import PARAMS_B, job_counts, merged_config, stand_in_texts  # noqa: E402
 
 STAND_IN = "[rehearsal stand-in]"
 RAG_QUESTIONS, RAG_DOCS = 120, 10
@@ -136,18 +136,6 @@ def snakemake(workdir: Path, configs: list[Path], *args: str, env=None, capture=
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
            "--configfile", *map(str, configs), *args]
     return subprocess.run(cmd, capture_output=capture, text=True, env=env, cwd=workdir)
-
-
-def job_counts(out: str) -> dict[str, int]:
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
-    counts = {}
-    for line in lines[start + 3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
 
 
 def planned_jobs(out: str) -> list[tuple[str, dict]]:

@@ -80,7 +80,7 @@ def job_counts(out: str) -> dict[str, int]:
     counts = {}
     for line in lines[start + 3:]:
         parts = line.split()
-        if len(parts) != 2:
+        if len(parts) != 2 or not parts[1].isdigit():
             break
         counts[parts[0]] = int(parts[1])
     return counts
