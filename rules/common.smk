@@ -13,7 +13,7 @@ from snakemake.utils import validate
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
-from authbench.studies.authority.outputs import statistics_files
+from authbench.studies.authority.outputs import SCORE_JUDGES, statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
 from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
@@ -222,6 +222,8 @@ def get_judge_params(wildcards):
             "constrained": config["constrained_decoding"],
             "cache": config.get("cache"),
             "model": _model_params(wildcards),
+            # score judges: E[s] beside the argmax (authbench.llm.expected)
+            **({"expected_scores": config.get("expected_scores", True)} if wildcards.judge in SCORE_JUDGES else {}),
         }
     )
 
@@ -274,6 +276,7 @@ def get_prediction_params(wildcards):
 
 def get_domain_report_params(wildcards):
     return _json({"settings": config["settings"], "judges": config["judges"],
+                  "expected_scores": config.get("expected_scores", True),
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"]})
 
@@ -291,6 +294,7 @@ def get_entity_report_inputs(wildcards):
 
 def get_entity_report_params(wildcards):
     return _json({"datasets": [d.split("/", 1)[1] for d in ENTITY_DATASETS], "judges": config["judges"],
+                  "expected_scores": config.get("expected_scores", True),
                   "coarse_source": config["entityauth"]["coarse_source"],
                   "parse": config["parse"]})
 
@@ -443,11 +447,12 @@ def get_sp_report_params(wildcards):
 # --- reports and `all` -------------------------------------------------------------------
 
 def domainauth_report_outputs():
-    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"])
+    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"],
+                                   config.get("expected_scores", True))
 
 
 def entityauth_report_outputs():
-    return entityauth_report_files(f"{EA}/report", config["judges"])
+    return entityauth_report_files(f"{EA}/report", config["judges"], config.get("expected_scores", True))
 
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------

@@ -93,13 +93,17 @@ def cmd_judge(args, params) -> None:
 def _metric_columns() -> list[str]:
     from authbench.studies.authority.evaluate import METRIC_COLUMNS
 
-    return [*METRIC_COLUMNS, "parse", "n_calls"]
+    # expected_fallback_rate: E[s] rows only (share of score slots without a distribution)
+    return [*METRIC_COLUMNS, "parse", "n_calls", "expected_fallback_rate"]
 
 
 def cmd_evaluate(args, params) -> None:
     """A cell's metric rows under both parse modes (column ``parse``): the
-    report shows the configured one and says what the other gives."""
-    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell
+    report shows the configured one and says what the other gives. Score
+    judges with E[s] in their judgments get their E[s] rows too
+    (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
+    from authbench.llm.expected import fallback_rate
+    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell, evaluate_expected
 
     instances = read_jsonl(args.instances)
     judgments = read_jsonl(args.judgments)
@@ -111,6 +115,14 @@ def cmd_evaluate(args, params) -> None:
         for mode in PARSE_MODES
         for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
         for row in evaluate_cell(params["judge"], scale, instances, judgments, mode)
+    ]
+    fallback = fallback_rate(judgments)
+    rows += [
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+         "n_calls": summary["n_calls"], "expected_fallback_rate": fallback}
+        for mode in PARSE_MODES
+        for scale in params["scales"]
+        for row in evaluate_expected(params["judge"], scale, instances, judgments, mode)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -146,7 +158,8 @@ def cmd_domainauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
-                            domainauth_tables(params["settings"], params["judges"]), params["category_order"],
+                            domainauth_tables(params["settings"], params["judges"], params.get("expected_scores", False)),
+                            params["category_order"],
                             params.get("categories"), params["parse"])
 
 
@@ -155,7 +168,8 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]), params["coarse_source"], params["parse"])
+                            entityauth_tables(params["judges"], params.get("expected_scores", False)),
+                            params["coarse_source"], params["parse"])
 
 
 def cmd_statistics(args, params) -> None:

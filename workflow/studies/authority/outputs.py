@@ -12,6 +12,9 @@ from authbench.config import entity_rescores, entity_settings
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 PAIR_JUDGES = ("pair_rank", "pair_score")
+# the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
+SCORE_JUDGES = ("point", "list_score", "pair_score")
+EXPECTED_TABLE = "expected_scores"
 
 # table stem -> (kind, label scale); the kind picks the table builder
 DOMAIN_TABLES = {
@@ -20,12 +23,14 @@ DOMAIN_TABLES = {
     "table2_coarse": ("main", "coarse"),
     "table10_derivations_coarse": ("derivations", "coarse"),
     "table3_pairs": ("pairs", "pairs"),
+    EXPECTED_TABLE: ("expected", None),
 }
 ENTITY_TABLES = {
     "table4_fine": ("main", "fine"),
     "table6_coarse": ("main", "coarse"),
     "table11_derivations_fine": ("derivations", "fine"),
     "table12_derivations_coarse": ("derivations", "coarse"),
+    EXPECTED_TABLE: ("expected", None),
 }
 
 
@@ -37,8 +42,9 @@ def cost_files(folder: str) -> list[str]:
     return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
 
 
-def domainauth_tables(settings: Sequence[str], judges: Sequence[str]) -> list[str]:
-    """DomainAuth's table stems for the configured settings and judges."""
+def domainauth_tables(settings: Sequence[str], judges: Sequence[str], expected: bool = False) -> list[str]:
+    """DomainAuth's table stems for the configured settings and judges (with
+    ``expected``, config ``expected_scores``: the E[s] vs argmax table too)."""
     settings, judges = set(settings), set(judges)
     pairs = bool(judges & set(PAIR_JUDGES))
     stems = []
@@ -50,27 +56,32 @@ def domainauth_tables(settings: Sequence[str], judges: Sequence[str]) -> list[st
         stems.append("table3_pairs")
     if "bias" in settings and "point" in judges:
         stems.append("table8_categories")
+    if expected and judges & set(SCORE_JUDGES) and settings & {"fine", "coarse", "pairs"}:
+        stems.append(EXPECTED_TABLE)
     return stems
 
 
-def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str]) -> list[str]:
+def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str],
+                            expected: bool = False) -> list[str]:
     """Every DomainAuth report file (under ``folder``) the config's grid produces."""
-    stems = domainauth_tables(settings, judges)
+    stems = domainauth_tables(settings, judges, expected)
     out = [f"{folder}/metrics.tsv", f"{folder}/figures/fig3_label_distribution.png"] + cost_files(folder)
     if "table8_categories" in stems:
         out.append(f"{folder}/figures/fig6_bias_heatmap.png")
     return out + table_files(folder, stems)
 
 
-def entityauth_tables(judges: Sequence[str]) -> list[str]:
-    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges)."""
+def entityauth_tables(judges: Sequence[str], expected: bool = False) -> list[str]:
+    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges; with
+    ``expected`` and a score judge the E[s] vs argmax table)."""
     return ["table4_fine", "table6_coarse"] + (
-        ["table11_derivations_fine", "table12_derivations_coarse"] if set(judges) & set(PAIR_JUDGES) else [])
+        ["table11_derivations_fine", "table12_derivations_coarse"] if set(judges) & set(PAIR_JUDGES) else []) + (
+        [EXPECTED_TABLE] if expected and set(judges) & set(SCORE_JUDGES) else [])
 
 
-def entityauth_report_files(folder: str, judges: Sequence[str]) -> list[str]:
+def entityauth_report_files(folder: str, judges: Sequence[str], expected: bool = False) -> list[str]:
     return ([f"{folder}/metrics.tsv", f"{folder}/reuse.tsv", f"{folder}/figures/fig3_entityauth_label_distribution.png"]
-            + table_files(folder, entityauth_tables(judges)) + cost_files(folder))
+            + table_files(folder, entityauth_tables(judges, expected)) + cost_files(folder))
 
 
 def is_entity(dataset: str) -> bool:

@@ -15,7 +15,7 @@ from authbench.render.tables import TableSpec
 from authbench.studies.authority import figures, tables
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
-from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
+from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, EXPECTED_TABLE, FAIL_NOTE
 
 CAPTIONS = {
     "table1_fine": "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
@@ -36,6 +36,11 @@ CAPTIONS = {
     "table12_derivations_coarse": "PairJudge ranking derivation methods on EntityAuth (coarse-grained), "
                                   "Spearman's rho (%)." + FAIL_NOTE,
 }
+CAPTIONS[EXPECTED_TABLE] = (
+    "Expected-score judging (not in the paper): each score judge's argmax scores and E[s] = sum of p(s) x s over "
+    "the score tokens (renormalised at each score slot), as Spearman's rho (%), Kendall's tau (%), constant lists "
+    "and pairwise accuracy (%). PairJudge PointScore: AverageScore. fallback%: score slots whose E[s] is the argmax "
+    "for want of a distribution (config expected_scores).")
 # Table 6 with entityauth.coarse_source: rescore (no coarse cells)
 TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
                    "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
@@ -108,6 +113,8 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame) -> N
 
 def _table(stem: str, metrics: pd.DataFrame, dataset: str):
     kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
+    if kind == "expected":
+        return tables.table_expected(metrics, dataset)
     if kind == "main":
         return tables.table_main(metrics, dataset, setting)
     if kind == "derivations":
@@ -128,7 +135,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     for stem in stems:
         if stem != "table8_categories":
             spec = _table(stem, metrics, "domainauth")
-            other = _table(stem, alt, "domainauth") if "parse" in every.columns else None
+            other = _table(stem, alt, "domainauth") if "parse" in every.columns and stem != EXPECTED_TABLE else None
             write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse))
     figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
                                     out / "figures" / "fig3_label_distribution.png")
@@ -159,7 +166,7 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
     for stem in stems:
         spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}")) for d in datasets], "Domain")
         other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}")) for d in datasets], "Domain")
-                 if "parse" in every.columns else None)
+                 if "parse" in every.columns and stem != EXPECTED_TABLE else None)
         caption = TABLE6_RESCORED if stem == "table6_coarse" and coarse_source == "rescore" else CAPTIONS[stem]
         write_table(spec, out / "tables" / stem, caption + parse_note(spec, other, parse))
     label_tables: Mapping[str, pd.DataFrame] = {
