@@ -379,6 +379,13 @@ def test_table_expected():
     assert list(values[("fine", "constant lists")]) == [1.0, 0.0]
     assert math.isnan(values[("", "fallback%")].iloc[0]) and values[("", "fallback%")].iloc[1] == 25.0
     assert ("coarse", "ρ") not in values.columns and not any(c[0] == "pairs" for c in values.columns)
+    # EntityAuth stacks one such table per domain; a benchmark without E[s] rows gives the placeholder row
+    from authbench.render.tables import stack_tables
+
+    songs = metrics.assign(benchmark="entityauth/songs")
+    stacked = stack_tables([("Songs", table_expected(songs, "entityauth/songs")),
+                            ("Movies", table_expected(songs, "entityauth/movies"))], "Domain")
+    assert list(stacked.values[("fine", "ρ")])[:2] == [50.0, 75.0] and len(stacked.values) == 3
 
 
 def test_report_stems_follow_the_switch():

@@ -504,7 +504,9 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
     with Spearman's ρ, Kendall's τ (%) and the constant lists of the fine and
     coarse lists, the pairwise accuracy (%) of the easy and hard pairs (the
     settings present), and for the E[s] rows the share (%) of score slots
-    whose E[s] fell back to the argmax (mean over the row's cells). PairJudge
+    whose E[s] fell back to the argmax (mean over the row's cells); the
+    settings are those of the whole ``metrics`` (every part of a stacked
+    table has the same columns). PairJudge
     PointScore is its AverageScore ranking (the paper's main number). No
     marks: the rows answer one question each (how E[s] changes a judge).
     Judges without E[s] rows (``expected_scores: false``) are left out."""
@@ -525,7 +527,8 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
         if has_fallback and str(rec["derivation"]).endswith("expected"):
             fallback.setdefault(key[:4], []).append(_to_float(rec["expected_fallback_rate"]))
     expected_judges = {(k[0], k[1], k[2]) for k in cells if k[3].endswith("expected")}
-    settings = set(sub["setting"].astype(str))
+    # the columns follow the settings of the whole table (EntityAuth stacks one part per domain)
+    settings = set(metrics.loc[~metrics["model"].astype(str).map(is_baseline), "setting"].astype(str))
 
     rows = []
     for model, context in _model_context_rows(sub, baselines=False):
