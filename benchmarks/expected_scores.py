@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import sys
 import time
 from pathlib import Path
@@ -126,7 +127,8 @@ def run(args) -> list[dict]:
         if model_config["engine"] == "llamacpp":
             model_file = resolve_model(model_config["model"], ROOT / "results" / "models" / f"{name}.gguf")
         # loaded per cell only if something is not cached (the runner closes it after the cell)
-        factory = lambda: create_engine(model_config, model_file)  # noqa: E731
+        def factory(model_config=model_config, model_file=model_file):
+            return create_engine(model_config, model_file)
 
         for judge in args.judges:
             template = load_template(ROOT / config["prompts"] / "domainauth" / f"{judge}_wo_text.yaml")
@@ -178,7 +180,7 @@ def run(args) -> list[dict]:
 
 def fmt(x, digits=2):
     if isinstance(x, float):
-        return "–" if x != x else f"{x:.{digits}f}"
+        return "–" if math.isnan(x) else f"{x:.{digits}f}"
     return str(x)
 
 

@@ -47,8 +47,7 @@ from authbench.render.tables import (
     is_baseline,
     round2,
 )
-from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS
-from authbench.studies.authority.evaluate import expected_derivation
+from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS, expected_derivation
 
 __all__ = [
     "CONTEXT_LABELS",
@@ -537,7 +536,7 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
                 rows += [(model, context, judge, False, name), (model, context, judge, True, f"{name} {EXPECTED_MARK}")]
 
     def deriv(row, setting: str) -> str:
-        base = "direct" if setting == "pairs" else dict((j, d) for j, _, d in _EXPECTED_JUDGES)[row[2]]
+        base = "direct" if setting == "pairs" else {j: d for j, _, d in _EXPECTED_JUDGES}[row[2]]
         return expected_derivation(base) if row[3] else base
 
     def cell(row, setting, difficulty, metric, which=0) -> float:
