@@ -15,7 +15,8 @@ from authbench.config import check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.joblogs import failure_summary
 from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
-from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells, statistics_files
+from authbench.studies.authority.outputs import SCORE_JUDGES, check_labels, has_secondary, secondary_cells
+from authbench.studies.authority.outputs import statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
 from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
@@ -269,6 +270,8 @@ def get_judge_params(wildcards):
             "constrained": config["constrained_decoding"],
             "cache": config.get("cache"),
             "model": _model_params(wildcards),
+            # score judges: E[s] beside the argmax (authbench.llm.expected)
+            **({"expected_scores": config.get("expected_scores", True)} if wildcards.judge in SCORE_JUDGES else {}),
         }
     )
 
@@ -322,6 +325,7 @@ def get_prediction_params(wildcards):
 def get_domain_report_params(wildcards):
     secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
     return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
+                  "expected_scores": config.get("expected_scores", True),
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"],
                   "judge_validity": config.get("judge_validity"), **secondary})
@@ -344,6 +348,7 @@ def get_entity_report_params(wildcards):
     scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
     scores = {n: c for n, c in scores.items() if c and c != "popularity"}
     return _json({"datasets": names, "judges": config["judges"],
+                  "expected_scores": config.get("expected_scores", True),
                   "coarse_source": config["entityauth"]["coarse_source"],
                   "parse": config["parse"], "judge_validity": config.get("judge_validity"),
                   **({"score_names": scores} if scores else {})})
@@ -497,11 +502,12 @@ def get_sp_report_params(wildcards):
 # --- reports and `all` -------------------------------------------------------------------
 
 def domainauth_report_outputs():
-    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"], SECONDARY)
+    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"], SECONDARY,
+                                   config.get("expected_scores", True))
 
 
 def entityauth_report_outputs():
-    return entityauth_report_files(f"{EA}/report", config["judges"])
+    return entityauth_report_files(f"{EA}/report", config["judges"], config.get("expected_scores", True))
 
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------

@@ -377,3 +377,78 @@ def test_server_not_up_is_a_named_error(tmp_path):
     log = (tmp_path / "results" / "logs" / "domainauth" / "judge" / MODEL / "point" / "wo_text" / "fine.log").read_text()
     last = log.strip().splitlines()[-1]
     assert last.startswith("error: cell domainauth/") and "point" in last and "Traceback" not in log
+
+
+# --- expected scores: score distributions from vLLM's logprobs --------------------------------
+
+EXPECTED_SCRIPT = r"""
+import json, math, sys
+from authbench.config import GenerateConfig
+from authbench.llm import expected as E
+from authbench.llm.engines.base import Request, create_engine
+from authbench.llm.grammars import grammar_for, max_tokens_for
+
+folder, options = sys.argv[1], json.loads(sys.argv[2])
+cfg = {"engine": "vllm", "model": "qwen", "prompt_format": "chat", "vllm": options}
+engine = create_engine(cfg, folder)
+asks = {
+    "point": ("How authoritative is the website nasa.gov? Answer with JSON {\"score\": <0-9>}.", "score", None),
+    "pair": ("Rate the authority of two websites, A: bbc.co.uk and B: sdetox.com, each 0-9. "
+             "Answer with JSON {\"A\": <score>, \"B\": <score>}.", "pair_scores", None),
+    "list": ("Rate the authority of these websites 0-9: [0] nasa.gov [1] sdetox.com [2] bbc.co.uk. "
+             "Answer with JSON {\"0\": <score>, \"1\": <score>, \"2\": <score>}.", "list_scores", 3),
+}
+reqs = [Request(k, p, max_tokens_for(f, n), grammar_for(f, n), None, f, n, score_probs=True) for k, (p, f, n) in asks.items()]
+reqs.append(Request("free", asks["point"][0], 24, None, None, "score", None, score_probs=True))
+reqs.append(Request("plain", asks["point"][0], max_tokens_for("score"), grammar_for("score"), None, "score"))
+out = {r.id: {"text": r.text, "probs": r.score_probs} for r in engine.generate(reqs, GenerateConfig(max_tokens=24))}
+# an independent computation of the point reply's score distribution: the same weights through
+# transformers (float32), the chat-templated prompt and the reply up to its score token
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained(folder)
+hf = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+text = out["point"]["text"]
+cut = len(text) - len(text.lstrip()) + text.lstrip().index(":") + 1
+head = text[:cut] + (" " if text[cut:cut + 1] == " " else "")
+ids = tok.apply_chat_template([{"role": "user", "content": asks["point"][0]}], tokenize=True,
+                              add_generation_prompt=True, enable_thinking=False)
+if isinstance(ids, dict) or hasattr(ids, "keys"):
+    ids = ids["input_ids"]
+ids = list(ids) + tok.encode(head, add_special_tokens=False)
+with torch.no_grad():
+    logits = hf(torch.tensor([ids])).logits[0, -1].float()
+digits = [tok.encode(d, add_special_tokens=False)[0] for d in E.SCORES]
+p = torch.softmax(logits[digits], dim=-1)
+out["hf"] = {"head": head, "p": {d: float(x) for d, x in zip(E.SCORES, p)}}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_expected_scores_from_vllm_logprobs(vllm_python, converted):
+    """Constrained replies: every score slot located, p(s) over the grammar's
+    digits (mass ~1, vLLM's logprobs come after the structured-output mask),
+    its argmax the reply's score; the point reply's p(s) agrees with the same
+    weights through transformers; free decoding is located or counted; asking
+    for distributions leaves the reply as it is."""
+    from authbench.llm import expected as E
+    from authbench.llm.parse import parse_reply
+
+    proc = subprocess.run([str(vllm_python), "-c", EXPECTED_SCRIPT, str(converted), json.dumps(VLLM_OPTIONS)],
+                          capture_output=True, text=True, timeout=900)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert proc.returncode == 0 and line, proc.stderr[-4000:]
+    out = json.loads(line[7:])
+    assert out["plain"]["text"] == out["point"]["text"] and out["plain"]["probs"] is None
+    for key, fmt, n in (("point", "score", None), ("pair", "pair_scores", None), ("list", "list_scores", 3)):
+        value = parse_reply(fmt, out[key]["text"], n).value
+        probs = out[key]["probs"]
+        assert set(probs) == set(E.slot_names(fmt, n)), (key, out[key])
+        for slot, got in probs.items():
+            assert got["p"], (key, slot, got, out[key]["text"])  # located: no fallback under the grammar
+            assert max(got["p"], key=got["p"].get) == str(E.slot_value(fmt, value, slot))
+            assert sum(got["p"].values()) == pytest.approx(1.0, abs=1e-4) and got["mass"] > 0.99
+    mine, hf = out["point"]["probs"]["score"]["p"], out["hf"]["p"]
+    assert sum(abs(mine.get(d, 0.0) - hf[d]) for d in hf) < 0.1, (mine, hf, out["hf"]["head"])  # bfloat16 vs float32
+    free = out["free"]["probs"]["score"]
+    assert free["p"] or free["why"] in E.FALLBACK_REASONS, out["free"]

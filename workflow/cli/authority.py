@@ -153,16 +153,19 @@ def cmd_judge(args, params) -> None:
 def _metric_columns() -> list[str]:
     from authbench.studies.authority.evaluate import METRIC_COLUMNS
 
-    return [*METRIC_COLUMNS, "parse", "n_calls"]
+    # expected_fallback_rate: E[s] rows only (share of score slots without a distribution)
+    return [*METRIC_COLUMNS, "parse", "n_calls", "expected_fallback_rate"]
 
 
 def cmd_evaluate(args, params) -> None:
     """A cell's metric rows under both parse modes (column ``parse``): the
     report shows the configured one and says what the other gives. With the
     cell's ``--template``, the judge-validity rows (derivation ``validity``)
-    include ``example_copy``."""
+    include ``example_copy``. Score judges with E[s] in their judgments get
+    their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
+    from authbench.llm.expected import fallback_rate
     from authbench.studies.authority.diagnostics import cell_diagnostics
-    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell
+    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell, evaluate_expected
     from authbench.studies.authority.prompts import load_template
 
     instances = read_jsonl(args.instances)
@@ -177,6 +180,14 @@ def cmd_evaluate(args, params) -> None:
         for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
         for row in (evaluate_cell(params["judge"], scale, instances, judgments, mode)
                     + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template))
+    ]
+    fallback = fallback_rate(judgments)
+    rows += [
+        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+         "n_calls": summary["n_calls"], "expected_fallback_rate": fallback}
+        for mode in PARSE_MODES
+        for scale in params["scales"]
+        for row in evaluate_expected(params["judge"], scale, instances, judgments, mode)
     ]
     write_tsv(rows, args.metrics, _metric_columns())
 
@@ -228,9 +239,9 @@ def cmd_domainauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
-                            domainauth_tables(params["settings"], params["judges"]), params["category_order"],
+                            domainauth_tables(params["settings"], params["judges"], params.get("expected_scores", False)), params["category_order"],
                             params.get("categories"), params["parse"], params.get("judge_validity"),
-                            skipped=domainauth_skipped(params["settings"], params["judges"]),
+                            skipped=domainauth_skipped(params["settings"], params["judges"], params.get("expected_scores", False)),
                             grid=_grid(params, "settings", "judges", "contexts"))
     if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
         from authbench.studies.authority.labels import secondary_specs
@@ -249,8 +260,8 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"]), params["coarse_source"], params["parse"],
-                            params.get("judge_validity"), skipped=entityauth_skipped(params["judges"]),
+                            entityauth_tables(params["judges"], params.get("expected_scores", False)), params["coarse_source"], params["parse"],
+                            params.get("judge_validity"), skipped=entityauth_skipped(params["judges"], params.get("expected_scores", False)),
                             grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"))
 
 

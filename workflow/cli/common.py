@@ -25,10 +25,12 @@ def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mappi
                       constrained: bool | None = None, engine_config: Mapping | None = None):
     """A cell's requests through the cache and the engine of ``params["model"]``
     (``constrained`` overrides the config's switch: free-text steps pass False;
-    ``engine_config``: the model's server, see :mod:`authbench.llm.serve`)."""
+    ``engine_config``: the model's server, see :mod:`authbench.llm.serve`;
+    ``params["expected_scores"]``: score distributions, :mod:`authbench.llm.expected`)."""
     return run_requests(requests, params["model"], args.model_file, params["cell"], cache_dir=params.get("cache"),
                         constrained=params["constrained"] if constrained is None else constrained,
-                        threads=args.threads, generate=generate, engine_config=engine_config)
+                        threads=args.threads, generate=generate, engine_config=engine_config,
+                        expected_scores=bool(params.get("expected_scores", False)))
 
 
 def try_seed(params, generate: Mapping | None, t: int) -> dict:

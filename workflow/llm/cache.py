@@ -26,6 +26,15 @@ counted (:attr:`ResponseCache.problems`, in the cell's manifest): the prompt
 is computed again, a wrong reply is never served. Two jobs computing the same
 prompt both store it; either copy is right. Replies cached by earlier releases
 (one JSON file per reply, ``<root>/<key[:2]>/<key>.json``) are still read.
+
+Score distributions (``expected_scores``, :mod:`authbench.llm.expected`) are
+NOT part of the key: asking for them does not change the reply, so a
+request keeps its key whether it asks or not. They are a field of the record
+(``score_probs``); a request that asks for them takes only a record that has
+them (``get_many(accept=...)``), an older copy without them is passed over
+(counted as ``recomputed_for_score_probs``), the reply is computed again and
+stored once more under the same key, with them. A record with them serves a
+request that does not ask.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ import uuid
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from authbench.config import GenerateConfig
 from authbench.errors import CacheError
@@ -134,7 +143,8 @@ class ResponseCache:
         self._buffer: list[tuple[str, str]] = []
         self._offsets: list[tuple[int, int]] = []
         self._index: list[tuple[Path, Any]] | None = None
-        self._scanned: dict[str, tuple[Path, int]] = {}
+        self._scanned: dict[str, list[tuple[Path, int]]] = {}
+        self.refused: set[str] = set()  # keys of the last get_many found only in refused copies
 
     def _new_path(self) -> Path:
         return self.shards / f"{self._slug}.{socket.gethostname()}.{os.getpid()}.{uuid.uuid4().hex[:8]}.jsonl"
@@ -232,7 +242,7 @@ class ResponseCache:
             offset = fh.tell()
             for line in fh:
                 if line.endswith(b"\n") and line.startswith(b'{"k":"'):
-                    self._scanned.setdefault(line[6:70].decode("ascii", "replace"), (shard, offset))
+                    self._scanned.setdefault(line[6:70].decode("ascii", "replace"), []).append((shard, offset))
                 elif line.strip():
                     self.problems["torn_or_garbage_line"] += 1
                 offset += len(line)
@@ -268,23 +278,38 @@ class ResponseCache:
             return None
         return {**record, "key": key}
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
-        """The stored records of ``keys`` (each looked up once), by key."""
+    def get_many(self, keys: Iterable[str], accept: Callable[[str, dict], bool] | None = None) -> dict[str, dict]:
+        """The stored records of ``keys`` (each looked up once), by key.
+
+        ``accept(key, record)``: a record it refuses is passed over and the
+        search goes on to the key's other copies (a reply stored again with
+        more in it: the score distributions of
+        :mod:`authbench.llm.expected`); keys found only in refused copies
+        are in :attr:`refused` afterwards."""
         import numpy as np
 
         wanted = list(dict.fromkeys(keys))
         found: dict[str, dict] = {}
+        self.refused = set()
         if not wanted:
             return found
+        ok = accept or (lambda key, record: True)
+
+        def take(key: str, record: dict | None) -> None:
+            if record is None:
+                return
+            if ok(key, record):
+                found[key] = record
+            else:
+                self.refused.add(key)
+
         shards = self._load()
         handles: dict = {}
         try:
             for key in wanted:
-                hit = self._scanned.get(key)
-                if hit is not None:
-                    record = self._read(hit[0], hit[1], key, handles)
-                    if record is not None:
-                        found[key] = record
+                for shard, offset in self._scanned.get(key, ()):
+                    if key not in found:
+                        take(key, self._read(shard, offset, key, handles))
             prefixes = np.array([int(k[:_PREFIX], 16) for k in wanted], dtype="<u8")
             for shard, index in shards:
                 if not len(index):
@@ -294,9 +319,7 @@ class ResponseCache:
                     key = wanted[i]
                     j = int(pos[i])
                     while key not in found and j < len(index) and index["prefix"][j] == prefixes[i]:
-                        record = self._read(shard, int(index["offset"][j]), key, handles)
-                        if record is not None:
-                            found[key] = record
+                        take(key, self._read(shard, int(index["offset"][j]), key, handles))
                         j += 1
         finally:
             for fh in handles.values():
@@ -304,9 +327,8 @@ class ResponseCache:
         legacy_dirs = self._legacy_dirs()
         for key in wanted:  # the per-file layout of earlier releases
             if key not in found and key[:2] in legacy_dirs:
-                legacy = self._legacy(key)
-                if legacy is not None:
-                    found[key] = legacy
+                take(key, self._legacy(key))
+        self.refused -= set(found)
         return found
 
     def _legacy_dirs(self) -> set[str]:

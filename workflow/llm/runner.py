@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from authbench.config import GenerateConfig
 from authbench.errors import EngineError
+from authbench.llm import expected
 from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
 from authbench.llm.grammars import grammar_for, slots_for, token_budget
@@ -31,7 +32,10 @@ from authbench.records import file_sha256, write_jsonl
 from tqdm import tqdm
 
 
-def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool) -> list[Request]:
+def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool,
+                    expected_scores: bool = False) -> list[Request]:
+    """The engine's requests; with ``expected_scores`` those of a score format
+    (:data:`authbench.llm.expected.SCORE_FORMATS`) ask for score distributions."""
     return [
         Request(
             id=r["request_id"],
@@ -41,6 +45,7 @@ def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constra
             slots=slots_for(r["output"], r["n"]) if constrained else None,
             output=r["output"],
             n=r["n"],
+            score_probs=bool(expected_scores) and expected.wants(r["output"]),
         )
         for r in requests
     ]
@@ -53,6 +58,7 @@ def run_cached(
     compute: Callable[[Engine, dict[str, Any], dict], Iterable[tuple[str, dict]]],
     cache: ResponseCache | None = None,
     desc: str = "judge",
+    accept: Callable[[str, dict], bool] | None = None,
 ) -> tuple[dict[str, dict], dict]:
     """The one cache-then-engine loop under every model cell.
 
@@ -66,16 +72,20 @@ def run_cached(
     after. Returns every key's record and ``cache_hits``, ``engine_calls``,
     ``unique`` (distinct keys), ``computed`` (the keys computed now),
     ``engine`` (identity, or None when nothing was computed) and
-    ``model_load_seconds``.
+    ``model_load_seconds``. ``accept(key, record)`` refuses cached records
+    that lack something the request needs (see
+    :meth:`authbench.llm.cache.ResponseCache.get_many`): those keys are
+    computed again and counted in ``refused``.
     """
-    records: dict[str, dict] = cache.get_many(keys) if cache is not None else {}
+    records: dict[str, dict] = cache.get_many(keys, accept) if cache is not None else {}
+    refused = len(cache.refused) if cache is not None else 0
     hits = len(records)
     todo: dict[str, Any] = {}
     for key, item in zip(keys, items):
         if key not in records and key not in todo:
             todo[key] = item
     stats = {"unique": len(set(keys)), "cache_hits": hits, "engine_calls": len(todo), "computed": list(todo),
-             "engine": None, "model_load_seconds": 0.0}
+             "engine": None, "model_load_seconds": 0.0, "refused": refused}
     if todo:
         start = time.perf_counter()
         made = callable(engine) and not isinstance(engine, Engine)
@@ -111,35 +121,54 @@ def run_cell(
     order: str = "prefix",
     cache: ResponseCache | None = None,
     model: Mapping | None = None,
+    expected_scores: bool = False,
 ) -> tuple[list[Response], dict]:
     """Send every request through the engine; return responses in request order
     and what it took (cache hits, engine calls, engine identity, load time).
+
+    ``expected_scores``: requests of a score format also ask for each score
+    slot's distribution (:mod:`authbench.llm.expected`); it is stored in the
+    record (``score_probs``, filled with ``engine_gives_none`` where the engine
+    has none) and returned in ``Response.score_probs``. Keys are unchanged; a
+    cached record without distributions is computed again for such a request
+    (``recomputed_for_score_probs``).
 
     With a ``cache`` (and the ``model`` identity of :func:`authbench.llm.cache.model_identity`)
     cached requests are not sent, identical requests within the cell are sent
     once, and every response is stored the moment it arrives (:func:`run_cached`).
     Missing requests go to the engine in prefix order (``order="prefix"``).
     """
-    reqs = engine_requests(requests, config, constrained)
+    reqs = engine_requests(requests, config, constrained, expected_scores)
+    # the key does not say whether score distributions were asked for (they do not
+    # change the reply): a request that asks takes only a record that has them
     keys = [
         request_key(model or {}, config, r.prompt, r.max_tokens, r.grammar, r.slots) if cache is not None else r.id
         for r in reqs
     ]
+    needs = {k for r, k in zip(reqs, keys) if r.score_probs}
 
     def compute(live: Engine, todo: dict[str, Request], identity: dict):
         key_of = {req.id: key for key, req in todo.items()}
+        by_id = {req.id: req for req in todo.values()}
         pending = list(todo.values())
         idx = prefix_order(pending) if order == "prefix" else list(range(len(pending)))
         for resp in live.generate([pending[i] for i in idx], config):
-            yield key_of[resp.id], {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
-                                    "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
-                                    "finish_reason": resp.finish_reason, "engine": identity}
+            rec = {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
+                   "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
+                   "finish_reason": resp.finish_reason, "engine": identity}
+            req = by_id[resp.id]
+            if req.score_probs:
+                rec["score_probs"] = (resp.score_probs if resp.score_probs is not None
+                                      else expected.unavailable(req.output, req.n, "engine_gives_none"))
+            yield key_of[resp.id], rec
 
-    records, core = run_cached(keys, reqs, engine, compute, cache)
+    records, core = run_cached(keys, reqs, engine, compute, cache,
+                               accept=(lambda key, rec: key not in needs or "score_probs" in rec) if needs else None)
     responses = [
         Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
                  completion_tokens=records[k]["completion_tokens"], seconds=records[k]["seconds"],
-                 finish_reason=records[k]["finish_reason"])
+                 finish_reason=records[k]["finish_reason"],
+                 score_probs=records[k]["score_probs"] if r.score_probs else None)
         for r, k in zip(reqs, keys)
     ]
     stats = {"n_requests": len(reqs), "unique_requests": core["unique"], "cache_hits": core["cache_hits"],
@@ -148,6 +177,8 @@ def run_cell(
              "engines_used": sorted({_canonical_engine(records[k].get("engine")) for k in set(keys)}),
              "cache_problems": core["cache_problems"],
              "engine_seconds_new": round(sum(records[k]["seconds"] for k in core["computed"]), 3)}
+    if needs:
+        stats["recomputed_for_score_probs"] = core["refused"]
     return responses, stats
 
 
@@ -164,6 +195,9 @@ def merge_run_stats(total: Mapping | None, run: Mapping) -> dict:
     out = dict(total)
     for key in RUN_SUMS:
         out[key] = round(out[key] + run[key], 3)
+    if "recomputed_for_score_probs" in out or "recomputed_for_score_probs" in run:
+        out["recomputed_for_score_probs"] = (out.get("recomputed_for_score_probs", 0)
+                                             + run.get("recomputed_for_score_probs", 0))
     out["engines_used"] = sorted(set(out["engines_used"]) | set(run["engines_used"]))
     problems = Counter(out.get("cache_problems") or {})
     problems.update(run.get("cache_problems") or {})
@@ -243,22 +277,29 @@ def prompt_hash(prompt: str) -> str:
 
 
 def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
-    """One judgment row per request: parsed value, status, detail."""
+    """One judgment row per request: parsed value, status, detail; with score
+    distributions also ``expected`` (E[s], the shape of ``value``) and
+    ``expected_fallback`` (slot -> why E[s] is the argmax there)."""
     rows = []
     for req, resp in zip(requests, responses):
         result = parse_reply(req["output"], resp.text, req["n"] if req["output"] in ("ranking", "list_scores", "utility") else None)
         value = result.value
         if isinstance(value, dict):
             value = {str(k): v for k, v in value.items()}
-        rows.append({"request_id": req["request_id"], "value": value, "status": result.status, "detail": result.detail})
+        row = {"request_id": req["request_id"], "value": value, "status": result.status, "detail": result.detail}
+        if resp.score_probs is not None:  # E[s] beside the argmax (authbench.llm.expected)
+            row["expected"], row["expected_fallback"] = expected.expected_judgment(req["output"], value,
+                                                                                   resp.score_probs)
+        rows.append(row)
     return rows
 
 
 def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
     """The raw replies of a cell. Deterministic: timings and cache hits are in
     the manifest, so a resumed or cached run writes the same bytes."""
-    return [
-        {
+    rows = []
+    for req, resp in zip(requests, responses):
+        row = {
             "request_id": resp.id,
             "prompt_sha256": prompt_hash(req["prompt"]),
             "text": resp.text,
@@ -266,14 +307,16 @@ def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) ->
             "completion_tokens": resp.completion_tokens,
             "finish_reason": resp.finish_reason,
         }
-        for req, resp in zip(requests, responses)
-    ]
+        if resp.score_probs is not None:
+            row["score_probs"] = resp.score_probs
+        rows.append(row)
+    return rows
 
 
 def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) -> dict:
     status = Counter(j["status"] for j in judgments)
     n = len(judgments)
-    return {
+    out = {
         "n_calls": n,
         "parse_status": dict(sorted(status.items())),
         "parse_failure_rate": (n - status.get("ok", 0)) / n if n else 0.0,
@@ -281,6 +324,10 @@ def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) ->
         "completion_tokens": sum(r.completion_tokens for r in responses),
         "engine_seconds": round(sum(r.seconds for r in responses), 3),
     }
+    scores = expected.summary(judgments, [r.score_probs for r in responses])
+    if scores is not None:
+        out["expected_scores"] = scores
+    return out
 
 
 # --- one model cell, from config to files ---------------------------------------------
@@ -291,13 +338,14 @@ log = logging.getLogger("authbench")
 def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file: str | None, cell: str, *,
                  cache_dir: str | None, constrained: bool, threads: int | None = None,
                  generate: Mapping | None = None,
-                 engine_config: Mapping | None = None) -> tuple[list[Response], dict, dict, GenerateConfig]:
+                 engine_config: Mapping | None = None,
+                 expected_scores: bool = False) -> tuple[list[Response], dict, dict, GenerateConfig]:
     """Send a cell's requests through the response cache and (only for what
     is missing) the configured engine. Returns responses, run stats, model
     identity and the sampling config (the model's ``generate`` overlaid with
     this step's ``generate``). ``engine_config`` builds the engine instead of
     ``model_config`` (a model served by :mod:`authbench.llm.serve`); the cache
-    key stays ``model_config``'s."""
+    key stays ``model_config``'s. ``expected_scores``: see :func:`run_cell`."""
     if threads:
         model_config = {**model_config, "threads": int(threads)}
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
@@ -306,7 +354,7 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     cache = ResponseCache(cache_dir, writer=cell) if cache_dir else None
     try:
         responses, run = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
-                                  constrained, cache=cache, model=model)
+                                  constrained, cache=cache, model=model, expected_scores=expected_scores)
     except EngineError as err:  # name the cell: the engine knows the model and the request only
         raise type(err)(f"cell {cell}: {err}") from None
     return responses, run, model, gen
@@ -344,6 +392,8 @@ def write_cell(out: Mapping[str, str], cell: str, engine: str, template: str | S
         "engine_seconds_this_run": run["engine_seconds_new"],
         "model_load_seconds": run["model_load_seconds"],
         "cache_problems": run.get("cache_problems", {}),
+        **({"recomputed_for_score_probs": run["recomputed_for_score_probs"]}
+           if "recomputed_for_score_probs" in run else {}),
         **cell_summary(judgments, responses),
         **extra,
     }

@@ -26,6 +26,9 @@ class Request:
     slots: tuple | None = None  # the same shape as literal/choice slots (grammars.slots_for)
     output: str | None = None  # the reply format asked for (parse.OUTPUT_FORMATS, or "free")
     n: int | None = None  # items of a list format
+    # report the score distribution of every score slot (authbench.llm.expected);
+    # the reply's text does not depend on it (not part of the cache key)
+    score_probs: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Response:
     completion_tokens: int
     seconds: float
     finish_reason: str
+    # slot -> distribution entry (authbench.llm.expected), when the request asked for it
+    score_probs: dict | None = None
 
 
 @dataclass(frozen=True)

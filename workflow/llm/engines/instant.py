@@ -7,7 +7,8 @@ its output format: the format's literal/choice slots
 a free-text request gets a fixed sentence that names passage 1 or 2. Its
 identity says ``engine: instant`` and ``not_a_model: true``, and so does every
 cache record and manifest built from it: its numbers can never be taken for
-a model's. Perplexity: every whitespace word one token, a fixed per-word loss.
+a model's. Score distributions (``Request.score_probs``): see
+:func:`instant_reply`. Perplexity: every whitespace word one token, a fixed per-word loss.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import hashlib
 from typing import Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
+from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 from authbench.llm.grammars import slots_for
 from authbench.llm.parse import OUTPUT_FORMATS
@@ -24,11 +26,22 @@ FREE_REPLY = "Answer: instant reply; the answer is retrieved from passage {k}."
 
 
 def instant_text(req: Request) -> str:
+    return instant_reply(req)[0]
+
+
+def instant_reply(req: Request) -> tuple[str, dict | None]:
+    """The reply's text and, when the request asks for them, its score
+    distributions: at each score slot the picked score gets probability 1/2
+    and every other score a share of the other 1/2 in proportion to
+    ``1 + byte % 7`` of the prompt's hash (so the pick is the argmax and
+    E[s] is a deterministic number off the pick; ``mass`` 1)."""
     digest = hashlib.sha256(req.prompt.encode("utf-8")).digest()
     if req.output not in OUTPUT_FORMATS:
-        return FREE_REPLY.format(k=1 + digest[0] % 2)
+        return FREE_REPLY.format(k=1 + digest[0] % 2), None
     slots = req.slots or slots_for(req.output, req.n)
-    text, taken = "", set()
+    wants = req.score_probs and expected.wants(req.output)
+    names = list(expected.slot_names(req.output, req.n)) if wants else []
+    text, taken, probs = "", set(), {}
     for i, (kind, value) in enumerate(slots):
         if kind == "lit":
             text += value
@@ -38,7 +51,11 @@ def instant_text(req: Request) -> str:
         if kind == "choice_unique":
             taken.add(pick)
         text += pick
-    return text
+        if kind == "choice" and names:
+            weights = {o: 1 + digest[(7 * i + k) % len(digest)] % 7 for k, o in enumerate(options) if o != pick}
+            total = sum(weights.values())
+            probs[names.pop(0)] = expected.entry({pick: 0.5, **{o: 0.5 * w / total for o, w in weights.items()}})
+    return text, (probs if wants else None)
 
 
 @register("instant")
@@ -53,8 +70,8 @@ class InstantEngine(Engine):
 
     def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
         for req in requests:
-            text = instant_text(req)
-            yield Response(req.id, text, len(req.prompt) // 4, max(1, len(text) // 4), 0.0, "stop")
+            text, probs = instant_reply(req)
+            yield Response(req.id, text, len(req.prompt) // 4, max(1, len(text) // 4), 0.0, "stop", probs)
 
     def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
         for i, text in enumerate(texts):

@@ -12,16 +12,25 @@ with ``logits_all=False``, which only concerns what ``Llama.eval`` asks for).
 Texts longer than the context (``n_ctx``): the first ``n_ctx`` tokens are
 scored as above and the rest is reported as ``truncated_tokens`` (no sliding
 window). The empty text has nothing to score: ``tokens 0``, ``perplexity NaN``.
+
+Score distributions (``Request.score_probs``, :mod:`authbench.llm.expected`):
+with slot decoding, the logits read at each score slot to pick the greedy
+score give its distribution (softmax over the allowed score tokens) at no
+extra cost. With ``constrain_with: gbnf`` or free decoding the engine reports
+none (llama-cpp-python returns logprobs only with ``logits_all=True``); the
+runner records ``engine_gives_none`` and E[s] falls back to the argmax.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
+from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 # tokens decoded per llama_decode call when scoring perplexity. Every position's
@@ -123,11 +132,14 @@ class LlamaCppEngine(Engine):
         result = self._chat_formatter(messages=[{"role": "user", "content": prompt}])
         return self.llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
 
-    def _slot_decode(self, req: Request) -> tuple[str, int, int]:
+    def _slot_decode(self, req: Request) -> tuple[str, int, int, dict | None]:
         tokens = self._prompt_tokens(req.prompt)
         n_prompt = len(tokens)
         text = ""
         taken: set[str] = set()
+        # score distributions: the score slots are the "choice" slots of a score format, in order
+        names = list(expected.slot_names(req.output, req.n)) if req.score_probs and expected.wants(req.output) else []
+        probs: dict | None = {} if req.score_probs and expected.wants(req.output) else None
         for kind, value in req.slots:
             if kind == "lit":
                 tokens += self._tokens(value)
@@ -140,11 +152,24 @@ class LlamaCppEngine(Engine):
             else:
                 logits = self._logits_after(tokens)
                 best = max(range(len(ids)), key=lambda k: (logits[ids[k]], -k))
+                if kind == "choice" and names:
+                    probs[names.pop(0)] = self._distribution(logits, ids, options)
             tokens.append(ids[best])
             text += options[best]
             if kind == "choice_unique":
                 taken.add(options[best])
-        return text, n_prompt, len(tokens) - n_prompt
+        return text, n_prompt, len(tokens) - n_prompt, probs
+
+    @staticmethod
+    def _distribution(logits, ids: list[int], options: list[str]) -> dict:
+        """softmax over the allowed options' logits; ``mass`` their share of
+        the softmax over the whole vocabulary (float64)."""
+        import numpy as np
+
+        full = np.asarray(logits, dtype=np.float64)
+        top = float(full.max())
+        log_norm = top + math.log(float(np.exp(full - top).sum()))
+        return expected.from_logits([float(full[i]) for i in ids], options, log_norm)
 
     def generate(self, requests: Sequence[Request], config: GenerateConfig) -> Iterator[Response]:
         for req in requests:
@@ -152,8 +177,8 @@ class LlamaCppEngine(Engine):
                 if config.temperature != 0:
                     raise ValueError("slot decoding is greedy: it needs temperature 0")
                 start = time.perf_counter()
-                text, n_prompt, n_completion = self._slot_decode(req)
-                yield Response(req.id, text, n_prompt, n_completion, time.perf_counter() - start, "stop")
+                text, n_prompt, n_completion, probs = self._slot_decode(req)
+                yield Response(req.id, text, n_prompt, n_completion, time.perf_counter() - start, "stop", probs)
                 continue
             kwargs = dict(
                 max_tokens=req.max_tokens,

@@ -14,6 +14,16 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   ignore or reject unknown fields (a rejection fails the cell with the
   server's message). Literal/choice ``slots`` are an in-process llama.cpp
   feature and are ignored here.
+* Score distributions (``Request.score_probs``, :mod:`authbench.llm.expected`):
+  a request of a score format that asks for them also sends ``logprobs: true,
+  top_logprobs: k`` (chat) or ``logprobs: k`` (completions), ``k`` =
+  ``openai.top_logprobs`` (default 20, the OpenAI API's maximum). The
+  answer's per-token logprobs give each score slot's distribution: the score
+  token is located in the reply and its alternatives read
+  (:func:`authbench.llm.expected.token_distributions`, constrained or free
+  decoding alike); an answer without logprobs gives ``no_logprobs`` (E[s]
+  falls back to the argmax, counted). A server that rejects the fields fails
+  the cell with its message: set ``expected_scores: false``.
 * Requests run concurrently (``openai.concurrency`` workers, default 4, taking
   requests in the order given) in an asyncio loop on a background thread;
   :meth:`OpenAICompatEngine.generate` yields each response as soon as it and
@@ -51,6 +61,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import queue
 import threading
@@ -60,6 +71,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import httpx
 from authbench.config import GenerateConfig
 from authbench.errors import EngineError, excerpt
+from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 from authbench.net import retry_after_seconds, safe_url
 
@@ -68,6 +80,7 @@ log = logging.getLogger("authbench.llm.engines.openai")
 DEFAULT_CONCURRENCY = 4
 DEFAULT_RETRIES = 5
 DEFAULT_TIMEOUT = 120.0
+DEFAULT_TOP_LOGPROBS = 20  # alternatives per token asked for score distributions (the OpenAI API's maximum)
 GRAMMAR_FIELDS = ("grammar", "structured_outputs", "guided_grammar")
 
 
@@ -116,6 +129,9 @@ class OpenAICompatEngine(Engine):
         self.max_backoff = float(max_backoff)
         extra = extra_body if extra_body is not None else cfg.get("extra_body")
         self.extra_body = dict(extra) if extra else {}
+        self.top_logprobs = int(cfg.get("top_logprobs") or DEFAULT_TOP_LOGPROBS)
+        if not 1 <= self.top_logprobs <= 20:
+            raise ValueError(f"openai.top_logprobs must be 1..20 (the OpenAI API's limit), not {self.top_logprobs}")
         self.grammar_field = cfg.get("grammar_field") or "grammar"
         if self.grammar_field not in GRAMMAR_FIELDS:
             raise ValueError(f"openai.grammar_field must be one of {GRAMMAR_FIELDS}, not {self.grammar_field!r}")
@@ -159,6 +175,11 @@ class OpenAICompatEngine(Engine):
             body["prompt"] = req.prompt
         body.update(temperature=config.temperature, top_p=config.top_p, seed=config.seed,
                     max_tokens=req.max_tokens, n=1)
+        if req.score_probs and expected.wants(req.output):  # score distributions (authbench.llm.expected)
+            if self.prompt_format == "chat":
+                body.update(logprobs=True, top_logprobs=self.top_logprobs)
+            else:
+                body["logprobs"] = self.top_logprobs
         if req.grammar is not None:
             if self.grammar_field == "structured_outputs":
                 body["structured_outputs"] = {"grammar": req.grammar}
@@ -186,6 +207,9 @@ class OpenAICompatEngine(Engine):
             raise self._fail(req, f"answer has no choices[0].{'message.content' if self.prompt_format == 'chat' else 'text'}: "
                                   f"{excerpt(data)}") from None
         usage = data.get("usage") or {}
+        probs = None
+        if req.score_probs and expected.wants(req.output):
+            probs = expected.token_distributions(req.output, req.n, self._tokens(req, choice), str(text))
         return Response(
             id=req.id,
             text=str(text),
@@ -193,7 +217,36 @@ class OpenAICompatEngine(Engine):
             completion_tokens=int(usage.get("completion_tokens") or 0),
             seconds=seconds,
             finish_reason=str(choice.get("finish_reason")),
+            score_probs=probs,
         )
+
+    def _tokens(self, req: Request, choice: Mapping) -> list | None:
+        """The generated tokens with their top alternatives
+        (:class:`authbench.llm.expected.Token`) from a choice's ``logprobs``:
+        chat's ``content: [{token, logprob, top_logprobs: [{token, logprob}]}]``
+        or the completions API's ``tokens``/``token_logprobs``/``top_logprobs``
+        (one ``{token: logprob}`` per position). None when the answer has none."""
+        logprobs = choice.get("logprobs")
+        if not logprobs:
+            return None
+        try:
+            if self.prompt_format == "chat":
+                content = logprobs.get("content")
+                if not content:
+                    return None
+                return [expected.Token(str(t["token"]), float(t["logprob"]),
+                                       {str(a["token"]): float(a["logprob"]) for a in t.get("top_logprobs") or []})
+                        for t in content]
+            tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
+            if not tokens or values is None or len(values) != len(tokens):
+                return None
+            tops = logprobs.get("top_logprobs") or [None] * len(tokens)
+            return [expected.Token(str(t), float(v) if v is not None else -math.inf,
+                                   {str(k): float(x) for k, x in (top or {}).items()})
+                    for t, v, top in zip(tokens, values, tops)]
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise self._fail(req, f"unreadable logprobs ({type(err).__name__}: {err}): "
+                                  f"{json.dumps(logprobs)[:300]}") from None
 
     async def _send(self, client: httpx.AsyncClient, req: Request, config: GenerateConfig | None, *,
                     url: str | None = None, body: dict | None = None, parse=None) -> Any:

@@ -24,6 +24,16 @@ backend), else ``GuidedDecodingParams(grammar=...)`` as
 ``SamplingParams(guided_decoding=...)`` (about 0.6.3 to 0.11.x).
 ``Request.slots`` (the llamacpp engine's logit-level decoding) is not used.
 
+Score distributions (``Request.score_probs``, :mod:`authbench.llm.expected`):
+requests of a score format that ask for them get ``SamplingParams(logprobs=k)``,
+``k`` = ``vllm.top_logprobs`` (default 20); vLLM returns per generated token
+the sampled token and the ``k`` most likely ones, and each score slot's
+distribution is read at its located score token. vLLM's logprobs are its
+"raw" ones, taken after the structured-output mask (vLLM 0.32: the grammar
+bitmask is applied to the logits before the sampler computes them), so under
+a grammar the probabilities are already over the allowed tokens (``mass``
+near 1); in free decoding they are over the whole vocabulary.
+
 The model: a local folder (``model_path``, e.g. the GGUF converted by the
 ``models_convert`` rule; it must hold ``config.json``) or a hub id / folder in
 ``model:``. ``vllm.engine_args`` passes further ``vllm.LLM`` keyword arguments
@@ -54,12 +64,14 @@ environment never installs it (``make vllm-env`` builds the CPU one).
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import time
 from typing import Callable, Iterator, Mapping, Sequence
 
 from authbench.config import GenerateConfig
 from authbench.errors import EngineError, excerpt
+from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
 
 INSTALL_HINT = (
@@ -78,6 +90,7 @@ DEFAULTS = {
     "enable_thinking": False,
     "download_dir": None,
     "chunk_size": 512,
+    "top_logprobs": 20,  # alternatives per generated token when score distributions are asked for
     "engine_args": {},
     "env": {},
 }
@@ -120,6 +133,30 @@ def structured_output_factory(vllm_module) -> tuple[str, Callable[[str], dict]]:
     )
 
 
+def _tokens(completion) -> list | None:
+    """The generated tokens of a vLLM completion with their alternatives
+    (:class:`authbench.llm.expected.Token`): ``completion.logprobs`` holds per
+    position a dict token id -> ``Logprob`` (the sampled token and the top
+    ``k``; ``decoded_token`` is each token decoded alone). Alternatives that
+    decode to the same text are pooled (their probabilities summed)."""
+    steps = completion.logprobs
+    ids = list(completion.token_ids or [])
+    if not steps or len(steps) != len(ids):
+        return None
+    tokens = []
+    for token_id, step in zip(ids, steps):
+        if not step or token_id not in step:
+            return None
+        top: dict[str, float] = {}
+        for lp in step.values():
+            text = lp.decoded_token or ""
+            value = float(lp.logprob)
+            top[text] = value if text not in top else float(math.log(math.exp(top[text]) + math.exp(value)))
+        chosen = step[token_id]
+        tokens.append(expected.Token(chosen.decoded_token or "", float(chosen.logprob), top))
+    return tokens
+
+
 def _chunks(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start:start + size]
@@ -150,6 +187,7 @@ class VllmEngine(Engine):
         self.prompt_format = model_config.get("prompt_format", "completion")
         self.enable_thinking = bool(options["enable_thinking"])
         self.chunk_size = int(options["chunk_size"])
+        self.top_logprobs = int(options["top_logprobs"])
         self.cache_batch = self.chunk_size  # the runner stores a chunk's replies with one fsync
         if self.chunk_size < 1:
             raise EngineError(f"model {self.model!r}: vllm.chunk_size must be >= 1, got {self.chunk_size}")
@@ -200,13 +238,15 @@ class VllmEngine(Engine):
     def sampling_params(self, requests: Sequence[Request], config: GenerateConfig) -> list:
         """One ``SamplingParams`` per request, shared among requests with the
         same (max_tokens, grammar); a spec vLLM refuses is a named error."""
-        shared: dict[tuple[int, str | None], object] = {}
+        shared: dict[tuple[int, str | None, bool], object] = {}
         out = []
         for req in requests:
-            key = (int(req.max_tokens), req.grammar)
+            key = (int(req.max_tokens), req.grammar, bool(req.score_probs and expected.wants(req.output)))
             if key not in shared:
                 try:
                     extra = self._grammar_kwargs(req.grammar) if req.grammar is not None else {}
+                    if key[2]:
+                        extra["logprobs"] = self.top_logprobs
                     shared[key] = self._vllm.SamplingParams(temperature=config.temperature, top_p=config.top_p,
                                                             seed=config.seed, max_tokens=key[0], **extra)
                 except Exception as err:  # vLLM's own error types differ between releases
@@ -258,9 +298,12 @@ class VllmEngine(Engine):
             outputs, wall = self._run([r.prompt for r in chunk], params, "generate", chunk[0].id)
             for req, out in zip(chunk, outputs):  # vLLM returns outputs in prompt order
                 completion = out.outputs[0]
+                probs = None
+                if req.score_probs and expected.wants(req.output):
+                    probs = expected.token_distributions(req.output, req.n, _tokens(completion), completion.text)
                 yield Response(id=req.id, text=completion.text, prompt_tokens=_count(out.prompt_token_ids),
                                completion_tokens=_count(completion.token_ids), seconds=wall / len(chunk),
-                               finish_reason=str(completion.finish_reason))
+                               finish_reason=str(completion.finish_reason), score_probs=probs)
 
     def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
         """See the module docstring."""

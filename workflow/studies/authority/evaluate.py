@@ -22,6 +22,12 @@ Policies (docs/decisions.md):
 * PairJudge rankings: PairRank by BubbleSort; PointScore by AverageScore (the
   paper's main number) and by BubbleSort (Tables 9/10). BubbleSort starts from
   the presentation order and uses the anchor rule where a pair was not compared.
+* Expected scores (config ``expected_scores``): PointJudge, ListJudge-PointScore
+  and PairJudge-PointScore cells also get rows computed from E[s] (the
+  probability-weighted score of each score slot, falling back to the argmax
+  where the engine gave no distribution) under the same rules, as derivations
+  of their own (:func:`expected_derivation`: ``expected``,
+  ``average_expected``, ``bubble_expected``), so the argmax rows are unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
+from authbench.errors import InputError
 from authbench.net import tld_prior_score
 from authbench.seeding import rng
 from authbench.studies.authority import metrics as M
@@ -200,6 +207,37 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
     if average:
         rows += _list_rows(setting, judge, "average", average)
     return rows
+
+
+# --- expected scores (E[s], authbench.llm.expected) ---------------------------
+
+EXPECTED_JUDGES = ("point", "list_score", "pair_score")
+
+
+def expected_derivation(derivation: str) -> str:
+    """The derivation name of an E[s] row: ``direct`` -> ``expected``,
+    ``average`` -> ``average_expected``, ``bubble`` -> ``bubble_expected``."""
+    return "expected" if derivation == "direct" else f"{derivation}_expected"
+
+
+def evaluate_expected(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
+                      parse: str = "strict") -> list[dict]:
+    """The E[s] rows of a score judge's cell: :func:`evaluate_cell`'s rows
+    with every judgment's ``expected`` (E[s] per score slot) in place of its
+    argmax ``value`` (the same parse modes, unscored-item, tie and BubbleSort
+    rules), under derivation :func:`expected_derivation`. No rows for other
+    judges or judgments without ``expected`` (``expected_scores: false``)."""
+    if judge not in EXPECTED_JUDGES:
+        return []
+    have = sum("expected" in j for j in judgments)
+    if have == 0:
+        return []
+    if have < len(judgments):
+        raise InputError(f"{judge}/{setting}: {len(judgments) - have} of {len(judgments)} judgments have no "
+                         "'expected' field (a judgments file of mixed runs?); rerun the cell")
+    swapped = [{**j, "value": j["expected"]} for j in judgments]
+    return [{**row, "derivation": expected_derivation(row["derivation"])}
+            for row in evaluate_cell(judge, setting, instances, swapped, parse)]
 
 
 def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping], parse: str = "strict") -> list[dict]:

@@ -12,6 +12,9 @@ from authbench.config import entity_rescores, entity_settings
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 PAIR_JUDGES = ("pair_rank", "pair_score")
+# the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
+SCORE_JUDGES = ("point", "list_score", "pair_score")
+EXPECTED_TABLE = "expected_scores"
 
 # table stem -> (kind, label scale); the kind picks the table builder
 DOMAIN_TABLES = {
@@ -20,12 +23,14 @@ DOMAIN_TABLES = {
     "table2_coarse": ("main", "coarse"),
     "table10_derivations_coarse": ("derivations", "coarse"),
     "table3_pairs": ("pairs", "pairs"),
+    EXPECTED_TABLE: ("expected", None),
 }
 ENTITY_TABLES = {
     "table4_fine": ("main", "fine"),
     "table6_coarse": ("main", "coarse"),
     "table11_derivations_fine": ("derivations", "fine"),
     "table12_derivations_coarse": ("derivations", "coarse"),
+    EXPECTED_TABLE: ("expected", None),
 }
 
 
@@ -59,31 +64,45 @@ def _missing(settings: Sequence[str], judges: Sequence[str], setting: str | None
     return ""
 
 
-def domainauth_skipped(settings: Sequence[str], judges: Sequence[str]) -> dict[str, str]:
+def _expected_missing(settings: Sequence[str] | None, judges: Sequence[str]) -> str:
+    """Why a grid has no E[s] table ('' when it has): it needs a score judge
+    (and, for DomainAuth, a fine, coarse or pairs setting)."""
+    if not set(judges) & set(SCORE_JUDGES):
+        return f"config key 'judges' has none of {', '.join(SCORE_JUDGES)}"
+    if settings is not None and not set(settings) & {"fine", "coarse", "pairs"}:
+        return "config key 'settings' has none of fine, coarse, pairs"
+    return ""
+
+
+def domainauth_skipped(settings: Sequence[str], judges: Sequence[str], expected: bool = False) -> dict[str, str]:
     """DomainAuth's tables the grid has no data for, each with the reason
     (the report's contents.md lists them; config.yaml allows removing
-    entries of ``settings``, ``judges`` and ``contexts``)."""
+    entries of ``settings``, ``judges`` and ``contexts``); with ``expected``
+    (config ``expected_scores``) the E[s] table is one of them."""
     out = {}
     for stem, (setting, needs) in DOMAIN_NEEDS.items():
         reason = _missing(settings, judges, setting, needs)
         if reason:
             out[stem] = reason
+    if expected and _expected_missing(settings, judges):
+        out[EXPECTED_TABLE] = _expected_missing(settings, judges)
     return out
 
 
-def domainauth_tables(settings: Sequence[str], judges: Sequence[str]) -> list[str]:
+def domainauth_tables(settings: Sequence[str], judges: Sequence[str], expected: bool = False) -> list[str]:
     """DomainAuth's table stems for the configured settings and judges: each
-    table whose setting is configured and that has a configured judge to fill it."""
-    skipped = domainauth_skipped(settings, judges)
-    return [stem for stem in DOMAIN_NEEDS if stem not in skipped]
+    table whose setting is configured and that has a configured judge to fill
+    it (with ``expected``, config ``expected_scores``: the E[s] vs argmax table too)."""
+    skipped = domainauth_skipped(settings, judges, expected)
+    return [stem for stem in (*DOMAIN_NEEDS, *([EXPECTED_TABLE] if expected else [])) if stem not in skipped]
 
 
 def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str],
-                            secondary: bool = False) -> list[str]:
+                            secondary: bool = False, expected: bool = False) -> list[str]:
     """Every DomainAuth report file (under ``folder``) the config's grid
     produces; ``secondary``: the config names secondary labels
-    (:func:`secondary_files`)."""
-    stems = domainauth_tables(settings, judges)
+    (:func:`secondary_files`); ``expected``: config ``expected_scores``."""
+    stems = domainauth_tables(settings, judges, expected)
     out = [f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/figures/fig3_label_distribution.png"]
     out += cost_files(folder)
     if "table8_categories" in stems:
@@ -138,22 +157,27 @@ def secondary_cells(config: Mapping[str, Any], cells: Sequence) -> list:
     return [c for c in cells if c.dataset == "domainauth" and gives_item_scores(c.judge, c.setting)]
 
 
-def entityauth_skipped(judges: Sequence[str]) -> dict[str, str]:
-    """EntityAuth's tables the judges leave out (Tables 11, 12 need a PairJudge)."""
+def entityauth_skipped(judges: Sequence[str], expected: bool = False) -> dict[str, str]:
+    """EntityAuth's tables the judges leave out (Tables 11, 12 need a PairJudge;
+    with ``expected`` the E[s] table needs a score judge)."""
     reason = _missing((), judges, None, PAIR_JUDGES)
-    return {stem: reason for stem in ("table11_derivations_fine", "table12_derivations_coarse") if reason}
+    out = {stem: reason for stem in ("table11_derivations_fine", "table12_derivations_coarse") if reason}
+    if expected and _expected_missing(None, judges):
+        out[EXPECTED_TABLE] = _expected_missing(None, judges)
+    return out
 
 
-def entityauth_tables(judges: Sequence[str]) -> list[str]:
-    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges)."""
-    skipped = entityauth_skipped(judges)
-    return [stem for stem in ENTITY_TABLES if stem not in skipped]
+def entityauth_tables(judges: Sequence[str], expected: bool = False) -> list[str]:
+    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges; with
+    ``expected`` and a score judge the E[s] vs argmax table)."""
+    skipped = entityauth_skipped(judges, expected)
+    return [stem for stem in ENTITY_TABLES if stem not in skipped and (expected or stem != EXPECTED_TABLE)]
 
 
-def entityauth_report_files(folder: str, judges: Sequence[str]) -> list[str]:
+def entityauth_report_files(folder: str, judges: Sequence[str], expected: bool = False) -> list[str]:
     return ([f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/reuse.tsv",
              f"{folder}/figures/fig3_entityauth_label_distribution.png"]
-            + table_files(folder, entityauth_tables(judges)) + cost_files(folder))
+            + table_files(folder, entityauth_tables(judges, expected)) + cost_files(folder))
 
 
 def is_entity(dataset: str) -> bool:

@@ -18,7 +18,7 @@ from authbench.studies.authority.diagnostics import (DAGGER, ValidityRule, flagg
                                                      validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
-from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, FAIL_NOTE
+from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, EXPECTED_TABLE, FAIL_NOTE
 
 log = logging.getLogger("authbench")
 
@@ -41,6 +41,11 @@ CAPTIONS = {
     "table12_derivations_coarse": "PairJudge ranking derivation methods on EntityAuth (coarse-grained), "
                                   "Spearman's rho (%)." + FAIL_NOTE,
 }
+CAPTIONS[EXPECTED_TABLE] = (
+    "Expected-score judging (not in the paper): each score judge's argmax scores and E[s] = sum of p(s) x s over "
+    "the score tokens (renormalised at each score slot), as Spearman's rho (%), Kendall's tau (%), constant lists "
+    "and pairwise accuracy (%). PairJudge PointScore: AverageScore. fallback%: score slots whose E[s] is the argmax "
+    "for want of a distribution (config expected_scores).")
 # Table 6 with entityauth.coarse_source: rescore (no coarse cells)
 TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
                    "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
@@ -166,6 +171,8 @@ def write_contents(out: Path, title: str, grid: str, stems: Sequence[str], skipp
 
 def _table(stem: str, metrics: pd.DataFrame, dataset: str, rule: ValidityRule | None = None):
     kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
+    if kind == "expected":
+        return tables.table_expected(metrics, dataset)
     if kind == "main":
         return tables.table_main(metrics, dataset, setting, rule)
     if kind == "derivations":
@@ -178,6 +185,8 @@ def table_validity_note(stem: str, metrics: pd.DataFrame, benchmarks: Sequence[s
     """The caption sentence on judge validity of a results table: its cells
     marked ``†`` and why (:func:`authbench.studies.authority.diagnostics.validity_note`)."""
     kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
+    if kind not in TABLE_JUDGES:  # the E[s] table marks nothing (its rows are not the results tables')
+        return ""
     return validity_note(flagged_cells(metrics, rule), benchmarks, setting, TABLE_JUDGES[kind],
                          tables.context_label, dataset_label, has_diagnostics(metrics, benchmarks, setting))
 
@@ -201,7 +210,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     for stem in stems:
         if stem != "table8_categories":
             spec = _table(stem, metrics, "domainauth", rule)
-            other = _table(stem, alt, "domainauth", rule) if "parse" in every.columns else None
+            other = _table(stem, alt, "domainauth", rule) if "parse" in every.columns and stem != EXPECTED_TABLE else None
             write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse)
                         + table_validity_note(stem, metrics, ["domainauth"], rule))
     figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
@@ -241,7 +250,7 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
         spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}", rule)) for d in datasets],
                             "Domain")
         other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}", rule)) for d in datasets],
-                              "Domain") if "parse" in every.columns else None)
+                              "Domain") if "parse" in every.columns and stem != EXPECTED_TABLE else None)
         caption = TABLE6_RESCORED if stem == "table6_coarse" and coarse_source == "rescore" else CAPTIONS[stem]
         caption += parse_note(spec, other, parse) + table_validity_note(
             stem, metrics, [f"entityauth/{d}" for d in datasets], rule, lambda b: b.split("/", 1)[1].capitalize())

@@ -54,7 +54,7 @@ from authbench.render.tables import (
     round2,
 )
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
-from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS
+from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS, expected_derivation
 
 __all__ = [
     "CONTEXT_LABELS",
@@ -63,6 +63,7 @@ __all__ = [
     "context_label",
     "table_categories",
     "table_derivations",
+    "table_expected",
     "table_main",
     "table_pairs",
 ]
@@ -517,3 +518,87 @@ def table_categories(
         "Bias = avg. (predicted − true PageRank)."
     )
     return _model_context_table(rows, cols, caption, note)
+
+
+# --------------------------------------------------------------------------
+# Expected scores: E[s] vs argmax (config expected_scores)
+# --------------------------------------------------------------------------
+# (judge, display name, argmax derivation on lists); on pairs every argmax derivation is "direct"
+_EXPECTED_JUDGES = (
+    ("point", "PointJudge", "direct"),
+    ("list_score", "ListJudge PointScore", "direct"),
+    ("pair_score", "PairJudge PointScore", "average"),
+)
+EXPECTED_MARK = "E[s]"
+_LIST_SETTINGS = (("fine", "fine"), ("coarse", "coarse"))
+
+
+def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
+    """The E[s] table: per model x context, each score judge twice, its
+    argmax row and its ``E[s]`` row (``PointJudge`` / ``PointJudge E[s]``),
+    with Spearman's ρ, Kendall's τ (%) and the constant lists of the fine and
+    coarse lists, the pairwise accuracy (%) of the easy and hard pairs (the
+    settings present), and for the E[s] rows the share (%) of score slots
+    whose E[s] fell back to the argmax (mean over the row's cells); the
+    settings are those of the whole ``metrics`` (every part of a stacked
+    table has the same columns). PairJudge
+    PointScore is its AverageScore ranking (the paper's main number). No
+    marks: the rows answer one question each (how E[s] changes a judge).
+    Judges without E[s] rows (``expected_scores: false``) are left out."""
+    what = f"table_expected({benchmark!r})"
+    _check_columns(metrics, METRIC_COLUMNS, what)
+    sub = metrics[(metrics["benchmark"].astype(str) == benchmark)
+                  & ~metrics["model"].astype(str).map(is_baseline)]
+    cells: dict[tuple, tuple[float, float]] = {}
+    fallback: dict[tuple, list[float]] = {}
+    has_fallback = "expected_fallback_rate" in sub.columns
+    for rec in sub.to_dict("records"):
+        key = tuple(str(rec[k]) for k in ("model", "context", "judge", "derivation", "setting", "difficulty",
+                                          "metric"))
+        val = (_to_float(rec["value"]), _to_float(rec["n_constant"]))
+        if key in cells and not _same(cells[key], val):
+            raise ValueError(f"{what}: conflicting duplicate metrics rows for {key}")
+        cells[key] = val
+        if has_fallback and str(rec["derivation"]).endswith("expected"):
+            fallback.setdefault(key[:4], []).append(_to_float(rec["expected_fallback_rate"]))
+    expected_judges = {(k[0], k[1], k[2]) for k in cells if k[3].endswith("expected")}
+    # the columns follow the settings of the whole table (EntityAuth stacks one part per domain)
+    settings = set(metrics.loc[~metrics["model"].astype(str).map(is_baseline), "setting"].astype(str))
+
+    rows = []
+    for model, context in _model_context_rows(sub, baselines=False):
+        for judge, name, _ in _EXPECTED_JUDGES:
+            if (model, context, judge) in expected_judges:
+                rows += [(model, context, judge, False, name), (model, context, judge, True, f"{name} {EXPECTED_MARK}")]
+
+    def deriv(row, setting: str) -> str:
+        base = "direct" if setting == "pairs" else {j: d for j, _, d in _EXPECTED_JUDGES}[row[2]]
+        return expected_derivation(base) if row[3] else base
+
+    def cell(row, setting, difficulty, metric, which=0) -> float:
+        hit = cells.get((row[0], row[1], row[2], deriv(row, setting), setting, difficulty, metric))
+        if hit is None or math.isnan(hit[which]):
+            return math.nan
+        return float(hit[1]) if which else round2(hit[0], 100)
+
+    cols: list[Column] = []
+    for setting, label in _LIST_SETTINGS:
+        if setting in settings:
+            cols += [Column((label, RHO), PCT, lambda r, s=setting: cell(r, s, "all", "rho")),
+                     Column((label, TAU), PCT, lambda r, s=setting: cell(r, s, "all", "tau")),
+                     Column((label, "constant lists"), COUNT, lambda r, s=setting: cell(r, s, "all", "rho", 1))]
+    if "pairs" in settings:
+        for diff in DIFFICULTY_ORDER:
+            cols.append(Column(("pairs", f"{diff} acc"), PCT, lambda r, d=diff: cell(r, "pairs", d, "acc")))
+
+    def fallback_pct(row) -> float:
+        got = [v for key, vals in fallback.items() if key[:3] == tuple(row[:3]) and row[3]
+               for v in vals if not math.isnan(v)]
+        return round2(sum(got) / len(got), 100) if got else math.nan
+
+    cols.append(Column(("", "fallback%"), PCT, fallback_pct))
+    caption = (f"Expected-score judging on {benchmark}: each score judge's argmax scores and its E[s] = Σ p(s)·s "
+               "over the score tokens, as Spearman's ρ (%), Kendall's τ (%), constant lists and pairwise accuracy "
+               "(%). fallback%: score slots whose E[s] is the argmax for want of a distribution.")
+    return build_table(rows, [(m, context_label(c), name) for m, c, _, _, name in rows], ["Model", "Ctx", "Judge"],
+                       cols, [False] * len(rows), caption=caption, tex_labels=TEX_LABELS)
