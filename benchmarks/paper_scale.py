@@ -55,7 +55,8 @@ PARAMS_B = {
     "Qwen/Qwen3-32B": 32.8,
     "meta-llama/Meta-Llama-3-8B-Instruct": 8.03,
     "meta-llama/Llama-3.1-8B-Instruct": 8.03,
-}
+    "mistralai/Mistral-7B-Instruct-v0.3": 7.25,
+}  # hosted evaluators (gpt-3.5-turbo, gpt-4o-mini, gemini-2.0-flash) use no GPU of yours: not counted
 CHARS_PER_TOKEN = 4
 STAND_IN_WORDS = (
     "welcome to our official site find news services products and support information about our organization "
