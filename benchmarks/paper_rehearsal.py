@@ -202,6 +202,8 @@ def main(argv=None) -> None:
     ap.add_argument("--workdir", default="/tmp/authbench-rehearsal")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="reuse the working folder (a resumed run)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="print the tables again from a finished rehearsal in --workdir (plans are redone)")
     ap.add_argument("--utilisation", type=float, default=0.40)
     ap.add_argument("--peak-tflops", type=float, default=312.0)
     ap.add_argument("--load-fixed-s", type=float, default=90.0,
@@ -210,6 +212,9 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
 
     work = Path(args.workdir).resolve()
+    if args.report_only:
+        report(work, args)
+        return
     locks = work / ".snakemake" / "locks"
     if locks.is_dir() and any(locks.iterdir()):
         sys.exit(f"{work} is locked by a running Snakemake (or one that was killed: `snakemake --unlock` there); "
@@ -226,8 +231,6 @@ def main(argv=None) -> None:
     over = overlay(config, work)
     (work / "rehearsal.yaml").write_text(yaml.safe_dump(over, sort_keys=False))
     configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml"]
-    results = Path(config["results"])
-    cache = Path(config["cache"])
     usage = work / "usage.jsonl"
     env = {**os.environ, "AUTHBENCH_USAGE_LOG": str(usage),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -245,19 +248,8 @@ def main(argv=None) -> None:
         sys.exit(f"--touch failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
     stage_wall["inputs (stand-ins, fetch_urllog)"] = time.perf_counter() - t0
 
-    # the plan: the paper's config with the stand-in RAGAuth file (no instant overlay) vs the rehearsal's
+    # the plan of the paper's config with the stand-in RAGAuth file (no instant overlay), made in report()
     (work / "plan.yaml").write_text(yaml.safe_dump({"ragauth": over["ragauth"]}))
-    t = time.perf_counter()
-    paper_plan = snakemake(work, configs[:2] + [work / "plan.yaml"], "-n", "--cores", "8", "--forceall", env=env)
-    paper_dry = time.perf_counter() - t
-    t = time.perf_counter()
-    plan = snakemake(work, configs, "-n", "--cores", str(args.cores), "--forceall", env=env)
-    dry = time.perf_counter() - t
-    for p in (paper_plan, plan):
-        if p.returncode:
-            sys.exit(f"snakemake -n failed:\n{(p.stdout + p.stderr)[-3000:]}")
-    paper_jobs, jobs = job_counts(paper_plan.stdout + paper_plan.stderr), job_counts(plan.stdout + plan.stderr)
-    listing = planned_jobs(plan.stdout + plan.stderr)
 
     t = time.perf_counter()
     log = open(work / "snakemake.log", "w")
@@ -273,10 +265,38 @@ def main(argv=None) -> None:
     if code:
         sys.exit(f"the rehearsal failed (exit {code}); see {work / 'snakemake.log'}")
 
-    steps = [json.loads(line) for line in usage.read_text().splitlines()]
+    (work / "rehearsal_state.json").write_text(json.dumps(
+        {"inputs_s": stage_wall["inputs (stand-ins, fetch_urllog)"], "run_s": run_wall,
+         "snakemake_peak_rss": sampler.peak, "n_texts": n_texts}) + "\n")
+    report(work, args)
+
+
+def report(work: Path, args) -> None:
+    """The tables, from a finished rehearsal in ``work`` (the two plans are made again)."""
+    os.chdir(work)
+    config = merged_config(ROOT / args.config)
+    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml"]
+    results, cache = Path(config["results"]), Path(config["cache"])
+    state = json.loads((work / "rehearsal_state.json").read_text()) if (work / "rehearsal_state.json").is_file() else {}
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("AUTHBENCH_USAGE_LOG", None)
+    t = time.perf_counter()
+    paper_plan = snakemake(work, configs[:2] + [work / "plan.yaml"], "-n", "--cores", "8", "--forceall", env=env)
+    paper_dry = time.perf_counter() - t
+    t = time.perf_counter()
+    plan = snakemake(work, configs, "-n", "--cores", str(args.cores), "--forceall", env=env)
+    dry = time.perf_counter() - t
+    for p in (paper_plan, plan):
+        if p.returncode:
+            sys.exit(f"snakemake -n failed:\n{(p.stdout + p.stderr)[-3000:]}")
+    paper_jobs, jobs = job_counts(paper_plan.stdout + paper_plan.stderr), job_counts(plan.stdout + plan.stderr)
+    listing = planned_jobs(plan.stdout + plan.stderr)
+    steps = [json.loads(line) for line in (work / "usage.jsonl").read_text().splitlines()]
     failed = [s for s in steps if s["exit"]]
     if failed:
         sys.exit(f"{len(failed)} steps failed: {failed[:3]}")
+    run_wall = state.get("run_s", float("nan"))
+    n_texts = state.get("n_texts", 0)
 
     # --- plan
     print(f"## Paper rehearsal ({args.config}, engine: instant, {args.cores} cores)\n")
@@ -294,9 +314,9 @@ def main(argv=None) -> None:
     by_step: dict[str, list[dict]] = defaultdict(list)
     for s in steps:
         by_step[s["step"].replace("-", "_")].append(s)
-    print(f"Wall time: inputs {stage_wall['inputs (stand-ins, fetch_urllog)']:.0f} s, Snakemake run "
+    print(f"Wall time: inputs {state.get('inputs_s', float('nan')):.0f} s, Snakemake run "
           f"**{run_wall / 60:.1f} min** ({len(steps)} steps). Peak RSS of Snakemake itself: "
-          f"{sampler.peak / 2**20:,.0f} MB (sampled every 0.5 s).\n")
+          f"{state.get('snakemake_peak_rss', float('nan')) / 2**20:,.0f} MB (sampled every 0.5 s).\n")
     print("Per job kind (exact peak RSS of each step's process, the kernel's high-water mark; goal < 1 GB):\n")
     print("| rule | jobs | wall s (sum) | wall s (max) | CPU s (sum) | peak RSS MB (max) | largest job |")
     print("|---|---:|---:|---:|---:|---:|---|")
@@ -370,7 +390,8 @@ def main(argv=None) -> None:
     for name, spec in models.items():
         c = per_model.get(name, Counter())
         params = PARAMS_B.get(spec["model"], 0)
-        per_load = args.load_fixed_s + 2 * params / args.load_gbps
+        hosted = spec.get("engine") == "openai"  # an API: nothing to load on your GPUs
+        per_load = 0.0 if hosted else args.load_fixed_s + 2 * params / args.load_gbps
         plain = sum(c.values())
         served = plain - c["authority_judge"] + (1 if c["authority_judge"] else 0)
         detail = ", ".join(f"{r} {n}" for r, n in sorted(c.items()))
