@@ -10,6 +10,7 @@ from authbench.records import write_tsv
 from authbench.studies.authority import tables as A
 from authbench.studies.authority.evaluate import METRIC_COLUMNS, PARSE_MODES, PRED_COLUMNS, evaluate_cell
 from authbench.studies.authority.report import other_mode, parse_note, parse_rows, write_domainauth_report
+from wfrun import write_ten_level_labels
 
 CATEGORIES = {"gov": {"tlds": ["gov"], "labels": ["gov", "gob"]}, "edu": {"tlds": ["edu"], "labels": ["ac"]},
               "social": {"domains": ["x.com", "y.com"]}}
@@ -73,9 +74,7 @@ def test_domainauth_report_captions(metrics, tmp_path):
     mfile = tmp_path / "metrics.tsv"
     metrics.to_csv(mfile, sep="\t", index=False)
     labels = tmp_path / "labels.tsv"
-    write_tsv([{"domain": f"d{lv}.com", "suffix": "com", "level": lv, "coarse": lv // 2, "n_urls": 1, "category": "",
-                "text": ""} for lv in range(10)], labels,
-              ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"])
+    write_ten_level_labels(labels)
     pred = tmp_path / "pred.tsv"
     write_tsv([{"model": "m1", "context": "wo_text", "domain": "a.gov", "level": 5, "pred": 8, "category": "gov"},
                {"model": "m1", "context": "wo_text", "domain": "b.ac.id", "level": 4, "pred": "", "category": "edu"}],

@@ -29,6 +29,7 @@ from authbench.studies.authority.evaluate import (
 )
 from authbench.studies.authority.prompts import load_template
 from scipy import stats
+from wfrun import write_ten_level_labels
 
 # The demo model's replies (recorded from a run of the demo config's gemma3-270m)
 DEMO_LIST_SCORE_5 = '{"0": 7, "1": 4, "2": 3, "3": 2, "4": 1}'
@@ -334,9 +335,7 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
     mfile = tmp_path / "metrics.tsv"
     metrics.to_csv(mfile, sep="\t", index=False)
     labels = tmp_path / "labels.tsv"
-    write_tsv([{"domain": f"d{lv}.com", "suffix": "com", "level": lv, "coarse": lv // 2, "n_urls": 1, "category": "",
-                "text": ""} for lv in range(10)], labels,
-              ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"])
+    write_ten_level_labels(labels)
     manifests = []
     for model in ("bypos", "reader"):
         m = tmp_path / f"{model}.json"

@@ -42,3 +42,12 @@ def tiny_selfpref(cfg: dict, kinds=("rewrite", "false_answer"), compare_tokens: 
     sp["compare"]["generate"]["max_tokens"] = compare_tokens
     sp["generate"].update(items=1, kinds=list(kinds), generate={"max_tokens": generate_tokens})
     return cfg
+
+
+def write_ten_level_labels(path) -> None:
+    """A DomainAuth labels.tsv of ten domains, d0.com .. d9.com, one per level (report tests)."""
+    from authbench.records import write_tsv
+
+    write_tsv([{"domain": f"d{lv}.com", "suffix": "com", "level": lv, "coarse": lv // 2, "n_urls": 1, "category": "",
+                "text": ""} for lv in range(10)], path,
+              ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"])
