@@ -329,7 +329,6 @@ def test_position_baseline_predicts_the_presentation_order():
 
 
 def test_report_captions_and_cost_table(metrics, tmp_path, root):
-    from authbench.records import write_tsv
     from authbench.studies.authority.report import write_domainauth_report
 
     mfile = tmp_path / "metrics.tsv"
