@@ -100,9 +100,10 @@ def _count(token_ids) -> int:
     return 0 if token_ids is None else len(token_ids)
 
 
-def _excerpt(text: str) -> str:
-    """A prompt or grammar quoted in an error: whitespace collapsed, then :func:`authbench.errors.excerpt`."""
-    return excerpt(" ".join(str(text).split()))
+def _excerpt(text: object, limit: int | None = None) -> str:
+    """A prompt, grammar or error quoted in an error: whitespace collapsed, then :func:`authbench.errors.excerpt`."""
+    collapsed = " ".join(str(text).split())
+    return excerpt(collapsed) if limit is None else excerpt(collapsed, limit)
 
 
 def _import_vllm():
