@@ -303,7 +303,8 @@ def kill_when_cached(work: Path, target: str, at_least: int) -> int:
 @pytest.mark.parametrize("engine", ["vllm", "openai"])
 def test_kill_loses_at_most_one_chunk(engine, tmp_path, request, vllm_python, converted):
     """SIGKILL a cell, rerun it: the cached replies are not asked again and the
-    files are byte-identical to an uninterrupted run. vLLM's reference is the
+    files hold the same replies as an uninterrupted run (byte for byte but for
+    the E[s] distributions, see _reply_fields). vLLM's reference is the
     in-process run (same chunks of 8, so the same batches); the openai
     engine's is an uninterrupted run with one request in flight (a fixed batch
     shape: other shapes may flip a close bfloat16 choice)."""
@@ -332,7 +333,17 @@ def test_kill_loses_at_most_one_chunk(engine, tmp_path, request, vllm_python, co
     assert manifest["cache_hits"] == before and manifest["engine_calls"] == manifest["n_calls"] - before
     ref = cell(reference, "pair_score", "wo_text")
     for name in ("responses.jsonl", "judgments.jsonl"):
-        assert (folder / name).read_bytes() == (ref / name).read_bytes(), name
+        assert [_reply_fields(r) for r in jsonl(folder / name)] == [_reply_fields(r) for r in jsonl(ref / name)], name
+
+
+# E[s] score distributions: bfloat16 numerics differ with vLLM's batch shape and prefix-cache state
+# (docs/decisions.md, "Expected scores"), so a prompt recomputed after the kill may move them in the second
+# decimal while its reply text and parsed value stay the same: the resume is compared on the reply fields
+_DISTRIBUTION_FIELDS = ("score_probs", "expected", "expected_fallback")
+
+
+def _reply_fields(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in _DISTRIBUTION_FIELDS}
 
 
 def test_serve_mode_one_model_load_for_all_judge_cells(tmp_path, vllm_python, converted, inproc, capsys):
