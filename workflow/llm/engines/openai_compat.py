@@ -246,7 +246,7 @@ class OpenAICompatEngine(Engine):
                     for t, v, top in zip(tokens, values, tops)]
         except (AttributeError, KeyError, TypeError, ValueError) as err:
             raise self._fail(req, f"unreadable logprobs ({type(err).__name__}: {err}): "
-                                  f"{json.dumps(logprobs)[:300]}") from None
+                                  f"{excerpt(logprobs)}") from None
 
     async def _send(self, client: httpx.AsyncClient, req: Request, config: GenerateConfig | None, *,
                     url: str | None = None, body: dict | None = None, parse=None) -> Any:
