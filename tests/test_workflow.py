@@ -54,7 +54,7 @@ def test_all_outputs_with_real_model(run):
         assert (report / "figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = read_tsv(report / "metrics.tsv")
     models = {r["model"] for r in rows}
-    assert models == {*MODELS, "baseline:random", "baseline:tld_prior"}
+    assert models == {*MODELS, "baseline:random", "baseline:tld_prior", "baseline:position"}
     judges = {(r["judge"], r["setting"], r["derivation"]) for r in rows if r["model"] == MODEL}
     assert ("pair_score", "fine", "average") in judges and ("pair_score", "coarse", "bubble") in judges
     assert ("pair_rank", "pairs", "direct") in judges and ("list_rank", "coarse", "direct") in judges
@@ -72,11 +72,12 @@ def test_entityauth_outputs_with_real_model(run):
     assert (report / "figures" / "fig3_entityauth_label_distribution.png").read_bytes()[:4] == b"\x89PNG"
     rows = read_tsv(report / "metrics.tsv")
     assert {r["benchmark"] for r in rows} == {"entityauth/songs"}
-    assert {r["model"] for r in rows} == {*MODELS, "baseline:random"}
+    assert {r["model"] for r in rows} == {*MODELS, "baseline:random", "baseline:position"}
     # fine cells (N=10 lists) on the fine labels, coarse cells (N=5 lists) on the coarse ones
     assert {(r["judge"], r["setting"]) for r in rows if r["model"] == MODEL} == {
         (j, s) for j in ("point", "list_rank", "list_score", "pair_rank", "pair_score") for s in ("fine", "coarse")}
-    assert {int(r["n"]) for r in rows if r["model"] == MODEL} == {1}  # one list of each
+    # one list of each (judge-validity rows count replies, not lists)
+    assert {int(r["n"]) for r in rows if r["model"] == MODEL and r["derivation"] != "validity"} == {1}
     cell = run / "results" / "entityauth" / "songs" / "cells" / MODEL
     assert json.loads((cell / "pair_rank" / "wo_text" / "fine" / "manifest.json").read_text())["n_calls"] == 35
     assert json.loads((cell / "pair_rank" / "wo_text" / "coarse" / "manifest.json").read_text())["n_calls"] == 10
