@@ -1,0 +1,1 @@
+"""Reply formats, one module each (being filled in: issue 20)."""
