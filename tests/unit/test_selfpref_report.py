@@ -397,7 +397,7 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
     import yaml
     from authbench.studies.selfpref.data import import_sources
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     cfg = yaml.safe_load((root / "config.yaml").read_text())
     sources = [{**src, "file": str(root / src["file"])} for src in cfg["selfpref"]["datasets"]["nq"]["sources"]]
     _, passages, _ = import_sources("nq", sources)

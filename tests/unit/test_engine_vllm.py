@@ -1,4 +1,4 @@
-"""What the real-vLLM tests (tests/test_vllm.py) cannot cover: the engine in
+"""What the real-vLLM tests (tests/vllm/test_vllm.py) cannot cover: the engine in
 an environment WITHOUT vLLM, and the detection of the structured-output API
 of vLLM versions other than the installed one (0.32: StructuredOutputsParams;
 about 0.6.3-0.11: GuidedDecodingParams; older: none). Everything the engine

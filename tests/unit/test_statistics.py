@@ -15,7 +15,7 @@ from authbench.studies.authority.sampling import add_anchors, sample_all, sample
 from authbench.studies.selfpref import statistics as SP
 from authbench.studies.selfpref.data import drop_rows, import_sources
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
 
@@ -89,7 +89,7 @@ def test_selfpref_statistics_of_the_released_nq(tmp_path):
     rows, note = SP.dataset_rows("nq", tmp_path / "q.jsonl", tmp_path / "p.jsonl", tmp_path / "d.tsv",
                                  ["human", "gpt35", "llama"])
     by = {(r["author"], r["variant"]): r for r in rows}
-    # tests/test_selfpref_data.py's counts of the release: 1000 human, 952 GPT-3.5, 908 Llama normal passages
+    # tests/unit/test_selfpref_data.py's counts of the release: 1000 human, 952 GPT-3.5, 908 Llama normal passages
     assert (by["human", "normal"]["true"], by["gpt35", "normal"]["true"], by["llama", "normal"]["true"]) == (1000, 952, 908)
     assert by["gpt35", "long"]["questions"] == 100
     assert note.startswith("nq: 1000 questions imported, 886 with a true and a false passage of every author")

@@ -8,7 +8,6 @@ from authbench.llm.models import resolve_model
 from authbench.llm.parse import parse_reply
 from authbench.studies.authority.prompts import load_template
 
-pytestmark = pytest.mark.integration
 DOMAINS = ["nasa.gov", "harvard.edu", "sdetox.com", "microsoft.com", "flickr.com",
            "elefantszerszam.hu", "msi.com", "currencyconverter.co.uk", "bbc.co.uk", "blogspot.com"]
 

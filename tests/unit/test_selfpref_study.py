@@ -23,7 +23,7 @@ from authbench.studies.selfpref.study import (
     rerank_settled,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ROOT / "resources" / "prompts" / "selfpref"
 DATA = ROOT / "resources" / "data" / "selfpref"
 KINDS = ("rewrite", "long", "false_answer", "gen_by_qa", "rerank_normal", "rerank_rag", "generation", "knowledge")
@@ -108,7 +108,7 @@ def test_knowledge_answer_rederives_the_released_levels():
     """The whole reply is the answer, as the authors judge it: on the released
     GPT-3.5 answers (5,007) it gives back all 1,000 stored levels, case-
     sensitively; the first line alone would change 13, lower-casing 40
-    (tests/test_selfpref_answers.py)."""
+    (tests/unit/test_selfpref_answers.py)."""
     import json
 
     from authbench.studies.selfpref.answers import answer_matches, group_runs, knowledge_level

@@ -19,7 +19,7 @@ import yaml
 from dryrun import job_counts
 from loopback import Loopback, Reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KEY = "opr-key-7f3a9c-DO-NOT-LEAK"
 
 # Open PageRank decimals of the test "web" (level = round half up)
@@ -141,7 +141,6 @@ def files_containing(root: Path, secret: str) -> list[str]:
     return hits
 
 
-@pytest.mark.integration
 def test_own_domains_and_entities_to_labels(tmp_path):
     world = World()
     with Loopback(world) as server:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol")
 JUDGES = ("point", "list_score")
@@ -40,9 +40,6 @@ EXPECTED_JOBS = {
     "entityauth_report": 1,
     "benchmark_statistics": 1,  # Table 7 (results/statistics), from the built datasets
 }
-
-# also `integration`: it runs the real workflow with the real model (excluded by -m 'not integration')
-pytestmark = [pytest.mark.slurm, pytest.mark.integration]
 
 
 def _why_not_here():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OVERLAY = {"studies": ["domainauth"], "judges": ["point"], "settings": ["fine"],
            "models": {"gemma3-270m": None, "qwen2.5-coder-0.5b": None, "m": {"engine": "instant", "model": "x"}},
            "selfpref": {"self": {"gemma3-270m": None, "qwen2.5-coder-0.5b": None}, "generate": {"models": []},

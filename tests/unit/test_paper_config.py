@@ -1,11 +1,9 @@
 """config/paper.yaml, the paper's grid: an overlay on config.yaml that
-validates, leaves nothing of the demo behind, and plans the whole grid with
-`snakemake -n` on a machine with no GPU and no model weights."""
+validates and leaves nothing of the demo behind. Its `snakemake -n` (the whole
+grid on a machine with no GPU and no model weights):
+tests/workflow/test_paper_config_dry_run.py."""
 
 import copy
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,11 +19,10 @@ from authbench.config import (
     selfpref_plan,
     validate_schema,
 )
-from dryrun import job_counts
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "config" / "paper.yaml"
 
 PAPER_MODELS = {
@@ -185,55 +182,3 @@ def test_selfpref_evaluators_are_the_papers(merged):
         for name in SELFPREF_EVALUATORS:
             gen = GenerateConfig().merge(models[name].get("generate")).merge(sp[step]["generate"])
             assert (gen.temperature, gen.top_p) == (1.0, 1.0), (step, name)
-
-
-@pytest.fixture(scope="module")
-def dry_run(tmp_path_factory):
-    """`snakemake -n --configfile config/paper.yaml` from an empty folder: no
-    results, no weights, no GPU."""
-    tmp = tmp_path_factory.mktemp("paper")
-    for name in ("config.yaml", "resources", "profiles", "config"):
-        (tmp / name).symlink_to(ROOT / name)
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp),
-         "--configfile", "config/paper.yaml", "-n", "--cores", "8"],
-        capture_output=True, text=True, timeout=300, cwd=tmp)
-    return proc.returncode, proc.stdout + proc.stderr
-
-
-def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
-    code, out = dry_run
-    if code != 0 and "'NoneType' object has no attribute 'setdefault'" in out:
-        pytest.fail(NULL_MODEL_HELP)
-    assert code == 0, out[-3000:]
-    jobs = job_counts(out)
-    assert jobs["authority_judge"] == JUDGE_CELLS
-    # bias cells feed authority_predictions (Fig. 6, Table 8), every other cell an authority_evaluate job
-    assert jobs["authority_evaluate"] == JUDGE_CELLS - 5 * 2
-    assert jobs["authority_predictions"] == 5 * 2
-    expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
-                "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
-                # self-preference: five evaluators (2 rerank prompts, main + style runs each), four of
-                # which write their own passages
-                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
-                "selfpref_generate": 4, "selfpref_knowledge": 5, "selfpref_perplexity": 1,
-                "selfpref_rerank": 10, "selfpref_compare": 10, "selfpref_report": 1}
-    assert {k: jobs.get(k) for k in expected} == expected
-    assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
-
-
-def test_dry_run_asks_the_cluster_for_each_models_gpus(dry_run, paper):
-    code, out = dry_run
-    assert code == 0, out[-3000:]
-    jobs = re.findall(r"^rule authority_judge:\n((?:    .*\n)+)", out, flags=re.M)
-    assert len(jobs) == JUDGE_CELLS
-    by_model = {}
-    for job in jobs:
-        model = re.search(r"model=([^,\s]+)", job).group(1)
-        by_model.setdefault(model, set()).add(re.search(r"resources: (.*)", job).group(1))
-    assert set(by_model) == set(PAPER_MODELS)
-    for model, lines in by_model.items():
-        assert len(lines) == 1, (model, lines)  # every cell of a model asks for the same
-        spec = paper["models"][model]
-        expected = {f"gpu={spec['gpus']}", f"mem_mb={spec['mem_mb']}", f"runtime={spec['runtime']}"}
-        assert expected <= set(lines.pop().split(", ")), (model, expected)

@@ -24,7 +24,7 @@ from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests
 
-PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts" / "domainauth"
+PROMPTS = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "domainauth"
 
 
 @pytest.fixture

@@ -32,14 +32,12 @@ import yaml
 from authbench.llm.serve import free_port, wait_healthy
 from wfrun import jsonl, snakemake, tiny_selfpref
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 from conftest import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
 
 MODEL = "qwen-vllm"
 JUDGES = ["point", "list_rank", "list_score", "pair_rank", "pair_score"]
 CHUNK = VLLM_OPTIONS["chunk_size"]
-
-pytestmark = [pytest.mark.vllm, pytest.mark.integration]
 
 
 def base_config(work: Path, model: dict, **changes) -> dict:

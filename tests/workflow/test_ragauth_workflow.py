@@ -11,12 +11,10 @@ import yaml
 from dryrun import job_counts
 from wfrun import jsonl, read_tsv, snakemake
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
 MODEL = "gemma3-270m"
 STRATEGIES = ["no_filter", "relevance", "utility", "authority", "pagerank_oracle", "tld_prior"]
-
-pytestmark = pytest.mark.integration
 
 
 

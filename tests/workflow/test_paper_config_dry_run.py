@@ -1,0 +1,64 @@
+"""config/paper.yaml plans the whole grid with `snakemake -n` on a machine with
+no GPU and no model weights (split from tests/unit/test_paper_config.py, which
+declares the grid)."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+from dryrun import job_counts
+from unit.test_paper_config import JUDGE_CELLS, NULL_MODEL_HELP, PAPER_MODELS, ROOT
+from unit.test_paper_config import paper  # noqa: F401  (a fixture)
+
+
+@pytest.fixture(scope="module")
+def dry_run(tmp_path_factory):
+    """`snakemake -n --configfile config/paper.yaml` from an empty folder: no
+    results, no weights, no GPU."""
+    tmp = tmp_path_factory.mktemp("paper")
+    for name in ("config.yaml", "resources", "profiles", "config"):
+        (tmp / name).symlink_to(ROOT / name)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp),
+         "--configfile", "config/paper.yaml", "-n", "--cores", "8"],
+        capture_output=True, text=True, timeout=300, cwd=tmp)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
+    code, out = dry_run
+    if code != 0 and "'NoneType' object has no attribute 'setdefault'" in out:
+        pytest.fail(NULL_MODEL_HELP)
+    assert code == 0, out[-3000:]
+    jobs = job_counts(out)
+    assert jobs["authority_judge"] == JUDGE_CELLS
+    # bias cells feed authority_predictions (Fig. 6, Table 8), every other cell an authority_evaluate job
+    assert jobs["authority_evaluate"] == JUDGE_CELLS - 5 * 2
+    assert jobs["authority_predictions"] == 5 * 2
+    expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
+                "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
+                # self-preference: five evaluators (2 rerank prompts, main + style runs each), four of
+                # which write their own passages
+                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
+                "selfpref_generate": 4, "selfpref_knowledge": 5, "selfpref_perplexity": 1,
+                "selfpref_rerank": 10, "selfpref_compare": 10, "selfpref_report": 1}
+    assert {k: jobs.get(k) for k in expected} == expected
+    assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
+
+
+def test_dry_run_asks_the_cluster_for_each_models_gpus(dry_run, paper):
+    code, out = dry_run
+    assert code == 0, out[-3000:]
+    jobs = re.findall(r"^rule authority_judge:\n((?:    .*\n)+)", out, flags=re.M)
+    assert len(jobs) == JUDGE_CELLS
+    by_model = {}
+    for job in jobs:
+        model = re.search(r"model=([^,\s]+)", job).group(1)
+        by_model.setdefault(model, set()).add(re.search(r"resources: (.*)", job).group(1))
+    assert set(by_model) == set(PAPER_MODELS)
+    for model, lines in by_model.items():
+        assert len(lines) == 1, (model, lines)  # every cell of a model asks for the same
+        spec = paper["models"][model]
+        expected = {f"gpu={spec['gpus']}", f"mem_mb={spec['mem_mb']}", f"runtime={spec['runtime']}"}
+        assert expected <= set(lines.pop().split(", ")), (model, expected)
