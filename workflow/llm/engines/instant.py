@@ -4,10 +4,11 @@ pipeline itself can be rehearsed at full scale (benchmarks/paper_rehearsal.py).
 A reply is deterministic (a function of the prompt's SHA-256) and parses for
 its output format: each format's ``instant`` reply (:mod:`authbench.llm.formats`:
 its literal/choice slots filled by hash, constrained or not; a free-text request
-gets a fixed sentence that names passage 1 or 2). Its identity says ``engine: instant`` and ``not_a_model: true``, and so does every
-cache record and manifest built from it: its numbers can never be taken for
-a model's. Score distributions (``Request.score_probs``): see
-:func:`instant_reply`. Perplexity: every whitespace word one token, a fixed per-word loss.
+gets a fixed sentence that names passage 1 or 2). Its identity says ``engine:
+instant`` and ``not_a_model: true``, and so does every cache record and manifest
+built from it: its numbers can never be taken for a model's. Score
+distributions (``Request.score_probs``): see :func:`instant_reply`. Perplexity:
+every whitespace word one token, a fixed per-word loss.
 """
 
 from __future__ import annotations

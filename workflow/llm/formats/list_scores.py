@@ -14,7 +14,8 @@ import re
 
 from authbench.llm.formats._base import (GBNF_LEAD, SCORE_MAX, SCORE_MIN, SCORES, ReplyFormat, digit_class, digit_range,
                                          in_scale, mapping_score)
-from authbench.llm.formats._text import ParseResult, check_n, coerce, graded, id_of, items, never_raise, normalise, objects
+from authbench.llm.formats._text import (ParseResult, check_n, coerce, graded, id_of, items, never_raise, normalise,
+                                         objects)
 
 ID_KEY = re.compile(
     r"(?:(?:document|doc|passage|item|id|candidate)[\s_-]*#?\s*)?[\[(]?\s*([-+]?\d+)\s*[\])]?",
