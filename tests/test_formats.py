@@ -53,15 +53,12 @@ def test_every_format_has_every_field(name):
 @pytest.mark.parametrize("name", OUTPUT_FORMATS)
 def test_statuses_are_the_ones_the_parser_returns(name):
     """A format's declared statuses are exactly those its parser gives on the
-    tables of tests/test_parse.py (``empty`` is parse_reply's own)."""
-    import test_parse as T
+    table ``<NAME>_CASES`` of tests/test_parse.py (``empty`` is parse_reply's own)."""
+    import test_parse
 
-    tables = {"score": T.SCORE_CASES, "pair_choice": T.PAIR_CHOICE_CASES, "pair_scores": T.PAIR_SCORES_CASES,
-              "ranking": T.RANKING_CASES, "list_scores": T.LIST_SCORES_CASES, "yes_no": T.YES_NO_CASES,
-              "utility": T.UTILITY_CASES, "hash_rating": T.HASH_RATING_CASES}
     fmt = FORMATS[name]
     seen = set()
-    for case in tables[name]:
+    for case in getattr(test_parse, name.upper() + "_CASES"):
         text, n = (case[0], case[1]) if fmt.needs_n else (case[0], None)
         seen.add((fmt.parse(text, n) if fmt.needs_n else fmt.parse(text)).status)
     assert seen == set(fmt.statuses)

@@ -8,9 +8,12 @@ reply), registered in :data:`FORMATS`. The parser
 (:mod:`authbench.llm.expected`) and the instant engine all read this table.
 
 Adding a reply format: write ``formats/<name>.py`` defining ``FORMAT =
-ReplyFormat(name="<name>", ...)`` (its parse rules in the module docstring),
-and add the module to :data:`FORMATS` below. Nothing else changes;
-``tests/test_formats.py`` checks every registered format.
+ReplyFormat(name="<name>", ...)`` (its parse rules in the module docstring)
+and add the module to :data:`FORMATS` below; nothing else in the package
+changes. ``tests/test_formats.py`` checks every registered format: it wants
+the parser's cases as ``<NAME>_CASES`` in ``tests/test_parse.py`` (their
+statuses must be the declared ``statuses``) and a prompt template (or the
+self-preference study) that asks for the format.
 
 Policies every parser follows (shared code: ``_text.py``):
 
