@@ -1,5 +1,6 @@
 """The judging core, study-agnostic: engines (``engines/``), the response cache
-(``cache``), decoding constraints (``grammars``), reply parsers (``parse``),
+(``cache``), the reply formats (``formats``: one module each, read by the
+decoding constraints in ``grammars`` and the parser dispatcher in ``parse``),
 the template reader and placeholder checker (``prompts``) and the one cell
 runner (``runner``: requests -> cache -> engine -> responses + manifest;
 perplexity goes through it too).

@@ -68,10 +68,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from authbench.llm.formats import FORMATS, SCORES  # SCORES: the allowed score tokens of every score format (0..9)
 from authbench.llm.parse import parse_reply
 
-SCORE_FORMATS = ("score", "list_scores", "pair_scores")
-SCORES = tuple(str(d) for d in range(10))  # the allowed score tokens of every score format (0..9)
+SCORE_FORMATS = tuple(name for name, f in FORMATS.items() if f.score_slots is not None)
 PROB_DIGITS = 6
 FALLBACK_REASONS = ("engine_gives_none", "no_logprobs", "not_located", "tokens_differ_from_text")
 
@@ -82,29 +82,19 @@ def wants(output_format: str | None) -> bool:
 
 
 def slot_names(output_format: str, n: int | None = None) -> tuple[str, ...]:
-    """The score slots of a format, in the order they appear in a constrained reply."""
-    if output_format == "score":
-        return ("score",)
-    if output_format == "pair_scores":
-        return ("A", "B")
-    if output_format == "list_scores":
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"list_scores needs the list size n, got {n!r}")
-        return tuple(str(k) for k in range(n))
-    raise ValueError(f"{output_format!r} is not a score format; expected one of {SCORE_FORMATS}")
+    """The score slots of a format (its ``score_slots``), in the order they
+    appear in a constrained reply."""
+    if not wants(output_format):
+        raise ValueError(f"{output_format!r} is not a score format; expected one of {SCORE_FORMATS}")
+    return FORMATS[output_format].score_slots(n)
 
 
 def slot_value(output_format: str, value: Any, slot: str) -> int | None:
     """The parsed (argmax) score of ``slot`` in a parsed ``value`` (keys may be
     ints or strings, as the parser and the judgments file write them)."""
-    if value is None:
+    if value is None or not wants(output_format):
         return None
-    if output_format == "score":
-        got = value
-    elif isinstance(value, Mapping):
-        got = value.get(slot, value.get(int(slot)) if slot.isdigit() else None)
-    else:
-        return None
+    got = FORMATS[output_format].read_score(value, slot)
     return got if isinstance(got, int) and not isinstance(got, bool) else None
 
 
@@ -158,10 +148,9 @@ def expected_judgment(output_format: str, value: Any, score_probs: Mapping | Non
     if value is None:
         return None, {}
     probs = score_probs or {}
-    if output_format == "score":
-        names: Iterable[str] = ("score",)
-    else:
-        names = [str(k) for k in value] if isinstance(value, Mapping) else []
+    scalar = wants(output_format) and not isinstance(value, Mapping)  # ``score``: the value is its slot's score
+    names: Iterable[str] = (slot_names(output_format, 1) if scalar
+                            else [str(k) for k in value] if isinstance(value, Mapping) else [])
     out: dict[str, float | None] = {}
     fallback: dict[str, str] = {}
     for slot in names:
@@ -175,9 +164,7 @@ def expected_judgment(output_format: str, value: Any, score_probs: Mapping | Non
         else:
             out[slot] = float(v)
             fallback[slot] = got.get("why") or "engine_gives_none"
-    if output_format == "score":
-        return out["score"], fallback
-    return out, fallback
+    return (next(iter(out.values())) if scalar else out), fallback
 
 
 # --- token-level engines (vLLM, OpenAI-compatible) ---------------------------------

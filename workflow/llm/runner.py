@@ -282,7 +282,7 @@ def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) 
     ``expected_fallback`` (slot -> why E[s] is the argmax there)."""
     rows = []
     for req, resp in zip(requests, responses):
-        result = parse_reply(req["output"], resp.text, req["n"] if req["output"] in ("ranking", "list_scores", "utility") else None)
+        result = parse_reply(req["output"], resp.text, req["n"])  # n: read by the list formats only
         value = result.value
         if isinstance(value, dict):
             value = {str(k): v for k, v in value.items()}

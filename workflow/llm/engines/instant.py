@@ -2,13 +2,13 @@
 pipeline itself can be rehearsed at full scale (benchmarks/paper_rehearsal.py).
 
 A reply is deterministic (a function of the prompt's SHA-256) and parses for
-its output format: the format's literal/choice slots
-(:func:`authbench.llm.grammars.slots_for`) filled by hash, constrained or not;
-a free-text request gets a fixed sentence that names passage 1 or 2. Its
-identity says ``engine: instant`` and ``not_a_model: true``, and so does every
-cache record and manifest built from it: its numbers can never be taken for
-a model's. Score distributions (``Request.score_probs``): see
-:func:`instant_reply`. Perplexity: every whitespace word one token, a fixed per-word loss.
+its output format: each format's ``instant`` reply (:mod:`authbench.llm.formats`:
+its literal/choice slots filled by hash, constrained or not; a free-text request
+gets a fixed sentence that names passage 1 or 2). Its identity says ``engine:
+instant`` and ``not_a_model: true``, and so does every cache record and manifest
+built from it: its numbers can never be taken for a model's. Score
+distributions (``Request.score_probs``): see :func:`instant_reply`. Perplexity:
+every whitespace word one token, a fixed per-word loss.
 """
 
 from __future__ import annotations
@@ -19,10 +19,7 @@ from typing import Iterator, Mapping, Sequence
 from authbench.config import GenerateConfig
 from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
-from authbench.llm.grammars import slots_for
-from authbench.llm.parse import OUTPUT_FORMATS
-
-FREE_REPLY = "Answer: instant reply; the answer is retrieved from passage {k}."
+from authbench.llm.formats import FORMATS, OUTPUT_FORMATS
 
 
 def instant_text(req: Request) -> str:
@@ -30,32 +27,23 @@ def instant_text(req: Request) -> str:
 
 
 def instant_reply(req: Request) -> tuple[str, dict | None]:
-    """The reply's text and, when the request asks for them, its score
-    distributions: at each score slot the picked score gets probability 1/2
-    and every other score a share of the other 1/2 in proportion to
-    ``1 + byte % 7`` of the prompt's hash (so the pick is the argmax and
-    E[s] is a deterministic number off the pick; ``mass`` 1)."""
+    """The reply's text (the format's ``instant``: its slots filled by the
+    prompt's hash, or a free-text sentence) and, when the request asks for
+    them, its score distributions: at each score slot the picked score gets
+    probability 1/2 and every other score a share of the other 1/2 in
+    proportion to ``1 + byte % 7`` of the prompt's hash (so the pick is the
+    argmax and E[s] is a deterministic number off the pick; ``mass`` 1)."""
     digest = hashlib.sha256(req.prompt.encode("utf-8")).digest()
-    if req.output not in OUTPUT_FORMATS:
-        return FREE_REPLY.format(k=1 + digest[0] % 2), None
-    slots = req.slots or slots_for(req.output, req.n)
-    wants = req.score_probs and expected.wants(req.output)
-    names = list(expected.slot_names(req.output, req.n)) if wants else []
-    text, taken, probs = "", set(), {}
-    for i, (kind, value) in enumerate(slots):
-        if kind == "lit":
-            text += value
-            continue
-        options = [o for o in value if o not in taken] if kind == "choice_unique" else list(value)
-        pick = options[digest[i % len(digest)] % len(options)]
-        if kind == "choice_unique":
-            taken.add(pick)
-        text += pick
-        if kind == "choice" and names:
-            weights = {o: 1 + digest[(7 * i + k) % len(digest)] % 7 for k, o in enumerate(options) if o != pick}
-            total = sum(weights.values())
-            probs[names.pop(0)] = expected.entry({pick: 0.5, **{o: 0.5 * w / total for o, w in weights.items()}})
-    return text, (probs if wants else None)
+    fmt = FORMATS[req.output] if req.output in OUTPUT_FORMATS else FORMATS["free"]
+    text, picks = fmt.instant(digest, req.slots or (fmt.slots(req.n) if fmt.slots else None))
+    if not (req.score_probs and expected.wants(req.output)):
+        return text, None
+    probs = {}
+    for name, (i, pick, options) in zip(expected.slot_names(req.output, req.n), picks):
+        weights = {o: 1 + digest[(7 * i + k) % len(digest)] % 7 for k, o in enumerate(options) if o != pick}
+        total = sum(weights.values())
+        probs[name] = expected.entry({pick: 0.5, **{o: 0.5 * w / total for o, w in weights.items()}})
+    return text, probs
 
 
 @register("instant")
