@@ -15,7 +15,7 @@ from authbench.llm import formats
 from authbench.llm.formats import FORMATS, OUTPUT_FORMATS, STATUSES, ReplyFormat
 from authbench.llm.parse import parse_reply
 
-PROMPTS = Path(__file__).resolve().parents[1] / "resources" / "prompts"
+PROMPTS = Path(__file__).resolve().parents[2] / "resources" / "prompts"
 N = 4  # the list size used for list formats below
 
 
