@@ -6,18 +6,60 @@
 # converted folder for vLLM.
 
 
+def get_build_params(wildcards):
+    keys = ("status_filter", "text", "text_max_words", "categories")
+    label = config["domainauth"].get("label")
+    return _json({**{k: config["domainauth"].get(k) for k in keys}, **({"label": label} if label else {})})
+
+
+def get_secondary_params(wildcards):
+    return _json({"status_filter": config["domainauth"].get("status_filter"),
+                  "secondary": config["domainauth"]["secondary"]})
+
+
+def get_text_input(wildcards):
+    text = config["domainauth"].get("text")
+    return [text] if text else []
+
+
+def get_sample_params(wildcards):
+    return _json({"sampling": config["domainauth"]["sampling"], "seed": config["seed"]})
+
+
+def get_entity_source(wildcards):
+    return entity_config(wildcards.entity_set)["source"]
+
+
+def get_entity_build_params(wildcards):
+    label = entity_config(wildcards.entity_set).get("label")
+    return _json({"dataset": wildcards.entity_set, "corpus": entity_config(wildcards.entity_set).get("corpus"),
+                  "seed": config["seed"], **({"label": label} if label else {})})
+
+
+def get_entity_sample_params(wildcards):
+    ea = config["entityauth"]
+    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"],
+                  "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None, "seed": config["seed"]})
+
+
+def get_model_spec_params(wildcards):
+    return _json({"model": model_config(wildcards)["model"]})
+
+
 rule domainauth_build:
     input:
         source=config["domainauth"]["source"],
         text=get_text_input,
     output:
-        labels=f"{DA}/labels.tsv",
-        drops=f"{DA}/drops.tsv",
-        bins=f"{DA}/bins.tsv",
+        labels=P.labels("domainauth"),
+        drops=P.drops("domainauth"),
+        bins=P.bins("domainauth"),
     log:
         f"{LOGS}/domainauth/build_domainauth.log",
     params:
         p=get_build_params,
+    conda:
+        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli domainauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
@@ -28,13 +70,15 @@ rule domainauth_build:
 rule domainauth_secondary:
     input:
         source=config["domainauth"]["source"],
-        labels=f"{DA}/labels.tsv",
+        labels=P.labels("domainauth"),
     output:
-        f"{DA}/secondary.tsv",
+        P.secondary(),
     log:
-        "logs/domainauth/secondary.log",
+        f"{LOGS}/domainauth/secondary.log",
     params:
         p=get_secondary_params,
+    conda:
+        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
         "--out {output} --params {params.p:q} 2> {log}"
@@ -42,15 +86,17 @@ rule domainauth_secondary:
 
 rule domainauth_sample:
     input:
-        labels=f"{DA}/labels.tsv",
+        labels=P.labels("domainauth"),
     output:
-        expand(f"{DA}/instances/{{setting}}.jsonl", setting=["fine", "coarse", "pairs", "bias"]),
-        reuse=f"{DA}/instances/reuse.tsv",
+        [P.instances("domainauth", s) for s in ("fine", "coarse", "pairs", "bias")],
+        reuse=P.reuse("domainauth"),
     log:
         f"{LOGS}/domainauth/sample_domainauth.log",
     params:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
+    conda:
+        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli domainauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -60,13 +106,15 @@ rule entityauth_build:
     input:
         source=get_entity_source,
     output:
-        labels=f"{EA}/{{entity_set}}/labels.tsv",
-        drops=f"{EA}/{{entity_set}}/drops.tsv",
-        bins=f"{EA}/{{entity_set}}/bins.tsv",
+        labels=P.labels("entityauth/{entity_set}"),
+        drops=P.drops("entityauth/{entity_set}"),
+        bins=P.bins("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/build.log",
     params:
         p=get_entity_build_params,
+    conda:
+        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli entityauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
@@ -74,15 +122,17 @@ rule entityauth_build:
 
 rule entityauth_sample:
     input:
-        labels=f"{EA}/{{entity_set}}/labels.tsv",
+        labels=P.labels("entityauth/{entity_set}"),
     output:
-        [f"{EA}/{{entity_set}}/instances/{setting}.jsonl" for setting in ENTITY_SETTINGS],
-        reuse=f"{EA}/{{entity_set}}/instances/reuse.tsv",
+        [P.instances("entityauth/{entity_set}", s) for s in ENTITY_SETTINGS],
+        reuse=P.reuse("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/sample.log",
     params:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
+    conda:
+        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli entityauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -90,11 +140,13 @@ rule entityauth_sample:
 
 rule models_assemble:
     output:
-        f"{R}/models/{{model}}.gguf",
+        P.gguf("{model}"),
     log:
         f"{LOGS}/models/{{model}}.log",
     params:
-        p=get_assemble_params,
+        p=get_model_spec_params,
+    conda:
+        "../envs/llamacpp.yaml"
     shell:
         "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
 
@@ -104,13 +156,15 @@ rule models_assemble:
 # and kept under results/models/.
 rule models_convert:
     input:
-        f"{R}/models/{{model}}.gguf",
+        P.gguf("{model}"),
     output:
-        directory(f"{R}/models/{{model}}-hf"),
+        directory(P.hf("{model}")),
     log:
         f"{LOGS}/models/{{model}}-convert.log",
     params:
-        p=get_convert_params,
+        p=get_model_spec_params,
         python=model_python,
+    conda:
+        "../envs/vllm.yaml"
     shell:
         "{params.python} -m authbench.cli models-convert --gguf {input} --out {output} --params {params.p:q} 2> {log}"

@@ -4,6 +4,27 @@
 # `entityauth.datasets.<name>.source` can name, so one `snakemake` call runs
 # fetch -> labels -> benchmark. Progress caches under results/fetch/cache/ let
 # an interrupted fetch resume; delete one to fetch again from scratch.
+FR = P.fetch
+FETCH = config.get("fetch", {})
+
+
+def fetch_params(section, **extra):
+    keep = {k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")}
+    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
+
+
+def get_sitelinks_params(wildcards):
+    spec = FETCH["wikidata"]["datasets"][wildcards.entity_set]
+    return fetch_params("wikidata", question_pattern=spec.get("question_pattern"))
+
+
+localrules:
+    fetch_urllog,
+    fetch_pagerank,
+    fetch_webtext,
+    fetch_sitelinks,
+
+
 if "urllog" in FETCH:
 
     rule fetch_urllog:
@@ -16,6 +37,8 @@ if "urllog" in FETCH:
             f"{LOGS}/fetch/urllog.log",
         params:
             p=lambda wildcards: fetch_params("urllog"),
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
@@ -34,6 +57,8 @@ if "pagerank" in FETCH:
         params:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
             "--out {output} --cache {params.cache} --params {params.p:q} 2> {log}"
@@ -52,6 +77,8 @@ if "webtext" in FETCH:
         params:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
             "--failures {output.failures} --cache {params.cache} --params {params.p:q} 2> {log}"
@@ -70,6 +97,8 @@ if "wikidata" in FETCH:
         params:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
             "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"
