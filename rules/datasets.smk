@@ -13,8 +13,9 @@ def get_build_params(wildcards):
 
 
 def get_secondary_params(wildcards):
-    return _json({"status_filter": config["domainauth"].get("status_filter"),
-                  "secondary": config["domainauth"]["secondary"]})
+    return _json(
+        {"status_filter": config["domainauth"].get("status_filter"), "secondary": config["domainauth"]["secondary"]}
+    )
 
 
 def get_text_input(wildcards):
@@ -32,14 +33,27 @@ def get_entity_source(wildcards):
 
 def get_entity_build_params(wildcards):
     label = entity_config(wildcards.entity_set).get("label")
-    return _json({"dataset": wildcards.entity_set, "corpus": entity_config(wildcards.entity_set).get("corpus"),
-                  "seed": config["seed"], **({"label": label} if label else {})})
+    return _json(
+        {
+            "dataset": wildcards.entity_set,
+            "corpus": entity_config(wildcards.entity_set).get("corpus"),
+            "seed": config["seed"],
+            **({"label": label} if label else {}),
+        }
+    )
 
 
 def get_entity_sample_params(wildcards):
     ea = config["entityauth"]
-    return _json({"dataset": wildcards.entity_set, "lists": ea["lists"], "anchors": ea["anchors"],
-                  "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None, "seed": config["seed"]})
+    return _json(
+        {
+            "dataset": wildcards.entity_set,
+            "lists": ea["lists"],
+            "anchors": ea["anchors"],
+            "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None,
+            "seed": config["seed"],
+        }
+    )
 
 
 def get_model_spec_params(wildcards):
@@ -56,10 +70,10 @@ rule domainauth_build:
         bins=P.bins("domainauth"),
     log:
         f"{LOGS}/domainauth/build_domainauth.log",
-    params:
-        p=get_build_params,
     conda:
         "../envs/analysis.yaml"
+    params:
+        p=get_build_params,
     shell:
         "python -m authbench.cli domainauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
@@ -75,10 +89,10 @@ rule domainauth_secondary:
         P.secondary(),
     log:
         f"{LOGS}/domainauth/secondary.log",
-    params:
-        p=get_secondary_params,
     conda:
         "../envs/analysis.yaml"
+    params:
+        p=get_secondary_params,
     shell:
         "python -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
         "--out {output} --params {params.p:q} 2> {log}"
@@ -92,11 +106,11 @@ rule domainauth_sample:
         reuse=P.reuse("domainauth"),
     log:
         f"{LOGS}/domainauth/sample_domainauth.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli domainauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -111,10 +125,10 @@ rule entityauth_build:
         bins=P.bins("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/build.log",
-    params:
-        p=get_entity_build_params,
     conda:
         "../envs/analysis.yaml"
+    params:
+        p=get_entity_build_params,
     shell:
         "python -m authbench.cli entityauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
@@ -128,11 +142,11 @@ rule entityauth_sample:
         reuse=P.reuse("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/sample.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli entityauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -143,10 +157,10 @@ rule models_assemble:
         P.gguf("{model}"),
     log:
         f"{LOGS}/models/{{model}}.log",
-    params:
-        p=get_model_spec_params,
     conda:
         "../envs/llamacpp.yaml"
+    params:
+        p=get_model_spec_params,
     shell:
         "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
 
@@ -161,10 +175,10 @@ rule models_convert:
         directory(P.hf("{model}")),
     log:
         f"{LOGS}/models/{{model}}-convert.log",
+    conda:
+        "../envs/vllm.yaml"
     params:
         p=get_model_spec_params,
         python=model_python,
-    conda:
-        "../envs/vllm.yaml"
     shell:
         "{params.python} -m authbench.cli models-convert --gguf {input} --out {output} --params {params.p:q} 2> {log}"

@@ -9,7 +9,9 @@ FETCH = config.get("fetch", {})
 
 
 def fetch_params(section, **extra):
-    keep = {k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")}
+    keep = {
+        k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")
+    }
     return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
 
 
@@ -35,10 +37,10 @@ if "urllog" in FETCH:
             drops=f"{FR}/urllog/drops.tsv",
         log:
             f"{LOGS}/fetch/urllog.log",
-        params:
-            p=lambda wildcards: fetch_params("urllog"),
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=lambda wildcards: fetch_params("urllog"),
         shell:
             "python -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
@@ -54,11 +56,11 @@ if "pagerank" in FETCH:
             f"{FR}/pagerank/labels.csv",
         log:
             f"{LOGS}/fetch/pagerank.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
             "--out {output} --cache {params.cache} --params {params.p:q} 2> {log}"
@@ -74,11 +76,11 @@ if "webtext" in FETCH:
             failures=f"{FR}/webtext/failures.tsv",
         log:
             f"{LOGS}/fetch/webtext.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
             "--failures {output.failures} --cache {params.cache} --params {params.p:q} 2> {log}"
@@ -94,11 +96,11 @@ if "wikidata" in FETCH:
             unresolved=f"{FR}/wikidata/{{entity_set}}_unresolved.tsv",
         log:
             f"{LOGS}/fetch/wikidata_{{entity_set}}.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
             "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"

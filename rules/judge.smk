@@ -109,17 +109,17 @@ rule authority_judge:
         f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     benchmark:
         f"{P.timings}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+    retries: MODEL_RETRIES
+    conda:
+        model_env
+    threads: judge_threads
+    resources:
+        **JUDGE_RESOURCES,
     params:
         p=get_judge_params,
         model_arg=model_file_arg,
         server_arg=server_arg,
         python=model_python,
-    threads: judge_threads
-    resources:
-        **JUDGE_RESOURCES,
-    conda:
-        model_env
-    retries: MODEL_RETRIES
     shell:
         "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
         "{params.model_arg} {params.server_arg} --responses {output.responses} --judgments {output.judgments} "
@@ -135,16 +135,16 @@ rule models_serve:
         service(P.server("{model}")),
     log:
         f"{LOGS}/models/{{model}}-serve.log",
-    params:
-        p=get_serve_params,
-        python=model_python,
-    threads: model_threads
-    resources:
-        **MODEL_RESOURCES,
     # exec: Snakemake stops a service job by SIGTERM to the job's shell, which
     # must therefore be the server's own process (it then stops vLLM and exits)
     conda:
         "../envs/vllm.yaml"
+    threads: model_threads
+    resources:
+        **MODEL_RESOURCES,
+    params:
+        p=get_serve_params,
+        python=model_python,
     shell:
         "exec {params.python} -m authbench.cli models-serve --model-dir {input.model} --out {output} "
         "--params {params.p:q} > {log} 2>&1"
@@ -160,10 +160,10 @@ rule authority_evaluate:
         f"{CELL}/metrics.tsv",
     log:
         f"{LOGS}/{{dataset}}/evaluate/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
-    params:
-        p=get_evaluate_params,
     conda:
         "../envs/analysis.yaml"
+    params:
+        p=get_evaluate_params,
     shell:
         "python -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
         "--manifest {input.manifest} --template {input.template} --metrics {output} --params {params.p:q} 2> {log}"
@@ -180,11 +180,11 @@ rule authority_predictions:
         f"{CELL}/predictions.tsv",
     log:
         f"{LOGS}/{{dataset}}/predictions/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_prediction_params,
         secondary=prediction_secondary_arg,
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
         "{params.secondary} --predictions {output} --params {params.p:q} 2> {log}"
@@ -197,11 +197,11 @@ rule authority_baselines:
         P.baselines("{dataset}"),
     log:
         f"{LOGS}/{{dataset}}/baselines.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output} "
         "--params {params.p:q} 2> {log}"

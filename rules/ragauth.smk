@@ -113,10 +113,10 @@ if RAG.built:
             drops=f"{RA}/build/drops.tsv",
         log:
             f"{LOGS}/ragauth/build.log",
-        params:
-            p=get_rag_build_params,
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_rag_build_params,
         shell:
             "python -m authbench.cli ragauth-build --questions {input.questions} --documents {input.documents} "
             "--labels {input.labels} --out {output.dataset} --drops {output.drops} --params {params.p:q} 2> {log}"
@@ -132,10 +132,10 @@ if RAG.cells:
             report=P.rag_dataset(),
         log:
             f"{LOGS}/ragauth/dataset.log",
-        params:
-            p=get_rag_dataset_params,
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_rag_dataset_params,
         shell:
             "python -m authbench.cli ragauth-dataset --source {input} --out {output.questions} "
             "--report {output.report} --params {params.p:q} 2> {log}"
@@ -145,14 +145,14 @@ if RAG.cells:
             P.rag_questions(),
         output:
             P.rag_prior("{strategy}"),
-        wildcard_constraints:
-            strategy="pagerank_oracle|tld_prior",
         log:
             f"{LOGS}/ragauth/prior_{{strategy}}.log",
-        params:
-            p=get_rag_prior_params,
+        wildcard_constraints:
+            strategy="pagerank_oracle|tld_prior",
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_rag_prior_params,
         shell:
             "python -m authbench.cli ragauth-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
 
@@ -166,20 +166,20 @@ if RAG.cells:
             judgments=f"{RANK}/judgments.jsonl",
             scores=f"{RANK}/scores.jsonl",
             manifest=f"{RANK}/manifest.json",
-        wildcard_constraints:
-            strategy="relevance|utility|authority",
         log:
             f"{LOGS}/ragauth/rank/{{model}}/{{strategy}}.log",
+        wildcard_constraints:
+            strategy="relevance|utility|authority",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_rag_rank_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
@@ -197,17 +197,17 @@ if RAG.cells:
             manifest=f"{ANSWER}/manifest.json",
         log:
             f"{LOGS}/ragauth/answer/{{model}}/{{strategy}}/{{topk}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_rag_answer_params,
             model_arg=model_file_arg,
             python=model_python,
             scores_arg=rag_scores_arg,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
@@ -221,11 +221,11 @@ if RAG.cells:
             reported(ragauth_report_files(f"{RA}/report"), "RAGAuth"),
         log:
             f"{LOGS}/ragauth/report.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_rag_report_params,
             outdir=outdir,
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"

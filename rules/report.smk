@@ -25,11 +25,19 @@ def secondary_predictions_arg(wildcards, input):
 
 def get_domain_report_params(wildcards):
     secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
-    return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
-                  "expected_scores": config.get("expected_scores", True),
-                  "category_order": list(config["domainauth"]["categories"]),
-                  "categories": config["domainauth"]["categories"], "parse": config["parse"],
-                  "judge_validity": config.get("judge_validity"), **secondary})
+    return _json(
+        {
+            "settings": config["settings"],
+            "judges": config["judges"],
+            "contexts": config["contexts"],
+            "expected_scores": config.get("expected_scores", True),
+            "category_order": list(config["domainauth"]["categories"]),
+            "categories": config["domainauth"]["categories"],
+            "parse": config["parse"],
+            "judge_validity": config.get("judge_validity"),
+            **secondary,
+        }
+    )
 
 
 def get_entity_report_inputs(wildcards):
@@ -48,16 +56,21 @@ def get_entity_report_params(wildcards):
     # what each dataset's score is (Figure 3): sitelinks unless its label block names another key
     scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
     scores = {n: c for n, c in scores.items() if c and c != "popularity"}
-    return _json({"datasets": names, "judges": config["judges"],
-                  "expected_scores": config.get("expected_scores", True),
-                  "coarse_source": config["entityauth"]["coarse_source"],
-                  "parse": config["parse"], "judge_validity": config.get("judge_validity"),
-                  **({"score_names": scores} if scores else {})})
+    return _json(
+        {
+            "datasets": names,
+            "judges": config["judges"],
+            "expected_scores": config.get("expected_scores", True),
+            "coarse_source": config["entityauth"]["coarse_source"],
+            "parse": config["parse"],
+            "judge_validity": config.get("judge_validity"),
+            **({"score_names": scores} if scores else {}),
+        }
+    )
 
 
 localrules:
     provenance_dag,
-
 
 
 rule domainauth_report:
@@ -72,12 +85,12 @@ rule domainauth_report:
         reported(domainauth_report_outputs(), "DomainAuth"),
     log:
         f"{LOGS}/domainauth/report.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_domain_report_params,
         outdir=outdir,
         item_predictions=secondary_predictions_arg,
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
         "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
@@ -91,11 +104,11 @@ rule entityauth_report:
         reported(entityauth_report_outputs(), "EntityAuth"),
     log:
         f"{LOGS}/entityauth/report.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_entity_report_params,
         outdir=outdir,
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
         "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -112,12 +125,12 @@ if statistics_outputs():
             reported(statistics_outputs(), "Benchmark statistics"),
         log:
             f"{LOGS}/statistics.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_statistics_params,
             rag=statistics_rag_arg,
             outdir=outdir,
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli authority-statistics --labels {input.labels} --drops {input.drops} "
             "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
@@ -134,10 +147,10 @@ rule provenance_dag:
         f"{P.provenance}/config.json",
     log:
         f"{LOGS}/provenance.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
         outdir=outdir,
-    conda:
-        "../envs/analysis.yaml"
     shell:
         "python -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -19,13 +19,24 @@ def sp_sources(wildcards):
 
 
 def sp_params(wildcards, **extra):
-    return _json({"dataset": wildcards.spds, "seed": config["seed"], "cache": config.get("cache"),
-                  "constrained": config["constrained_decoding"], **extra})
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "seed": config["seed"],
+            "cache": config.get("cache"),
+            "constrained": config["constrained_decoding"],
+            **extra,
+        }
+    )
 
 
 def sp_cell_params(wildcards, cell, **extra):
-    return sp_params(wildcards, cell=cell_id(f"selfpref/{wildcards.spds}", wildcards.model, cell),
-                     model=_model_params(wildcards), **extra)
+    return sp_params(
+        wildcards,
+        cell=cell_id(f"selfpref/{wildcards.spds}", wildcards.model, cell),
+        model=_model_params(wildcards),
+        **extra,
+    )
 
 
 def get_sp_import_params(wildcards):
@@ -38,7 +49,9 @@ def get_sp_generate_templates(wildcards):
 
 def get_sp_generate_params(wildcards):
     gen = config["selfpref"]["generate"]
-    return sp_cell_params(wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")})
+    return sp_cell_params(
+        wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")}
+    )
 
 
 def get_sp_sample_params(wildcards):
@@ -60,18 +73,29 @@ def get_sp_perplexity_params(wildcards):
 
 def get_sp_rerank_params(wildcards):
     rerank = config["selfpref"].get("rerank") or {}
-    return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model,
-                          self_author=config["selfpref"]["self"][wildcards.model],
-                          retries=rerank.get("retries", 0), false_answer=rerank.get("false_answer", "author"),
-                          generate=rerank.get("generate"))
+    return sp_cell_params(
+        wildcards,
+        f"rerank/{wildcards.prompt}",
+        prompt=wildcards.prompt,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        retries=rerank.get("retries", 0),
+        false_answer=rerank.get("false_answer", "author"),
+        generate=rerank.get("generate"),
+    )
 
 
 def get_sp_compare_params(wildcards):
-    return sp_cell_params(wildcards, f"generation/{wildcards.run}", run=wildcards.run, evaluator=wildcards.model,
-                          self_author=config["selfpref"]["self"][wildcards.model],
-                          others=other_authors(config, wildcards.model),
-                          generate=config["selfpref"]["compare"]["generate"],
-                          retries=config["selfpref"]["compare"].get("retries", 0))
+    return sp_cell_params(
+        wildcards,
+        f"generation/{wildcards.run}",
+        run=wildcards.run,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        others=other_authors(config, wildcards.model),
+        generate=config["selfpref"]["compare"]["generate"],
+        retries=config["selfpref"]["compare"].get("retries", 0),
+    )
 
 
 def get_sp_knowledge_levels(wildcards):
@@ -80,9 +104,14 @@ def get_sp_knowledge_levels(wildcards):
 
 
 def get_sp_report_params(wildcards):
-    return _json({"dataset": wildcards.spds, "perplexity_model": SELFPREF.perplexity_model,
-                  "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
-                  "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators)})
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "perplexity_model": SELFPREF.perplexity_model,
+            "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
+            "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+        }
+    )
 
 
 localrules:
@@ -110,10 +139,10 @@ if SELFPREF.datasets:
             drops=f"{SP}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/import.log",
-        params:
-            p=get_sp_import_params,
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_sp_import_params,
         shell:
             "python -m authbench.cli selfpref-import --questions {output.questions} --passages {output.passages} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
@@ -132,16 +161,16 @@ if SELFPREF.datasets:
             drops=f"{SP}/generated/{{model}}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/generate_{{model}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_generate_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
             "--template {input.templates} {params.model_arg} --responses {output.responses} "
@@ -157,10 +186,10 @@ if SELFPREF.datasets:
             passages=f"{SP}/passages.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/sample.log",
-        params:
-            p=get_sp_sample_params,
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_sp_sample_params,
         shell:
             "python -m authbench.cli selfpref-sample --passages {input.passages} --generated {input.generated} "
             "--sample {output.sample} --out {output.passages} --params {params.p:q} 2> {log}"
@@ -193,16 +222,16 @@ if SELFPREF.datasets:
             levels=f"{KNOWLEDGE}/levels.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/knowledge.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_knowledge_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
@@ -218,16 +247,16 @@ if SELFPREF.datasets:
             manifest=f"{SP}/perplexity/{{model}}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/perplexity_{{model}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_perplexity_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
             "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
@@ -245,16 +274,16 @@ if SELFPREF.datasets:
             manifest=f"{RERANK}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/rerank_{{prompt}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_rerank_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
@@ -275,16 +304,16 @@ if SELFPREF.datasets:
             manifest=f"{GENERATION}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/generation_{{run}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_compare_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
-        conda:
-            model_env
-        retries: MODEL_RETRIES
         shell:
             "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
@@ -293,23 +322,28 @@ if SELFPREF.datasets:
 
     rule selfpref_report:
         input:
-            rerank=expand(f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators,
-                          prompt=["normal", "rag"], allow_missing=True),
-            generation=expand(f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators,
-                              run=["main", "style"], allow_missing=True),
+            rerank=expand(
+                f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators, prompt=["normal", "rag"], allow_missing=True
+            ),
+            generation=expand(
+                f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators, run=["main", "style"], allow_missing=True
+            ),
             knowledge=get_sp_knowledge_levels,
-            perplexity=expand(f"{SP}/perplexity/{{model}}/perplexity.jsonl",
-                              model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [], allow_missing=True),
+            perplexity=expand(
+                f"{SP}/perplexity/{{model}}/perplexity.jsonl",
+                model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [],
+                allow_missing=True,
+            ),
             passages=f"{SP}/passages.jsonl",
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
         log:
             f"{LOGS}/selfpref/{{spds}}/report.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sp_report_params,
             outdir=outdir,
-        conda:
-            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
