@@ -1,6 +1,6 @@
 # Config validation, the plans of every study, wildcard constraints and what
-# every rule shares: the results layout, a model's file, interpreter, conda
-# environment and resources. Policy (which files a config produces, which
+# all rules share (the results layout, a model's file, interpreter, conda
+# environment and resources). Policy (which files a config produces, which
 # baselines run, which file a model loads) is decided in the Python package
 # (authbench.config, authbench.paths, authbench.llm.models and
 # authbench.studies.*.outputs); each study's input/params functions are in its
