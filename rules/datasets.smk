@@ -6,16 +6,72 @@
 # converted folder for vLLM.
 
 
+def get_build_params(wildcards):
+    keys = ("status_filter", "text", "text_max_words", "categories")
+    label = config["domainauth"].get("label")
+    return _json({**{k: config["domainauth"].get(k) for k in keys}, **({"label": label} if label else {})})
+
+
+def get_secondary_params(wildcards):
+    return _json(
+        {"status_filter": config["domainauth"].get("status_filter"), "secondary": config["domainauth"]["secondary"]}
+    )
+
+
+def get_text_input(wildcards):
+    text = config["domainauth"].get("text")
+    return [text] if text else []
+
+
+def get_sample_params(wildcards):
+    return _json({"sampling": config["domainauth"]["sampling"], "seed": config["seed"]})
+
+
+def get_entity_source(wildcards):
+    return entity_config(wildcards.entity_set)["source"]
+
+
+def get_entity_build_params(wildcards):
+    label = entity_config(wildcards.entity_set).get("label")
+    return _json(
+        {
+            "dataset": wildcards.entity_set,
+            "corpus": entity_config(wildcards.entity_set).get("corpus"),
+            "seed": config["seed"],
+            **({"label": label} if label else {}),
+        }
+    )
+
+
+def get_entity_sample_params(wildcards):
+    ea = config["entityauth"]
+    return _json(
+        {
+            "dataset": wildcards.entity_set,
+            "lists": ea["lists"],
+            "anchors": ea["anchors"],
+            "coarse_lists": ea["coarse_lists"] if "coarse" in ENTITY_SETTINGS else None,
+            "seed": config["seed"],
+        }
+    )
+
+
+def get_model_spec_params(wildcards):
+    return _json({"model": model_config(wildcards)["model"]})
+
+
 rule domainauth_build:
     input:
         source=config["domainauth"]["source"],
         text=get_text_input,
     output:
-        labels=f"{DA}/labels.tsv",
-        drops=f"{DA}/drops.tsv",
-        bins=f"{DA}/bins.tsv",
+        labels=P.labels("domainauth"),
+        drops=P.drops("domainauth"),
+        bins=P.bins("domainauth"),
     log:
         f"{LOGS}/domainauth/build_domainauth.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_build_params,
     shell:
@@ -28,11 +84,13 @@ rule domainauth_build:
 rule domainauth_secondary:
     input:
         source=config["domainauth"]["source"],
-        labels=f"{DA}/labels.tsv",
+        labels=P.labels("domainauth"),
     output:
-        f"{DA}/secondary.tsv",
+        P.secondary(),
     log:
-        "logs/domainauth/secondary.log",
+        f"{LOGS}/domainauth/secondary.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_secondary_params,
     shell:
@@ -42,12 +100,14 @@ rule domainauth_secondary:
 
 rule domainauth_sample:
     input:
-        labels=f"{DA}/labels.tsv",
+        labels=P.labels("domainauth"),
     output:
-        expand(f"{DA}/instances/{{setting}}.jsonl", setting=["fine", "coarse", "pairs", "bias"]),
-        reuse=f"{DA}/instances/reuse.tsv",
+        [P.instances("domainauth", s) for s in ("fine", "coarse", "pairs", "bias")],
+        reuse=P.reuse("domainauth"),
     log:
         f"{LOGS}/domainauth/sample_domainauth.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
@@ -60,11 +120,13 @@ rule entityauth_build:
     input:
         source=get_entity_source,
     output:
-        labels=f"{EA}/{{entity_set}}/labels.tsv",
-        drops=f"{EA}/{{entity_set}}/drops.tsv",
-        bins=f"{EA}/{{entity_set}}/bins.tsv",
+        labels=P.labels("entityauth/{entity_set}"),
+        drops=P.drops("entityauth/{entity_set}"),
+        bins=P.bins("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/build.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_entity_build_params,
     shell:
@@ -74,12 +136,14 @@ rule entityauth_build:
 
 rule entityauth_sample:
     input:
-        labels=f"{EA}/{{entity_set}}/labels.tsv",
+        labels=P.labels("entityauth/{entity_set}"),
     output:
-        [f"{EA}/{{entity_set}}/instances/{setting}.jsonl" for setting in ENTITY_SETTINGS],
-        reuse=f"{EA}/{{entity_set}}/instances/reuse.tsv",
+        [P.instances("entityauth/{entity_set}", s) for s in ENTITY_SETTINGS],
+        reuse=P.reuse("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/sample.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
@@ -90,11 +154,13 @@ rule entityauth_sample:
 
 rule models_assemble:
     output:
-        f"{R}/models/{{model}}.gguf",
+        P.gguf("{model}"),
     log:
         f"{LOGS}/models/{{model}}.log",
+    conda:
+        "../envs/llamacpp.yaml"
     params:
-        p=get_assemble_params,
+        p=get_model_spec_params,
     shell:
         "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
 
@@ -104,13 +170,15 @@ rule models_assemble:
 # and kept under results/models/.
 rule models_convert:
     input:
-        f"{R}/models/{{model}}.gguf",
+        P.gguf("{model}"),
     output:
-        directory(f"{R}/models/{{model}}-hf"),
+        directory(P.hf("{model}")),
     log:
         f"{LOGS}/models/{{model}}-convert.log",
+    conda:
+        "../envs/vllm.yaml"
     params:
-        p=get_convert_params,
+        p=get_model_spec_params,
         python=model_python,
     shell:
         "{params.python} -m authbench.cli models-convert --gguf {input} --out {output} --params {params.p:q} 2> {log}"

@@ -4,6 +4,29 @@
 # `entityauth.datasets.<name>.source` can name, so one `snakemake` call runs
 # fetch -> labels -> benchmark. Progress caches under results/fetch/cache/ let
 # an interrupted fetch resume; delete one to fetch again from scratch.
+FR = P.fetch
+FETCH = config.get("fetch", {})
+
+
+def fetch_params(section, **extra):
+    keep = {
+        k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")
+    }
+    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
+
+
+def get_sitelinks_params(wildcards):
+    spec = FETCH["wikidata"]["datasets"][wildcards.entity_set]
+    return fetch_params("wikidata", question_pattern=spec.get("question_pattern"))
+
+
+localrules:
+    fetch_urllog,
+    fetch_pagerank,
+    fetch_webtext,
+    fetch_sitelinks,
+
+
 if "urllog" in FETCH:
 
     rule fetch_urllog:
@@ -14,6 +37,8 @@ if "urllog" in FETCH:
             drops=f"{FR}/urllog/drops.tsv",
         log:
             f"{LOGS}/fetch/urllog.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=lambda wildcards: fetch_params("urllog"),
         shell:
@@ -31,6 +56,8 @@ if "pagerank" in FETCH:
             f"{FR}/pagerank/labels.csv",
         log:
             f"{LOGS}/fetch/pagerank.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
@@ -49,6 +76,8 @@ if "webtext" in FETCH:
             failures=f"{FR}/webtext/failures.tsv",
         log:
             f"{LOGS}/fetch/webtext.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
@@ -67,6 +96,8 @@ if "wikidata" in FETCH:
             unresolved=f"{FR}/wikidata/{{entity_set}}_unresolved.tsv",
         log:
             f"{LOGS}/fetch/wikidata_{{entity_set}}.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",

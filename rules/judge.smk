@@ -3,11 +3,101 @@
 # editing one template reruns exactly the cells that read it. Parsed judgments
 # -> metric rows per cell; per-item predictions (bias analysis, secondary labels);
 # non-LLM baseline rows.
+CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
+CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
+
+
+def _cell_identity(wildcards):
+    return {k: getattr(wildcards, k) for k in CELL_WILDCARDS}
+
+
+# A model with `vllm.serve: true` serves its judge cells from one `vllm serve`
+# (rule models_serve, a Snakemake service job grouped with every cell that
+# reads its service file: one allocation on Slurm). A service group's
+# resources are summed, so the cells ask for 0 threads, little memory, no GPU.
+def served(wildcards):
+    return is_served(model_config(wildcards))
+
+
+def get_server(wildcards):
+    return P.server(wildcards.model) if served(wildcards) else []
+
+
+def server_arg(wildcards, input):
+    return f"--server {input.server}" if input.server else ""
+
+
+def judge_threads(wildcards):
+    return 0 if served(wildcards) else model_threads(wildcards)
+
+
+JUDGE_RESOURCES = {
+    "mem_mb": lambda wildcards, attempt: 500 if served(wildcards) else MODEL_RESOURCES["mem_mb"](wildcards, attempt),
+    "runtime": MODEL_RESOURCES["runtime"],
+    "gpu": lambda wildcards: 0 if served(wildcards) else MODEL_RESOURCES["gpu"](wildcards),
+}
+
+
+def get_serve_params(wildcards):
+    return _json({"model": _model_params(wildcards)})
+
+
+def get_template(wildcards):
+    if wildcards.dataset == "domainauth":
+        return f"{PROMPTS}/domainauth/{wildcards.judge}_{wildcards.context}.yaml"
+    name = wildcards.dataset.split("/", 1)[1]
+    folder = entity_config(name).get("prompts", name)
+    return f"{PROMPTS}/entityauth/{folder}/{wildcards.judge}_{wildcards.context}.yaml"
+
+
+def get_judge_params(wildcards):
+    return _json(
+        {
+            "cell": cell_id(*(getattr(wildcards, k) for k in CELL_WILDCARDS)),
+            "judge": wildcards.judge,
+            "context": wildcards.context,
+            "setting": wildcards.setting,
+            "seed": config["seed"],
+            "constrained": config["constrained_decoding"],
+            "cache": config.get("cache"),
+            "model": _model_params(wildcards),
+            # score judges: E[s] beside the argmax (authbench.llm.expected)
+            **({"expected_scores": config.get("expected_scores", True)} if wildcards.judge in SCORE_JUDGES else {}),
+        }
+    )
+
+
+def get_evaluate_params(wildcards):
+    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
+
+
+def get_prediction_secondary(wildcards):
+    return [P.secondary()] if SECONDARY and wildcards.dataset == "domainauth" else []
+
+
+def prediction_secondary_arg(wildcards, input):
+    return f"--secondary {input.secondary}" if input.secondary else ""
+
+
+def get_prediction_params(wildcards):
+    return _json({**_cell_identity(wildcards), "parse": config["parse"]})
+
+
+def _baselines(wildcards):
+    return baseline_plan(config, wildcards.dataset)
+
+
+def get_baseline_instances(wildcards):
+    return [P.instances(wildcards.dataset, s) for s in _baselines(wildcards)["instance_sets"]]
+
+
+def get_baseline_params(wildcards):
+    return _json({"dataset": wildcards.dataset, "seed": config["seed"], **_baselines(wildcards)})
 
 
 rule authority_judge:
     input:
-        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
+        instances=P.instances("{dataset}", "{setting}"),
         template=get_template,
         model=get_model_file,
         server=get_server,
@@ -18,15 +108,18 @@ rule authority_judge:
     log:
         f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     benchmark:
-        f"{R}/timings/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+        f"{P.timings}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+    retries: MODEL_RETRIES
+    conda:
+        model_env
+    threads: judge_threads
+    resources:
+        **JUDGE_RESOURCES,
     params:
         p=get_judge_params,
         model_arg=model_file_arg,
         server_arg=server_arg,
         python=model_python,
-    threads: judge_threads
-    resources:
-        **JUDGE_RESOURCES,
     shell:
         "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
         "{params.model_arg} {params.server_arg} --responses {output.responses} --judgments {output.judgments} "
@@ -39,17 +132,19 @@ rule models_serve:
     input:
         model=get_model_file,
     output:
-        service(f"{R}/servers/{{model}}.json"),
+        service(P.server("{model}")),
     log:
         f"{LOGS}/models/{{model}}-serve.log",
-    params:
-        p=get_serve_params,
-        python=model_python,
+    # exec: Snakemake stops a service job by SIGTERM to the job's shell, which
+    # must therefore be the server's own process (it then stops vLLM and exits)
+    conda:
+        "../envs/vllm.yaml"
     threads: model_threads
     resources:
         **MODEL_RESOURCES,
-    # exec: Snakemake stops a service job by SIGTERM to the job's shell, which
-    # must therefore be the server's own process (it then stops vLLM and exits)
+    params:
+        p=get_serve_params,
+        python=model_python,
     shell:
         "exec {params.python} -m authbench.cli models-serve --model-dir {input.model} --out {output} "
         "--params {params.p:q} > {log} 2>&1"
@@ -57,7 +152,7 @@ rule models_serve:
 
 rule authority_evaluate:
     input:
-        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
+        instances=P.instances("{dataset}", "{setting}"),
         judgments=f"{CELL}/judgments.jsonl",
         manifest=f"{CELL}/manifest.json",
         template=get_template,  # its example reply: the judge-validity diagnostic example_copy
@@ -65,6 +160,8 @@ rule authority_evaluate:
         f"{CELL}/metrics.tsv",
     log:
         f"{LOGS}/{{dataset}}/evaluate/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_evaluate_params,
     shell:
@@ -76,13 +173,15 @@ rule authority_evaluate:
 # secondary labels, every cell with per-item scores, the labels joined in).
 rule authority_predictions:
     input:
-        instances=f"{R}/{{dataset}}/instances/{{setting}}.jsonl",
+        instances=P.instances("{dataset}", "{setting}"),
         judgments=f"{CELL}/judgments.jsonl",
         secondary=get_prediction_secondary,
     output:
         f"{CELL}/predictions.tsv",
     log:
         f"{LOGS}/{{dataset}}/predictions/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_prediction_params,
         secondary=prediction_secondary_arg,
@@ -95,9 +194,11 @@ rule authority_baselines:
     input:
         get_baseline_instances,
     output:
-        f"{R}/{{dataset}}/baselines/metrics.tsv",
+        P.baselines("{dataset}"),
     log:
         f"{LOGS}/{{dataset}}/baselines.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),

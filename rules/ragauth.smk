@@ -5,6 +5,87 @@
 # engines, cache and manifests. Only present when RAGAuth runs (see RAG in
 # common.smk).
 
+
+def get_rag_dataset_params(wildcards):
+    return _json({"topics": config["ragauth"].get("topics"), "k": config["ragauth"]["k"]})
+
+
+def get_rag_build_labels(wildcards):
+    labels = config["ragauth"]["build"].get("labels")
+    return [labels] if labels else []
+
+
+def get_rag_build_params(wildcards):
+    return _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)})
+
+
+def get_rag_prior_params(wildcards):
+    return _json({"strategy": wildcards.strategy, "tld_prior": config["baselines"].get("tld_prior")})
+
+
+def rag_rank_cell(model, strategy):
+    return P.cell("ragauth", model, "rank", strategy)
+
+
+def rag_answer_cell(model, strategy, topk):
+    return P.cell("ragauth", model, "answer", strategy, topk)
+
+
+def get_rag_scores(wildcards):
+    """The document scores an answer cell filters by: its rank cell's, a
+    prior's, or none (no filter)."""
+    if wildcards.strategy == "no_filter":
+        return []
+    if wildcards.strategy in ("pagerank_oracle", "tld_prior"):
+        return P.rag_prior(wildcards.strategy)
+    return f"{rag_rank_cell(wildcards.model, wildcards.strategy)}/scores.jsonl"
+
+
+def rag_scores_arg(wildcards, input):
+    return f"--scores {input.scores}" if input.scores else ""
+
+
+def _rag_params(wildcards, stage, k, *cell):
+    return _json(
+        {
+            "cell": cell_id("ragauth", wildcards.model, *cell),
+            "stage": stage,
+            "strategy": wildcards.strategy,
+            "k": k,
+            "doc_tokens": config["ragauth"].get("doc_tokens"),
+            "constrained": config["constrained_decoding"],
+            "cache": config.get("cache"),
+            "model": _model_params(wildcards),
+        }
+    )
+
+
+def get_rag_rank_params(wildcards):
+    return _rag_params(wildcards, wildcards.strategy, None, "rank", wildcards.strategy)
+
+
+def get_rag_answer_params(wildcards):
+    k = None if wildcards.topk == "all" else int(wildcards.topk[1:])
+    return _rag_params(wildcards, "answer", k, "answer", wildcards.strategy, wildcards.topk)
+
+
+def get_rag_report_inputs(wildcards):
+    return [f"{rag_answer_cell(m, s, k)}/judgments.jsonl" for m, s, k in RAG.cells]
+
+
+def get_rag_report_params(wildcards):
+    cells = [[m, s, "all" if k == "all" else int(k[1:])] for m, s, k in RAG.cells]
+    return _json({"cells": cells, "bootstrap": config["ragauth"]["bootstrap"], "seed": config["seed"]})
+
+
+RANK = rag_rank_cell("{model}", "{strategy}")
+ANSWER = rag_answer_cell("{model}", "{strategy}", "{topk}")
+
+
+localrules:
+    ragauth_domains,
+
+
 if RAG.built:
 
     # Your own questions and documents -> a RAGAuth file. PageRank labels come
@@ -17,6 +98,8 @@ if RAG.built:
             f"{RA}/build/domains.txt",
         log:
             f"{LOGS}/ragauth/domains.log",
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
 
@@ -26,10 +109,12 @@ if RAG.built:
             documents=config["ragauth"]["build"]["documents"],
             labels=get_rag_build_labels,
         output:
-            dataset=f"{RA}/build/ragauth.json",
+            dataset=P.rag_built(),
             drops=f"{RA}/build/drops.tsv",
         log:
             f"{LOGS}/ragauth/build.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_rag_build_params,
         shell:
@@ -43,10 +128,12 @@ if RAG.cells:
         input:
             RAG.source,
         output:
-            questions=f"{RA}/questions.jsonl",
-            report=f"{RA}/dataset.tsv",
+            questions=P.rag_questions(),
+            report=P.rag_dataset(),
         log:
             f"{LOGS}/ragauth/dataset.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_rag_dataset_params,
         shell:
@@ -55,13 +142,15 @@ if RAG.cells:
 
     rule ragauth_prior:
         input:
-            f"{RA}/questions.jsonl",
+            P.rag_questions(),
         output:
-            f"{RA}/scores/{{strategy}}.jsonl",
-        wildcard_constraints:
-            strategy="pagerank_oracle|tld_prior",
+            P.rag_prior("{strategy}"),
         log:
             f"{LOGS}/ragauth/prior_{{strategy}}.log",
+        wildcard_constraints:
+            strategy="pagerank_oracle|tld_prior",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_rag_prior_params,
         shell:
@@ -69,25 +158,28 @@ if RAG.cells:
 
     rule ragauth_rank:
         input:
-            questions=f"{RA}/questions.jsonl",
+            questions=P.rag_questions(),
             template=f"{PROMPTS}/ragauth/{{strategy}}.yaml",
             model=get_model_file,
         output:
-            responses=f"{RA}/cells/{{model}}/rank/{{strategy}}/responses.jsonl",
-            judgments=f"{RA}/cells/{{model}}/rank/{{strategy}}/judgments.jsonl",
-            scores=f"{RA}/cells/{{model}}/rank/{{strategy}}/scores.jsonl",
-            manifest=f"{RA}/cells/{{model}}/rank/{{strategy}}/manifest.json",
-        wildcard_constraints:
-            strategy="relevance|utility|authority",
+            responses=f"{RANK}/responses.jsonl",
+            judgments=f"{RANK}/judgments.jsonl",
+            scores=f"{RANK}/scores.jsonl",
+            manifest=f"{RANK}/manifest.json",
         log:
             f"{LOGS}/ragauth/rank/{{model}}/{{strategy}}.log",
+        wildcard_constraints:
+            strategy="relevance|utility|authority",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_rag_rank_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
             "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
@@ -95,24 +187,27 @@ if RAG.cells:
 
     rule ragauth_answer:
         input:
-            questions=f"{RA}/questions.jsonl",
+            questions=P.rag_questions(),
             scores=get_rag_scores,
             template=f"{PROMPTS}/ragauth/answer.yaml",
             model=get_model_file,
         output:
-            responses=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/responses.jsonl",
-            judgments=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/judgments.jsonl",
-            manifest=f"{RA}/cells/{{model}}/answer/{{strategy}}/{{topk}}/manifest.json",
+            responses=f"{ANSWER}/responses.jsonl",
+            judgments=f"{ANSWER}/judgments.jsonl",
+            manifest=f"{ANSWER}/manifest.json",
         log:
             f"{LOGS}/ragauth/answer/{{model}}/{{strategy}}/{{topk}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_rag_answer_params,
             model_arg=model_file_arg,
             python=model_python,
             scores_arg=rag_scores_arg,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
@@ -126,9 +221,11 @@ if RAG.cells:
             reported(ragauth_report_files(f"{RA}/report"), "RAGAuth"),
         log:
             f"{LOGS}/ragauth/report.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_rag_report_params,
-            outdir=f"{RA}/report",
+            outdir=outdir,
         shell:
             "python -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"

@@ -2,11 +2,82 @@
 # figures; the provenance export (rule graph and job DAG).
 
 
+def get_domain_metrics(wildcards):
+    return P.cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
+
+
+def get_domain_manifests(wildcards):
+    return P.cell_files((c for c in CELLS if c.dataset == "domainauth"), "manifest.json")
+
+
+def get_point_predictions(wildcards):
+    bias = (c for c in CELLS if c.dataset == "domainauth" and c.judge == "point" and c.setting == "bias")
+    return P.cell_files(bias, "predictions.tsv")
+
+
+def get_secondary_predictions(wildcards):
+    return P.cell_files(secondary_cells(config, CELLS), "predictions.tsv")
+
+
+def secondary_predictions_arg(wildcards, input):
+    return ("--item-predictions " + " ".join(input.item_predictions)) if input.item_predictions else ""
+
+
+def get_domain_report_params(wildcards):
+    secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
+    return _json(
+        {
+            "settings": config["settings"],
+            "judges": config["judges"],
+            "contexts": config["contexts"],
+            "expected_scores": config.get("expected_scores", True),
+            "category_order": list(config["domainauth"]["categories"]),
+            "categories": config["domainauth"]["categories"],
+            "parse": config["parse"],
+            "judge_validity": config.get("judge_validity"),
+            **secondary,
+        }
+    )
+
+
+def get_entity_report_inputs(wildcards):
+    entity_cells = [c for c in CELLS if c.dataset.startswith("entityauth/")]
+    return {
+        "metrics": P.cell_files(entity_cells, "metrics.tsv"),
+        "baselines": [P.baselines(d) for d in ENTITY_DATASETS],
+        "labels": [P.labels(d) for d in ENTITY_DATASETS],
+        "reuse": [P.reuse(d) for d in ENTITY_DATASETS],
+        "manifests": P.cell_files(entity_cells, "manifest.json"),
+    }
+
+
+def get_entity_report_params(wildcards):
+    names = [d.split("/", 1)[1] for d in ENTITY_DATASETS]
+    # what each dataset's score is (Figure 3): sitelinks unless its label block names another key
+    scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
+    scores = {n: c for n, c in scores.items() if c and c != "popularity"}
+    return _json(
+        {
+            "datasets": names,
+            "judges": config["judges"],
+            "expected_scores": config.get("expected_scores", True),
+            "coarse_source": config["entityauth"]["coarse_source"],
+            "parse": config["parse"],
+            "judge_validity": config.get("judge_validity"),
+            **({"score_names": scores} if scores else {}),
+        }
+    )
+
+
+localrules:
+    provenance_dag,
+
+
 rule domainauth_report:
     input:
         metrics=get_domain_metrics,
-        baselines=f"{DA}/baselines/metrics.tsv",
-        labels=f"{DA}/labels.tsv",
+        baselines=P.baselines("domainauth"),
+        labels=P.labels("domainauth"),
         predictions=get_point_predictions,
         item_predictions=get_secondary_predictions,
         manifests=get_domain_manifests,
@@ -14,9 +85,11 @@ rule domainauth_report:
         reported(domainauth_report_outputs(), "DomainAuth"),
     log:
         f"{LOGS}/domainauth/report.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_domain_report_params,
-        outdir=lambda wildcards, output: os.path.dirname(output[0]),
+        outdir=outdir,
         item_predictions=secondary_predictions_arg,
     shell:
         "python -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
@@ -31,9 +104,11 @@ rule entityauth_report:
         reported(entityauth_report_outputs(), "EntityAuth"),
     log:
         f"{LOGS}/entityauth/report.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=get_entity_report_params,
-        outdir=lambda wildcards, output: os.path.dirname(output[0]),
+        outdir=outdir,
     shell:
         "python -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
         "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
@@ -50,10 +125,12 @@ if statistics_outputs():
             reported(statistics_outputs(), "Benchmark statistics"),
         log:
             f"{LOGS}/statistics.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_statistics_params,
             rag=statistics_rag_arg,
-            outdir=f"{R}/statistics",
+            outdir=outdir,
         shell:
             "python -m authbench.cli authority-statistics --labels {input.labels} --drops {input.drops} "
             "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
@@ -66,12 +143,14 @@ if statistics_outputs():
 # (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`.
 rule provenance_dag:
     output:
-        expand(f"{R}/provenance/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
-        f"{R}/provenance/config.json",
+        expand(f"{P.provenance}/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
+        f"{P.provenance}/config.json",
     log:
         f"{LOGS}/provenance.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
-        outdir=f"{R}/provenance",
+        outdir=outdir,
     shell:
         "python -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

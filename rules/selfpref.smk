@@ -3,12 +3,132 @@
 # perplexity, pointwise reranking and pairwise generation cells per evaluator
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
 # the judge cells. Present only when `selfpref` is in `studies`.
+SP = P.selfpref("{spds}")
+
+
+def sp_cell(dataset, model, *parts):
+    return P.cell(f"selfpref/{dataset}", model, *parts)
+
+
+def sp_config(wildcards):
+    return config["selfpref"]["datasets"][wildcards.spds]
+
+
+def sp_sources(wildcards):
+    return [s["file"] for s in sp_config(wildcards)["sources"]]
+
+
+def sp_params(wildcards, **extra):
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "seed": config["seed"],
+            "cache": config.get("cache"),
+            "constrained": config["constrained_decoding"],
+            **extra,
+        }
+    )
+
+
+def sp_cell_params(wildcards, cell, **extra):
+    return sp_params(
+        wildcards,
+        cell=cell_id(f"selfpref/{wildcards.spds}", wildcards.model, cell),
+        model=_model_params(wildcards),
+        **extra,
+    )
+
+
+def get_sp_import_params(wildcards):
+    return sp_params(wildcards, sources=sp_config(wildcards)["sources"])
+
+
+def get_sp_generate_templates(wildcards):
+    return [f"{PROMPTS}/selfpref/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]]
+
+
+def get_sp_generate_params(wildcards):
+    gen = config["selfpref"]["generate"]
+    return sp_cell_params(
+        wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")}
+    )
+
+
+def get_sp_sample_params(wildcards):
+    sp = config["selfpref"]
+    return sp_params(wildcards, authors=sp["authors"], items=sp["items"], style_items=sp["style_items"])
+
+
+def get_sp_shipped_knowledge(wildcards):
+    return sp_config(wildcards)["knowledge"][wildcards.author]
+
+
+def get_sp_knowledge_params(wildcards):
+    return sp_cell_params(wildcards, "knowledge", **config["selfpref"]["knowledge"])
+
+
+def get_sp_perplexity_params(wildcards):
+    return sp_cell_params(wildcards, "perplexity")
+
+
+def get_sp_rerank_params(wildcards):
+    rerank = config["selfpref"].get("rerank") or {}
+    return sp_cell_params(
+        wildcards,
+        f"rerank/{wildcards.prompt}",
+        prompt=wildcards.prompt,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        retries=rerank.get("retries", 0),
+        false_answer=rerank.get("false_answer", "author"),
+        generate=rerank.get("generate"),
+    )
+
+
+def get_sp_compare_params(wildcards):
+    return sp_cell_params(
+        wildcards,
+        f"generation/{wildcards.run}",
+        run=wildcards.run,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        others=other_authors(config, wildcards.model),
+        generate=config["selfpref"]["compare"]["generate"],
+        retries=config["selfpref"]["compare"].get("retries", 0),
+    )
+
+
+def get_sp_knowledge_levels(wildcards):
+    shipped = [f"{P.selfpref(wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_config(wildcards).get("knowledge", {})]
+    return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
+
+
+def get_sp_report_params(wildcards):
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "perplexity_model": SELFPREF.perplexity_model,
+            "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
+            "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+        }
+    )
+
+
+localrules:
+    selfpref_sample,
+    selfpref_shipped_knowledge,
+
+
 if SELFPREF.datasets:
 
     wildcard_constraints:
         spds="|".join(SELFPREF.datasets),
         prompt="normal|rag",
         run="main|style",
+
+    KNOWLEDGE = sp_cell("{spds}", "{model}", "knowledge")
+    RERANK = sp_cell("{spds}", "{model}", "rerank", "{prompt}")
+    GENERATION = sp_cell("{spds}", "{model}", "generation", "{run}")
 
     rule selfpref_import:
         input:
@@ -19,6 +139,8 @@ if SELFPREF.datasets:
             drops=f"{SP}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/import.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sp_import_params,
         shell:
@@ -39,13 +161,16 @@ if SELFPREF.datasets:
             drops=f"{SP}/generated/{{model}}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/generate_{{model}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_generate_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
             "--template {input.templates} {params.model_arg} --responses {output.responses} "
@@ -61,6 +186,8 @@ if SELFPREF.datasets:
             passages=f"{SP}/passages.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/sample.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sp_sample_params,
         shell:
@@ -76,6 +203,8 @@ if SELFPREF.datasets:
             check=f"{SP}/knowledge/{{author}}_check.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/knowledge_{{author}}.log",
+        conda:
+            "../envs/analysis.yaml"
         shell:
             "python -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
             "--levels {output.levels} --check {output.check} 2> {log}"
@@ -87,19 +216,22 @@ if SELFPREF.datasets:
             template=f"{PROMPTS}/selfpref/knowledge.yaml",
             model=get_model_file,
         output:
-            responses=f"{SP}/cells/{{model}}/knowledge/responses.jsonl",
-            judgments=f"{SP}/cells/{{model}}/knowledge/judgments.jsonl",
-            manifest=f"{SP}/cells/{{model}}/knowledge/manifest.json",
-            levels=f"{SP}/cells/{{model}}/knowledge/levels.jsonl",
+            responses=f"{KNOWLEDGE}/responses.jsonl",
+            judgments=f"{KNOWLEDGE}/judgments.jsonl",
+            manifest=f"{KNOWLEDGE}/manifest.json",
+            levels=f"{KNOWLEDGE}/levels.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/knowledge.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_knowledge_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
             "--template {input.template} {params.model_arg} --responses {output.responses} "
@@ -115,13 +247,16 @@ if SELFPREF.datasets:
             manifest=f"{SP}/perplexity/{{model}}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/perplexity_{{model}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_perplexity_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
             "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
@@ -134,18 +269,21 @@ if SELFPREF.datasets:
             template=f"{PROMPTS}/selfpref/rerank_{{prompt}}.yaml",
             model=get_model_file,
         output:
-            responses=f"{SP}/cells/{{model}}/rerank/{{prompt}}/responses.jsonl",
-            judgments=f"{SP}/cells/{{model}}/rerank/{{prompt}}/judgments.jsonl",
-            manifest=f"{SP}/cells/{{model}}/rerank/{{prompt}}/manifest.json",
+            responses=f"{RERANK}/responses.jsonl",
+            judgments=f"{RERANK}/judgments.jsonl",
+            manifest=f"{RERANK}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/rerank_{{prompt}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_rerank_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
@@ -157,22 +295,25 @@ if SELFPREF.datasets:
             questions=f"{SP}/questions.jsonl",
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
-            knowledge=f"{SP}/cells/{{model}}/knowledge/levels.jsonl",
+            knowledge=f"{KNOWLEDGE}/levels.jsonl",
             template=f"{PROMPTS}/selfpref/generation.yaml",
             model=get_model_file,
         output:
-            responses=f"{SP}/cells/{{model}}/generation/{{run}}/responses.jsonl",
-            judgments=f"{SP}/cells/{{model}}/generation/{{run}}/judgments.jsonl",
-            manifest=f"{SP}/cells/{{model}}/generation/{{run}}/manifest.json",
+            responses=f"{GENERATION}/responses.jsonl",
+            judgments=f"{GENERATION}/judgments.jsonl",
+            manifest=f"{GENERATION}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/generation_{{run}}.log",
+        retries: MODEL_RETRIES
+        conda:
+            model_env
+        threads: model_threads
+        resources:
+            **MODEL_RESOURCES,
         params:
             p=get_sp_compare_params,
             model_arg=model_file_arg,
             python=model_python,
-        threads: model_threads
-        resources:
-            **MODEL_RESOURCES,
         shell:
             "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
@@ -181,21 +322,28 @@ if SELFPREF.datasets:
 
     rule selfpref_report:
         input:
-            rerank=expand(f"{SP}/cells/{{model}}/rerank/{{prompt}}/judgments.jsonl", model=SELFPREF.evaluators,
-                          prompt=["normal", "rag"], allow_missing=True),
-            generation=expand(f"{SP}/cells/{{model}}/generation/{{run}}/judgments.jsonl", model=SELFPREF.evaluators,
-                              run=["main", "style"], allow_missing=True),
+            rerank=expand(
+                f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators, prompt=["normal", "rag"], allow_missing=True
+            ),
+            generation=expand(
+                f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators, run=["main", "style"], allow_missing=True
+            ),
             knowledge=get_sp_knowledge_levels,
-            perplexity=expand(f"{SP}/perplexity/{{model}}/perplexity.jsonl",
-                              model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [], allow_missing=True),
+            perplexity=expand(
+                f"{SP}/perplexity/{{model}}/perplexity.jsonl",
+                model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [],
+                allow_missing=True,
+            ),
             passages=f"{SP}/passages.jsonl",
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
         log:
             f"{LOGS}/selfpref/{{spds}}/report.log",
+        conda:
+            "../envs/analysis.yaml"
         params:
             p=get_sp_report_params,
-            outdir=f"{SP}/report",
+            outdir=outdir,
         shell:
             "python -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "

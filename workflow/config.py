@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 from authbench.errors import ConfigError
+from authbench.paths import Layout, cell_id
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
@@ -195,7 +196,7 @@ class Cell:
 
     @property
     def id(self) -> str:
-        return "/".join((self.dataset, self.model, self.judge, self.context, self.setting))
+        return cell_id(self.dataset, self.model, self.judge, self.context, self.setting)
 
 
 def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
@@ -286,7 +287,7 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
     if "ragauth" not in config.get("studies", ()) or not rag:
         return RagPlan(None, False, [])
     built = bool(rag.get("build"))
-    source = f"{config['results']}/ragauth/build/ragauth.json" if built else rag.get("source")
+    source = Layout(config["results"]).rag_built() if built else rag.get("source")
     if not built and (not source or not exists(source)):
         where = f"'{source}' does not exist" if source else "is null"
         return RagPlan(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "

@@ -29,8 +29,10 @@ import shutil
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any, Mapping
 
 from authbench.errors import ModelError
+from authbench.paths import Layout
 from authbench.records import file_sha256
 
 
@@ -58,6 +60,27 @@ PART_MODELS = {
         description="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (qwen2 architecture, chat template in its metadata)",
     ),
 }
+
+
+def model_file(name: str, spec: Mapping[str, Any], layout: Layout, isdir=os.path.isdir) -> str | None:
+    """What the jobs of model ``name`` (config ``spec``) load: the local GGUF
+    of a llamacpp model (assembled from its packages, or a path); the
+    safetensors folder of a vllm model (the converted one of a package:/parts:
+    spec, or a local folder; a hub id is loaded by vLLM itself); else None."""
+    packaged = spec["model"].startswith(("package:", "parts:"))
+    if spec["engine"] == "llamacpp":
+        return layout.gguf(name) if packaged else spec["model"]
+    if spec["engine"] == "vllm" and packaged:
+        return layout.hf(name)
+    if spec["engine"] == "vllm" and isdir(spec["model"]):
+        return spec["model"]
+    return None
+
+
+def is_served(spec: Mapping[str, Any]) -> bool:
+    """Whether a model's AuthorityBench judge cells share one ``vllm serve``
+    (``vllm.serve``; :mod:`authbench.llm.serve`)."""
+    return spec["engine"] == "vllm" and bool((spec.get("vllm") or {}).get("serve"))
 
 
 def parts_model(spec: str) -> PartsModel:

@@ -13,7 +13,7 @@ takes them). The cache key stays the vLLM model's: replies computed in process
 and by the server of the same model and dtype answer from one cache.
 
 A service group's resources are summed, so the cells ask for 0 threads, little
-memory and no GPU; the server job asks for the model's (see rules/common.smk).
+memory and no GPU; the server job asks for the model's (see rules/judge.smk).
 """
 
 from __future__ import annotations
