@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STUDY_FILES = ("fetch", "datasets", "judge", "ragauth", "selfpref", "report")
 # a study's input functions beside its rules (docs/decisions.md, "Snakemake conventions")
 STATED = {(f"rules/{name}.smk", "Mixed rules and functions in same snakefile.") for name in STUDY_FILES}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from authbench.cli import COMMANDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "workflow"
 # model_env's choice (rules/common.smk): env -> the engine modules its model jobs load (engines are imported by
 # name at run time, authbench.llm.engines.base.ENGINE_MODULES; vLLM itself by importlib)
