@@ -55,7 +55,7 @@ if statistics_outputs():
             rag=statistics_rag_arg,
             outdir=f"{R}/statistics",
         shell:
-            "python -m authbench.cli authority-statistics --labels {input.labels} --drops {input.drops} "
+            "python -m authbench.cli benchmark-statistics --labels {input.labels} --drops {input.drops} "
             "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
             "--sp-passages {input.sp_passages} --sp-drops {input.sp_drops} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"
