@@ -199,29 +199,6 @@ def secondary_cells(config: Mapping[str, Any], cells: Sequence) -> list:
     return [c for c in cells if c.dataset == "domainauth" and gives_item_scores(c.judge, c.setting)]
 
 
-def entityauth_skipped(judges: Sequence[str], expected: bool = False) -> dict[str, str]:
-    """EntityAuth's tables the judges leave out (Tables 11, 12 need a PairJudge;
-    with ``expected`` the E[s] table needs a score judge)."""
-    reason = _missing((), judges, None, PAIR_JUDGES)
-    out = {stem: reason for stem in ("table11_derivations_fine", "table12_derivations_coarse") if reason}
-    if expected and _expected_missing(None, judges):
-        out[EXPECTED_TABLE] = _expected_missing(None, judges)
-    return out
-
-
-def entityauth_tables(judges: Sequence[str], expected: bool = False) -> list[str]:
-    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges; with
-    ``expected`` and a score judge the E[s] vs argmax table)."""
-    skipped = entityauth_skipped(judges, expected)
-    return [stem for stem in ENTITY_TABLES if stem not in skipped and (expected or stem != EXPECTED_TABLE)]
-
-
-def entityauth_report_files(folder: str, judges: Sequence[str], expected: bool = False) -> list[str]:
-    return ([f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/reuse.tsv",
-             f"{folder}/figures/fig3_entityauth_label_distribution.png"]
-            + table_files(folder, entityauth_tables(judges, expected)) + cost_files(folder))
-
-
 def is_entity(dataset: str) -> bool:
     return dataset.startswith("entityauth/")
 

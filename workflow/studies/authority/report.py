@@ -153,11 +153,12 @@ class Inputs:
         other = self._spec(results, self.alt) if self.alt is not None and results.judges else None
         head = results.rescored if results.rescored and self.coarse_source == "rescore" else caption
         entity = self.datasets[0].startswith("entityauth/")
-        validity = validity_note(flagged_cells(self.metrics, self.rule), self.datasets, results.setting,
-                                 results.judges, tables.context_label,
-                                 (lambda b: b.split("/", 1)[1].capitalize()) if entity else None,
-                                 has_diagnostics(self.metrics, self.datasets, results.setting)) if results.judges else ""
-        return head + parse_note(spec, other, self.parse) + validity
+        if not results.judges:  # the E[s] table marks nothing (its rows are not the results tables')
+            return head + parse_note(spec, other, self.parse)
+        return head + parse_note(spec, other, self.parse) + validity_note(
+            flagged_cells(self.metrics, self.rule), self.datasets, results.setting, results.judges,
+            tables.context_label, (lambda b: b.split("/", 1)[1].capitalize()) if entity else None,
+            has_diagnostics(self.metrics, self.datasets, results.setting))
 
     def categories_table(self) -> TableSpec:
         return tables.table_categories(self.predictions, self.category_order)
