@@ -349,16 +349,3 @@ def test_latex_bold_and_underline(tmp_path):
     assert r"Model & k & Relevance & Utility & Authority & PageRank oracle & fail\% \\" in tex
     assert r"(k in \{1\})" in tex
     assert "**" not in tex and "<u>" not in tex
-
-
-def test_scratch_table(tmp_path):
-    from authbench.render.catalog import report_entry, report_files
-    from authbench.studies.ragauth.outputs import RAGAUTH
-
-    R.write_rag_report(R.accuracy_rows(_paper_cells(), 50, 0), tmp_path)
-    assert (tmp_path / "tables" / "table_scratch.md").read_text().startswith("A throw-away table")
-    assert "| Scratch: accuracy per topic again | tables/table_scratch.csv/.md/.tex | written |" in (
-        tmp_path / "contents.md").read_text()
-    assert f"{tmp_path}/tables/table_scratch.tex" in report_files(RAGAUTH, str(tmp_path), {})
-    entry = report_entry(RAGAUTH, f"{tmp_path}/tables/table_scratch.csv", str(tmp_path / "captions"))
-    assert "throw-away" in open(entry["caption"]).read()

@@ -25,6 +25,4 @@ RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv"), items=(
           "RAGAuth answer accuracy (%) per model, strategy and k, overall and per question topic, with 95% "
           "percentile-bootstrap intervals over questions and the number of questions.",
           build=lambda rows: _report().topic_table(rows), caption_of=builders_caption),
-    Table("table_scratch", "Scratch: accuracy per topic again", "A throw-away table (issue 20's demonstration).",
-          build=lambda rows: _report().topic_table(rows)),
 ))
