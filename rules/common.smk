@@ -3,7 +3,8 @@
 # environment and resources). Policy (which files a config produces, which
 # baselines run, which file a model loads) is decided in the Python package
 # (authbench.config, authbench.paths, authbench.llm.models and
-# authbench.studies.*.outputs); each study's input/params functions are in its
+# authbench.studies.*.outputs, each study's report declared once there and
+# derived by authbench.render.catalog); each study's input/params functions are in its
 # own .smk. Never `import workflow` here: that name is Snakemake's object.
 import json
 import os
@@ -18,12 +19,12 @@ from authbench.config import entity_datasets, entity_settings, rag_plan, selfpre
 from authbench.joblogs import failure_summary
 from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
-from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
+from authbench.render.catalog import plan, report_entry, report_files
+from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, baseline_plan, scales
 from authbench.studies.authority.outputs import SCORE_JUDGES, check_labels, has_secondary, secondary_cells
-from authbench.studies.authority.outputs import statistics_files
-from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
-from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
-from authbench.studies.selfpref.outputs import report_files as selfpref_report_files
+from authbench.studies.ragauth.outputs import RAGAUTH
+from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, knowledge_authors, other_authors
+from authbench.studies.statistics import STATISTICS, authority_datasets, selfpref_datasets
 
 check_renamed(config)
 validate(config, str(SCHEMA_PATH))
@@ -147,42 +148,48 @@ MODEL_RESOURCES = {
 
 # --- reports and `all` -------------------------------------------------------------------
 
+# Each study's report is declared once (authbench.studies.*.outputs, authbench.studies.statistics);
+# its files, and its report step's plan, are derived by authbench.render.catalog.
+REPORTS = {r.name: r for r in (DOMAINAUTH, ENTITYAUTH, RAGAUTH, SELFPREF_REPORT, STATISTICS)}
+# `snakemake --report`'s caption files, written from the definitions when the Snakefile is parsed
+CAPTIONS = os.path.abspath(".snakemake/authbench/captions")
+
+
 def domainauth_report_outputs():
-    return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"], SECONDARY,
-                                   config.get("expected_scores", True))
+    return report_files(DOMAINAUTH, f"{DA}/report", config)
 
 
 def entityauth_report_outputs():
-    return entityauth_report_files(f"{EA}/report", config["judges"], config.get("expected_scores", True))
+    return report_files(ENTITYAUTH, f"{EA}/report", config)
+
+
+def ragauth_report_files(folder):
+    return report_files(RAGAUTH, folder, config)
+
+
+def selfpref_report_files(folder):
+    return report_files(SELFPREF_REPORT, folder, config)
 
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------
 
-def _statistics_datasets():
-    return (["domainauth"] if "domainauth" in STUDIES else []) + list(ENTITY_DATASETS)
-
-
-def _statistics_selfpref():
-    return SELFPREF.datasets if SELFPREF.evaluators else []
-
-
 def statistics_outputs():
-    return statistics_files(f"{R}/statistics", bool(_statistics_datasets() or RAG.cells), bool(_statistics_selfpref()))
+    return report_files(STATISTICS, f"{R}/statistics", config)
 
 
 def get_statistics_inputs(wildcards):
     """The built datasets Table 7 counts: every AuthorityBench dataset's labels,
     drops and sampled instance sets (those its baselines read), RAGAuth's
     dataset report, and the self-preference imports."""
-    ds = _statistics_datasets()
+    ds, sp = authority_datasets(config), selfpref_datasets(config)
     return {
         "labels": [f"{R}/{d}/labels.tsv" for d in ds],
         "drops": [f"{R}/{d}/drops.tsv" for d in ds],
         "instances": [f"{R}/{d}/instances/{s}.jsonl" for d in ds for s in baseline_plan(config, d)["instance_sets"]],
         "rag": [f"{RA}/dataset.tsv"] if RAG.cells else [],
-        "sp_questions": [f"{R}/selfpref/{d}/questions.jsonl" for d in _statistics_selfpref()],
-        "sp_passages": [f"{R}/selfpref/{d}/imported.jsonl" for d in _statistics_selfpref()],
-        "sp_drops": [f"{R}/selfpref/{d}/drops.tsv" for d in _statistics_selfpref()],
+        "sp_questions": [f"{R}/selfpref/{d}/questions.jsonl" for d in sp],
+        "sp_passages": [f"{R}/selfpref/{d}/imported.jsonl" for d in sp],
+        "sp_drops": [f"{R}/selfpref/{d}/drops.tsv" for d in sp],
     }
 
 
@@ -199,23 +206,22 @@ def _label_block(dataset):
 
 def get_statistics_params(wildcards):
     sampling = config["domainauth"]["sampling"]
-    return _json({"datasets": _statistics_datasets(), "labels": [_label_block(d) for d in _statistics_datasets()],
-                  "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in _statistics_datasets()],
+    ds, sp = authority_datasets(config), selfpref_datasets(config)
+    return _json({"written": plan(STATISTICS, config)["written"], "datasets": ds,
+                  "labels": [_label_block(d) for d in ds],
+                  "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
                   "easy_min_delta": sampling["easy_min_delta"], "hard_max_delta": sampling["hard_max_delta"],
-                  "selfpref": _statistics_selfpref(), "authors": config["selfpref"]["authors"] if _statistics_selfpref() else []})
+                  "selfpref": sp, "authors": config["selfpref"]["authors"] if sp else []})
 
 
 def reported(paths, category):
-    """Flag the CSV tables and PNG figures for `snakemake --report`, each with
-    its caption from report/captions/<stem>.rst."""
+    """Flag each report item's file (a table's CSV, a figure's PNG) of the
+    report ``category`` for `snakemake --report`, with the caption, subcategory
+    and labels of its definition (authbench.render.catalog.report_entry)."""
     out = []
     for path in paths:
-        stem, ext = os.path.splitext(os.path.basename(path))
-        if ext in (".csv", ".png"):
-            out.append(report(path, caption=f"../report/captions/{stem}.rst", category=category,
-                              subcategory="figures" if ext == ".png" else "tables"))
-        else:
-            out.append(path)
+        entry = report_entry(REPORTS[category], path, CAPTIONS)
+        out.append(path if entry is None else report(path, **entry))
     return out
 
 
@@ -227,6 +233,6 @@ def get_final_output():
         out += entityauth_report_outputs() + [f"{R}/{d}/drops.tsv" for d in ENTITY_DATASETS]
     if RAG.cells:
         out += ragauth_report_files(f"{RA}/report") + [f"{RA}/dataset.tsv"]
-    for dataset in SELFPREF.datasets if SELFPREF.evaluators else []:
+    for dataset in selfpref_datasets(config):
         out += selfpref_report_files(f"{R}/selfpref/{dataset}/report") + [f"{R}/selfpref/{dataset}/drops.tsv"]
     return out

@@ -30,7 +30,7 @@ def get_domain_report_params(wildcards):
             "settings": config["settings"],
             "judges": config["judges"],
             "contexts": config["contexts"],
-            "expected_scores": config.get("expected_scores", True),
+            "plan": plan(DOMAINAUTH, config),
             "category_order": list(config["domainauth"]["categories"]),
             "categories": config["domainauth"]["categories"],
             "parse": config["parse"],
@@ -60,7 +60,7 @@ def get_entity_report_params(wildcards):
         {
             "datasets": names,
             "judges": config["judges"],
-            "expected_scores": config.get("expected_scores", True),
+            "plan": plan(ENTITYAUTH, config),
             "coarse_source": config["entityauth"]["coarse_source"],
             "parse": config["parse"],
             "judge_validity": config.get("judge_validity"),
@@ -132,7 +132,7 @@ if statistics_outputs():
             rag=statistics_rag_arg,
             outdir=outdir,
         shell:
-            "python -m authbench.cli authority-statistics --labels {input.labels} --drops {input.drops} "
+            "python -m authbench.cli benchmark-statistics --labels {input.labels} --drops {input.drops} "
             "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
             "--sp-passages {input.sp_passages} --sp-drops {input.sp_drops} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"

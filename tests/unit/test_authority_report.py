@@ -84,8 +84,9 @@ def test_domainauth_report_captions(metrics, tmp_path):
                                     "unique_requests": 2, "cache_hits": 0, "prompt_tokens": 10,
                                     "completion_tokens": 4, "engine_seconds": 1.0}))
     out = tmp_path / "report"
-    write_domainauth_report(out, [str(mfile)], str(labels), [str(pred)], [str(manifest)], ["table1_fine",
-                            "table8_categories"], list(CATEGORIES), CATEGORIES, "lenient")
+    write_domainauth_report(out, [str(mfile)], str(labels), [str(pred)], [str(manifest)],
+                            {"written": ["table1_fine", "table8_categories"], "skipped": {}}, list(CATEGORIES),
+                            CATEGORIES, "lenient")
     t1 = (out / "tables" / "table1_fine.md").read_text().splitlines()[0]
     assert "fail% = parse failures among the judge's calls. Parsing: lenient" in t1
     assert "Strict parsing (a failed reply contributes no prediction" in t1
@@ -123,7 +124,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     baselines, report. Returns the report folder and the files rules/common.smk declares for it."""
     import yaml
     from authbench.config import cells, check_config, validate_schema
-    from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, scales
+    from authbench.render.catalog import plan as report_plan, report_files
+    from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
 
     config = yaml.safe_load((root / "config.yaml").read_text())
     config.update(studies=["domainauth"], settings=list(settings), contexts=list(contexts), judges=list(judges),
@@ -164,9 +166,9 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     out = work / "report"
     _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
          "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
-         judges=config["judges"], contexts=config["contexts"], category_order=list(dom["categories"]),
-         categories=dom["categories"], parse="strict")
-    return out, domainauth_report_files(str(out), config["settings"], config["judges"])
+         judges=config["judges"], contexts=config["contexts"], plan=report_plan(DOMAINAUTH, config),
+         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict")
+    return out, report_files(DOMAINAUTH, str(out), config)
 
 
 @pytest.mark.parametrize("settings, contexts, tables", [
@@ -204,24 +206,52 @@ def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
 
 
 def A_TITLE(stem):
-    from authbench.studies.authority.report import TITLES
+    from authbench.studies.authority.outputs import DOMAINAUTH
 
-    return TITLES[stem]
+    return DOMAINAUTH.item(stem).title
+
+
+def _plan(report, settings, judges, expected=False, secondary=None):
+    from authbench.render.catalog import plan
+
+    return plan(report, {"settings": settings, "judges": judges, "expected_scores": expected,
+                         "domainauth": {"secondary": secondary}})
+
+
+def _tables(report, *args, **kw):
+    return [s for s in _plan(report, *args, **kw)["written"] if s.startswith("table")]
 
 
 def test_tables_need_a_judge_that_fills_them():
-    from authbench.studies.authority.outputs import domainauth_skipped, domainauth_tables, entityauth_skipped
+    from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
 
-    assert domainauth_tables(["pairs", "fine"], ["list_rank"]) == ["table1_fine"]
-    assert domainauth_skipped(["pairs", "fine"], ["list_rank"]) == {
+    assert _tables(DOMAINAUTH, ["pairs", "fine"], ["list_rank"]) == ["table1_fine"]
+    assert _plan(DOMAINAUTH, ["pairs", "fine"], ["list_rank"])["skipped"] == {
         "table9_derivations_fine": "config key 'judges' has none of pair_rank, pair_score",
         "table2_coarse": "config key 'settings' has no 'coarse'",
         "table10_derivations_coarse": "config key 'settings' has no 'coarse'",
         "table3_pairs": "config key 'judges' has none of point, pair_rank, pair_score",
         "table8_categories": "config key 'settings' has no 'bias'"}
-    assert domainauth_tables(["bias"], ["pair_rank"]) == []
-    assert entityauth_skipped(["point"]) == {"table11_derivations_fine": "config key 'judges' has none of "
-                                                                        "pair_rank, pair_score",
-                                             "table12_derivations_coarse": "config key 'judges' has none of "
-                                                                           "pair_rank, pair_score"}
-    assert entityauth_skipped(["pair_score"]) == {}
+    assert _tables(DOMAINAUTH, ["bias"], ["pair_rank"]) == []
+    assert _plan(ENTITYAUTH, [], ["point"])["skipped"] == {
+        "table11_derivations_fine": "config key 'judges' has none of pair_rank, pair_score",
+        "table12_derivations_coarse": "config key 'judges' has none of pair_rank, pair_score"}
+    assert _plan(ENTITYAUTH, [], ["pair_score"])["skipped"] == {}
+
+
+def test_report_items_and_files():
+    """The files of a plan: Figure 6 comes with Table 8 (never a skipped row of its own), the secondary-label
+    table with its long files when the config names secondary labels, the cost table as CSV and Markdown."""
+    from authbench.render.catalog import report_files
+    from authbench.studies.authority.outputs import DOMAINAUTH
+
+    config = {"settings": ["fine"], "judges": ["point"], "expected_scores": False, "domainauth": {"secondary": None}}
+    files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
+    assert files == {"metrics.tsv", "contents.md", "figures/fig3_label_distribution.png", "tables/costs.csv",
+                     "tables/costs.md", "figures/cost_vs_rho.png",
+                     *(f"tables/table1_fine.{e}" for e in ("csv", "md", "tex"))}
+    assert "fig6_bias_heatmap" not in _plan(DOMAINAUTH, ["fine"], ["point"])["skipped"]
+    config.update(settings=["bias"], domainauth={"secondary": {"labels": {"x": {}}}})
+    files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
+    assert {"figures/fig6_bias_heatmap.png", "tables/table8_categories.csv", "tables/secondary_labels.csv",
+            "item_scores.tsv", "secondary.tsv"} <= files

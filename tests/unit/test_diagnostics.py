@@ -328,6 +328,9 @@ def test_position_baseline_predicts_the_presentation_order():
     assert acc[0]["value"] == pytest.approx(0.4)
 
 
+T2_PLAN = {"written": ["table2_coarse"], "skipped": {}}  # the report step's plan (authbench.render.catalog.plan)
+
+
 def test_report_captions_and_cost_table(metrics, tmp_path, root):
     from authbench.studies.authority.report import write_domainauth_report
 
@@ -343,7 +346,7 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
                                  "completion_tokens": 4, "engine_seconds": 1.0}))
         manifests.append(str(m))
     out = tmp_path / "report"
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests, ["table2_coarse"], [], None, "strict",
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests, T2_PLAN, [], None, "strict",
                             yaml.safe_load((root / "config.yaml").read_text())["judge_validity"])
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert ("bypos w/o ListScore: the same score vector by position in 3 of 3 lists; "
@@ -358,13 +361,13 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
     # nothing flagged: the caption says so
     clean = metrics[metrics["model"] != "bypos"]
     clean.to_csv(mfile, sep="\t", index=False)
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], ["table2_coarse"], [], None, "strict")
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert caption.endswith("Judge validity: no cell answers by presentation position or copies the prompt's "
                             "example (judge-validity rule, docs/decisions.md; thresholds: config judge_validity).")
     # metrics without diagnostic rows (written before them): no claim either way
     clean[clean["derivation"] != "validity"].to_csv(mfile, sep="\t", index=False)
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], ["table2_coarse"], [], None, "strict")
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert "Judge validity" not in caption and "†" not in caption
 

@@ -311,7 +311,8 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     the fine cell's rescored ones (rescore)."""
     from authbench.config import cells
     from authbench.records import read_jsonl
-    from authbench.studies.authority.outputs import scales
+    from authbench.render.catalog import plan
+    from authbench.studies.authority.outputs import ENTITYAUTH, scales
 
     config = _demo_config(root, coarse_source=coarse_source)
     config["studies"], config["judges"] = ["entityauth"], ["pair_score"]
@@ -361,7 +362,8 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     out = tmp_path / "report"
     _cli("entityauth-report", "--metrics", *metrics, "--labels", labels, "--reuse", inst / "reuse.tsv",
          "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
-         coarse_source=coarse_source, parse="strict")
+         plan=plan(ENTITYAUTH, {"judges": ["pair_score"], "expected_scores": False}), coarse_source=coarse_source,
+         parse="strict")
     table = pd.read_csv(out / "tables" / "table6_coarse.csv")
     assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"
     rho = [c for c in table.columns if c.startswith("PairJudge") and "PointScore" in c and c.endswith("ρ")]

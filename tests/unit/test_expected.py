@@ -389,14 +389,20 @@ def test_table_expected():
 
 
 def test_report_stems_follow_the_switch():
-    from authbench.studies.authority.outputs import domainauth_tables, entityauth_tables
+    from authbench.render.catalog import plan
+    from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
 
-    assert "expected_scores" in domainauth_tables(["fine"], ["point"], True)
-    assert "expected_scores" not in domainauth_tables(["fine"], ["point"], False)
-    assert "expected_scores" not in domainauth_tables(["fine", "coarse"], ["list_rank", "pair_rank"], True)
-    assert "expected_scores" not in domainauth_tables(["bias"], ["point"], True)
-    assert entityauth_tables(["list_score"], True)[-1] == "expected_scores"
-    assert "expected_scores" not in entityauth_tables(["list_score"])
+    def written(report, settings, judges, expected=False):
+        return plan(report, {"settings": settings, "judges": judges, "expected_scores": expected,
+                             "domainauth": {"secondary": None}})["written"]
+
+    assert "expected_scores" in written(DOMAINAUTH, ["fine"], ["point"], True)
+    assert "expected_scores" not in written(DOMAINAUTH, ["fine"], ["point"], False)
+    assert "expected_scores" not in written(DOMAINAUTH, ["fine", "coarse"], ["list_rank", "pair_rank"], True)
+    assert "expected_scores" not in written(DOMAINAUTH, ["bias"], ["point"], True)
+    assert [s for s in written(ENTITYAUTH, [], ["list_score"], True) if s.startswith(("table", "exp"))][-1] == \
+        "expected_scores"
+    assert "expected_scores" not in written(ENTITYAUTH, [], ["list_score"])
 
 
 # --- the DomainAuth steps through the CLI, no model (engine instant) ------------------------
@@ -413,6 +419,8 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
     E[s] rows and the expected_scores table come only with the switch on."""
     import yaml
     from authbench.records import read_jsonl
+    from authbench.render.catalog import plan
+    from authbench.studies.authority.outputs import DOMAINAUTH
     from wfrun import read_tsv
 
     config = yaml.safe_load((root / "config.yaml").read_text())
@@ -441,8 +449,9 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
         report = tmp_path / str(flag) / "report"
         _cli("domainauth-report", "--metrics", *metrics, "--labels", labels, "--manifests", *manifests,
              "--outdir", report, settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
-             expected_scores=flag, category_order=list(da["categories"]), categories=da["categories"],
-             parse="strict")
+             plan=plan(DOMAINAUTH, {"settings": ["fine", "pairs"], "judges": ["point", "list_score", "pair_score"],
+                                    "expected_scores": flag, "domainauth": {"secondary": None}}),
+             category_order=list(da["categories"]), categories=da["categories"], parse="strict")
         out[flag] = (metrics, manifests, report)
 
     for (judge, setting), off, on in zip(cells, out[False][0], out[True][0]):

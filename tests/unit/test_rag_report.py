@@ -311,24 +311,28 @@ def test_topic_table_layout():
 # --------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------
-def test_write_rag_tables(tmp_path):
+def test_write_rag_report(tmp_path):
     rows = R.accuracy_rows(_paper_cells(), 50, 0)
-    paths = R.write_rag_tables(rows, tmp_path / "out")
+    paths = R.write_rag_report(rows, tmp_path / "out")
     assert [p.name for p in paths] == ["table5_ragauth.csv", "table5_ragauth.md", "table5_ragauth.tex",
                                        "table5_topics.csv", "table5_topics.md", "table5_topics.tex"]
     assert all(p.exists() for p in paths)
-    md = (tmp_path / "out" / "table5_ragauth.md").read_text(encoding="utf-8")
+    assert (tmp_path / "out" / "accuracy.tsv").read_text(encoding="utf-8").startswith("model\t")
+    contents = (tmp_path / "out" / "contents.md").read_text(encoding="utf-8")
+    assert "| tables/table5_ragauth.csv/.md/.tex | written |" in contents
+    assert "| tables/table5_topics.csv/.md/.tex | written |" in contents
+    md = (tmp_path / "out" / "tables" / "table5_ragauth.md").read_text(encoding="utf-8")
     assert "| m1 | 1 | 50.00 | 40.00 | <u>60.00</u> | **70.00** | 100.00 | 0.00 |" in md
     assert "**100.00**" not in md
-    csv_text = (tmp_path / "out" / "table5_ragauth.csv").read_text(encoding="utf-8")
+    csv_text = (tmp_path / "out" / "tables" / "table5_ragauth.csv").read_text(encoding="utf-8")
     assert csv_text.splitlines()[0] == "Model,k,w/o Filter,Relevance,Utility,Authority,PageRank oracle,fail%"
     assert "**" not in csv_text
 
     topical = {("m", "authority", 1): _cell(1, 2, topics=["a", "b"])}
-    paths = R.write_rag_tables(R.accuracy_rows(topical, 10, 0), tmp_path / "t")
+    paths = R.write_rag_report(R.accuracy_rows(topical, 10, 0), tmp_path / "t")
     assert sorted(p.name for p in paths) == sorted(
         f"{stem}.{ext}" for stem in ("table5_ragauth", "table5_topics") for ext in ("csv", "md", "tex"))
-    tex = (tmp_path / "t" / "table5_topics.tex").read_text(encoding="utf-8")
+    tex = (tmp_path / "t" / "tables" / "table5_topics.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{4}{c}{All}" in tex and r"95\%" in tex
 
 

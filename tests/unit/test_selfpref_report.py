@@ -637,8 +637,13 @@ def test_write_selfpref_report_full(tmp_path):
     ppl = [_ppl("human", 10.0), _ppl("gpt35", 20.0)]
     paths = R.write_selfpref_report(rerank_rows(), gen_rows(), levels, ppl, passages, {"E": "gpt35"}, tmp_path,
                                     dataset="nq")
-    for name in EXPECTED + ["rerank_summary.tsv"]:
+    for name in EXPECTED + ["rerank_summary.tsv", "contents.md"]:
         assert (tmp_path / name) in paths and (tmp_path / name).is_file()
+    contents = (tmp_path / "contents.md").read_text(encoding="utf-8")
+    assert contents.startswith("# Self-preference report\n\nDataset: nq.\n\n| What | File | Status |")
+    for name in EXPECTED[:-2:3]:  # every table, once
+        assert f"| {name.rsplit('.', 1)[0]}.csv/.md/.tex | written |" in contents, name
+    assert "| Figure 3: preference heatmaps | figures/fig3_heatmaps.png | written |" in contents
     md = (tmp_path / "tables/table2_rerank.md").read_text(encoding="utf-8")
     assert md.startswith("[nq] Relevance scores") and "+3.00†" in md
     with open(tmp_path / "rates.tsv", encoding="utf-8") as fh:

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from authbench.cli import main
 from authbench.records import write_jsonl, write_tsv
-from authbench.studies.authority import statistics as S
+from authbench.studies import statistics as S
 from authbench.studies.authority.domains import build_domains, write_drops, write_labels
 from authbench.studies.authority.entities import build_entities, entity_item, write_entities, write_entity_drops
 from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
@@ -101,9 +101,11 @@ def test_selfpref_statistics_of_the_released_nq(tmp_path):
 
 
 def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, capsys):
-    params = ('{"datasets": ["domainauth", "entityauth/songs"], "instance_sets": [["fine", "coarse", "pairs"], '
-              '["fine"]], "easy_min_delta": 5, "hard_max_delta": 2}')
-    args = ["authority-statistics", "--labels", str(built / "da_labels.tsv"), str(built / "songs_labels.tsv"),
+    params = ('{"written": ["table7_statistics", "table7_levels", "table7_drops"], '
+              '"datasets": ["domainauth", "entityauth/songs"], "labels": [null, null], '
+              '"instance_sets": [["fine", "coarse", "pairs"], ["fine"]], "easy_min_delta": 5, "hard_max_delta": 2, '
+              '"selfpref": [], "authors": []}')
+    args = ["benchmark-statistics", "--labels", str(built / "da_labels.tsv"), str(built / "songs_labels.tsv"),
             "--drops", str(built / "da_drops.tsv"), str(built / "songs_drops.tsv"),
             "--instances", *(str(built / f"da_{s}.jsonl") for s in ("fine", "coarse", "pairs")),
             str(built / "songs_fine.jsonl"), "--rag", str(built / "rag.tsv"), "--outdir", str(tmp_path)]
@@ -115,6 +117,7 @@ def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, ca
     assert "EntityAuth,Songs,Sitelinks,0-9,2000,,3,,,0,157" in csv_text
     assert not (tmp_path / "tables" / "selfpref_statistics.md").exists()
     bad = params.replace('["fine"]]', '["fine"], ["fine"]]').replace('"entityauth/songs"', '"entityauth/songs", "x"')
+    assert '["fine"], ["fine"]]' in bad
     assert main(args + ["--params", bad]) == 2
     assert "differ in length" in capsys.readouterr().err
 
@@ -142,3 +145,14 @@ def test_levels_caption_names_each_label_rule(built):
     da, _ = S.collect(_datasets(built), None)
     assert da.rule == "Open PageRank integers ('page_rank') as levels 0-9; 10 dropped (the paper's 0-9 scale)"
     assert S.table_statistics([da], 5, 2).cells.iloc[0, 0] == "PageRank"
+
+
+def test_statistics_items_follow_the_studies():
+    """Table 7 and its details when an AuthorityBench dataset is built, the
+    self-preference data table when that study has an evaluator."""
+    from authbench.render.catalog import plan
+
+    config = {**CONFIG, "studies": ["domainauth"]}
+    assert plan(S.STATISTICS, config)["written"] == ["table7_statistics", "table7_levels", "table7_drops"]
+    config = {**CONFIG, "studies": ["selfpref"]}
+    assert plan(S.STATISTICS, config)["written"] == (["selfpref_statistics"] if S.selfpref_datasets(config) else [])

@@ -58,7 +58,32 @@ def cmd_models_serve(args, params) -> None:
     run_server(args.model_dir, params["model"], args.out)
 
 
+def cmd_benchmark_statistics(args, params) -> None:
+    """The benchmark statistics of every study (:mod:`authbench.studies.statistics`):
+    ``params["written"]`` its tables this config produces; AuthorityBench's
+    datasets ``--labels``/``--drops`` in the order of ``params["datasets"]``,
+    ``--instances`` in that order with ``params["instance_sets"]`` files each;
+    ``--rag``: RAGAuth's dataset report; ``--sp-*`` in the order of
+    ``params["selfpref"]``; under ``--outdir``/tables."""
+    from authbench.errors import InputError
+    from authbench.studies.statistics import Inputs, write_statistics
+
+    names, sets = params["datasets"], params["instance_sets"]
+    if not len(names) == len(args.labels) == len(args.drops) == len(sets):
+        raise InputError("benchmark-statistics: --labels, --drops and params datasets/instance_sets differ in length")
+    datasets, start = [], 0
+    for name, labels, drops, n_sets, block in zip(names, args.labels, args.drops, sets, params["labels"]):
+        datasets.append({"dataset": name, "labels": labels, "drops": drops, "label": block,
+                         "instances": args.instances[start:start + len(n_sets)]})
+        start += len(n_sets)
+    write_statistics(args.outdir, params["written"], Inputs(
+        datasets, args.rag, params["easy_min_delta"], params["hard_max_delta"],
+        list(zip(params["selfpref"], args.sp_questions, args.sp_passages, args.sp_drops)), params["authors"]))
+
+
 COMMANDS = {
+    "benchmark-statistics": (cmd_benchmark_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
+                                                        "sp_passages*", "sp_drops*", "outdir"]),
     "models-serve": (cmd_models_serve, ["model_dir", "out"]),
     "models-assemble": (cmd_models_assemble, ["out"]),
     "models-convert": (cmd_models_convert, ["gguf", "out"]),

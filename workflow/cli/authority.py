@@ -235,14 +235,13 @@ def _grid(params, *keys) -> str:
 
 
 def cmd_domainauth_report(args, params) -> None:
-    from authbench.studies.authority.outputs import domainauth_skipped, domainauth_tables
+    """``params["plan"]``: the tables the config produces (rules/common.smk:
+    :func:`authbench.render.catalog.plan` of DOMAINAUTH)."""
     from authbench.studies.authority.report import write_domainauth_report
 
-    write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests,
-                            domainauth_tables(params["settings"], params["judges"], params.get("expected_scores", False)), params["category_order"],
-                            params.get("categories"), params["parse"], params.get("judge_validity"),
-                            skipped=domainauth_skipped(params["settings"], params["judges"], params.get("expected_scores", False)),
-                            grid=_grid(params, "settings", "judges", "contexts"))
+    write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests, params["plan"],
+                            params["category_order"], params.get("categories"), params["parse"],
+                            params.get("judge_validity"), grid=_grid(params, "settings", "judges", "contexts"))
     if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
         from authbench.studies.authority.labels import secondary_specs
         from authbench.studies.authority.secondary import write_secondary_report
@@ -256,50 +255,12 @@ def cmd_domainauth_report(args, params) -> None:
 
 
 def cmd_entityauth_report(args, params) -> None:
-    from authbench.studies.authority.outputs import entityauth_skipped, entityauth_tables
+    """``params["plan"]``: as :func:`cmd_domainauth_report`'s (of ENTITYAUTH)."""
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            entityauth_tables(params["judges"], params.get("expected_scores", False)), params["coarse_source"], params["parse"],
-                            params.get("judge_validity"), skipped=entityauth_skipped(params["judges"], params.get("expected_scores", False)),
+                            params["plan"], params["coarse_source"], params["parse"], params.get("judge_validity"),
                             grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"))
-
-
-def cmd_statistics(args, params) -> None:
-    """Table 7 (AuthorityBench's datasets: ``--labels``/``--drops`` in the
-    order of ``params["datasets"]``, ``--instances`` in that order with
-    ``params["instance_sets"]`` files each; ``--rag``: RAGAuth's dataset
-    report) and the self-preference data table (``--sp-*`` in the order of
-    ``params["selfpref"]``), under ``--outdir``/tables."""
-    from authbench.render.tables import write_table
-    from authbench.studies.authority import statistics as S
-
-    tables = Path(args.outdir) / "tables"
-    names = params.get("datasets", [])
-    if names or args.rag:
-        if not len(names) == len(args.labels) == len(args.drops) == len(params["instance_sets"]):
-            raise InputError("authority-statistics: --labels, --drops and params datasets/instance_sets differ in length")
-        files, start = [], 0
-        blocks = params.get("labels") or [None] * len(names)  # each dataset's config label block
-        for name, labels, drops, sets, block in zip(names, args.labels, args.drops, params["instance_sets"], blocks):
-            files.append({"dataset": name, "labels": labels, "drops": drops, "label": block,
-                          "instances": args.instances[start:start + len(sets)]})
-            start += len(sets)
-        stats = S.collect(files, args.rag)
-        write_table(S.table_statistics(stats, params["easy_min_delta"], params["hard_max_delta"]),
-                    tables / "table7_statistics")
-        write_table(S.table_levels(stats), tables / "table7_levels")
-        write_table(S.table_drops(stats), tables / "table7_drops")
-    if params.get("selfpref"):
-        from authbench.studies.selfpref import statistics as SP
-
-        rows, notes = [], []
-        for ds, questions, passages, drops in zip(params["selfpref"], args.sp_questions, args.sp_passages,
-                                                   args.sp_drops):
-            got, note = SP.dataset_rows(ds, questions, passages, drops, params["authors"])
-            rows += got
-            notes.append(note)
-        write_table(SP.table_statistics(rows, notes), tables / "selfpref_statistics")
 
 
 COMMANDS = {
@@ -316,6 +277,4 @@ COMMANDS = {
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "item_predictions*",
                                                   "manifests+", "outdir"]),
     "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
-    "authority-statistics": (cmd_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
-                                              "sp_passages*", "sp_drops*", "outdir"]),
 }

@@ -1,29 +1,36 @@
 """Report items declared once: every table and figure of a study's report is
 one :class:`Table` or :class:`Figure` in that study's ``REPORT``
-(a :class:`Report`). Everything else is derived from that list here:
+(a :class:`Report`, in the study's ``outputs.py``). Everything else is
+derived from that list here:
 
-* :func:`planned` / :func:`report_files`: which items and files a config
-  produces (``rules/`` asks for exactly these; a skipped item has a reason);
+* :func:`planned` / :func:`plan` / :func:`report_files`: which items and
+  files a config produces (``rules/`` asks for exactly these and passes
+  :func:`plan` to the report step; a skipped item has a reason);
 * :func:`contents_md`: the report folder's ``contents.md``;
-* :func:`caption_text`: the caption Snakemake's ``--report`` shows for a file
-  (read from the definition: a caption cannot be missing);
-* writing the files is :func:`authbench.render.tables.write_table`'s, called
-  with the definition's caption first.
+* :func:`write_tables`: the tables (CSV/Markdown/LaTeX) of a plan, each
+  with its written caption (:meth:`Table.written_caption`);
+* :func:`report_entry`: an item's entry in Snakemake's ``--report``: its
+  caption (a generated ``.rst`` file holding the definition's caption: a
+  caption cannot be missing), category, subcategory and labels.
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
-config's grid has data for the item, else the reason it is skipped (shown in
-``contents.md`` and the run log). Light imports only: the Snakefile loads
-this module on every run.
+config's grid has data for the item, the reason it is skipped (shown in
+``contents.md`` and the run log), or ``None`` when the config turns the item
+off (not listed at all; e.g. ``expected_scores: false``). Light imports
+only: the Snakefile loads this module on every run.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 TABLE_EXTS = ("csv", "md", "tex")
 
-Needs = Callable[[Mapping[str, Any]], str]
+Needs = Callable[[Mapping[str, Any]], "str | None"]
 
 
 def always(_config: Mapping[str, Any]) -> str:
@@ -32,20 +39,35 @@ def always(_config: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Table:
-    """One results table: ``tables/<stem>.csv|md|tex``."""
+    """One results table: ``tables/<stem>.csv|md|tex``.
+
+    ``build(inputs)`` returns its :class:`~authbench.render.tables.TableSpec`
+    from the study writer's inputs; ``caption_of(inputs, spec)`` gives the
+    written caption when the data adds to it (default: ``caption``)."""
 
     stem: str
-    title: str  # contents.md: what it is ("Table 1: DomainAuth fine-grained rho, tau")
-    caption: str  # what it shows; the written caption starts with it, the report shows it
+    title: str  # contents.md and the report's label: what it is ("Table 1: DomainAuth fine-grained rho, tau")
+    caption: str  # what it shows: the report's caption, the head of the written one
     needs: Needs = always
-    build: Callable[..., Any] | None = None  # study-specific: returns a TableSpec
+    build: Callable[[Any], Any] | None = None  # None: written by a step of its own
+    caption_of: Callable[[Any, Any], str] | None = None
+    exts: tuple[str, ...] = TABLE_EXTS
+    listed: bool = True  # a row of contents.md
+    also: tuple[str, ...] = ()  # further files written with it (relative to the report folder)
 
     def files(self, folder: str) -> list[str]:
-        return [f"{folder}/tables/{self.stem}.{ext}" for ext in TABLE_EXTS]
+        return [f"{folder}/tables/{self.stem}.{ext}" for ext in self.exts] + [f"{folder}/{x}" for x in self.also]
 
     @property
     def where(self) -> str:
-        return f"tables/{self.stem}.{'/.'.join(TABLE_EXTS)}"
+        return f"tables/{self.stem}.{'/.'.join(self.exts)}"
+
+    @property
+    def kind(self) -> str:
+        return "tables"
+
+    def written_caption(self, inputs: Any, spec: Any) -> str:
+        return self.caption if self.caption_of is None else self.caption_of(inputs, spec)
 
 
 @dataclass(frozen=True)
@@ -57,6 +79,7 @@ class Figure:
     caption: str
     needs: Needs = always
     build: Callable[..., Any] | None = None
+    listed: bool = True
 
     def files(self, folder: str) -> list[str]:
         return [f"{folder}/figures/{self.stem}.png"]
@@ -65,37 +88,59 @@ class Figure:
     def where(self) -> str:
         return f"figures/{self.stem}.png"
 
+    @property
+    def kind(self) -> str:
+        return "figures"
+
 
 Item = Table | Figure
 
 
+def builders_caption(_inputs: Any, spec: Any) -> str:
+    """``caption_of`` of a table whose builder words its written caption (its
+    sentences name the data's values midway): the definition's caption is
+    then the report's and contents.md's."""
+    return spec.caption
+
+
 @dataclass(frozen=True)
 class Report:
-    """A study's report folder: its items in the order contents.md lists them
-    and the long files beside them (``metrics.tsv`` ...: always written)."""
+    """A study's report folder: its items in the order contents.md lists them,
+    the long files beside them (``metrics.tsv`` ...: always written) and the
+    ``closing`` items (always written, listed after the skipped ones)."""
 
     name: str  # "DomainAuth": contents.md's title, the report category
     items: tuple[Item, ...]
     extra: tuple[str, ...] = ()  # relative paths, e.g. "metrics.tsv", "contents.md"
-    notes: Mapping[str, str] = field(default_factory=dict)  # extra file -> what it is (contents.md)
+    closing: tuple[Item, ...] = ()
 
     def item(self, stem: str) -> Item:
-        for it in self.items:
+        for it in self.items + self.closing:
             if it.stem == stem:
                 return it
-        raise KeyError(f"{self.name} report has no item {stem!r} (has: {', '.join(i.stem for i in self.items)})")
+        raise KeyError(f"{self.name} report has no item {stem!r} "
+                       f"(has: {', '.join(i.stem for i in self.items + self.closing)})")
 
 
 def planned(report: Report, config: Mapping[str, Any]) -> tuple[list[Item], dict[str, str]]:
-    """The items a config's grid has data for, and the skipped ones with the reason."""
+    """The items a config's grid has data for, and the skipped ones with the
+    reason (an item the config turns off is in neither; so is an unlisted
+    item the grid has no data for)."""
     keep, skipped = [], {}
     for it in report.items:
         reason = it.needs(config)
-        if reason:
+        if reason and it.listed:
             skipped[it.stem] = reason
-        else:
+        elif reason == "":
             keep.append(it)
-    return keep, skipped
+    return keep + list(report.closing), skipped
+
+
+def plan(report: Report, config: Mapping[str, Any]) -> dict:
+    """:func:`planned` as the report step's params: ``{"written": [stem],
+    "skipped": {stem: reason}}`` (the step never decides this again)."""
+    keep, skipped = planned(report, config)
+    return {"written": [it.stem for it in keep], "skipped": skipped}
 
 
 def report_files(report: Report, folder: str, config: Mapping[str, Any]) -> list[str]:
@@ -104,34 +149,89 @@ def report_files(report: Report, folder: str, config: Mapping[str, Any]) -> list
     return [f"{folder}/{x}" for x in report.extra] + [f for it in keep for f in it.files(folder)]
 
 
+def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
+                status: Mapping[str, str] | None = None) -> str:
+    """``contents.md`` of a :func:`plan`: the written items, the skipped ones
+    with the reason, then the closing items; ``status`` overrides an item's
+    "written" (e.g. "written, empty: ..."). Unlisted items are left out."""
+    status, skipped = status or {}, plan["skipped"]
+    rows = [(it.title, it.where, status.get(it.stem, "written"))
+            for it in report.items if it.stem in plan["written"] and it.listed]
+    rows += [(it.title, "-", f"skipped: {skipped[it.stem]}") for it in report.items if it.stem in skipped]
+    rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
+    head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
+    return (head + "| What | File | Status |\n|---|---|---|\n"
+            + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
+
+
+def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path) -> list[Path]:
+    """Build and write every table of ``stems`` that has a builder, each with
+    :meth:`Table.written_caption`, under ``folder/tables``."""
+    from authbench.render.tables import write_table
+
+    paths: list[Path] = []
+    for stem in stems:
+        it = report.item(stem)
+        if isinstance(it, Table) and it.build is not None:
+            spec = it.build(inputs)
+            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec))
+    return paths
+
+
 def stem_of(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     return name.rsplit(".", 1)[0]
 
 
-def caption_text(reports: Sequence[Report], path: str) -> str | None:
-    """The definition's caption of a report file (None: not a declared item)."""
+def find_item(report: Report, path: str) -> Item | None:
+    """The item whose report file (a table's CSV, a figure's PNG) ``path`` is."""
     parts = path.split("/")
     kind = parts[-2] if len(parts) > 1 else ""
-    for report in reports:
-        for it in report.items:
-            if it.stem == stem_of(path) and kind == ("figures" if isinstance(it, Figure) else "tables"):
-                return it.caption
+    for it in report.items + report.closing:
+        if it.stem == stem_of(path) and kind == it.kind and path.endswith(".csv" if kind == "tables" else ".png"):
+            return it
     return None
 
 
-def contents_md(report: Report, config: Mapping[str, Any], grid: str = "",
-                status: Mapping[str, str] | None = None) -> str:
-    """``contents.md``: every item of the study, written or skipped with the
-    reason; ``status`` overrides an item's "written" (e.g. "written, empty: ...")."""
-    keep, skipped = planned(report, config)
-    status = status or {}
-    rows = []
-    for it in report.items:
-        if it.stem in skipped:
-            rows.append((it.title, "-", f"skipped: {skipped[it.stem]}"))
-        else:
-            rows.append((it.title, it.where, status.get(it.stem, "written")))
-    head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
-    return (head + "| What | File | Status |\n|---|---|---|\n"
-            + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
+def caption_text(report: Report, path: str) -> str | None:
+    """The definition's caption of a report file (None: not an item's report file)."""
+    it = find_item(report, path)
+    return None if it is None else it.caption
+
+
+def caption_rst(caption: str) -> str:
+    """A caption as Snakemake's caption template (Jinja, then reStructuredText):
+    Jinja syntax kept literal."""
+    return "{% raw %}" + caption + "{% endraw %}\n"
+
+
+def write_if_changed(path: str, text: str) -> str:
+    """Write ``text`` unless the file already holds it (atomic: parallel
+    parses of the Snakefile may write the same file)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return path
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def report_entry(report: Report, path: str, caption_dir: str) -> dict | None:
+    """Snakemake ``report()`` keywords for ``path`` (None: not an item's report
+    file): the caption file (written under ``caption_dir`` from the
+    definition), the category (the report's name), the subcategory (tables,
+    figures) and labels (study, title, and each wildcard of the path)."""
+    it = find_item(report, path)
+    if it is None:
+        return None
+    slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
+    caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, f"{it.kind}_{it.stem}.rst"),
+                               caption_rst(it.caption))
+    labels = {"study": report.name, it.kind[:-1]: it.title}
+    labels.update({w: f"{{{w}}}" for w in re.findall(r"(?<!\{)\{(\w+)\}(?!\})", path)})
+    return {"caption": caption, "category": report.name, "subcategory": it.kind, "labels": labels}

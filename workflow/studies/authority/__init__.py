@@ -2,8 +2,9 @@
 ``entities``, ``labels``), sampling, judge templates and requests
 (``prompts``, ``requests``), evaluation, baselines and metrics (``evaluate``,
 ``ranking``, ``metrics``), judge-validity diagnostics (``diagnostics``),
-tables, figures and reports, Table 7's benchmark statistics
-(``statistics``), and which files a config produces (``outputs``).
+tables, figures and reports, and which files a config produces
+(``outputs``: the reports declared once). Table 7 (benchmark statistics of
+every study) is :mod:`authbench.studies.statistics`.
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -14,10 +15,9 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "domains": ("build_domains", "read_labels", "read_texts", "write_drops", "write_labels"),
     "entities": ("build_entities", "entity_item", "read_entities", "write_entities", "write_entity_drops"),
     "evaluate": ("METRIC_COLUMNS", "PRED_COLUMNS", "baseline_scorer", "evaluate_cell", "evaluate_scores", "point_predictions"),
-    "outputs": ("baseline_plan", "domainauth_report_files", "domainauth_tables", "entityauth_report_files", "entityauth_tables", "scales"),
+    "outputs": ("DOMAINAUTH", "ENTITYAUTH", "baseline_plan", "scales"),
     "prompts": ("load_template",),
     "report": ("write_domainauth_report", "write_entityauth_report"),
     "requests": ("build_requests",),
     "sampling": ("add_anchors", "reuse_report", "sample_all", "sample_entity_sets", "sample_lists"),
-    "statistics": ("collect", "table_drops", "table_levels", "table_statistics"),
 })

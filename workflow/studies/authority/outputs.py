@@ -1,119 +1,161 @@
-"""What an AuthorityBench config produces, decided once: the report files of
-DomainAuth and EntityAuth (``rules/common.smk`` asks for them, the report
-step writes exactly these tables), which label scales a cell is scored
+"""What an AuthorityBench config produces, decided once: the reports of
+DomainAuth and EntityAuth (:data:`DOMAINAUTH`, :data:`ENTITYAUTH`: every
+table and figure declared once, :mod:`authbench.render.catalog` derives the
+files ``rules/common.smk`` asks for, contents.md and the report entries), which label scales a cell is scored
 against, and which baselines run on which instance sets. Light imports only:
 the Snakefile loads this module on every run."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
+from authbench.render.catalog import Figure, Needs, Report, Table, always
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 PAIR_JUDGES = ("pair_rank", "pair_score")
 # the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
 SCORE_JUDGES = ("point", "list_score", "pair_score")
-EXPECTED_TABLE = "expected_scores"
-
-# table stem -> (kind, label scale); the kind picks the table builder
-DOMAIN_TABLES = {
-    "table1_fine": ("main", "fine"),
-    "table9_derivations_fine": ("derivations", "fine"),
-    "table2_coarse": ("main", "coarse"),
-    "table10_derivations_coarse": ("derivations", "coarse"),
-    "table3_pairs": ("pairs", "pairs"),
-    EXPECTED_TABLE: ("expected", None),
-}
-ENTITY_TABLES = {
-    "table4_fine": ("main", "fine"),
-    "table6_coarse": ("main", "coarse"),
-    "table11_derivations_fine": ("derivations", "fine"),
-    "table12_derivations_coarse": ("derivations", "coarse"),
-    EXPECTED_TABLE: ("expected", None),
-}
-
-
-def table_files(folder: str, stems: Sequence[str]) -> list[str]:
-    return [f"{folder}/tables/{t}.{ext}" for t in stems for ext in ("csv", "md", "tex")]
-
-
-def cost_files(folder: str) -> list[str]:
-    return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
-
-
 # the judges that run on the pairs instance set (rules: authbench.config.SETTINGS_FOR_JUDGE)
 PAIRS_JUDGES = ("point",) + PAIR_JUDGES
-# what each DomainAuth table needs: (setting, judges of which one must be configured)
-DOMAIN_NEEDS = {
-    "table1_fine": ("fine", None),
-    "table9_derivations_fine": ("fine", PAIR_JUDGES),
-    "table2_coarse": ("coarse", None),
-    "table10_derivations_coarse": ("coarse", PAIR_JUDGES),
-    "table3_pairs": ("pairs", PAIRS_JUDGES),
-    "table8_categories": ("bias", ("point",)),
-}
+# the judges whose values a results table of each kind shows (its judge-validity sentence names only those)
+MAIN_JUDGES = ("point", "list_rank", "list_score", "pair_rank", "pair_score")
 
 
-def _missing(settings: Sequence[str], judges: Sequence[str], setting: str | None, needs: Sequence[str] | None) -> str:
-    """Why a grid has no data for a table ('' when it has)."""
-    if setting is not None and setting not in settings:
+def _missing(config: Mapping[str, Any], setting: str | None, judges: Sequence[str] | None) -> str:
+    """Why a grid has no data for a table ('' when it has): ``setting`` not
+    among config ``settings``, or none of ``judges`` among config ``judges``."""
+    if setting is not None and setting not in config["settings"]:
         return f"config key 'settings' has no '{setting}'"
-    if needs is not None and not set(needs) & set(judges):
-        return f"config key 'judges' has none of {', '.join(needs)}"
+    if judges is not None and not set(judges) & set(config["judges"]):
+        return f"config key 'judges' has none of {', '.join(judges)}"
     return ""
 
 
-def _expected_missing(settings: Sequence[str] | None, judges: Sequence[str]) -> str:
-    """Why a grid has no E[s] table ('' when it has): it needs a score judge
-    (and, for DomainAuth, a fine, coarse or pairs setting)."""
-    if not set(judges) & set(SCORE_JUDGES):
-        return f"config key 'judges' has none of {', '.join(SCORE_JUDGES)}"
-    if settings is not None and not set(settings) & {"fine", "coarse", "pairs"}:
-        return "config key 'settings' has none of fine, coarse, pairs"
-    return ""
+def needs(setting: str | None = None, judges: Sequence[str] | None = None) -> Callable[[Mapping[str, Any]], str]:
+    return lambda config: _missing(config, setting, judges)
 
 
-def domainauth_skipped(settings: Sequence[str], judges: Sequence[str], expected: bool = False) -> dict[str, str]:
-    """DomainAuth's tables the grid has no data for, each with the reason
-    (the report's contents.md lists them; config.yaml allows removing
-    entries of ``settings``, ``judges`` and ``contexts``); with ``expected``
-    (config ``expected_scores``) the E[s] table is one of them."""
-    out = {}
-    for stem, (setting, needs) in DOMAIN_NEEDS.items():
-        reason = _missing(settings, judges, setting, needs)
-        if reason:
-            out[stem] = reason
-    if expected and _expected_missing(settings, judges):
-        out[EXPECTED_TABLE] = _expected_missing(settings, judges)
-    return out
+def needs_expected(domain: bool) -> Callable[[Mapping[str, Any]], str | None]:
+    """The E[s] table: off unless config ``expected_scores``; it needs a score
+    judge (and, for DomainAuth, a fine, coarse or pairs setting)."""
+    def reason(config: Mapping[str, Any]) -> str | None:
+        if not config["expected_scores"]:
+            return None
+        if not set(config["judges"]) & set(SCORE_JUDGES):
+            return f"config key 'judges' has none of {', '.join(SCORE_JUDGES)}"
+        if domain and not set(config["settings"]) & {"fine", "coarse", "pairs"}:
+            return "config key 'settings' has none of fine, coarse, pairs"
+        return ""
+    return reason
 
 
-def domainauth_tables(settings: Sequence[str], judges: Sequence[str], expected: bool = False) -> list[str]:
-    """DomainAuth's table stems for the configured settings and judges: each
-    table whose setting is configured and that has a configured judge to fill
-    it (with ``expected``, config ``expected_scores``: the E[s] vs argmax table too)."""
-    skipped = domainauth_skipped(settings, judges, expected)
-    return [stem for stem in (*DOMAIN_NEEDS, *([EXPECTED_TABLE] if expected else [])) if stem not in skipped]
+@dataclass(frozen=True)
+class Results:
+    """How a results table is built from the metric rows of one dataset
+    (:mod:`authbench.studies.authority.report` stacks EntityAuth's datasets
+    and adds the parse-mode and judge-validity sentences to the caption)."""
+
+    kind: str  # main, derivations, pairs, expected: the builder in authbench.studies.authority.tables
+    setting: str | None = None  # its label scale (fine, coarse) or instance set (pairs)
+    rescored: str = ""  # the caption instead, with entityauth.coarse_source: rescore (Table 6)
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """The judges whose values it shows (() = the E[s] table: no † marks)."""
+        return {"main": MAIN_JUDGES, "derivations": PAIR_JUDGES, "pairs": ("pair_rank", "pair_score", "point")
+                }.get(self.kind, ())
+
+    def build(self, metrics, dataset: str, rule):
+        from authbench.studies.authority import tables
+
+        if self.kind == "expected":
+            return tables.table_expected(metrics, dataset)
+        if self.kind == "pairs":
+            return tables.table_pairs(metrics, dataset, rule)
+        return getattr(tables, f"table_{self.kind}")(metrics, dataset, self.setting, rule)
 
 
-def domainauth_report_files(folder: str, settings: Sequence[str], judges: Sequence[str],
-                            secondary: bool = False, expected: bool = False) -> list[str]:
-    """Every DomainAuth report file (under ``folder``) the config's grid
-    produces; ``secondary``: the config names secondary labels
-    (:func:`secondary_files`); ``expected``: config ``expected_scores``."""
-    stems = domainauth_tables(settings, judges, expected)
-    out = [f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/figures/fig3_label_distribution.png"]
-    out += cost_files(folder)
-    if "table8_categories" in stems:
-        out.append(f"{folder}/figures/fig6_bias_heatmap.png")
-    return out + table_files(folder, stems) + (secondary_files(folder) if secondary else [])
+def results_table(stem: str, title: str, caption: str, results: Results, needs_: Needs) -> Table:
+    """A results table: built and captioned by the report writer's inputs
+    (:class:`authbench.studies.authority.report.Inputs`)."""
+    return Table(stem, title, caption, needs_, build=lambda x: x.results(results),
+                 caption_of=lambda x, spec: x.results_caption(results, caption, spec))
 
 
-def secondary_files(folder: str) -> list[str]:
-    """The secondary-label report (:mod:`authbench.studies.authority.secondary`):
-    the table, its long numbers and the per-item scores it is computed from."""
-    return [f"{folder}/item_scores.tsv", f"{folder}/secondary.tsv"] + table_files(folder, ["secondary_labels"])
+EXPECTED_CAPTION = (
+    "Expected-score judging (not in the paper): each score judge's argmax scores and E[s] = sum of p(s) x s over "
+    "the score tokens (renormalised at each score slot), as Spearman's rho (%), Kendall's tau (%), constant lists "
+    "and pairwise accuracy (%). PairJudge PointScore: AverageScore. fallback%: score slots whose E[s] is the argmax "
+    "for want of a distribution (config expected_scores).")
+# the cost table and figure close both AuthorityBench reports (authbench.studies.authority.report.write_costs)
+COSTS = (
+    Table("costs", "Cost per cell",
+          "Cost per cell: prompts, unique prompts, cache hits, prompt/completion tokens, engine seconds; list cells "
+          "with their main rho (%). Judge validity per cell: position-constant share, position rho, example-copy "
+          "share, A-share vs expected A-share; flag † (docs/decisions.md, Judge validity).", exts=("csv", "md")),
+    Figure("cost_vs_rho", "Cost vs. rho",
+           "Cost vs. quality: engine seconds of each list cell (log scale) against its rho (%), one marker per judge."),
+)
+DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%)." + FAIL_NOTE
+TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
+
+DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=COSTS, items=(
+    results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
+                  "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
+                  Results("main", "fine"), needs("fine")),
+    results_table("table9_derivations_fine", "Table 9: PairJudge derivations, fine-grained",
+                  DERIVATIONS.format("DomainAuth", "fine"), Results("derivations", "fine"), needs("fine", PAIR_JUDGES)),
+    results_table("table2_coarse", "Table 2: DomainAuth coarse-grained rho, tau",
+                  "Results on DomainAuth (coarse-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
+                  Results("main", "coarse"), needs("coarse")),
+    results_table("table10_derivations_coarse", "Table 10: PairJudge derivations, coarse-grained",
+                  DERIVATIONS.format("DomainAuth", "coarse"), Results("derivations", "coarse"),
+                  needs("coarse", PAIR_JUDGES)),
+    results_table("table3_pairs", "Table 3: pairwise accuracy, easy vs. hard pairs",
+                  "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties count as wrong). Bold: best; "
+                  "underline: second best, per row and context." + FAIL_NOTE,
+                  Results("pairs", "pairs"), needs("pairs", PAIRS_JUDGES)),
+    Table("table8_categories", "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
+          TABLE8, needs("bias", ("point",)), build=lambda x: x.categories_table(),
+          caption_of=lambda x, spec: x.categories_caption(TABLE8)),
+    results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
+    Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
+           "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
+    Figure("fig6_bias_heatmap", "Figure 6: PointJudge bias per PageRank level",
+           "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level.",
+           needs("bias", ("point",)), listed=False),
+    # written by the secondary-label step (authbench.studies.authority.secondary.write_secondary_report)
+    Table("secondary_labels", "Secondary labels: judge scores vs. each secondary label",
+          "Judge scores against the primary label (fine level) and each secondary label (config "
+          "domainauth.secondary), per model, judge and context: Spearman's rho (%) and, for a binary label, ROC AUC "
+          "(%), each with a 95% percentile-bootstrap interval over items.",
+          lambda config: "" if has_secondary(config) else None, listed=False,
+          also=("item_scores.tsv", "secondary.tsv")),
+))
+
+ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv"), closing=COSTS, items=(
+    results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
+                  "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
+                  "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),
+    results_table("table6_coarse", "Table 6: EntityAuth coarse-grained rho, tau",
+                  "Results on EntityAuth (coarse-grained, 5-level, w/o text) on N=5 lists, one entity per coarse "
+                  "level (PairJudge: all 10 pairs), as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
+                  Results("main", "coarse", rescored=(
+                      "Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
+                      "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
+                      "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)), always),
+    results_table("table11_derivations_fine", "Table 11: PairJudge derivations, fine-grained",
+                  DERIVATIONS.format("EntityAuth", "fine"), Results("derivations", "fine"), needs(None, PAIR_JUDGES)),
+    results_table("table12_derivations_coarse", "Table 12: PairJudge derivations, coarse-grained",
+                  DERIVATIONS.format("EntityAuth", "coarse"), Results("derivations", "coarse"),
+                  needs(None, PAIR_JUDGES)),
+    results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(False)),
+    Figure("fig3_entityauth_label_distribution", "Figure 3: EntityAuth labels per level",
+           "Figure 3 (EntityAuth half): entities per level after Eq. 1 log binning of Wikidata sitelinks.",
+           listed=False),
+))
 
 
 def gives_item_scores(judge: str, setting: str) -> bool:
@@ -157,29 +199,6 @@ def secondary_cells(config: Mapping[str, Any], cells: Sequence) -> list:
     return [c for c in cells if c.dataset == "domainauth" and gives_item_scores(c.judge, c.setting)]
 
 
-def entityauth_skipped(judges: Sequence[str], expected: bool = False) -> dict[str, str]:
-    """EntityAuth's tables the judges leave out (Tables 11, 12 need a PairJudge;
-    with ``expected`` the E[s] table needs a score judge)."""
-    reason = _missing((), judges, None, PAIR_JUDGES)
-    out = {stem: reason for stem in ("table11_derivations_fine", "table12_derivations_coarse") if reason}
-    if expected and _expected_missing(None, judges):
-        out[EXPECTED_TABLE] = _expected_missing(None, judges)
-    return out
-
-
-def entityauth_tables(judges: Sequence[str], expected: bool = False) -> list[str]:
-    """EntityAuth's Tables 4, 6 (and 11, 12 with pair judges; with
-    ``expected`` and a score judge the E[s] vs argmax table)."""
-    skipped = entityauth_skipped(judges, expected)
-    return [stem for stem in ENTITY_TABLES if stem not in skipped and (expected or stem != EXPECTED_TABLE)]
-
-
-def entityauth_report_files(folder: str, judges: Sequence[str], expected: bool = False) -> list[str]:
-    return ([f"{folder}/metrics.tsv", f"{folder}/contents.md", f"{folder}/reuse.tsv",
-             f"{folder}/figures/fig3_entityauth_label_distribution.png"]
-            + table_files(folder, entityauth_tables(judges, expected)) + cost_files(folder))
-
-
 def is_entity(dataset: str) -> bool:
     return dataset.startswith("entityauth/")
 
@@ -208,13 +227,3 @@ def baseline_plan(config: Mapping[str, Any], dataset: str) -> dict:
     return {"instance_sets": ["fine", "coarse", "pairs"],
             "evaluations": [[s, s] for s in config["settings"] if s != "bias"],
             "contexts": config["contexts"], "baselines": config["baselines"]}
-
-
-def statistics_files(folder: str, authority: bool, selfpref: bool) -> list[str]:
-    """The benchmark statistics report (``rules/report.smk``'s
-    ``benchmark_statistics``): Table 7 with its per-level and per-drop-reason
-    tables when an AuthorityBench dataset is built, the self-preference data
-    table when that study runs."""
-    return table_files(folder, (["table7_statistics", "table7_levels", "table7_drops"] if authority else [])
-                       + (["selfpref_statistics"] if selfpref else []))
-

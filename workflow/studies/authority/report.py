@@ -1,71 +1,30 @@
-"""The AuthorityBench reports: which tables and figures a DomainAuth or
-EntityAuth report holds, with the paper's captions, written from the long
-metrics table, the labels, the PointJudge predictions and the cell manifests.
-The list of files is :mod:`authbench.studies.authority.outputs`'s."""
+"""The AuthorityBench reports written from the long metrics table, the
+labels, the PointJudge predictions and the cell manifests. Which tables and
+figures a DomainAuth or EntityAuth report holds, with the paper's captions,
+is declared in :mod:`authbench.studies.authority.outputs`
+(:data:`~authbench.studies.authority.outputs.DOMAINAUTH`,
+:data:`~authbench.studies.authority.outputs.ENTITYAUTH`); :class:`Inputs`
+builds them and adds what the data says to their captions."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.render import costs
-from authbench.render.tables import stack_tables, write_table
-from authbench.render.tables import TableSpec
+from authbench.render.catalog import Report, contents_md, write_tables
+from authbench.render.tables import TableSpec, stack_tables
 from authbench.studies.authority import figures, tables
 from authbench.studies.authority.diagnostics import (DAGGER, ValidityRule, flagged_cells, has_diagnostics,
                                                      validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
-from authbench.studies.authority.outputs import DOMAIN_TABLES, ENTITY_TABLES, EXPECTED_TABLE, FAIL_NOTE
+from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, Results
 
 log = logging.getLogger("authbench")
-
-CAPTIONS = {
-    "table1_fine": "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
-    "table2_coarse": "Results on DomainAuth (coarse-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
-    "table9_derivations_fine": "PairJudge ranking derivation methods on DomainAuth (fine-grained), Spearman's rho (%)."
-                               + FAIL_NOTE,
-    "table10_derivations_coarse": "PairJudge ranking derivation methods on DomainAuth (coarse-grained), "
-                                  "Spearman's rho (%)." + FAIL_NOTE,
-    "table3_pairs": "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties count as wrong). Bold: best; "
-                    "underline: second best, per row and context." + FAIL_NOTE,
-    "table8_categories": "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category.",
-    "table4_fine": "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
-                   "and Kendall's tau (%)." + FAIL_NOTE,
-    "table6_coarse": "Results on EntityAuth (coarse-grained, 5-level, w/o text) on N=5 lists, one entity per coarse "
-                     "level (PairJudge: all 10 pairs), as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
-    "table11_derivations_fine": "PairJudge ranking derivation methods on EntityAuth (fine-grained), Spearman's rho (%)."
-                                + FAIL_NOTE,
-    "table12_derivations_coarse": "PairJudge ranking derivation methods on EntityAuth (coarse-grained), "
-                                  "Spearman's rho (%)." + FAIL_NOTE,
-}
-CAPTIONS[EXPECTED_TABLE] = (
-    "Expected-score judging (not in the paper): each score judge's argmax scores and E[s] = sum of p(s) x s over "
-    "the score tokens (renormalised at each score slot), as Spearman's rho (%), Kendall's tau (%), constant lists "
-    "and pairwise accuracy (%). PairJudge PointScore: AverageScore. fallback%: score slots whose E[s] is the argmax "
-    "for want of a distribution (config expected_scores).")
-# Table 6 with entityauth.coarse_source: rescore (no coarse cells)
-TABLE6_RESCORED = ("Results on EntityAuth (coarse-grained, 5-level, w/o text): the N=10 lists' judgments scored "
-                   "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
-                   "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)
-
-
-# what each report file is, for the report's contents.md
-TITLES = {
-    "table1_fine": "Table 1: DomainAuth fine-grained rho, tau",
-    "table9_derivations_fine": "Table 9: PairJudge derivations, fine-grained",
-    "table2_coarse": "Table 2: DomainAuth coarse-grained rho, tau",
-    "table10_derivations_coarse": "Table 10: PairJudge derivations, coarse-grained",
-    "table3_pairs": "Table 3: pairwise accuracy, easy vs. hard pairs",
-    "table8_categories": "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
-    "table4_fine": "Table 4: EntityAuth fine-grained rho, tau",
-    "table6_coarse": "Table 6: EntityAuth coarse-grained rho, tau",
-    "table11_derivations_fine": "Table 11: PairJudge derivations, fine-grained",
-    "table12_derivations_coarse": "Table 12: PairJudge derivations, coarse-grained",
-}
-
 
 PARSE_TEXT = {
     "strict": "a failed reply contributes no prediction: its items rank last, its pair counts as wrong",
@@ -124,9 +83,6 @@ def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
             + " (both modes in metrics.tsv, column parse; config key parse).")
 
 
-# the judges whose values a table of each kind shows (the judge-validity sentence names only those)
-TABLE_JUDGES = {"main": ("point", "list_rank", "list_score", "pair_rank", "pair_score"),
-                "derivations": ("pair_rank", "pair_score"), "pairs": ("pair_rank", "pair_score", "point")}
 VALIDITY_COLUMNS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "flag", "why")
 
 
@@ -153,108 +109,121 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule
     return "written, empty: no fine or coarse list cell with a rho in this grid (config key 'settings')"
 
 
-def write_contents(out: Path, title: str, grid: str, stems: Sequence[str], skipped: Mapping[str, str],
-                   costs_status: str) -> None:
-    """``contents.md`` of a report folder: every table of the study, written
-    or skipped with the reason (a grid without some setting or judge), and
-    the figures; the skipped ones are also logged."""
-    rows = [(TITLES.get(stem, stem), f"tables/{stem}.csv/.md/.tex", "written") for stem in stems]
-    rows += [(TITLES.get(stem, stem), "-", f"skipped: {reason}") for stem, reason in skipped.items()]
-    rows.append(("Cost per cell", "tables/costs.csv/.md", "written"))
-    rows.append(("Cost vs. rho", "figures/cost_vs_rho.png", costs_status))
-    for stem, reason in skipped.items():
-        log.info("%s: %s skipped: %s", title, TITLES.get(stem, stem), reason)
-    text = (f"# {title} report\n\n{grid}\n\n| What | File | Status |\n|---|---|---|\n"
-            + "".join(f"| {what} | {file} | {status} |\n" for what, file, status in rows))
-    (out / "contents.md").write_text(text, encoding="utf-8")
+def write_contents(out: Path, report: Report, grid: str, plan: Mapping, costs_status: str) -> None:
+    """``contents.md`` of a report folder (:func:`authbench.render.catalog.contents_md`:
+    every table of the study, written or skipped with the reason, a grid
+    without some setting or judge); the skipped ones are also logged."""
+    for stem, reason in plan["skipped"].items():
+        log.info("%s: %s skipped: %s", report.name, report.item(stem).title, reason)
+    (out / "contents.md").write_text(contents_md(report, plan, grid, {"cost_vs_rho": costs_status}), encoding="utf-8")
 
 
-def _table(stem: str, metrics: pd.DataFrame, dataset: str, rule: ValidityRule | None = None):
-    kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
-    if kind == "expected":
-        return tables.table_expected(metrics, dataset)
-    if kind == "main":
-        return tables.table_main(metrics, dataset, setting, rule)
-    if kind == "derivations":
-        return tables.table_derivations(metrics, dataset, setting, rule)
-    return tables.table_pairs(metrics, dataset, rule)
+@dataclass
+class Inputs:
+    """What a report's tables are built from (``build``/``caption_of`` of the
+    items of :data:`~authbench.studies.authority.outputs.DOMAINAUTH` and
+    :data:`~authbench.studies.authority.outputs.ENTITYAUTH`): the metric rows
+    of the shown parse mode (``metrics``) and of the other (``alt``, None when
+    the rows carry no parse mode), the datasets (several: one stacked block
+    each), the validity rule, and DomainAuth's PointJudge predictions."""
+
+    metrics: pd.DataFrame
+    alt: pd.DataFrame | None
+    datasets: Sequence[str]
+    parse: str
+    rule: ValidityRule | None
+    coarse_source: str = "lists"
+    predictions: pd.DataFrame | None = None
+    category_order: Sequence[str] = ()
+    categories: Mapping[str, Mapping] | None = None
+
+    def _spec(self, results: Results, metrics: pd.DataFrame) -> TableSpec:
+        if len(self.datasets) == 1 and not self.datasets[0].startswith("entityauth/"):
+            return results.build(metrics, self.datasets[0], self.rule)
+        return stack_tables([(d.split("/", 1)[1].capitalize(), results.build(metrics, d, self.rule))
+                             for d in self.datasets], "Domain")
+
+    def results(self, results: Results) -> TableSpec:
+        return self._spec(results, self.metrics)
+
+    def results_caption(self, results: Results, caption: str, spec: TableSpec) -> str:
+        """The definition's caption (Table 6's rescored one under
+        ``coarse_source: rescore``), the parse-mode sentence and the
+        judge-validity sentence (its cells marked ``†`` and why)."""
+        other = self._spec(results, self.alt) if self.alt is not None and results.judges else None
+        head = results.rescored if results.rescored and self.coarse_source == "rescore" else caption
+        entity = self.datasets[0].startswith("entityauth/")
+        if not results.judges:  # the E[s] table marks nothing (its rows are not the results tables')
+            return head + parse_note(spec, other, self.parse)
+        return head + parse_note(spec, other, self.parse) + validity_note(
+            flagged_cells(self.metrics, self.rule), self.datasets, results.setting, results.judges,
+            tables.context_label, (lambda b: b.split("/", 1)[1].capitalize()) if entity else None,
+            has_diagnostics(self.metrics, self.datasets, results.setting))
+
+    def categories_table(self) -> TableSpec:
+        return tables.table_categories(self.predictions, self.category_order)
+
+    def categories_caption(self, caption: str) -> str:
+        """Table 8's: the category rules (config) and what a failed reply gives."""
+        return (caption + (" " + describe_categories(self.categories) if self.categories else "")
+                + (" Parsing: strict (a failed reply contributes no score: its item counts as unscored)."
+                   if self.parse == "strict" else
+                   " Parsing: lenient (a failed reply contributes the score the parser recovered, if any)."))
 
 
-def table_validity_note(stem: str, metrics: pd.DataFrame, benchmarks: Sequence[str], rule: ValidityRule | None,
-                        dataset_label=None) -> str:
-    """The caption sentence on judge validity of a results table: its cells
-    marked ``†`` and why (:func:`authbench.studies.authority.diagnostics.validity_note`)."""
-    kind, setting = DOMAIN_TABLES.get(stem) or ENTITY_TABLES[stem]
-    if kind not in TABLE_JUDGES:  # the E[s] table marks nothing (its rows are not the results tables')
-        return ""
-    return validity_note(flagged_cells(metrics, rule), benchmarks, setting, TABLE_JUDGES[kind],
-                         tables.context_label, dataset_label, has_diagnostics(metrics, benchmarks, setting))
+def _inputs(every: pd.DataFrame, parse: str, datasets: Sequence[str], rule: ValidityRule | None, **more) -> Inputs:
+    return Inputs(parse_rows(every, parse), parse_rows(every, other_mode(parse)) if "parse" in every.columns else None,
+                  list(datasets), parse, rule, **more)
 
 
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
-                            manifests: Sequence[str], stems: Sequence[str], category_order: Sequence[str],
+                            manifests: Sequence[str], plan: Mapping, category_order: Sequence[str],
                             categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
-                            validity: Mapping | None = None, skipped: Mapping[str, str] | None = None,
-                            grid: str = "") -> None:
-    """DomainAuth's tables ``stems`` (from :func:`authbench.studies.authority.outputs.domainauth_tables`),
-    Figure 3, Figure 6 and Table 8 (with predictions), the cost table, metrics.tsv and contents.md
-    (``skipped``: the tables the grid has no data for, with the reason; ``grid``: its one-line summary).
+                            validity: Mapping | None = None, grid: str = "") -> None:
+    """DomainAuth's tables of ``plan`` (:func:`authbench.render.catalog.plan` of
+    :data:`~authbench.studies.authority.outputs.DOMAINAUTH`: written and
+    skipped stems), Figure 3, Figure 6 (with predictions), the cost table,
+    metrics.tsv and contents.md (``grid``: the grid's one-line summary).
     ``categories``: the config's category rules (worded in Table 8's caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
     config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
     out, every = report_folder(outdir, metric_files)
-    metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     rule = ValidityRule.from_config(validity)
-    costs_status = write_costs(out, manifests, metrics, rule)
-    write_contents(out, "DomainAuth", grid, stems, skipped or {}, costs_status)
-    for stem in stems:
-        if stem != "table8_categories":
-            spec = _table(stem, metrics, "domainauth", rule)
-            other = _table(stem, alt, "domainauth", rule) if "parse" in every.columns and stem != EXPECTED_TABLE else None
-            write_table(spec, out / "tables" / stem, CAPTIONS[stem] + parse_note(spec, other, parse)
-                        + table_validity_note(stem, metrics, ["domainauth"], rule))
-    figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
-                                    out / "figures" / "fig3_label_distribution.png")
+    pred = None
     if predictions:
         pred = pd.concat([pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""]) for f in predictions],
                          ignore_index=True)
         pred["category"] = pred["category"].where(pred["category"].notna(), None)
+    inputs = _inputs(every, parse, ["domainauth"], rule, predictions=pred, category_order=category_order,
+                     categories=categories)
+    write_contents(out, DOMAINAUTH, grid, plan, write_costs(out, manifests, inputs.metrics, rule))
+    write_tables(DOMAINAUTH, plan["written"], inputs, out)
+    figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
+                                    out / "figures" / "fig3_label_distribution.png")
+    if pred is not None:
         figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png")
-        caption = CAPTIONS["table8_categories"] + (" " + describe_categories(categories) if categories else "")
-        caption += (" Parsing: strict (a failed reply contributes no score: its item counts as unscored)."
-                    if parse == "strict" else
-                    " Parsing: lenient (a failed reply contributes the score the parser recovered, if any).")
-        write_table(tables.table_categories(pred, category_order), out / "tables" / "table8_categories", caption)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
-                            stems: Sequence[str], coarse_source: str = "lists", parse: str = "strict",
-                            validity: Mapping | None = None, skipped: Mapping[str, str] | None = None,
-                            grid: str = "", score_names: Mapping[str, str] | None = None) -> None:
-    """EntityAuth's tables ``stems`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
-    contents.md (``skipped``, ``grid``: as :func:`write_domainauth_report`'s).
+                            plan: Mapping, coarse_source: str = "lists", parse: str = "strict",
+                            validity: Mapping | None = None, grid: str = "",
+                            score_names: Mapping[str, str] | None = None) -> None:
+    """EntityAuth's tables of ``plan`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
+    contents.md (``plan``, ``grid``: as :func:`write_domainauth_report`'s, of
+    :data:`~authbench.studies.authority.outputs.ENTITYAUTH`).
     ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
     config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``score_names``: dataset -> what
     its labels' score is, for Figure 3 (default sitelinks)."""
     out, every = report_folder(outdir, metric_files)
-    metrics, alt = parse_rows(every, parse), parse_rows(every, other_mode(parse))
     rule = ValidityRule.from_config(validity)
-    costs_status = write_costs(out, manifests, metrics, rule)
-    write_contents(out, "EntityAuth", grid, stems, skipped or {}, costs_status)
+    inputs = _inputs(every, parse, [f"entityauth/{d}" for d in datasets], rule, coarse_source=coarse_source)
+    write_contents(out, ENTITYAUTH, grid, plan, write_costs(out, manifests, inputs.metrics, rule))
     reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
     reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(
         out / "reuse.tsv", sep="\t", index=False)
-    for stem in stems:
-        spec = stack_tables([(d.capitalize(), _table(stem, metrics, f"entityauth/{d}", rule)) for d in datasets],
-                            "Domain")
-        other = (stack_tables([(d.capitalize(), _table(stem, alt, f"entityauth/{d}", rule)) for d in datasets],
-                              "Domain") if "parse" in every.columns and stem != EXPECTED_TABLE else None)
-        caption = TABLE6_RESCORED if stem == "table6_coarse" and coarse_source == "rescore" else CAPTIONS[stem]
-        caption += parse_note(spec, other, parse) + table_validity_note(
-            stem, metrics, [f"entityauth/{d}" for d in datasets], rule, lambda b: b.split("/", 1)[1].capitalize())
-        write_table(spec, out / "tables" / stem, caption)
+    write_tables(ENTITYAUTH, plan["written"], inputs, out)
     label_tables: Mapping[str, pd.DataFrame] = {
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
     figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png",

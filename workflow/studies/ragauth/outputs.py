@@ -1,12 +1,28 @@
-"""What a RAGAuth config produces, decided once: its report files
-(``rules/common.smk`` asks for them; the report step writes them). The
+"""What a RAGAuth config produces, decided once: its report (:data:`RAGAUTH`:
+every table declared once; :mod:`authbench.render.catalog` derives the files
+``rules/common.smk`` asks for, contents.md and the report entries). The
 answer cells themselves are :func:`authbench.config.rag_plan`'s."""
 
 from __future__ import annotations
 
-TABLE_STEMS = ("table5_ragauth", "table5_topics")
+from authbench.render.catalog import Report, Table, builders_caption
 
 
-def report_files(folder: str) -> list[str]:
-    return [f"{folder}/accuracy.tsv"] + [f"{folder}/tables/{t}.{ext}" for t in TABLE_STEMS
-                                         for ext in ("csv", "md", "tex")]
+def _report():
+    """The builders (:mod:`authbench.studies.ragauth.report`, loaded when the report is written)."""
+    from authbench.studies.ragauth import report
+
+    return report
+
+
+# every item is always written (the builders take the accuracy rows: authbench.studies.ragauth.report.accuracy_rows)
+RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv"), items=(
+    Table("table5_ragauth", "Table 5: RAGAuth answer accuracy per filtering strategy",
+          "Table 5: RAGAuth answer accuracy (%) per model and k under each filtering strategy (w/o filter, relevance, "
+          "utility, authority), plus two reference rankings the paper lacks (PageRank oracle, TLD prior) and the "
+          "answers' parse-failure rate.", build=lambda rows: _report().table5(rows), caption_of=builders_caption),
+    Table("table5_topics", "RAGAuth answer accuracy per topic",
+          "RAGAuth answer accuracy (%) per model, strategy and k, overall and per question topic, with 95% "
+          "percentile-bootstrap intervals over questions and the number of questions.",
+          build=lambda rows: _report().topic_table(rows), caption_of=builders_caption),
+))

@@ -22,7 +22,7 @@ Output:
 * :func:`table5` -> :class:`~authbench.render.tables.TableSpec` in the layout of the
   paper's Table 5 (rows model x k), with two extra reference columns.
 * :func:`topic_table` -> accuracy with 95% CI and n, overall and per topic.
-* :func:`write_rag_tables` writes both through :func:`authbench.render.tables.write_table`.
+* :func:`write_rag_report` writes ``accuracy.tsv``, both tables and ``contents.md``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from authbench.render.tables import (
     build_table,
     is_baseline,
     round2,
-    write_table,
 )
 from authbench.seeding import rng
 
@@ -58,7 +57,7 @@ __all__ = [
     "table5",
     "topic_table",
     "write_accuracy",
-    "write_rag_tables",
+    "write_rag_report",
 ]
 
 NO_FILTER = "no_filter"
@@ -445,8 +444,18 @@ def topic_table(rows) -> TableSpec:
     )
 
 
-def write_rag_tables(rows, folder: str | Path) -> list[Path]:
-    """Write ``table5_ragauth.{csv,md,tex}`` and ``table5_topics.{csv,md,tex}``
-    into ``folder``; return the paths."""
-    folder = Path(folder)
-    return write_table(table5(rows), folder / "table5_ragauth") + write_table(topic_table(rows), folder / "table5_topics")
+def write_rag_report(rows, outdir: str | Path) -> list[Path]:
+    """``accuracy.tsv`` (:func:`write_accuracy`), the tables of
+    :data:`~authbench.studies.ragauth.outputs.RAGAUTH` (``tables/table5_ragauth``
+    and ``tables/table5_topics``, ``.csv/.md/.tex``) and ``contents.md`` under
+    ``outdir``; return the tables' paths."""
+    from authbench.render.catalog import contents_md, plan, write_tables
+    from authbench.studies.ragauth.outputs import RAGAUTH
+
+    outdir = Path(outdir)
+    rows = list(rows)
+    write_accuracy(rows, outdir / "accuracy.tsv")
+    written = plan(RAGAUTH, {})  # every item is always written
+    paths = write_tables(RAGAUTH, written["written"], rows, outdir)
+    (outdir / "contents.md").write_text(contents_md(RAGAUTH, written), encoding="utf-8")
+    return paths

@@ -2,7 +2,7 @@
 answer matching and knowledge levels (``answers``), generation, probing,
 reranking and comparison requests (``study``), tables and figures
 (``report``), the data statistics beside AuthorityBench's Table 7
-(``statistics``) and which files a config produces (``outputs``).
+(``statistics``, written by :mod:`authbench.studies.statistics`) and which files a config produces (``outputs``).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -11,7 +11,7 @@ from authbench.exports import lazy_exports
 __getattr__, __all__ = lazy_exports(__name__, {
     "answers": ("knowledge_class", "rederive_knowledge"),
     "data": ("drop_rows", "import_sources", "sample_questions"),
-    "outputs": ("knowledge_authors", "other_authors", "report_files"),
+    "outputs": ("SELFPREF", "knowledge_authors", "other_authors"),
     "report": ("write_selfpref_report",),
     "statistics": ("dataset_rows", "table_statistics"),
     "study": ("comparison_requests", "comparison_rows", "comparisons", "generated_passages", "generation_requests", "knowledge_requests", "knowledge_rows", "load_template", "rerank_requests", "rerank_rows"),

@@ -1,5 +1,7 @@
-"""What a self-preference config produces, decided once: the report files of
-a dataset (``rules/common.smk`` asks for them; the report step writes them),
+"""What a self-preference config produces, decided once: a dataset's report
+(:data:`SELFPREF`: every table and figure declared once;
+:mod:`authbench.render.catalog` derives the files ``rules/common.smk`` asks
+for, contents.md and the report entries),
 Table 1's knowledge rows and each evaluator's "other" authors. Light
 imports only: the Snakefile loads this module on every run."""
 
@@ -7,17 +9,71 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-TABLE_STEMS = (
-    "table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_by_qa", "table5_long",
-    "table6_normal_true", "table7_normal_false", "table8_rag_true", "table9_rag_false",
-    "table_knowledge_breakdown", "table_perplexity_anova",
-)
+from authbench.render.catalog import Figure, Report, Table
 
 
-def report_files(folder: str) -> list[str]:
-    """Every file of a dataset's report folder."""
-    return ([f"{folder}/rates.tsv", f"{folder}/rerank_summary.tsv", f"{folder}/figures/fig3_heatmaps.png"]
-            + [f"{folder}/tables/{t}.{ext}" for t in TABLE_STEMS for ext in ("csv", "md", "tex")])
+
+def _report():
+    """The builders (:mod:`authbench.studies.selfpref.report`: heavy imports,
+    loaded when the report is written)."""
+    from authbench.studies.selfpref import report
+
+    return report
+
+
+def _dataset_caption(x, spec) -> str:
+    """The written caption: the builder's (it names the data's authors and
+    models), headed by the dataset (``[nq] ...``)."""
+    return x.prefix + spec.caption
+
+
+def _table(stem: str, title: str, caption: str, build) -> Table:
+    return Table(stem, title, caption, build=build, caption_of=_dataset_caption)
+
+
+def _raw(stem: str, n: int, prompt: str, facts: str, key: str) -> Table:
+    return _table(stem, f"Table {n}: {prompt}-prompt scores of {facts} passages",
+                  f"Self-preference Table {n}: {prompt}-prompt scores of {facts} passages per evaluator and author "
+                  "(mean ± std).", lambda x: x.raw[key])
+
+
+# a dataset's report (every item is always written: an empty input gives placeholder rows)
+SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv"), items=(
+    _table("table1_knowledge", "Table 1: knowledge levels and passage statistics",
+           "Self-preference Table 1: knowledge levels (No / Partial / Full, % of questions; GPT-3.5 re-derived from "
+           "its released probes, evaluators probed here) and passage statistics (average length in words, perplexity "
+           "under the configured causal LM, † = Welch t-test vs human passages p < 0.05).",
+           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model)),
+    _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
+           "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "
+           "under the normal (writing quality) and RAG (suitability) prompts, TRUE and FALSE passages; Diff = Human − "
+           "Model, † = Welch t-test p < 0.05.", lambda x: _report().table2(x.rerank_rows, x.self_map)),
+    _table("table3_preference", "Table 3: self / order / factual preference",
+           "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
+           "preference (%); values over 50% in bold.",
+           lambda x: _report().table3(_report().preference_rates(x.gen_rows))),
+    _table("table4_gen_by_qa", "Table 4: own Gen-by-QA passage vs. human",
+           "Self-preference Table 4: preference for the evaluator's own Gen-by-QA passage over the human passage "
+           "(true answers, both orders).", lambda x: x.style[0]),
+    _table("table5_long", "Table 5: own long passage vs. normal length",
+           "Self-preference Table 5: preference for the evaluator's own long passage over its normal-length passage "
+           "(true answers, both orders).", lambda x: x.style[1]),
+    _raw("table6_normal_true", 6, "normal", "TRUE", "normal_true"),
+    _raw("table7_normal_false", 7, "normal", "FALSE", "normal_false"),
+    _raw("table8_rag_true", 8, "RAG", "TRUE", "rag_true"),
+    _raw("table9_rag_false", 9, "RAG", "FALSE", "rag_false"),
+    _table("table_knowledge_breakdown", "Self-preference by prior knowledge",
+           "Self-preference by the evaluator's prior knowledge of the question (no / partial / full) and factuality "
+           "combination (Section 4.2.3).", lambda x: _report().knowledge_breakdown(x.gen_rows, x.passages)),
+    _table("table_perplexity_anova", "Perplexity across authors: ANOVA and Tukey HSD",
+           "Perplexity of the normal TRUE passages across authors: one-way ANOVA and Tukey's HSD for every pair of "
+           "authors (mean difference, 95% family-wise interval, adjusted p) beside Table 1's unadjusted Welch "
+           "t-test; † p < 0.05.",
+           lambda x: _report().perplexity_anova_table(x.perplexity_rows, x.perplexity_model)),
+    Figure("fig3_heatmaps", "Figure 3: preference heatmaps",
+           "Self-preference Figure 3: per evaluator, self / order / factual preference (%) by factuality combination "
+           "(self, other: TT, TF, FT, FF) and other author; colour = self preference."),
+))
 
 
 def knowledge_authors(config: Mapping[str, Any], dataset: str, evaluators: list[str]) -> list[str]:

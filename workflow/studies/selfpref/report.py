@@ -117,6 +117,7 @@ import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -130,8 +131,9 @@ import seaborn as sns  # noqa: E402
 from authbench.errors import excerpt  # noqa: E402
 from authbench.records import InputError, write_tsv  # noqa: E402
 from authbench.render.figures import STYLE_RC, new_figure, save_figure  # noqa: E402
-from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up, write_table  # noqa: E402
-from authbench.studies.selfpref.outputs import TABLE_STEMS  # noqa: E402
+from authbench.render.catalog import contents_md, plan, write_tables  # noqa: E402
+from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up  # noqa: E402
+from authbench.studies.selfpref.outputs import SELFPREF  # noqa: E402
 from scipy import stats  # noqa: E402
 
 __all__ = [
@@ -1047,6 +1049,30 @@ def _write_rows(rows: Sequence[Mapping], path: Path, columns: Sequence[str]) -> 
 # --------------------------------------------------------------------------
 
 
+@dataclass
+class Inputs:
+    """What a dataset's report is built from (the ``build`` of each item of
+    :data:`~authbench.studies.selfpref.outputs.SELFPREF`); ``prefix`` heads
+    every written caption (the dataset)."""
+
+    rerank_rows: list
+    gen_rows: list
+    knowledge_levels: Mapping[str, Sequence[Mapping]]
+    perplexity_rows: list
+    passages: list
+    self_map: Mapping[str, str]
+    perplexity_model: str | None
+    prefix: str
+
+    @cached_property
+    def raw(self) -> dict[str, TableSpec]:
+        return raw_score_tables(self.rerank_rows)
+
+    @cached_property
+    def style(self) -> tuple[TableSpec, TableSpec]:
+        return style_tables(self.gen_rows, self.passages)
+
+
 def write_selfpref_report(
     rerank_rows,
     gen_rows,
@@ -1058,41 +1084,23 @@ def write_selfpref_report(
     dataset: str | None = None,
     perplexity_model: str | None = None,
 ) -> list[Path]:
-    """Write every table (``tables/<stem>.csv|md|tex`` for :data:`TABLE_STEMS`),
-    ``figures/fig3_heatmaps.png``, ``rates.tsv`` (:func:`rates_long`) and
-    ``rerank_summary.tsv`` (:func:`rerank_summary`) under ``outdir``; every
+    """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
+    (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
+    ``rates.tsv`` (:func:`rates_long`), ``rerank_summary.tsv``
+    (:func:`rerank_summary`) and ``contents.md`` under ``outdir``; every
     file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
     named in the captions, ``perplexity_model`` in Table 1's. Returns the paths."""
     outdir = Path(outdir)
-    tables_dir = outdir / "tables"
-    rerank_rows = list(rerank_rows or [])
-    gen_rows = list(gen_rows or [])
-    perplexity_rows = list(perplexity_rows or [])
-    raw = raw_score_tables(rerank_rows)
-    passages = list(passages or [])
-    t4, t5 = style_tables(gen_rows, passages)
-    specs = {
-        "table1_knowledge": table1(knowledge_levels or {}, passages, perplexity_rows,
-                                   perplexity_model),
-        "table2_rerank": table2(rerank_rows, self_map or {}),
-        "table3_preference": table3(preference_rates(gen_rows)),
-        "table4_gen_by_qa": t4,
-        "table5_long": t5,
-        "table6_normal_true": raw["normal_true"],
-        "table7_normal_false": raw["normal_false"],
-        "table8_rag_true": raw["rag_true"],
-        "table9_rag_false": raw["rag_false"],
-        "table_knowledge_breakdown": knowledge_breakdown(gen_rows, passages),
-        "table_perplexity_anova": perplexity_anova_table(perplexity_rows, perplexity_model),
-    }
-    paths: list[Path] = []
-    for stem in TABLE_STEMS:
-        spec = specs[stem]
-        caption = f"[{dataset}] {spec.caption}" if dataset else None
-        paths += write_table(spec, tables_dir / stem, caption)
-    paths.append(fig3_heatmaps(gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
+    inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {},
+                    list(perplexity_rows or []), list(passages or []), self_map or {}, perplexity_model,
+                    f"[{dataset}] " if dataset else "")
+    written = plan(SELFPREF, {})  # every item is always written
+    paths = write_tables(SELFPREF, written["written"], inputs, outdir)
+    paths.append(fig3_heatmaps(inputs.gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
     rates_path = outdir / "rates.tsv"
-    _write_rows(rates_long(gen_rows, passages), rates_path, RATE_COLUMNS)
+    _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
     summary_path = outdir / "rerank_summary.tsv"
-    _write_rows(rerank_summary(rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
-    return paths + [rates_path, summary_path]
+    _write_rows(rerank_summary(inputs.rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
+    contents = outdir / "contents.md"
+    contents.write_text(contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""), encoding="utf-8")
+    return paths + [rates_path, summary_path, contents]

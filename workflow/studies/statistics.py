@@ -1,8 +1,9 @@
-"""AuthorityBench's Table 7 (benchmark statistics), counted from the datasets
-this run built: per sub-benchmark and entity set the corpus size (labelled
-items), the items per fine level, the N=5 / N=10 lists, the hard / easy
-pairs and the drops of the build; RAGAuth's questions and documents when
-RAGAuth runs.
+"""The benchmark statistics of every study (:data:`STATISTICS`, written by
+:func:`write_statistics`): AuthorityBench's Table 7, counted from the
+datasets this run built: per sub-benchmark and entity set the corpus size
+(labelled items), the items per fine level, the N=5 / N=10 lists, the hard /
+easy pairs and the drops of the build; RAGAuth's questions and documents when
+RAGAuth runs; and the self-preference study's data table.
 
 Inputs are the build's own files: ``labels.tsv`` (a ``level`` column, one
 row per item), ``drops.tsv`` (``reason, unit, count``; the ``kept`` row is
@@ -15,13 +16,17 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
+from authbench.config import entity_datasets, rag_plan, selfpref_plan
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
+from authbench.render.catalog import Report, Table, builders_caption, write_tables
 from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
 from authbench.studies.authority.labels import FINE_LEVELS
 
@@ -182,3 +187,76 @@ def collect(datasets: Sequence[Mapping], rag: str | Path | None) -> list[Dataset
     if rag:
         out.append(rag_stats(rag))
     return out
+
+
+# --- what a config counts, the report declared once, the writer ------------------------------
+
+def authority_datasets(config: Mapping[str, Any]) -> list[str]:
+    """The AuthorityBench datasets Table 7 counts: DomainAuth (when it runs) and every EntityAuth set."""
+    return (["domainauth"] if "domainauth" in config["studies"] else []) + entity_datasets(config)
+
+
+def selfpref_datasets(config: Mapping[str, Any]) -> list[str]:
+    """The self-preference datasets the data table counts (none when the study has no evaluator)."""
+    plan = selfpref_plan(config)
+    return plan.datasets if plan.evaluators else []
+
+
+def _authority(config: Mapping[str, Any]) -> str | None:
+    return "" if authority_datasets(config) or rag_plan(config, os.path.exists).cells else None
+
+
+def _selfpref(config: Mapping[str, Any]) -> str | None:
+    return "" if selfpref_datasets(config) else None
+
+
+STATISTICS = Report("Benchmark statistics", items=(
+    Table("table7_statistics", "Table 7: benchmark statistics",
+          "Table 7: overview of the AuthorityBench datasets this run built: corpus size, N=5 / N=10 lists, hard / "
+          "easy pairs and the rows and items each build dropped (RAGAuth: queries and documents).", _authority,
+          build=lambda x: table_statistics(x.authority, x.easy_min_delta, x.hard_max_delta),
+          caption_of=builders_caption),
+    Table("table7_levels", "Table 7 (detail): items per level",
+          "Table 7 (detail): items per authority level 0-9 of each labelled corpus (DomainAuth, each EntityAuth "
+          "set).", _authority, build=lambda x: table_levels(x.authority), caption_of=builders_caption),
+    Table("table7_drops", "Table 7 (detail): drops per reason",
+          "Table 7 (detail): every drop reason of every dataset build, with its unit (input row or item) and count.",
+          _authority, build=lambda x: table_drops(x.authority), caption_of=builders_caption),
+    Table("selfpref_statistics", "Self-preference study data",
+          "Self-preference study data: imported questions and true / false passages per author and variant, usable "
+          "questions and the import's drops.", _selfpref, build=lambda x: x.selfpref(), caption_of=builders_caption),
+))
+
+
+@dataclass
+class Inputs:
+    """The built datasets: ``datasets`` (one mapping each, as :func:`collect`
+    reads them), RAGAuth's dataset report, the Pairwise gap thresholds, and the
+    self-preference imports (``sp``: dataset, questions, passages, drops each)."""
+
+    datasets: Sequence[Mapping]
+    rag: str | None
+    easy_min_delta: int
+    hard_max_delta: int
+    sp: Sequence[tuple] = ()
+    authors: Sequence[str] = ()
+
+    @cached_property
+    def authority(self) -> list[DatasetStats]:
+        return collect(self.datasets, self.rag)
+
+    def selfpref(self) -> TableSpec:
+        from authbench.studies.selfpref import statistics as SP
+
+        rows, notes = [], []
+        for ds, questions, passages, drops in self.sp:
+            got, note = SP.dataset_rows(ds, questions, passages, drops, self.authors)
+            rows += got
+            notes.append(note)
+        return SP.table_statistics(rows, notes)
+
+
+def write_statistics(outdir: str | Path, written: Sequence[str], inputs: Inputs) -> list[Path]:
+    """The tables ``written`` (of :func:`authbench.render.catalog.plan` of
+    :data:`STATISTICS`) under ``outdir/tables``."""
+    return write_tables(STATISTICS, written, inputs, outdir)

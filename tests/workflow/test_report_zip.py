@@ -1,0 +1,89 @@
+"""`snakemake --report report.zip` over a config that runs every study
+(DomainAuth, EntityAuth, RAGAuth on the test fixture, self-preference), with
+``engine: instant`` (no model) and tiny counts: the report builds, and every
+table a study's contents.md lists as written is in it with its caption (the
+definition's: authbench.render.catalog; a caption cannot be missing)."""
+
+import html
+import json
+import re
+import zipfile
+
+import pytest
+import yaml
+from authbench.render.catalog import find_item
+from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
+from authbench.studies.ragauth.outputs import RAGAUTH
+from authbench.studies.selfpref.outputs import SELFPREF
+from authbench.studies.statistics import STATISTICS
+from wfrun import ROOT, snakemake, tiny_selfpref
+
+FIXTURE = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
+
+
+def every_study_config() -> dict:
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["models"] = {"gemma3-270m": {**cfg["models"]["gemma3-270m"], "engine": "instant"}}
+    cfg.update(cache=None, prompts=str(ROOT / "resources" / "prompts"), judges=["point", "list_rank", "pair_score"],
+               studies=["domainauth", "entityauth", "ragauth", "selfpref"])
+    da = cfg["domainauth"]
+    da["source"] = str(ROOT / da["source"])
+    da["sampling"].update(fine_lists=1, coarse_lists=1, easy_pairs=2, hard_pairs=2, bias_per_level=1,
+                          bias_per_category=1)
+    ea = cfg["entityauth"]
+    ea["datasets"] = {"songs": {**ea["datasets"]["songs"], "source": str(ROOT / ea["datasets"]["songs"]["source"])}}
+    ea.update(lists=1, anchors=2, coarse_lists=1)
+    cfg["ragauth"].update(source=str(FIXTURE), k=[1], bootstrap=100)
+    cfg["selfpref"]["self"] = {"gemma3-270m": "gpt35"}
+    return tiny_selfpref(cfg)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("report_zip")
+    (work / "config.yaml").write_text(yaml.safe_dump(every_study_config()))
+    proc = snakemake(work, "--cores", "2", timeout=1500)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    proc = snakemake(work, "--report", str(work / "report.zip"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return work
+
+
+def written_tables(contents: str) -> list[str]:
+    """The stems of the tables a contents.md lists as written."""
+    return re.findall(r"\| tables/(\w+)\.csv[^|]*\| written", contents)
+
+
+def words(text: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def report_entry(page: str, path: str) -> dict | None:
+    """A result's entry in the report page's data (path relative to the work folder): its labels and caption."""
+    key = json.dumps(path) + ": "
+    at = page.find(key)
+    return json.JSONDecoder().raw_decode(page, at + len(key))[0] if at >= 0 else None
+
+
+def test_every_listed_table_is_in_the_report_with_its_caption(run):
+    with zipfile.ZipFile(run / "report.zip") as z:
+        page = z.read("report/report.html").decode("utf-8")
+    folders = {DOMAINAUTH: "results/domainauth/report", ENTITYAUTH: "results/entityauth/report",
+               RAGAUTH: "results/ragauth/report", SELFPREF: "results/selfpref/nq/report",
+               STATISTICS: "results/statistics"}
+    checked = 0
+    for report, folder in folders.items():
+        if report is STATISTICS:  # no contents.md: every table its studies need
+            stems = [p.stem for p in (run / folder / "tables").glob("*.csv")]
+            assert sorted(stems) == sorted(it.stem for it in STATISTICS.items)
+        else:
+            stems = written_tables((run / folder / "contents.md").read_text(encoding="utf-8"))
+        assert stems, f"{report.name}: contents.md lists no written table"
+        for stem in stems:
+            path = f"{folder}/tables/{stem}.csv"
+            entry = report_entry(page, path)
+            assert entry is not None, f"{report.name}: {stem} is not in the report"
+            assert words(entry["caption"]) == words(find_item(report, path).caption), stem
+            assert entry["labels"]["study"] == report.name and entry["labels"]["table"] == report.item(stem).title
+            checked += 1
+    assert checked >= 30
