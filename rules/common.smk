@@ -14,8 +14,9 @@ from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, 
 from authbench.config import check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.joblogs import failure_summary
+from authbench.judges import SCORE_JUDGES, WILDCARD as JUDGE_WILDCARD
 from authbench.studies.authority.outputs import baseline_plan, domainauth_report_files, entityauth_report_files, scales
-from authbench.studies.authority.outputs import SCORE_JUDGES, check_labels, has_secondary, secondary_cells
+from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells
 from authbench.studies.authority.outputs import statistics_files
 from authbench.studies.ragauth.outputs import report_files as ragauth_report_files
 from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
@@ -73,7 +74,7 @@ wildcard_constraints:
     dataset="domainauth|entityauth/[a-z0-9_]+",
     entity_set="[a-z0-9_]+",
     model="|".join(re.escape(m) for m in sorted(MODELS)),
-    judge="point|list_rank|list_score|pair_rank|pair_score",
+    judge=JUDGE_WILDCARD,
     context="wo_text|w_text",
     setting="fine|coarse|pairs|bias",
     strategy="no_filter|relevance|utility|authority|pagerank_oracle|tld_prior",
@@ -94,13 +95,13 @@ def model_config(wildcards):
 # `sbatch --gpus=N` (none when 0); CPU rules ask for no GPU. Locally these are
 # only bookkeeping.
 def model_threads(wildcards):
-    return model_config(wildcards).get("threads", 2)
+    return model_config(wildcards)["threads"]
 
 
 MODEL_RESOURCES = {
     "mem_mb": lambda wildcards: model_config(wildcards).get("mem_mb", 4000),
     "runtime": lambda wildcards: model_config(wildcards).get("runtime", 120),
-    "gpu": lambda wildcards: model_config(wildcards).get("gpus", 0),
+    "gpu": lambda wildcards: model_config(wildcards)["gpus"],
 }
 
 
@@ -271,7 +272,7 @@ def get_judge_params(wildcards):
             "cache": config.get("cache"),
             "model": _model_params(wildcards),
             # score judges: E[s] beside the argmax (authbench.llm.expected)
-            **({"expected_scores": config.get("expected_scores", True)} if wildcards.judge in SCORE_JUDGES else {}),
+            "expected_scores": config["expected_scores"] and wildcards.judge in SCORE_JUDGES,
         }
     )
 
@@ -325,10 +326,10 @@ def get_prediction_params(wildcards):
 def get_domain_report_params(wildcards):
     secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
     return _json({"settings": config["settings"], "judges": config["judges"], "contexts": config["contexts"],
-                  "expected_scores": config.get("expected_scores", True),
+                  "expected_scores": config["expected_scores"],
                   "category_order": list(config["domainauth"]["categories"]),
                   "categories": config["domainauth"]["categories"], "parse": config["parse"],
-                  "judge_validity": config.get("judge_validity"), **secondary})
+                  "judge_validity": config["judge_validity"], **secondary})
 
 
 def get_entity_report_inputs(wildcards):
@@ -348,9 +349,9 @@ def get_entity_report_params(wildcards):
     scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
     scores = {n: c for n, c in scores.items() if c and c != "popularity"}
     return _json({"datasets": names, "judges": config["judges"],
-                  "expected_scores": config.get("expected_scores", True),
+                  "expected_scores": config["expected_scores"],
                   "coarse_source": config["entityauth"]["coarse_source"],
-                  "parse": config["parse"], "judge_validity": config.get("judge_validity"),
+                  "parse": config["parse"], "judge_validity": config["judge_validity"],
                   **({"score_names": scores} if scores else {})})
 
 
@@ -366,7 +367,7 @@ def get_rag_build_labels(wildcards):
 
 
 def get_rag_build_params(wildcards):
-    return _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)})
+    return _json({"max_docs": config["ragauth"]["build"]["max_docs"]})
 
 
 def get_rag_prior_params(wildcards):
@@ -472,10 +473,10 @@ def get_sp_perplexity_params(wildcards):
 
 
 def get_sp_rerank_params(wildcards):
-    rerank = config["selfpref"].get("rerank") or {}
+    rerank = config["selfpref"]["rerank"]
     return sp_cell_params(wildcards, f"rerank/{wildcards.prompt}", prompt=wildcards.prompt, evaluator=wildcards.model,
                           self_author=config["selfpref"]["self"][wildcards.model],
-                          retries=rerank.get("retries", 0), false_answer=rerank.get("false_answer", "author"),
+                          retries=rerank["retries"], false_answer=rerank["false_answer"],
                           generate=rerank.get("generate"))
 
 
@@ -484,7 +485,7 @@ def get_sp_compare_params(wildcards):
                           self_author=config["selfpref"]["self"][wildcards.model],
                           others=other_authors(config, wildcards.model),
                           generate=config["selfpref"]["compare"]["generate"],
-                          retries=config["selfpref"]["compare"].get("retries", 0))
+                          retries=config["selfpref"]["compare"]["retries"])
 
 
 def get_sp_knowledge_levels(wildcards):
@@ -503,11 +504,11 @@ def get_sp_report_params(wildcards):
 
 def domainauth_report_outputs():
     return domainauth_report_files(f"{DA}/report", config["settings"], config["judges"], SECONDARY,
-                                   config.get("expected_scores", True))
+                                   config["expected_scores"])
 
 
 def entityauth_report_outputs():
-    return entityauth_report_files(f"{EA}/report", config["judges"], config.get("expected_scores", True))
+    return entityauth_report_files(f"{EA}/report", config["judges"], config["expected_scores"])
 
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------

@@ -116,7 +116,7 @@ class OpenAICompatEngine(Engine):
             raise ValueError("engine 'openai' needs the config key 'openai.base_url'")
         self.base_url = str(cfg["base_url"]).rstrip("/")
         self.model = str(model_config["model"])
-        self.prompt_format = model_config.get("prompt_format", "completion")
+        self.prompt_format = model_config["prompt_format"]
         if self.prompt_format not in ("completion", "chat"):
             raise ValueError(f"prompt_format must be 'completion' or 'chat', not {self.prompt_format!r}")
         self.concurrency = int(cfg.get("concurrency") or DEFAULT_CONCURRENCY)
