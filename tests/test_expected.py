@@ -515,7 +515,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
         _cli("domainauth-report", "--metrics", *metrics, "--labels", labels, "--manifests", *manifests,
              "--outdir", report, settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
              expected_scores=flag, category_order=list(da["categories"]), categories=da["categories"],
-             parse="strict")
+             parse="strict", judge_validity=None)
         out[flag] = (metrics, manifests, report)
 
     for (judge, setting), off, on in zip(cells, out[False][0], out[True][0]):

@@ -363,9 +363,9 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
         raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
                           "leaves out 'selfpref'")
     for step in ("compare", "rerank"):
-        retries = int((sp.get(step) or {}).get("retries") or 0)
+        retries = sp[step]["retries"]
         for m in plan.evaluators if retries else []:
-            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge((sp.get(step) or {}).get("generate"))
+            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge(sp[step].get("generate"))
             if gen_cfg.temperature == 0:
                 raise ConfigError(
                     f"config key 'selfpref.{step}.retries' is {retries} but evaluator {m!r} decodes at temperature 0 "

@@ -45,8 +45,15 @@ MAIN_DERIVATION = {j.name: j.derivation for j in JUDGES.values()}
 SCORE_JUDGES = tuple(j.name for j in JUDGES.values() if j.scores)
 # the judges that compare two items (Tables 9-12: their derivations)
 PAIR_JUDGES = tuple(j.name for j in JUDGES.values() if j.shape == "pair")
+
+
+def judges_on(setting: str) -> tuple[str, ...]:
+    """The judges that run on an instance set (cell setting), in :data:`JUDGES`' order."""
+    return tuple(j.name for j in JUDGES.values() if setting in j.settings)
+
+
 # the judges that run on the pairs instance set (Table 3)
-PAIRS_SETTING_JUDGES = tuple(j.name for j in JUDGES.values() if "pairs" in j.settings)
+PAIRS_SETTING_JUDGES = judges_on("pairs")
 # Table 3's column order: the pair judges, then PointJudge
 PAIRS_TABLE_ORDER = tuple(sorted(PAIRS_SETTING_JUDGES, key=lambda name: JUDGES[name].shape != "pair"))
 # the `{judge}` wildcard of the rules

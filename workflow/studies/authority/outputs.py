@@ -9,11 +9,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
+from authbench.judges import PAIR_JUDGES, PAIRS_SETTING_JUDGES, SCORE_JUDGES, judges_on
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
-PAIR_JUDGES = ("pair_rank", "pair_score")
-# the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
-SCORE_JUDGES = ("point", "list_score", "pair_score")
 EXPECTED_TABLE = "expected_scores"
 
 # table stem -> (kind, label scale); the kind picks the table builder
@@ -42,16 +40,14 @@ def cost_files(folder: str) -> list[str]:
     return [f"{folder}/tables/costs.csv", f"{folder}/tables/costs.md", f"{folder}/figures/cost_vs_rho.png"]
 
 
-# the judges that run on the pairs instance set (rules: authbench.config.SETTINGS_FOR_JUDGE)
-PAIRS_JUDGES = ("point",) + PAIR_JUDGES
 # what each DomainAuth table needs: (setting, judges of which one must be configured)
 DOMAIN_NEEDS = {
     "table1_fine": ("fine", None),
     "table9_derivations_fine": ("fine", PAIR_JUDGES),
     "table2_coarse": ("coarse", None),
     "table10_derivations_coarse": ("coarse", PAIR_JUDGES),
-    "table3_pairs": ("pairs", PAIRS_JUDGES),
-    "table8_categories": ("bias", ("point",)),
+    "table3_pairs": ("pairs", PAIRS_SETTING_JUDGES),
+    "table8_categories": ("bias", judges_on("bias")),
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
+from authbench.judges import JUDGE_NAMES, PAIR_JUDGES, PAIRS_TABLE_ORDER
 from authbench.render import costs
 from authbench.render.tables import stack_tables, write_table
 from authbench.render.tables import TableSpec
@@ -125,8 +126,7 @@ def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
 
 
 # the judges whose values a table of each kind shows (the judge-validity sentence names only those)
-TABLE_JUDGES = {"main": ("point", "list_rank", "list_score", "pair_rank", "pair_score"),
-                "derivations": ("pair_rank", "pair_score"), "pairs": ("pair_rank", "pair_score", "point")}
+TABLE_JUDGES = {"main": JUDGE_NAMES, "derivations": PAIR_JUDGES, "pairs": PAIRS_TABLE_ORDER}
 VALIDITY_COLUMNS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "flag", "why")
 
 
