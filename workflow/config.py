@@ -54,15 +54,24 @@ def schema() -> dict:
     return yaml.safe_load(SCHEMA_PATH.read_text())
 
 
-def model_spec(spec: Mapping[str, Any]) -> dict:
-    """A copy of a model entry (``models.<name>``) with the schema's defaults
-    filled in, as :func:`validate_schema` fills a whole config: for model
-    configs that come from no config file (tests, benchmarks), at the two
-    doors every model config passes (the engine factory and the cache key)."""
-    out = copy.deepcopy(dict(spec))
-    for _ in _FillingValidator(schema()["properties"]["models"]["additionalProperties"]).iter_errors(out):
+def with_defaults(part: Mapping[str, Any], where: str) -> dict:
+    """A copy of a part of a config with the defaults of the schema node at
+    ``where`` ('/'-separated keys of the schema) filled in, as
+    :func:`validate_schema` fills a whole config: for parts that may come
+    from no config file (tests, benchmarks), at the door they pass."""
+    node = schema()
+    for key in where.split("/"):
+        node = node[key]
+    out = copy.deepcopy(dict(part))
+    for _ in _FillingValidator(node).iter_errors(out):
         pass  # only the filling: the config's own validation reports errors
     return out
+
+
+def model_spec(spec: Mapping[str, Any]) -> dict:
+    """A model entry (``models.<name>``) with the schema's defaults: at the two
+    doors every model config passes (the engine factory and the cache key)."""
+    return with_defaults(spec, "properties/models/additionalProperties")
 
 
 def validate_schema(config: Mapping[str, Any]) -> None:
