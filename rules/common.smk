@@ -21,7 +21,8 @@ from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
 from authbench.render.catalog import plan, report_entry, report_files
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, baseline_plan, scales
-from authbench.studies.authority.outputs import SCORE_JUDGES, check_labels, has_secondary, secondary_cells
+from authbench.judges import SCORE_JUDGES, WILDCARD as JUDGE_WILDCARD
+from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, knowledge_authors, other_authors
 from authbench.studies.statistics import STATISTICS, authority_datasets, selfpref_datasets
@@ -80,7 +81,7 @@ wildcard_constraints:
     dataset="domainauth|entityauth/[a-z0-9_]+",
     entity_set="[a-z0-9_]+",
     model="|".join(re.escape(m) for m in sorted(MODELS)),
-    judge="point|list_rank|list_score|pair_rank|pair_score",
+    judge=JUDGE_WILDCARD,
     context="wo_text|w_text",
     setting="fine|coarse|pairs|bias",
     strategy="no_filter|relevance|utility|authority|pagerank_oracle|tld_prior",
@@ -136,13 +137,13 @@ MODEL_RETRIES = 2
 
 
 def model_threads(wildcards):
-    return model_config(wildcards).get("threads", 2)
+    return model_config(wildcards)["threads"]
 
 
 MODEL_RESOURCES = {
     "mem_mb": lambda wildcards, attempt: model_config(wildcards).get("mem_mb", 4000) * attempt,
     "runtime": lambda wildcards, attempt: model_config(wildcards).get("runtime", 120) * attempt,
-    "gpu": lambda wildcards: model_config(wildcards).get("gpus", 0),
+    "gpu": lambda wildcards: model_config(wildcards)["gpus"],
 }
 
 

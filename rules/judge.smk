@@ -62,7 +62,7 @@ def get_judge_params(wildcards):
             "cache": config.get("cache"),
             "model": _model_params(wildcards),
             # score judges: E[s] beside the argmax (authbench.llm.expected)
-            **({"expected_scores": config.get("expected_scores", True)} if wildcards.judge in SCORE_JUDGES else {}),
+            "expected_scores": config["expected_scores"] and wildcards.judge in SCORE_JUDGES,
         }
     )
 

@@ -16,7 +16,7 @@ def get_rag_build_labels(wildcards):
 
 
 def get_rag_build_params(wildcards):
-    return _json({"max_docs": config["ragauth"]["build"].get("max_docs", 10)})
+    return _json({"max_docs": config["ragauth"]["build"]["max_docs"]})
 
 
 def get_rag_prior_params(wildcards):

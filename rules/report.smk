@@ -34,7 +34,7 @@ def get_domain_report_params(wildcards):
             "category_order": list(config["domainauth"]["categories"]),
             "categories": config["domainauth"]["categories"],
             "parse": config["parse"],
-            "judge_validity": config.get("judge_validity"),
+            "judge_validity": config["judge_validity"],
             **secondary,
         }
     )
@@ -63,7 +63,7 @@ def get_entity_report_params(wildcards):
             "plan": plan(ENTITYAUTH, config),
             "coarse_source": config["entityauth"]["coarse_source"],
             "parse": config["parse"],
-            "judge_validity": config.get("judge_validity"),
+            "judge_validity": config["judge_validity"],
             **({"score_names": scores} if scores else {}),
         }
     )

@@ -72,15 +72,15 @@ def get_sp_perplexity_params(wildcards):
 
 
 def get_sp_rerank_params(wildcards):
-    rerank = config["selfpref"].get("rerank") or {}
+    rerank = config["selfpref"]["rerank"]
     return sp_cell_params(
         wildcards,
         f"rerank/{wildcards.prompt}",
         prompt=wildcards.prompt,
         evaluator=wildcards.model,
         self_author=config["selfpref"]["self"][wildcards.model],
-        retries=rerank.get("retries", 0),
-        false_answer=rerank.get("false_answer", "author"),
+        retries=rerank["retries"],
+        false_answer=rerank["false_answer"],
         generate=rerank.get("generate"),
     )
 
@@ -94,7 +94,7 @@ def get_sp_compare_params(wildcards):
         self_author=config["selfpref"]["self"][wildcards.model],
         others=other_authors(config, wildcards.model),
         generate=config["selfpref"]["compare"]["generate"],
-        retries=config["selfpref"]["compare"].get("retries", 0),
+        retries=config["selfpref"]["compare"]["retries"],
     )
 
 

@@ -1,14 +1,18 @@
 """Configuration: schema validation, the cell grid and generation settings.
 
 Snakemake validates ``config.yaml`` against ``schemas/config.schema.yaml`` with
-its own ``validate``; :func:`check_config` adds the rules a JSON schema cannot
-say. Tests and command-line tools use :func:`load_config`, which does both.
+its own ``validate``, which fills in the schema's defaults; :func:`check_config`
+adds the rules a JSON schema cannot say. Tests and command-line tools use
+:func:`load_config`, which does both and fills the defaults the same way
+(:func:`validate_schema`): defaults live in the schema only.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
+import functools
 import itertools
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,41 +21,65 @@ import jsonschema
 import yaml
 from authbench.errors import ConfigError
 from authbench.paths import Layout, cell_id
+from authbench.judges import SETTINGS_FOR_JUDGE
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
-JUDGES = ("point", "list_rank", "list_score", "pair_rank", "pair_score")
 CONTEXTS = ("wo_text", "w_text")
 SETTINGS = ("fine", "coarse", "pairs", "bias")
-
-# Which instance sets each judge runs on. `bias` is the PointJudge-only sample
-# behind Figure 6 and Table 8; lists are judged by every judge; pairs (Table 3)
-# by the pair judges and PointJudge.
-SETTINGS_FOR_JUDGE = {
-    "point": ("fine", "coarse", "pairs", "bias"),
-    "list_rank": ("fine", "coarse"),
-    "list_score": ("fine", "coarse"),
-    "pair_rank": ("fine", "coarse", "pairs"),
-    "pair_score": ("fine", "coarse", "pairs"),
-}
-
-# The reply format each judge asks for (see resources/prompts/ and parse.py).
-OUTPUT_FORMAT = {
-    "point": "score",
-    "list_rank": "ranking",
-    "list_score": "list_scores",
-    "pair_rank": "pair_choice",
-    "pair_score": "pair_scores",
-}
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
+def _fill_properties(validator, properties, instance, schema):
+    """JSON schema's ``properties`` that first sets every absent property
+    with a ``default`` (a copy) on an object, at any depth the validation
+    reaches (``additionalProperties`` maps, ``if``/``then``, ``$ref``): what
+    Snakemake's ``validate(config, schema)`` does in rules/common.smk, which
+    also fills the workflow's config."""
+    if isinstance(instance, dict):
+        for key, sub in properties.items():
+            if "default" in sub and key not in instance:
+                instance[key] = copy.deepcopy(sub["default"])
+    yield from jsonschema.Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
+
+
+_FillingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"properties": _fill_properties})
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict:
+    """The config schema (cached: do not modify it)."""
+    return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def with_defaults(part: Mapping[str, Any], where: str) -> dict:
+    """A copy of a part of a config with the defaults of the schema node at
+    ``where`` ('/'-separated keys of the schema) filled in, as
+    :func:`validate_schema` fills a whole config: for parts that may come
+    from no config file (tests, benchmarks), at the door they pass."""
+    node = schema()
+    for key in where.split("/"):
+        node = node[key]
+    out = copy.deepcopy(dict(part))
+    for _ in _FillingValidator(node).iter_errors(out):
+        pass  # only the filling: the config's own validation reports errors
+    return out
+
+
+def model_spec(spec: Mapping[str, Any]) -> dict:
+    """A model entry (``models.<name>``) with the schema's defaults: at the two
+    doors every model config passes (the engine factory and the cache key)."""
+    return with_defaults(spec, "properties/models/additionalProperties")
+
+
 def validate_schema(config: Mapping[str, Any]) -> None:
-    schema = yaml.safe_load(SCHEMA_PATH.read_text())
-    validator = jsonschema.Draft202012Validator(schema)
+    """Validate ``config`` against the schema and fill in, in place, every
+    default the schema declares: the one place defaults live (code reads
+    ``config[key]``, never ``.get(key, default)``)."""
+    validator = _FillingValidator(schema())
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         lines = [f"config key '{_key_path(e)}': {e.message}" for e in errors]
@@ -345,9 +373,9 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
         raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
                           "leaves out 'selfpref'")
     for step in ("compare", "rerank"):
-        retries = int((sp.get(step) or {}).get("retries") or 0)
+        retries = sp[step]["retries"]
         for m in plan.evaluators if retries else []:
-            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge((sp.get(step) or {}).get("generate"))
+            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge(sp[step].get("generate"))
             if gen_cfg.temperature == 0:
                 raise ConfigError(
                     f"config key 'selfpref.{step}.retries' is {retries} but evaluator {m!r} decodes at temperature 0 "

@@ -149,7 +149,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
              root / f"resources/prompts/domainauth/{cell.judge}_{cell.context}.yaml", "--responses",
              d / "responses.jsonl", "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json",
              cell=cell.id, judge=cell.judge, context=cell.context, setting=cell.setting, seed=13, constrained=True,
-             cache=None, model=config["models"]["m"])
+             cache=None, model=config["models"]["m"], expected_scores=False)
         manifests.append(d / "manifest.json")
         if cell.setting == "bias":
             _cli("authority-predictions", "--instances", instances, "--judgments", d / "judgments.jsonl",
@@ -167,7 +167,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
          "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
          judges=config["judges"], contexts=config["contexts"], plan=report_plan(DOMAINAUTH, config),
-         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict")
+         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict", judge_validity=None)
     return out, report_files(DOMAINAUTH, str(out), config)
 
 

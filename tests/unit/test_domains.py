@@ -103,7 +103,7 @@ def test_cli_bad_input_exits_2_without_traceback(tmp_path, capsys):
 
     path = write(tmp_path, "url,page_rank\nhttp://a.com,11\n")
     code = main(["domainauth-build", "--source", str(path), "--labels", str(tmp_path / "l.tsv"),
-                 "--drops", str(tmp_path / "d.tsv"), "--params", '{"categories": {}}'])
+                 "--drops", str(tmp_path / "d.tsv"), "--params", '{"categories": {}, "text_max_words": 100}'])
     err = capsys.readouterr().err
     assert code == 2
     assert "Traceback" not in err and "line 2, column 'page_rank'" in err
@@ -312,7 +312,7 @@ def test_build_log_says_why_pagerank_10_is_dropped(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="authbench")
     path = write(tmp_path, "url,page_rank,extra\nhttp://a.com,10,x\nhttp://b.com,3,y\nhttp://c.com,0,z\n")
     assert main(["domainauth-build", "--source", str(path), "--labels", str(tmp_path / "l.tsv"), "--drops",
-                 str(tmp_path / "d.tsv"), "--bins", str(tmp_path / "b.tsv"), "--params", '{"categories": {}}']) == 0
+                 str(tmp_path / "d.tsv"), "--bins", str(tmp_path / "b.tsv"), "--params", '{"categories": {}, "text_max_words": 100}']) == 0
     err = caplog.text
     assert "dropped 1 domain(s) with Open PageRank 10 (drop reason pagerank_10): the paper's scale is 0-9" in err
     assert "levels 0..9: 1 / 0 / 0 / 1 / 0 / 0 / 0 / 0 / 0 / 0" in err and "not read for the labels: extra" in err

@@ -334,7 +334,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
              root / "resources/prompts/entityauth/songs/pair_score_wo_text.yaml", "--responses", d / "responses.jsonl",
              "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json", cell=cell.id,
              judge="pair_score", context="wo_text", setting=cell.setting, seed=13, constrained=True, cache=None,
-             model=model)
+             model=model, expected_scores=False)
         _cli("authority-evaluate", "--instances", inst / f"{cell.setting}.jsonl", "--judgments", d / "judgments.jsonl",
              "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", dataset=cell.dataset, model=cell.model,
              judge="pair_score", context="wo_text", setting=cell.setting,
@@ -363,7 +363,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     _cli("entityauth-report", "--metrics", *metrics, "--labels", labels, "--reuse", inst / "reuse.tsv",
          "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
          plan=plan(ENTITYAUTH, {"judges": ["pair_score"], "expected_scores": False}), coarse_source=coarse_source,
-         parse="strict")
+         parse="strict", judge_validity=None)
     table = pd.read_csv(out / "tables" / "table6_coarse.csv")
     assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"
     rho = [c for c in table.columns if c.startswith("PairJudge") and "PointScore" in c and c.endswith("ρ")]

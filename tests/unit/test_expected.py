@@ -451,7 +451,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
              "--outdir", report, settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
              plan=plan(DOMAINAUTH, {"settings": ["fine", "pairs"], "judges": ["point", "list_score", "pair_score"],
                                     "expected_scores": flag, "domainauth": {"secondary": None}}),
-             category_order=list(da["categories"]), categories=da["categories"], parse="strict")
+             category_order=list(da["categories"]), categories=da["categories"], parse="strict", judge_validity=None)
         out[flag] = (metrics, manifests, report)
 
     for (judge, setting), off, on in zip(cells, out[False][0], out[True][0]):

@@ -136,8 +136,8 @@ def test_retries_off_is_the_plain_run(files):
     assert SeededScript.calls == 8 and manifest["cache_hits"] == 8  # the plain run's keys
     assert [r["request_id"] for r in responses] == [r["request_id"] for r in reqs]
     assert {r["tries"] for r in rows} == {1} and manifest["tries"]["tries_used"] == {"1": 8}
-    rows_no_key, responses_no_key, _ = compare(files, "b")  # no `retries` param at all
-    assert rows_no_key == rows and responses_no_key == responses
+    rows_again, responses_again, _ = compare(files, "b", retries=0)
+    assert rows_again == rows and responses_again == responses
 
 
 def rerank(tmp, out, **extra):
@@ -160,8 +160,8 @@ def test_rerank_false_passages_carry_the_evaluators_false_answer_and_retry(files
     assert len(prompts) == 12  # 6 passages x 2 tries
     assert manifest["false_passages"] == {"false_answer": "evaluator", "self_author": "me", "made": 3, "drops": {}}
     assert manifest["tries"]["tries_used"] == {"2": 6}
-    # the default keeps each author's own false passage
-    rows, _, manifest = rerank(files, "b")
+    # the schema's defaults (what the rules pass when selfpref.rerank is absent) keep each author's own false passage
+    rows, _, manifest = rerank(files, "b", retries=0, false_answer="author", generate=None)
     assert {r["pid"] for r in rows if not r["factual"]} == {f"q1:{a}:normal:F" for a in ("human", "me", "other")}
     assert "false_passages" not in manifest and {r["tries"] for r in rows} == {1}
     assert {r["score"] for r in rows} == {None}  # try 0's replies have no score, and nothing is retried

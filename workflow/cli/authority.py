@@ -48,7 +48,7 @@ def cmd_domainauth_build(args, params) -> None:
     from authbench.studies.authority.labels import BIN_COLUMNS, label_spec
 
     spec = label_spec(params.get("label"), "page_rank", "integer", "domainauth.label")
-    texts = read_texts(params.get("text"), params.get("text_max_words", 100))
+    texts = read_texts(params.get("text"), params["text_max_words"])
     built = build_domain_labels(args.source, params.get("status_filter"), params["categories"], texts, spec)
     mkparent(args.labels, args.drops)
     write_labels(built.domains, args.labels)
@@ -144,7 +144,8 @@ def cmd_judge(args, params) -> None:
         server = wait_for_server(args.server)
         engine_config = served_engine_config(params["model"], server)
         extra["server"] = {k: server[k] for k in ("base_url", "host", "pid", "started", "load_seconds")}
-    responses, run, model, gen = run_cell_requests(args, params, requests, engine_config=engine_config)
+    responses, run, model, gen = run_cell_requests(args, params, requests, engine_config=engine_config,
+                                                   expected_scores=params["expected_scores"])
     judgments = parse_responses(requests, responses)
     write_cell_files(args, params, requests, responses, judgments, run, model, gen,
                      {"instances": (args.instances, {"n": len(instances)})}, extra)
@@ -241,7 +242,7 @@ def cmd_domainauth_report(args, params) -> None:
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests, params["plan"],
                             params["category_order"], params.get("categories"), params["parse"],
-                            params.get("judge_validity"), grid=_grid(params, "settings", "judges", "contexts"))
+                            params["judge_validity"], grid=_grid(params, "settings", "judges", "contexts"))
     if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
         from authbench.studies.authority.labels import secondary_specs
         from authbench.studies.authority.secondary import write_secondary_report
@@ -251,7 +252,7 @@ def cmd_domainauth_report(args, params) -> None:
                              "given (no cell of this config gives per-item scores)")
         write_secondary_report(args.outdir, args.item_predictions,
                                secondary_specs(params["secondary"], "domainauth.secondary"),
-                               int(params["secondary"].get("bootstrap", 1000)), params["seed"], params["parse"])
+                               int(params["secondary"]["bootstrap"]), params["seed"], params["parse"])
 
 
 def cmd_entityauth_report(args, params) -> None:
@@ -259,7 +260,7 @@ def cmd_entityauth_report(args, params) -> None:
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
-                            params["plan"], params["coarse_source"], params["parse"], params.get("judge_validity"),
+                            params["plan"], params["coarse_source"], params["parse"], params["judge_validity"],
                             grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"))
 
 

@@ -22,15 +22,17 @@ def index(rows, key: str = "pid") -> dict:
 
 
 def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mapping | None = None,
-                      constrained: bool | None = None, engine_config: Mapping | None = None):
+                      constrained: bool | None = None, engine_config: Mapping | None = None,
+                      expected_scores: bool = False):
     """A cell's requests through the cache and the engine of ``params["model"]``
     (``constrained`` overrides the config's switch: free-text steps pass False;
     ``engine_config``: the model's server, see :mod:`authbench.llm.serve`;
-    ``params["expected_scores"]``: score distributions, :mod:`authbench.llm.expected`)."""
+    ``expected_scores``: score distributions, :mod:`authbench.llm.expected`: AuthorityBench's
+    judge cells pass their ``params["expected_scores"]``)."""
     return run_requests(requests, params["model"], args.model_file, params["cell"], cache_dir=params.get("cache"),
                         constrained=params["constrained"] if constrained is None else constrained,
                         threads=args.threads, generate=generate, engine_config=engine_config,
-                        expected_scores=bool(params.get("expected_scores", False)))
+                        expected_scores=expected_scores)
 
 
 def try_seed(params, generate: Mapping | None, t: int) -> dict:

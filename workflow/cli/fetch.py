@@ -31,7 +31,7 @@ def _fail_if_incomplete(what: str, failed: list[dict], cache: str | None) -> Non
 def cmd_fetch_urllog(args, params) -> None:
     from authbench.fetch.urllog import ingest_urllog, write_domains, write_drops
 
-    rows, drops = ingest_urllog(args.input, fmt=params.get("format", "auto"),
+    rows, drops = ingest_urllog(args.input, fmt=params["format"],
                                 url_columns=tuple(params.get("url_columns", ["url"])), separator=params.get("separator"))
     mkparent(args.domains, args.drops)
     write_domains(rows, args.domains)

@@ -36,7 +36,7 @@ def cmd_build(args, params) -> None:
     from authbench.studies.ragauth.build import build_ragauth, write_build_drops, write_ragauth
 
     records, drops, report = build_ragauth(args.questions, args.documents, args.labels or None,
-                                           params.get("max_docs", 10))
+                                           params["max_docs"])
     mkparent(args.out, args.drops)
     write_ragauth(records, args.out)
     write_build_drops(drops, len(records), args.drops)
@@ -60,7 +60,7 @@ def _setup(args, params):
     if template.strategy != params["stage"]:
         raise TemplateError(f"{args.template}: is the {template.strategy} prompt, the cell needs {params['stage']}")
     model_cfg = params["model"]
-    n_ctx = model_cfg.get("n_ctx") or (model_cfg.get("vllm") or {}).get("max_model_len")
+    n_ctx = model_cfg["n_ctx"]
     return template, read_jsonl(args.questions), load_tokenizer(model_cfg, args.model_file), n_ctx
 
 

@@ -176,7 +176,7 @@ def cmd_rerank(args, params) -> None:
     # scores the untagged passages, one per slot
     passages = [p for p in read_jsonl(args.passages) if p["qid"] in set(sample["main"]) | set(sample["generated"])
                 and p["variant"] == "normal" and not p.get("for_self")]
-    mode = params.get("false_answer") or "author"
+    mode = params["false_answer"]
     extra = {"prompt": prompt}
     if mode == "evaluator":
         passages, drops = evaluator_false_passages(passages, params["self_author"])
@@ -185,9 +185,9 @@ def cmd_rerank(args, params) -> None:
         log.info("false passages with %s's false answer: %d made, drops %s", params["self_author"],
                  extra["false_passages"]["made"], drops)
     requests = rerank_requests(questions, passages, template, prompt)
-    retries = int(params.get("retries") or 0)
+    retries = int(params["retries"])
     final, tries, sent, got, run, model, gen = run_cell_retried(
-        args, params, requests, lambda i, text: rerank_settled(text), retries, generate=params.get("generate"))
+        args, params, requests, lambda i, text: rerank_settled(text), retries, generate=params["generate"])
     rows = rerank_rows(requests, index(passages), [r.text for r in final], prompt, params["evaluator"], tries)
     extra["tries"] = tries_summary(tries, sum(r["status"] != "ok" for r in rows), retries)
     write_cell_files(args, params, sent, got, rows, run, model, gen,
@@ -216,7 +216,7 @@ def cmd_compare(args, params) -> None:
     by_pid = index(passages)
     requests = comparison_requests(comps, questions, by_pid, template)
     knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
-    retries = int(params.get("retries") or 0)
+    retries = int(params["retries"])
     final, tries, sent, got, run, model, gen = run_cell_retried(
         args, params, requests, lambda i, text: comparison_settled(comps[i], by_pid, text), retries,
         generate=params["generate"], constrained=False)

@@ -50,7 +50,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from authbench.config import GenerateConfig
+from authbench.config import GenerateConfig, model_spec
 from authbench.errors import CacheError
 from authbench.llm.models import model_revision
 
@@ -63,6 +63,7 @@ def model_identity(model_config: Mapping[str, Any]) -> dict:
     version, for ``parts:<name>`` the pinned SHA-256), prompt format, how
     constrained replies are decoded and, for vLLM, the dtype it runs at; the
     instant engine (no model) is marked, so its keys never meet a model's."""
+    model_config = model_spec(model_config)  # the schema's defaults
     spec = model_config["model"]
     revision = model_config.get("revision")
     if revision is None:
@@ -70,8 +71,8 @@ def model_identity(model_config: Mapping[str, Any]) -> dict:
     ident = {
         "model": spec,
         "revision": revision,
-        "prompt_format": model_config.get("prompt_format", "completion"),
-        "constrain_with": model_config.get("constrain_with", "slots"),
+        "prompt_format": model_config["prompt_format"],
+        "constrain_with": model_config["constrain_with"],
     }
     if model_config.get("engine") == "instant":
         # no model: its replies must never be served to a real engine's run of the same name

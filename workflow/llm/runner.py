@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from authbench.config import GenerateConfig
+from authbench.config import GenerateConfig, model_spec
 from authbench.errors import EngineError
 from authbench.llm import expected
 from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, request_key
@@ -412,7 +412,7 @@ def perplexity_identity(model_config: Mapping[str, Any]) -> dict:
     ``n_ctx`` is scored only up to it)."""
     ident = {k: v for k, v in model_identity(model_config).items() if k not in ("prompt_format", "constrain_with")}
     if model_config.get("engine", "llamacpp") == "llamacpp":
-        ident["n_ctx"] = int(model_config.get("n_ctx", 2048))  # the engine's default
+        ident["n_ctx"] = int(model_spec(model_config)["n_ctx"])  # the schema's default when unset
     return ident
 
 

@@ -183,12 +183,12 @@ def wait_for_server(path: str | Path, timeout: float = WAIT_SECONDS) -> dict:
 def served_engine_config(model_config: Mapping[str, Any], server: Mapping[str, Any]) -> dict:
     """The ``openai`` engine config that talks to the model's server."""
     options = model_config.get("vllm") or {}
-    chat = model_config.get("prompt_format", "completion") == "chat"
+    chat = model_config["prompt_format"] == "chat"
     extra = {"chat_template_kwargs": {"enable_thinking": bool(options.get("enable_thinking"))}} if chat else {}
     return {
         "engine": "openai",
         "model": server["served_model_name"],
-        "prompt_format": model_config.get("prompt_format", "completion"),
+        "prompt_format": model_config["prompt_format"],
         "generate": model_config.get("generate"),
         "openai": {"base_url": server["base_url"], "grammar_field": "structured_outputs",
                    "concurrency": int(options.get("serve_concurrency") or 8), "timeout": 600, "extra_body": extra},

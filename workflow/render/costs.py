@@ -16,14 +16,10 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from authbench.judges import JUDGE_LABELS, MAIN_DERIVATION
 
 COST_COLUMNS = ("benchmark", "model", "judge", "context", "setting", "prompts", "unique_prompts", "cache_hits",
                 "prompt_tokens", "completion_tokens", "engine_seconds")
-# the derivation each judge is reported with in the main tables
-MAIN_DERIVATION = {"point": "direct", "list_rank": "direct", "list_score": "direct", "pair_rank": "bubble",
-                   "pair_score": "average"}
-JUDGE_LABELS = {"point": "PointJudge", "list_rank": "ListRank", "list_score": "ListScore",
-                "pair_rank": "PairRank", "pair_score": "PairScore"}
 
 
 def cost_rows(manifest_paths: Iterable[str | Path]) -> pd.DataFrame:

@@ -123,6 +123,9 @@ def create_engine(model_config: Mapping, model_path: str | None) -> Engine:
     ``model_path`` is the local model file for llamacpp, None for the others."""
     import importlib
 
+    from authbench.config import model_spec
+
+    model_config = model_spec(model_config)  # the schema's defaults (prompt_format, n_ctx, ...)
     name = model_config["engine"]
     if name in ENGINE_MODULES and name not in REGISTRY:
         importlib.import_module(f".{ENGINE_MODULES[name]}", __package__)

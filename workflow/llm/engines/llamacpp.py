@@ -24,7 +24,6 @@ runner records ``engine_gives_none`` and E[s] falls back to the argmax.
 from __future__ import annotations
 
 import math
-import os
 import time
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
@@ -48,11 +47,11 @@ class LlamaCppEngine(Engine):
 
         self._llama_cpp = llama_cpp
         self.model_path = str(model_path)
-        self.prompt_format = model_config.get("prompt_format", "completion")
+        self.prompt_format = model_config["prompt_format"]
         self.llm = llama_cpp.Llama(
             model_path=self.model_path,
-            n_ctx=int(model_config.get("n_ctx", 2048)),
-            n_threads=int(model_config.get("threads", os.cpu_count() or 1)),
+            n_ctx=int(model_config["n_ctx"]),
+            n_threads=int(model_config["threads"]),
             seed=int(model_config.get("generate", {}).get("seed", 0)),
             verbose=False,
         )
@@ -65,7 +64,7 @@ class LlamaCppEngine(Engine):
         # "slots" (default): literal text appended, choices scored from logits;
         # "gbnf": llama.cpp's grammar sampler (same replies, far slower with a
         # large vocabulary). See grammars.slots_for and benchmarks/.
-        self.constrain_with = model_config.get("constrain_with", "slots")
+        self.constrain_with = model_config["constrain_with"]
 
     def identity(self) -> dict:
         return {

@@ -69,7 +69,7 @@ import time
 from typing import Any, Iterator, Mapping, Sequence
 
 import httpx
-from authbench.config import GenerateConfig
+from authbench.config import GenerateConfig, model_spec
 from authbench.errors import EngineError, excerpt
 from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
@@ -111,12 +111,13 @@ class OpenAICompatEngine(Engine):
         max_backoff: float = 60.0,
         extra_body: Mapping[str, Any] | None = None,
     ):
+        model_config = model_spec(model_config)  # built directly too (tests), not only by create_engine
         cfg = dict(model_config.get("openai") or {})
         if not cfg.get("base_url"):
             raise ValueError("engine 'openai' needs the config key 'openai.base_url'")
         self.base_url = str(cfg["base_url"]).rstrip("/")
         self.model = str(model_config["model"])
-        self.prompt_format = model_config.get("prompt_format", "completion")
+        self.prompt_format = model_config["prompt_format"]
         if self.prompt_format not in ("completion", "chat"):
             raise ValueError(f"prompt_format must be 'completion' or 'chat', not {self.prompt_format!r}")
         self.concurrency = int(cfg.get("concurrency") or DEFAULT_CONCURRENCY)

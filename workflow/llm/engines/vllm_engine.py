@@ -185,7 +185,7 @@ class VllmEngine(Engine):
             from authbench.llm.models import model_revision
 
             self.revision = model_revision(self.model)
-        self.prompt_format = model_config.get("prompt_format", "completion")
+        self.prompt_format = model_config["prompt_format"]
         self.enable_thinking = bool(options["enable_thinking"])
         self.chunk_size = int(options["chunk_size"])
         self.top_logprobs = int(options["top_logprobs"])

@@ -59,6 +59,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 from authbench.errors import ConfigError, TemplateError
+from authbench.judges import JUDGE_LABELS
 from authbench.llm.parse import parse_reply
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
@@ -81,8 +82,6 @@ __all__ = [
 DERIVATION = "validity"  # the derivation column of the diagnostic metric rows
 DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected")
 DAGGER = "†"
-JUDGE_NAMES = {"point": "PointJudge", "list_rank": "ListRank", "list_score": "ListScore", "pair_rank": "PairRank",
-               "pair_score": "PairScore"}
 
 
 # --------------------------------------------------------------------------
@@ -371,7 +370,7 @@ def validity_note(flags: Mapping[tuple, list[str]], benchmarks: Sequence[str], s
     for (bench, model, context, scale, judge), reasons in flags.items():
         if bench in benchmarks and scale == setting and judge in judges:
             where = f"{dataset_label(bench)} " if dataset_label else ""
-            parts.append(f"{where}{model} {context_label(context)} {JUDGE_NAMES.get(judge, judge)}: "
+            parts.append(f"{where}{model} {context_label(context)} {JUDGE_LABELS.get(judge, judge)}: "
                          + "; ".join(reasons))
     rule = "(judge-validity rule, docs/decisions.md; thresholds: config judge_validity)"
     if not parts and not checked:

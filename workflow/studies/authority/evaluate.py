@@ -36,6 +36,7 @@ from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
 from authbench.errors import InputError
+from authbench.judges import SCORE_JUDGES
 from authbench.net import tld_prior_score
 from authbench.seeding import rng
 from authbench.studies.authority import metrics as M
@@ -211,8 +212,6 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
 
 # --- expected scores (E[s], authbench.llm.expected) ---------------------------
 
-EXPECTED_JUDGES = ("point", "list_score", "pair_score")
-
 
 def expected_derivation(derivation: str) -> str:
     """The derivation name of an E[s] row: ``direct`` -> ``expected``,
@@ -227,7 +226,7 @@ def evaluate_expected(judge: str, setting: str, instances: Sequence[Mapping], ju
     argmax ``value`` (the same parse modes, unscored-item, tie and BubbleSort
     rules), under derivation :func:`expected_derivation`. No rows for other
     judges or judgments without ``expected`` (``expected_scores: false``)."""
-    if judge not in EXPECTED_JUDGES:
+    if judge not in SCORE_JUDGES:
         return []
     have = sum("expected" in j for j in judgments)
     if have == 0:

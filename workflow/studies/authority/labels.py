@@ -36,6 +36,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from authbench.config import with_defaults
 from authbench.errors import ConfigError, LabelError
 
 FINE_LEVELS = tuple(range(10))
@@ -87,7 +88,7 @@ def label_spec(block: Mapping[str, Any] | None, default_column: str, default_bin
     EntityAuth: ``popularity``/``log``), ``levels`` 10, ``top`` per the rule
     in the module docstring. Impossible combinations are a :class:`ConfigError`
     naming ``where`` (the config key)."""
-    block = dict(block or {})
+    block = with_defaults(block or {}, "$defs/label")
     unknown = sorted(set(block) - {"column", "binning", "levels", "top", "range"})
     if unknown:
         raise ConfigError(f"config key '{where}': unknown key(s) {unknown}; "
@@ -96,7 +97,7 @@ def label_spec(block: Mapping[str, Any] | None, default_column: str, default_bin
     binning = block.get("binning") or default_binning
     if binning not in BINNINGS:
         raise ConfigError(f"config key '{where}.binning': {binning!r} is not one of {', '.join(BINNINGS)}")
-    levels = block.get("levels", BENCHMARK_LEVELS)
+    levels = block["levels"]
     if isinstance(levels, bool) or not isinstance(levels, int) or levels < 2:
         raise ConfigError(f"config key '{where}.levels': {levels!r} is not an integer >= 2")
     if levels != BENCHMARK_LEVELS:

@@ -11,16 +11,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
+from authbench.judges import JUDGE_NAMES, PAIR_JUDGES, PAIRS_SETTING_JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judges_on
 from authbench.render.catalog import Figure, Needs, Report, Table, always
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
-PAIR_JUDGES = ("pair_rank", "pair_score")
-# the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
-SCORE_JUDGES = ("point", "list_score", "pair_score")
-# the judges that run on the pairs instance set (rules: authbench.config.SETTINGS_FOR_JUDGE)
-PAIRS_JUDGES = ("point",) + PAIR_JUDGES
-# the judges whose values a results table of each kind shows (its judge-validity sentence names only those)
-MAIN_JUDGES = ("point", "list_rank", "list_score", "pair_rank", "pair_score")
 
 
 def _missing(config: Mapping[str, Any], setting: str | None, judges: Sequence[str] | None) -> str:
@@ -64,7 +58,7 @@ class Results:
     @property
     def judges(self) -> tuple[str, ...]:
         """The judges whose values it shows (() = the E[s] table: no † marks)."""
-        return {"main": MAIN_JUDGES, "derivations": PAIR_JUDGES, "pairs": ("pair_rank", "pair_score", "point")
+        return {"main": JUDGE_NAMES, "derivations": PAIR_JUDGES, "pairs": PAIRS_TABLE_ORDER
                 }.get(self.kind, ())
 
     def build(self, metrics, dataset: str, rule):
@@ -116,16 +110,16 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=
     results_table("table3_pairs", "Table 3: pairwise accuracy, easy vs. hard pairs",
                   "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties count as wrong). Bold: best; "
                   "underline: second best, per row and context." + FAIL_NOTE,
-                  Results("pairs", "pairs"), needs("pairs", PAIRS_JUDGES)),
+                  Results("pairs", "pairs"), needs("pairs", PAIRS_SETTING_JUDGES)),
     Table("table8_categories", "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
-          TABLE8, needs("bias", ("point",)), build=lambda x: x.categories_table(),
+          TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
           caption_of=lambda x, spec: x.categories_caption(TABLE8)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
     Figure("fig6_bias_heatmap", "Figure 6: PointJudge bias per PageRank level",
            "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level.",
-           needs("bias", ("point",)), listed=False),
+           needs("bias", judges_on("bias")), listed=False),
     # written by the secondary-label step (authbench.studies.authority.secondary.write_secondary_report)
     Table("secondary_labels", "Secondary labels: judge scores vs. each secondary label",
           "Judge scores against the primary label (fine level) and each secondary label (config "

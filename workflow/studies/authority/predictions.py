@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Mapping, Sequence
 
+from authbench.judges import JUDGES
 from authbench.studies.authority import ranking as R
 from authbench.studies.authority.evaluate import comparisons_by_instance, usable_value
 from authbench.studies.authority.outputs import gives_item_scores
 from authbench.studies.authority.sampling import item_key
 
-SCORE_KINDS = {"point": "score", "list_score": "score", "pair_score": "score", "list_rank": "rank",
-               "pair_rank": "rank"}
+SCORE_KINDS = {j.name: "score" if j.scores else "rank" for j in JUDGES.values()}
 # predictions.tsv of a DomainAuth cell; the secondary labels' columns follow
 PREDICTION_COLUMNS = ("model", "context", "judge", "setting", "domain", "level", "pred", "kind", "n_scores",
                       "category")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.config import OUTPUT_FORMAT
+from authbench.judges import OUTPUT_FORMAT
 from authbench.errors import TemplateError
 from authbench.llm.prompts import check_placeholders, read_template_file
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 from typing import Mapping, Sequence
 
-from authbench.config import OUTPUT_FORMAT
+from authbench.judges import OUTPUT_FORMAT
 from authbench.seeding import rng
 from authbench.studies.authority.prompts import PromptTemplate
 from authbench.studies.authority.sampling import item_key

@@ -38,6 +38,7 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
+from authbench.judges import PAIRS_TABLE_ORDER
 from authbench.render.tables import (
     COUNT,
     FAIL,
@@ -290,11 +291,8 @@ def table_main(metrics: pd.DataFrame, benchmark: str, setting: str, rule: Validi
 # --------------------------------------------------------------------------
 # Table 3
 # --------------------------------------------------------------------------
-_PAIR_JUDGES = (
-    ("pair_rank", "PairJudge(PR)"),
-    ("pair_score", "PairJudge(S)"),
-    ("point", "PointJudge"),
-)
+# the column header of each judge of the pairs instance set (authbench.judges.PAIRS_TABLE_ORDER)
+_PAIRS_SETTING_HEADERS = {"pair_rank": "PairJudge(PR)", "pair_score": "PairJudge(S)", "point": "PointJudge"}
 
 
 def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None = None) -> TableSpec:
@@ -325,7 +323,8 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None
             rows.append((model, diff))
 
     cols: list[Column] = []
-    for judge, l0 in _PAIR_JUDGES:
+    for judge in PAIRS_TABLE_ORDER:
+        l0 = _PAIRS_SETTING_HEADERS[judge]
         for ctx in contexts:
             l1 = f"{context_label(ctx)} ctx"
             cols.append(

@@ -74,6 +74,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from authbench.config import with_defaults
 from authbench.errors import ConfigError, InputError, excerpt
 from authbench.records import read_json_records
 from authbench.seeding import rng
@@ -175,7 +176,7 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
                 q = questions[question] = {"qid": f"{dataset}-{len(questions) + 1:04d}", "question": question,
                                            "answer": gold, "false_answers": {}}
             for spec, for_self in specs:
-                author, variant = spec["author"], spec.get("variant", "normal")
+                author, variant = spec["author"], spec["variant"]
                 text = _field(rec, spec.get("text"), path, where)
                 false_answer = _field(rec, spec.get("false_answer"), path, where, nullable=True)
                 false_text = _field(rec, spec.get("false_text"), path, where)
@@ -213,11 +214,15 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
     return list(questions.values()), kept, drops
 
 
+PASSAGE_SCHEMA = "properties/selfpref/properties/datasets/additionalProperties/then/properties/sources/items/properties/passages/items"
+
+
 def _spec(spec: Mapping, path: Path, n_source: int, n: int) -> tuple[Mapping, tuple | None]:
     """A passage entry of a source and its ``false_for`` as a sorted tuple
     (None: untagged); a ``ConfigError`` when it names neither ``text`` nor
     ``false_text`` or ``false_for`` is not a list of author ids."""
     where = f"selfpref source {n_source} ({path}), passages.{n}"
+    spec = with_defaults(spec, PASSAGE_SCHEMA)  # a source given outside a config (tests) gets the schema's defaults
     if spec.get("text") is None and spec.get("false_text") is None:
         raise ConfigError(f"{where}: give 'text' (the true passage), 'false_text', or both")
     tag = spec.get("false_for")
