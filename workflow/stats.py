@@ -78,8 +78,23 @@ def percentile_bootstrap(data: Sequence[np.ndarray], statistics: Mapping[str, Ca
 
 
 # --------------------------------------------------------------------------
-# significance tests
+# descriptive statistics and significance tests
 # --------------------------------------------------------------------------
+def mean_or_nan(x: np.ndarray) -> float:
+    """The mean; NaN without values."""
+    return float(np.mean(x)) if len(x) else math.nan
+
+
+def sample_std(x: np.ndarray) -> float:
+    """The sample standard deviation (ddof=1); NaN with fewer than two values."""
+    return float(np.std(x, ddof=1)) if len(x) >= 2 else math.nan
+
+
+def percent(k: int, n: int) -> float:
+    """``k`` of ``n`` in percent; NaN when ``n`` is 0."""
+    return k * 100.0 / n if n else math.nan
+
+
 def finite(values: Iterable) -> np.ndarray:
     """The finite numbers among ``values`` (None, booleans and non-numbers dropped)."""
     out = []
