@@ -19,6 +19,7 @@ from authbench.studies.selfpref.rows import (RATE_COLUMNS, RERANK_SUMMARY_COLUMN
 from authbench.studies.selfpref.tables import (knowledge_breakdown, perplexity_anova_table, raw_score_tables,
                                                style_tables, table1, table2, table3)
 
+
 # --------------------------------------------------------------------------
 # TSV output
 # --------------------------------------------------------------------------

@@ -129,8 +129,9 @@ def _signed(x: float, nd: int = 2) -> str:
 def _pm(mean: float, std: float, nd: int = 2) -> str:
     if not math.isfinite(mean):
         return MISSING
-    return number_text(mean, nd) if not math.isfinite(std) else f"{number_text(mean, nd)}{PM}{number_text(std, nd)}"
-
+    if not math.isfinite(std):
+        return number_text(mean, nd)
+    return f"{number_text(mean, nd)}{PM}{number_text(std, nd)}"
 
 
 # --------------------------------------------------------------------------
@@ -461,11 +462,9 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
 # --------------------------------------------------------------------------
 def perplexity_anova(perplexity_rows) -> dict | None:
     """The one-way ANOVA and Tukey HSD over the authors' ``normal`` TRUE
-    perplexities (see the module docstring). ``None`` when fewer than two
-    authors have two or more finite values; else ``{"groups": [(author, n,
-    mean)], "f", "df_between", "df_within", "p", "pairs": [{"a", "b",
-    "diff" (mean a − mean b), "low", "high" (95% CI), "p" (Tukey),
-    "p_welch"}]}``."""
+    perplexities (see the module docstring): :func:`authbench.stats.anova_tukey`'s
+    result, or ``None`` when fewer than two authors have two or more finite
+    values."""
     values, order = normal_true_perplexities(perplexity_rows)
     groups = [(a, finite(values.get(a, []))) for a in author_order(order)]
     groups = [(a, x) for a, x in groups if len(x) >= 2]
