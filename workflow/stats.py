@@ -1,4 +1,153 @@
-"""Statistics every study shares: the one bootstrap and the significance tests
-(issue 20: one implementation, called by every study's report)."""
+"""Statistics every study shares: the one seeded percentile bootstrap and the
+significance tests (issue 20: one implementation, called by every study).
+
+* **Bootstrap** (:func:`percentile_bootstrap`): ``n_boot`` resamples of the
+  items with replacement, drawn as index rows from a numpy Generator seeded
+  by ``authbench.seeding.rng(*seed_parts)`` (``seed_parts = (seed, *names)``,
+  so equal inputs give equal intervals and a draw does not depend on job
+  order); every statistic of one call shares the draws. The bounds are the
+  ``(1-level)/2`` and ``(1+level)/2`` percentiles (numpy's default linear
+  interpolation) of the resampled values; a resample where a statistic is
+  undefined (NaN) is left out, and the count of those used is returned. Used
+  by AuthorityBench's secondary labels (ρ, AUC) and RAGAuth's accuracy.
+* **Welch** (:func:`welch`): ``scipy.stats.ttest_ind(equal_var=False)`` on the
+  finite values; fewer than two per side gives ``(nan, nan)`` (two constant
+  samples give scipy's answer: NaN when equal, p = 0 when they differ).
+  ``†`` marks ``p < 0.05`` (:func:`mark`); NaN is never marked.
+* **ANOVA and Tukey** (:func:`anova_tukey`; the self-preference authors'
+  ``anova.py``): the one-way ANOVA (``scipy.stats.f_oneway``: F with its
+  degrees of freedom, p) and Tukey's HSD for every pair
+  (``scipy.stats.tukey_hsd``, the same test as statsmodels'
+  ``pairwise_tukeyhsd`` the authors used: mean difference A − B, its 95%
+  family-wise interval, the adjusted p), with Welch's p of the same pair
+  beside it (unadjusted).
+"""
 
 from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+from authbench.seeding import rng
+from scipy import stats
+
+DAGGER = "†"
+ALPHA = 0.05
+_CHUNK = 1 << 21  # index draws per bootstrap chunk (bounds memory; the draws do not depend on it)
+
+
+# --------------------------------------------------------------------------
+# bootstrap
+# --------------------------------------------------------------------------
+def percentile_bootstrap(data: Sequence[np.ndarray], statistics: Mapping[str, Callable[..., np.ndarray]],
+                         n_boot: int, seed_parts: tuple, level: float = 0.95) -> dict[str, tuple[float, float, int]]:
+    """Percentile intervals of each statistic over ``n_boot`` item resamples
+    (module docstring). ``data``: equal-length 1-d arrays, one value per item;
+    each statistic gets them resampled (one ``(resamples, n)`` array per
+    ``data`` array) and returns one value per resample. Returns ``{name:
+    (low, high, defined)}``; no items or no defined resample gives NaN bounds."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"percentile_bootstrap: n_boot must be a positive int, got {n_boot!r}")
+    if not (0.0 < float(level) < 1.0):
+        raise ValueError(f"percentile_bootstrap: level must lie strictly between 0 and 1, got {level!r}")
+    if not isinstance(seed_parts, tuple) or not seed_parts:
+        raise ValueError(f"percentile_bootstrap: seed_parts must be a non-empty tuple (seed, *names), "
+                         f"got {seed_parts!r}")
+    n = len(data[0])
+    if n == 0:
+        return {k: (math.nan, math.nan, 0) for k in statistics}
+    gen = np.random.default_rng(rng(*seed_parts).getrandbits(64))
+    draws = {k: np.empty(int(n_boot), dtype=float) for k in statistics}
+    step = max(1, _CHUNK // n)
+    for start in range(0, int(n_boot), step):
+        stop = min(int(n_boot), start + step)
+        idx = gen.integers(0, n, size=(stop - start, n))
+        resampled = [d[idx] for d in data]
+        for k, statistic in statistics.items():
+            draws[k][start:stop] = statistic(*resampled)
+    alpha = (1.0 - float(level)) / 2.0
+    result = {}
+    for k, d in draws.items():
+        ok = d[~np.isnan(d)]
+        low, high = np.percentile(ok, [100.0 * alpha, 100.0 * (1.0 - alpha)]) if ok.size else (math.nan, math.nan)
+        result[k] = (float(low), float(high), int(ok.size))
+    return result
+
+
+# --------------------------------------------------------------------------
+# descriptive statistics and significance tests
+# --------------------------------------------------------------------------
+def mean_or_nan(x: np.ndarray) -> float:
+    """The mean; NaN without values."""
+    return float(np.mean(x)) if len(x) else math.nan
+
+
+def sample_std(x: np.ndarray) -> float:
+    """The sample standard deviation (ddof=1); NaN with fewer than two values."""
+    return float(np.std(x, ddof=1)) if len(x) >= 2 else math.nan
+
+
+def percent(k: int, n: int) -> float:
+    """``k`` of ``n`` in percent; NaN when ``n`` is 0."""
+    return k * 100.0 / n if n else math.nan
+
+
+def finite(values: Iterable) -> np.ndarray:
+    """The finite numbers among ``values`` (None, booleans and non-numbers dropped)."""
+    out = []
+    for v in values:
+        if v is None or isinstance(v, bool):
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f):
+            out.append(f)
+    return np.asarray(out, dtype=float)
+
+
+def welch(a: Iterable[float], b: Iterable[float]) -> tuple[float, float]:
+    """Welch's t-test ``(t, p)`` of ``a`` vs ``b`` (two-sided), on the finite
+    values; ``(nan, nan)`` when either side has fewer than two."""
+    x, y = finite(a), finite(b)
+    if len(x) < 2 or len(y) < 2:
+        return math.nan, math.nan
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.ttest_ind(x, y, equal_var=False)
+    return float(res.statistic), float(res.pvalue)
+
+
+def mark(p: float, alpha: float = ALPHA) -> str:
+    """``"†"`` when ``p < alpha`` (NaN / None: ``""``)."""
+    try:
+        pf = float(p)
+    except (TypeError, ValueError):
+        return ""
+    return DAGGER if math.isfinite(pf) and pf < alpha else ""
+
+
+def anova_tukey(groups: Sequence[tuple[str, np.ndarray]]) -> dict:
+    """The one-way ANOVA and Tukey HSD of two or more named samples (each of
+    two or more finite values), in the given order: ``{"groups": [(name, n,
+    mean)], "f", "df_between", "df_within", "p", "pairs": [{"a", "b", "diff"
+    (mean a − mean b), "low", "high" (95% CI), "p" (Tukey), "p_welch"}]}``."""
+    samples = [x for _, x in groups]
+    n_total = sum(len(x) for x in samples)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        anova = stats.f_oneway(*samples)
+        tukey = stats.tukey_hsd(*samples)
+        ci = tukey.confidence_interval(confidence_level=0.95)
+    pairs = []
+    for i, j in itertools.combinations(range(len(groups)), 2):
+        pairs.append({"a": groups[i][0], "b": groups[j][0], "diff": float(tukey.statistic[i, j]),
+                      "low": float(ci.low[i, j]), "high": float(ci.high[i, j]), "p": float(tukey.pvalue[i, j]),
+                      "p_welch": welch(samples[i], samples[j])[1]})
+    return {"groups": [(a, len(x), float(np.mean(x))) for a, x in groups], "f": float(anova.statistic),
+            "df_between": len(groups) - 1, "df_within": n_total - len(groups), "p": float(anova.pvalue),
+            "pairs": pairs}

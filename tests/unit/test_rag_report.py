@@ -1,4 +1,4 @@
-"""Tests for authbench.studies.ragauth.report (RAGAuth accuracy, bootstrap CIs, Table 5)."""
+"""Tests for authbench.studies.ragauth.report (RAGAuth accuracy, its bootstrap CIs, Table 5)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from authbench.render import tables as T
+from authbench.stats import percentile_bootstrap
 from authbench.studies.ragauth import report as R
 
 
@@ -29,72 +30,6 @@ def _cell(n_correct, n, fails=0, prefix="q", topics=None):
         else:
             rows.append(_row(f"{prefix}{i:03d}", i < n_correct, topic))
     return rows
-
-
-# --------------------------------------------------------------------------
-# bootstrap_ci
-# --------------------------------------------------------------------------
-def test_bootstrap_all_correct_all_wrong_single_empty():
-    assert R.bootstrap_ci([True] * 30, 500, (1, "x")) == (1.0, 1.0)
-    assert R.bootstrap_ci([False] * 30, 500, (1, "x")) == (0.0, 0.0)
-    # one question: every resample is that question
-    assert R.bootstrap_ci([True], 200, (1,)) == (1.0, 1.0)
-    assert R.bootstrap_ci([False], 200, (1,)) == (0.0, 0.0)
-    low, high = R.bootstrap_ci([], 100, (1,))
-    assert math.isnan(low) and math.isnan(high)
-
-
-def test_bootstrap_two_questions_hand():
-    # [T, F]: resample accuracy is 0, 0.5, 1 with prob 1/4, 1/2, 1/4, so the
-    # 2.5th percentile is 0 and the 97.5th is 1 (both tails hold ~25% of draws).
-    assert R.bootstrap_ci([True, False], 4000, (3, "two")) == (0.0, 1.0)
-
-
-def test_bootstrap_deterministic_and_seeded():
-    x = [i % 3 == 0 for i in range(50)]
-    a = R.bootstrap_ci(x, 2000, (7, "cell"))
-    assert a == R.bootstrap_ci(list(x), 2000, (7, "cell"))
-    assert a[0] < sum(x) / len(x) < a[1]
-    others = {R.bootstrap_ci(x, 2000, (s, "cell")) for s in range(8, 14)}
-    others |= {R.bootstrap_ci(x, 2000, (7, name)) for name in ("a", "b", "c")}
-    assert any(o != a for o in others)
-    # with few resamples the interpolated bounds depend visibly on the draws
-    assert R.bootstrap_ci(x, 20, (7, "cell")) != R.bootstrap_ci(x, 20, (8, "cell"))
-    assert R.bootstrap_ci(x, 20, (7, "cell")) == R.bootstrap_ci(x, 20, (7, "cell"))
-
-
-def test_bootstrap_matches_independent_numpy():
-    x = np.array([i % 5 != 0 and i % 7 != 0 for i in range(60)])
-    # independent re-implementation with the documented seeding
-    from authbench.seeding import rng
-
-    gen = np.random.default_rng(rng(11, "p").getrandbits(64))
-    idx = gen.integers(0, x.size, size=(3000, x.size))
-    want = np.percentile(x[idx].mean(axis=1), [2.5, 97.5])
-    assert R.bootstrap_ci(list(x), 3000, (11, "p")) == pytest.approx(tuple(want), abs=1e-12)
-
-
-def test_bootstrap_agrees_with_scipy():
-    stats = pytest.importorskip("scipy.stats")
-    x = np.array([(i * 7) % 10 < 6 for i in range(40)])  # 24/40 correct
-    ci = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=20000,
-                         random_state=0).confidence_interval
-    low, high = R.bootstrap_ci(list(x), 20000, (0, "scipy"))
-    assert low == pytest.approx(ci.low, abs=0.02)
-    assert high == pytest.approx(ci.high, abs=0.02)
-    # and with the normal approximation, roughly p ± 1.96 sqrt(p(1-p)/n)
-    half = 1.96 * math.sqrt(0.6 * 0.4 / 40)
-    assert low == pytest.approx(0.6 - half, abs=0.03)
-    assert high == pytest.approx(0.6 + half, abs=0.03)
-
-
-def test_bootstrap_bad_arguments():
-    with pytest.raises(ValueError, match="n_boot"):
-        R.bootstrap_ci([True], 0, (1,))
-    with pytest.raises(ValueError, match="level"):
-        R.bootstrap_ci([True], 10, (1,), level=1.0)
-    with pytest.raises(ValueError, match="seed_parts"):
-        R.bootstrap_ci([True], 10, ())
 
 
 # --------------------------------------------------------------------------
@@ -130,8 +65,9 @@ def test_accuracy_ci_is_percent_and_order_independent():
     (a,) = R.accuracy_rows({("m", "utility", 5): judged}, 1000, 3)
     (b,) = R.accuracy_rows({("m", "utility", 5): list(reversed(judged))}, 1000, 3)
     assert a == b
-    low, high = R.bootstrap_ci([r["correct"] for r in sorted(judged, key=lambda r: r["qid"])], 1000,
-                               (3, "ragauth-bootstrap", "m", "utility", "5", "all"))
+    flags = np.array([r["correct"] for r in sorted(judged, key=lambda r: r["qid"])], dtype=float)
+    low, high, _ = percentile_bootstrap((flags,), {"acc": lambda x: x.mean(axis=1)}, 1000,
+                                        (3, "ragauth-bootstrap", "m", "utility", "5", "all"))["acc"]
     assert (a["ci_low"], a["ci_high"]) == (100 * low, 100 * high)
 
 

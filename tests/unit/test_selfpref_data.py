@@ -266,7 +266,7 @@ def test_human_false_passage_per_evaluator_self(nq):
     in the llama file); as in the authors' ChatGPT_inference.py / Llama_inference.py, a GPT-self evaluator is
     shown the human passage with Llama's false answer (human_false_llama) and a Llama-self one the passage with
     GPT's."""
-    from authbench.studies.selfpref.study import comparisons
+    from authbench.studies.selfpref.requests import comparisons
 
     questions, passages, _ = nq
     gpt = json.loads((ROOT / "resources/data/selfpref/nq_passages_gpt35.json").read_text())
@@ -318,7 +318,7 @@ def test_false_for_untagged_and_tagged_slots(tmp_path):
     assert complete_questions(passages, ["human", "m", "n"]) == ["d-0001"]
     # without the human false passage for self n the question is incomplete
     assert complete_questions([p for p in passages if p["for_self"] != ["n"]], ["human", "m", "n"]) == []
-    from authbench.studies.selfpref.study import comparisons
+    from authbench.studies.selfpref.requests import comparisons
 
     ff = [c for c in comparisons(["d-0001"], passages, "n", ["human"]) if not c["self_factual"] and not c["other_factual"]]
     assert {c["other_pid"] for c in ff} == {"d-0001:human:normal:F:for-n"}

@@ -1,4 +1,5 @@
-"""Tests for authbench.studies.selfpref.report (statistics, Tables 1-9, Figure 3)."""
+"""Tests for the self-preference report: its input rows and rates (selfpref.rows), Tables 1-9 and the
+perplexity tests (selfpref.tables), Figure 3 (selfpref.figures) and the report folder (selfpref.report)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ import numpy as np
 import pytest
 from authbench.errors import InputError
 from authbench.render import tables as T
+from authbench.stats import anova_tukey
+from authbench.studies.selfpref import figures as FG
 from authbench.studies.selfpref import report as R
+from authbench.studies.selfpref import rows as RW
+from authbench.studies.selfpref import tables as TB
 from scipy import stats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -69,44 +74,10 @@ def _rate(rates, other):
 
 
 # --------------------------------------------------------------------------
-# welch / mark
-# --------------------------------------------------------------------------
-def test_welch_matches_scipy():
-    a = [3.1, 2.9, 4.2, 3.8, 3.3, 4.0]
-    b = [2.2, 2.8, 2.5, 3.9, 2.1]
-    ref = stats.ttest_ind(a, b, equal_var=False)
-    t, p = R.welch(a, b)
-    assert t == pytest.approx(float(ref.statistic), rel=1e-12)
-    assert p == pytest.approx(float(ref.pvalue), rel=1e-12)
-    t2, p2 = R.welch(b, a)
-    assert t2 == pytest.approx(-t) and p2 == pytest.approx(p)
-
-
-def test_welch_drops_missing_and_small_samples():
-    a = [1.0, None, 2.0, float("nan"), 3.0]
-    t, p = R.welch(a, [2.0, 3.0, 4.0])
-    ref = stats.ttest_ind([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], equal_var=False)
-    assert (t, p) == pytest.approx((float(ref.statistic), float(ref.pvalue)))
-    for x, y in (([1.0], [1.0, 2.0]), ([], []), ([1.0, 2.0], [None, 3.0])):
-        t, p = R.welch(x, y)
-        assert math.isnan(t) and math.isnan(p)
-    t, p = R.welch([2, 2, 2], [2, 2, 2])  # no variance at all: scipy's NaN, no warning escapes
-    assert math.isnan(p)
-
-
-def test_mark():
-    assert R.mark(0.049) == "†"
-    assert R.mark(0.05) == ""
-    assert R.mark(0.2) == ""
-    assert R.mark(float("nan")) == "" and R.mark(None) == ""
-    assert R.mark(0.09, alpha=0.1) == "†"
-
-
-# --------------------------------------------------------------------------
 # reranking
 # --------------------------------------------------------------------------
 def test_rerank_summary_by_hand():
-    out = R.rerank_summary(rerank_rows())
+    out = RW.rerank_summary(rerank_rows())
     key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in out}
     h = key[("normal", "normal", True, "human")]
     assert (h["n_rows"], h["n"], h["failures"]) == (5, 4, 1)
@@ -127,7 +98,7 @@ def test_rerank_summary_by_hand():
 
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on the constant [3, 3]
 def test_table2_layout_values_and_daggers():
-    spec = R.table2(rerank_rows(), {"E": "gpt35"})
+    spec = TB.table2(rerank_rows(), {"E": "gpt35"})
     assert list(spec.cells.index) == [("E", "gpt35 (self)"), ("E", "llama")]
     assert list(spec.cells.index.names) == ["Evaluator", "Model"]
     assert list(spec.cells.columns[:5]) == [
@@ -158,16 +129,16 @@ def test_table2_layout_values_and_daggers():
 
 def test_table2_negative_difference_and_missing_self_rows():
     rows = [_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)]
-    spec = R.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
+    spec = TB.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
     assert list(spec.cells.index) == [("E", "llama (self)"), ("E", "gpt35")]
     assert (spec.cells.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
     assert spec.cells.loc[("E", "gpt35"), ("Normal Setting", "Diff (H − M)", "TRUE")] == "–3.00†"
     with pytest.raises(InputError, match="evaluator 'E' has no self author"):
-        R.table2(rows, {"other": "gpt35"})
+        TB.table2(rows, {"other": "gpt35"})
 
 
 def test_raw_score_tables():
-    out = R.raw_score_tables(rerank_rows())
+    out = TB.raw_score_tables(rerank_rows())
     assert list(out) == ["normal_true", "normal_false", "rag_true", "rag_false"]
     nt = out["normal_true"]
     assert list(nt.cells.index) == [("E",)]
@@ -185,7 +156,7 @@ def test_raw_score_tables():
 # generation phase
 # --------------------------------------------------------------------------
 def test_preference_rates_by_hand():
-    rates = R.preference_rates(gen_rows())
+    rates = RW.preference_rates(gen_rows())
     assert [r["other_author"] for r in rates] == ["human", "llama", "all"]
     h = _rate(rates, "human")
     # ok rows 1, 2, 3, 4, 6; self chosen in 1, 2, 6; first shown chosen in 1, 4;
@@ -205,21 +176,21 @@ def test_preference_rates_by_hand():
         10, 7, 4, 4, 4, 2)
     assert a["self_pref"] == pytest.approx(400 / 7) and a["factual_pref"] == 50.0 and a["not_ok"] == 3
     # the qa row is a separate variant
-    qa = R.preference_rates(gen_rows(), variant="qa")
+    qa = RW.preference_rates(gen_rows(), variant="qa")
     assert [(r["other_author"], r["n_ok"], r["self_chosen"]) for r in qa] == [("human", 1, 0), ("all", 1, 0)]
-    assert _rate(R.preference_rates(gen_rows(), variant=None), "all")["n_rows"] == 11
+    assert _rate(RW.preference_rates(gen_rows(), variant=None), "all")["n_rows"] == 11
 
 
 def test_preference_rates_empty_denominators_are_nan():
     rows = [_g("human", T_, T_, "self_first", None, status="no_index")]
-    (h, a) = R.preference_rates(rows)
+    (h, a) = RW.preference_rates(rows)
     assert h["n_ok"] == 0 and math.isnan(h["self_pref"]) and math.isnan(h["order_pref"])
     assert math.isnan(h["factual_pref"]) and h["not_ok"] == 1
-    assert R.preference_rates([]) == []
+    assert RW.preference_rates([]) == []
 
 
 def test_rates_long_groups():
-    rows = R.rates_long(gen_rows())
+    rows = RW.rates_long(gen_rows())
     assert {r["variant"] for r in rows} == {"normal", "qa"}
     tf = [r for r in rows if r["variant"] == "normal" and r["other_author"] == "human"
           and r["factuality"] == "TF" and r["knowledge"] == "all"]
@@ -235,7 +206,7 @@ def test_rates_long_groups():
 
 
 def test_table3_layout_and_bold_rule():
-    spec = R.table3(R.preference_rates(gen_rows()))
+    spec = TB.table3(RW.preference_rates(gen_rows()))
     assert list(spec.cells.index) == [("E",)]
     assert list(spec.cells.columns) == [
         ("Human", "Self"), ("Human", "Order"), ("Human", "Factual"),
@@ -259,7 +230,7 @@ def test_table3_average_row_and_self_column_missing():
         _g("gpt35", T_, F_, "other_first", "other", evaluator="L", own="llama"),
         _g("human", T_, T_, "other_first", "other", evaluator="L", own="llama"),
     ]
-    spec = R.table3(R.preference_rates(rows))
+    spec = TB.table3(RW.preference_rates(rows))
     assert list(spec.cells.index) == [("E",), ("L",), ("Average",)]
     assert spec.cells.loc[("L",), ("llama", "Self")] == "–"   # no self-vs-self column
     assert spec.cells.loc[("E",), ("gpt35", "Self")] == "–"
@@ -307,7 +278,7 @@ def test_table3_aggregated_is_the_mean_of_the_paper_cells():
                 s, o, f = (float(x) for x in cell.split("/"))
                 rates.append({"evaluator": ev, "other_author": author, "self_pref": s, "order_pref": o,
                               "factual_pref": f})
-    spec = R.table3(rates)
+    spec = TB.table3(rates)
     assert len(expected) == 15
     for ev, (s, o, f) in expected.items():
         got = spec.values.loc[(ev,), [("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]]
@@ -318,7 +289,7 @@ def test_table3_aggregated_is_the_mean_of_the_paper_cells():
 
 
 def test_knowledge_breakdown_by_hand():
-    spec = R.knowledge_breakdown(gen_rows())
+    spec = TB.knowledge_breakdown(gen_rows())
     assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
     assert [c for c in spec.cells.columns] == [
         ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
@@ -352,15 +323,15 @@ def test_answer_accuracy_by_knowledge_level_by_hand():
     passages = [{**_p("human", "Linda Davis sang."), "qid": "q1", "answer_in": "Linda Davis"},
                 {**_p("human", "Lisa Thompson sang.", factual=False), "qid": "q1", "answer_in": "Lisa Thompson"},
                 {**_p("gpt35", "In 1998."), "qid": "q2", "answer_in": "1998"}]
-    assert R.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
-    spec = R.knowledge_breakdown(rows, passages)
+    assert RW.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
+    spec = TB.knowledge_breakdown(rows, passages)
     acc = [("Accuracy (%)", c) for c in ("TT", "TF", "FT", "FF", "all")]
     assert list(spec.cells.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
     assert list(spec.cells.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
     assert list(spec.cells.loc[("E", "full"), acc]) == ["100.0", "–", "–", "–", "100.0"]
     assert list(spec.cells.loc[("E", "full"), [("n", "ok"), ("n", "graded")]]) == ["2", "1"]
     # the same grading in rates.tsv's rows
-    (top,) = [r for r in R.rates_long(rows, passages) if r["other_author"] == "all" and r["factuality"] == "all"
+    (top,) = [r for r in RW.rates_long(rows, passages) if r["other_author"] == "all" and r["factuality"] == "all"
               and r["knowledge"] == "no"]
     assert (top["n_graded"], top["correct"], top["accuracy"]) == (4, 2, 50.0)
 
@@ -375,7 +346,7 @@ def test_style_tables():
         _g("gpt35:normal", T_, T_, "other_first", "other", variant="long"),
         _g("human", T_, T_, "self_first", "self", variant="normal"),
     ]
-    t4, t5 = R.style_tables(rows)
+    t4, t5 = TB.style_tables(rows)
     assert [c for c in t4.cells.columns] == [("Gen-By-QA Preference (%)",), ("Order (%)",), ("n",), ("not ok",)]
     assert list(t4.cells.index) == [("E", "Human"), ("E", "llama")]
     assert list(t4.cells.index.names) == ["Evaluator", "Versus"]
@@ -385,7 +356,7 @@ def test_style_tables():
     assert t5.cells.columns[0] == ("Long Passage Preference (%)",)
     assert list(t5.cells.index) == [("E", "gpt35:normal")]
     assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
-    e4, e5 = R.style_tables([])
+    e4, e5 = TB.style_tables([])
     assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
 
 
@@ -408,7 +379,7 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
         _g("llama:normal", T_, T_, "self_first", "self", variant="long", evaluator="L", own="llama"),
         _g("human", T_, T_, "self_first", "other", evaluator="L", own="llama"),
     ]
-    t4, t5 = R.style_tables(rows, passages)
+    t4, t5 = TB.style_tables(rows, passages)
     assert list(t4.cells.index) == [("E", "Human"), ("L", "Human")]
     assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
     assert list(t4.cells.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
@@ -416,23 +387,23 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
     assert "L (self llama): no qa passage of llama distinct from its other variants" in t4.note
     assert list(t5.cells.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
     # without passages (or without any qa passage at all) nothing is claimed
-    assert list(R.style_tables(rows)[0].cells.index) == [("E", "Human")]
-    assert list(R.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
+    assert list(TB.style_tables(rows)[0].cells.index) == [("E", "Human")]
+    assert list(TB.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
 
 
 def test_fig3_heatmaps_png_and_annotations(tmp_path):
-    path = R.fig3_heatmaps(gen_rows(), tmp_path / "f" / "fig3.png")
+    path = FG.fig3_heatmaps(gen_rows(), tmp_path / "f" / "fig3.png")
     assert path.read_bytes()[:8] == PNG_MAGIC
-    again = R.fig3_heatmaps(gen_rows(), tmp_path / "again.png")
+    again = FG.fig3_heatmaps(gen_rows(), tmp_path / "again.png")
     assert again.read_bytes() == path.read_bytes()  # deterministic
-    recs = [g for g in R._gen_records(gen_rows()) if g.variant == "normal"]
-    df, annot = R._fig3_data(recs, "E")
+    recs = [g for g in RW.gen_records(gen_rows()) if g.variant == "normal"]
+    df, annot = FG._fig3_data(recs, "E")
     assert list(df.index) == ["TT", "TF", "FT", "FF"] and list(df.columns) == ["Human", "llama", "all"]
     assert annot[0, 0] == "100 / 50 / –"       # TT vs human: rows 1, 2
     assert annot[1, 0] == "50 / 0 / 50"         # TF vs human: rows 3, 6
     assert annot[3, 0] == "" and math.isnan(df.iloc[3, 0])  # FF vs human: only a failure
     assert df.iloc[2, 1] == 100.0               # FT vs llama: row 8
-    empty = R.fig3_heatmaps([], tmp_path / "empty.png")
+    empty = FG.fig3_heatmaps([], tmp_path / "empty.png")
     assert empty.read_bytes()[:8] == PNG_MAGIC
 
 
@@ -459,7 +430,7 @@ def test_table1_by_hand():
                 _p("llama", "one")]
     ppl = [_ppl("human", v) for v in (10, 12, 11)] + [_ppl("gpt35", v) for v in (20, 21, 22)]
     ppl += [_ppl("llama", v) for v in (10.5, 11.5)] + [_ppl("gpt35", 500.0, variant="long"), _ppl("human", None)]
-    spec = R.table1(levels, passages, ppl)
+    spec = TB.table1(levels, passages, ppl)
     assert list(spec.cells.index) == [("gpt35",), ("gemma3-270m",), ("llama",), ("Average",), ("Human",)]
     assert [c[1] for c in spec.cells.columns] == ["No (%)", "Partial (%)", "Full (%)", "n", "Average Length",
                                                   "Perplexity"]
@@ -478,57 +449,37 @@ def test_table1_by_hand():
 
 
 def test_perplexity_anova_and_tukey_by_hand():
-    """The authors' anova.py: one-way ANOVA and Tukey HSD over human / GPT / Llama, checked against the textbook
-    formulas (F = MS_between / MS_within; Tukey q = |diff| / sqrt(MSE / 2 (1/n_i + 1/n_j)) on the studentized
-    range with k groups and N - k degrees of freedom)."""
+    """The authors' anova.py over the normal TRUE perplexities of every author with two or more values (human
+    first); the test itself is authbench.stats.anova_tukey (checked against the textbook formulas in test_stats)."""
     data = {"human": [30.0, 34.0, 29.0, 41.0, 36.0], "gpt35": [24.0, 22.0, 27.0, 25.0],
             "llama": [26.0, 31.0, 23.0, 28.0, 30.0, 25.0]}
     rows = [_ppl(a, v) for a in ("gpt35", "human", "llama") for v in data[a]]
     rows += [_ppl("llama", 999.0, factual=False), _ppl("llama", 999.0, variant="long"), _ppl("llama", None)]
     rows += [_ppl("solo", 50.0)]  # one value only: not a group
-    res = R.perplexity_anova(rows)
+    res = TB.perplexity_anova(rows)
     assert [(a, n) for a, n, _ in res["groups"]] == [("human", 5), ("gpt35", 4), ("llama", 6)]
-    xs = [np.array(data[a]) for a in ("human", "gpt35", "llama")]
-    grand = np.concatenate(xs).mean()
-    ss_between = sum(len(x) * (x.mean() - grand) ** 2 for x in xs)
-    ss_within = sum(((x - x.mean()) ** 2).sum() for x in xs)
-    k, n = 3, 15
-    f = (ss_between / (k - 1)) / (ss_within / (n - k))
-    assert (res["df_between"], res["df_within"]) == (2, 12)
-    assert res["f"] == pytest.approx(f, rel=1e-12)
-    assert res["p"] == pytest.approx(stats.f.sf(f, k - 1, n - k), rel=1e-9)
-    mse = ss_within / (n - k)
-    crit = stats.studentized_range.ppf(0.95, k, n - k)
+    assert res == anova_tukey([(a, np.array(data[a])) for a in ("human", "gpt35", "llama")])
+    f = res["f"]
+    assert (res["df_between"], res["df_within"]) == (2, 12) and round(f, 2) == 8.78
     assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
-    for pr, (i, j) in zip(res["pairs"], [(0, 1), (0, 2), (1, 2)]):
-        diff = xs[i].mean() - xs[j].mean()
-        se = math.sqrt(mse / 2 * (1 / len(xs[i]) + 1 / len(xs[j])))
-        assert pr["diff"] == pytest.approx(diff, rel=1e-12)
-        assert pr["p"] == pytest.approx(stats.studentized_range.sf(abs(diff) / se, k, n - k), rel=1e-6)
-        assert (pr["low"], pr["high"]) == (pytest.approx(diff - crit * se, rel=1e-6),
-                                           pytest.approx(diff + crit * se, rel=1e-6))
-        assert pr["p_welch"] == pytest.approx(stats.ttest_ind(xs[i], xs[j], equal_var=False).pvalue)
-    # human - gpt35 = 34 - 24.5 = 9.5; F = 8.78, p = 0.0045; Tukey: human differs from both, gpt35 ~ llama
-    assert res["pairs"][0]["diff"] == pytest.approx(9.5) and round(res["f"], 2) == 8.78
-    assert [round(pr["p"], 3) for pr in res["pairs"]] == [0.005, 0.021, 0.501]
-    spec = R.perplexity_anova_table(rows, "gpt2")
+    spec = TB.perplexity_anova_table(rows, "gpt2")
     assert list(spec.cells.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
                                       ("Tukey HSD", "Human − llama"), ("Tukey HSD", "gpt35 − llama")]
     assert spec.cells.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.cells.iloc[0, 2] == f"{res['p']:.3f}†"
     assert spec.cells.iloc[1, 0] == "+9.50" and spec.cells.iloc[0, 1] == "–"
     assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
-    assert list(R.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
-    assert R.perplexity_anova([]) is None
+    assert list(TB.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
+    assert TB.perplexity_anova([]) is None
 
 
 def test_table1_empty_and_bad_level():
-    spec = R.table1({}, [], [])
+    spec = TB.table1({}, [], [])
     assert list(spec.cells.index) == [("Human",)]
     assert (spec.cells.iloc[0] == "–").all()
     with pytest.raises(InputError, match=r"knowledge levels \(gpt35\): row 1: field 'level' is 7"):
-        R.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
+        TB.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
     with pytest.raises(InputError, match="field 'class' is 'some'"):
-        R.table1({"gpt35": [{"qid": "1", "level": 2, "class": "some"}]}, [], [])
+        TB.table1({"gpt35": [{"qid": "1", "level": 2, "class": "some"}]}, [], [])
 
 
 # --------------------------------------------------------------------------
@@ -547,41 +498,41 @@ def test_generation_input_errors(patch, message):
     row = _g("human", T_, T_, "self_first", "self")
     row.update(patch)
     with pytest.raises(InputError, match=message):
-        R.preference_rates([row])
+        RW.preference_rates([row])
 
 
 def test_generation_missing_field_and_self_author_conflict():
     row = _g("human", T_, T_, "self_first", "self")
     del row["status"]
     with pytest.raises(InputError, match="generation judgments: row 1: missing field 'status'"):
-        R.preference_rates([row])
+        RW.preference_rates([row])
     rows = [_g("human", T_, T_, "self_first", "self"), _g("human", T_, T_, "self_first", "self", own="llama")]
     with pytest.raises(InputError, match="row 2: evaluator 'E' has self_author 'llama'"):
-        R.preference_rates(rows)
+        RW.preference_rates(rows)
     with pytest.raises(InputError, match="row 1: expected a mapping"):
-        R.preference_rates([["not", "a", "dict"]])
+        RW.preference_rates([["not", "a", "dict"]])
 
 
 def test_rerank_input_errors():
     with pytest.raises(InputError, match="rerank judgments: row 1: field 'score' is 7.0"):
-        R.rerank_summary([_rr("human", True, 7)])
+        RW.rerank_summary([_rr("human", True, 7)])
     with pytest.raises(InputError, match="field 'prompt' is 'other'"):
-        R.rerank_summary([_rr("human", True, 3, prompt="other")])
+        RW.rerank_summary([_rr("human", True, 3, prompt="other")])
     bad = _rr("human", True, 3)
     del bad["evaluator"]
     with pytest.raises(InputError, match="row 1: missing field 'evaluator'"):
-        R.rerank_summary([bad])
+        RW.rerank_summary([bad])
     # string booleans (e.g. read back from a TSV) are accepted
     ok = _rr("human", True, 3)
     ok["factual"] = "false"
-    assert R.rerank_summary([ok])[0]["factual"] is False
+    assert RW.rerank_summary([ok])[0]["factual"] is False
 
 
 # --------------------------------------------------------------------------
 # rendering and the whole report
 # --------------------------------------------------------------------------
 def test_write_table_text_cells_renders_text_cells(tmp_path):
-    spec = R.table2(rerank_rows(), {"E": "gpt35"})
+    spec = TB.table2(rerank_rows(), {"E": "gpt35"})
     csv_p, md_p, tex_p = T.write_table(spec, tmp_path / "t2")
     with open(csv_p, encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
@@ -597,13 +548,13 @@ def test_write_table_text_cells_renders_text_cells(tmp_path):
 
 def test_write_table_text_cells_bold_and_negative(tmp_path):
     rows = gen_rows()
-    spec = R.table3(R.preference_rates(rows))
+    spec = TB.table3(RW.preference_rates(rows))
     _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
     md = md_p.read_text(encoding="utf-8")
     assert ("| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **55.0** | **70.0** | 33.3 | **57.1** | "
             "**57.1** | 50.0 | 7 |") in md
     assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
-    neg = R.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
+    neg = TB.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
                    {"E": "gpt35"})
     csv_p, md_p, tex_p = T.write_table(neg, tmp_path / "neg")
     assert "–3.00†" in md_p.read_text(encoding="utf-8")
@@ -666,15 +617,15 @@ def test_write_selfpref_report_full(tmp_path):
 def test_tries_columns_sum_the_requests_sent():
     rows = rerank_rows()
     rows[0]["tries"], rows[4]["tries"] = 3, 20  # a retried score and one given up after 20 tries
-    key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in R.rerank_summary(rows)}
+    key = {(r["prompt"], r["variant"], r["factual"], r["author"]): r for r in RW.rerank_summary(rows)}
     assert key[("normal", "normal", True, "human")]["tries"] == 3 + 1 + 1 + 1 + 20
     assert key[("normal", "normal", True, "gpt35")]["tries"] == 4  # rows without `tries` count 1
     gen = gen_rows()
     gen[4]["tries"], gen[7]["tries"] = 5, 2  # human FF given up after 5 tries; llama FT settled at try 2
-    rates = R.preference_rates(gen)
+    rates = RW.preference_rates(gen)
     assert (_rate(rates, "human")["tries"], _rate(rates, "llama")["tries"], _rate(rates, "all")["tries"]) == (
         6 + 5, 1 + 2 + 1, 15)
-    assert "tries" in R.RATE_COLUMNS and "tries" in R.RERANK_SUMMARY_COLUMNS
+    assert "tries" in RW.RATE_COLUMNS and "tries" in RW.RERANK_SUMMARY_COLUMNS
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
@@ -682,8 +633,8 @@ def test_tries_must_be_a_positive_integer(bad):
     rows = rerank_rows()
     rows[2]["tries"] = bad
     with pytest.raises(InputError, match=r"rerank judgments: row 3: field 'tries' is .*expected an integer >= 1"):
-        R.rerank_summary(rows)
+        RW.rerank_summary(rows)
     gen = gen_rows()
     gen[0]["tries"] = bad
     with pytest.raises(InputError, match=r"generation judgments: row 1: field 'tries'"):
-        R.preference_rates(gen)
+        RW.preference_rates(gen)

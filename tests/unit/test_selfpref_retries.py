@@ -124,7 +124,7 @@ def test_items_unsettled_after_the_last_try_count_as_not_ok(files):
 
 def test_retries_off_is_the_plain_run(files):
     """retries 0 sends each request once, with the ids and cache keys of a run without retries."""
-    from authbench.studies.selfpref.study import comparison_requests, comparisons, load_template
+    from authbench.studies.selfpref.requests import comparison_requests, comparisons, load_template
 
     passages = _passages()
     reqs = comparison_requests(comparisons(["q1"], passages, "me", ["other"]), {"q1": {"question": "Who?"}},

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from authbench.errors import TemplateError
-from authbench.studies.selfpref.study import (
+from authbench.studies.selfpref.requests import (
     comparison_requests,
     comparison_rows,
     comparison_settled,

@@ -43,7 +43,7 @@ def cmd_sample(args, params) -> None:
 
 def cmd_generate(args, params) -> None:
     """A configured model writes passages (Appendix B.1) for the first items of the sample."""
-    from authbench.studies.selfpref.study import generated_passages, generation_requests, load_template
+    from authbench.studies.selfpref.requests import generated_passages, generation_requests, load_template
 
     kinds = params["kinds"]
     templates = {k: load_template(p, k) for k, p in zip(kinds, args.template)}
@@ -70,7 +70,7 @@ def cmd_generate(args, params) -> None:
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
     from authbench.llm.runner import merge_run_stats
-    from authbench.studies.selfpref.study import knowledge_requests, knowledge_rows, load_template
+    from authbench.studies.selfpref.requests import knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
     sample = json.loads(Path(args.sample).read_text())
@@ -158,9 +158,9 @@ def cmd_perplexity(args, params) -> None:
 def cmd_rerank(args, params) -> None:
     """Pointwise reranking: every normal passage of the sampled questions,
     retried (``retries``) while its reply has no well-formed score; FALSE
-    passages per ``false_answer`` (author | evaluator, see study.py)."""
+    passages per ``false_answer`` (author | evaluator, see requests.py)."""
     from authbench.llm.runner import tries_summary
-    from authbench.studies.selfpref.study import (
+    from authbench.studies.selfpref.requests import (
         evaluator_false_passages,
         load_template,
         rerank_requests,
@@ -198,7 +198,7 @@ def cmd_compare(args, params) -> None:
     """The generation phase of one evaluator (main or style run), retried
     (``retries``) while a reply names no single passage."""
     from authbench.llm.runner import tries_summary
-    from authbench.studies.selfpref.study import (
+    from authbench.studies.selfpref.requests import (
         comparison_requests,
         comparison_rows,
         comparison_settled,

@@ -1,6 +1,6 @@
 """Shared figure style and deterministic saving for every study's figures
 (AuthorityBench's in :mod:`authbench.studies.authority.figures`, the
-self-preference heatmaps in :mod:`authbench.studies.selfpref.report`, the cost
+self-preference heatmaps in :mod:`authbench.studies.selfpref.figures`, the cost
 plot in :mod:`authbench.render.costs`).
 
 Matplotlib only, Agg backend, deterministic output: figures are drawn under

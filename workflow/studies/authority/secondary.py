@@ -33,14 +33,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from authbench.render.tables import COUNT, PCT, TEXT, Column, TableSpec, build_table, round2, write_table
-from authbench.seeding import rng
+from authbench.stats import percentile_bootstrap
 from authbench.studies.authority.labels import SecondarySpec
 from scipy.stats import rankdata
 
 LONG_COLUMNS = ("model", "context", "judge", "kind", "label", "label_kind", "metric", "value", "ci_low", "ci_high",
                 "n", "n_pos", "n_neg", "unscored", "boot", "boot_defined")
 PRIMARY = "level"
-_CHUNK = 1 << 21  # resampled values per chunk (bounds memory)
 
 
 # --------------------------------------------------------------------------
@@ -95,34 +94,18 @@ def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
 def bootstrap(scores: Sequence[float], labels: Sequence[float], n_boot: int, seed_parts: tuple,
               binary: bool, level: float = 0.95) -> dict:
     """Point values and percentile intervals of ρ (and, ``binary``, AUC with
-    ``labels == 1`` positive) over ``n_boot`` item resamples (module docstring).
-    Returns ``{"rho": (value, low, high, defined), "auc": ...}``."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"bootstrap: n_boot must be a positive int, got {n_boot!r}")
+    ``labels == 1`` positive) over ``n_boot`` item resamples (module docstring;
+    :func:`authbench.stats.percentile_bootstrap`). Returns ``{"rho": (value,
+    low, high, defined), "auc": ...}``."""
     x = np.asarray(scores, dtype=float)
     y = np.asarray(labels, dtype=float)
-    n = x.size
-    out = {"rho": (spearman(x, y) if n else math.nan,)}
+    statistics = {"rho": _rho_rows}
+    values = {"rho": spearman(x, y) if x.size else math.nan}
     if binary:
-        out["auc"] = (roc_auc(x, y == 1),)
-    if n == 0:
-        return {k: (math.nan, math.nan, math.nan, 0) for k in out}
-    gen = np.random.default_rng(rng(*seed_parts).getrandbits(64))
-    draws = {k: np.empty(int(n_boot)) for k in out}
-    step = max(1, _CHUNK // n)
-    for start in range(0, int(n_boot), step):
-        stop = min(int(n_boot), start + step)
-        idx = gen.integers(0, n, size=(stop - start, n))
-        draws["rho"][start:stop] = _rho_rows(x[idx], y[idx])
-        if binary:
-            draws["auc"][start:stop] = _auc_rows(x[idx], y[idx] == 1)
-    alpha = 100.0 * (1.0 - level) / 2.0
-    result = {}
-    for k, (value,) in out.items():
-        ok = draws[k][~np.isnan(draws[k])]
-        low, high = (np.percentile(ok, [alpha, 100.0 - alpha]) if ok.size else (math.nan, math.nan))
-        result[k] = (value, float(low), float(high), int(ok.size))
-    return result
+        statistics["auc"] = lambda s, lab: _auc_rows(s, lab == 1)
+        values["auc"] = roc_auc(x, y == 1)
+    intervals = percentile_bootstrap((x, y), statistics, n_boot, seed_parts, level)
+    return {k: (values[k], *intervals[k]) for k in statistics}
 
 
 # --------------------------------------------------------------------------

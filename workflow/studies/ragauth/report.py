@@ -46,14 +46,13 @@ from authbench.render.tables import (
     is_baseline,
     round2,
 )
-from authbench.seeding import rng
+from authbench.stats import percentile_bootstrap
 
 __all__ = [
     "ACCURACY_COLUMNS",
     "STRATEGIES",
     "STRATEGY_LABELS",
     "accuracy_rows",
-    "bootstrap_ci",
     "table5",
     "topic_table",
     "write_accuracy",
@@ -88,45 +87,6 @@ ACCURACY_COLUMNS = (
     "ci_high",
     "parse_failures",
 )
-
-_CHUNK = 1 << 22  # index draws per bootstrap chunk (bounds memory)
-
-
-# --------------------------------------------------------------------------
-# bootstrap
-# --------------------------------------------------------------------------
-def bootstrap_ci(
-    correct: Sequence[bool], n_boot: int, seed_parts: tuple, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the accuracy (a fraction in [0, 1]).
-
-    Questions are resampled with replacement ``n_boot`` times; the bounds are
-    the ``(1-level)/2`` and ``(1+level)/2`` percentiles of the resampled
-    accuracies with numpy's default (linear) interpolation.  The draws come
-    from a numpy Generator seeded by ``authbench.seeding.rng(*seed_parts)``
-    (``seed_parts = (seed, *names)``), so equal inputs give equal intervals.
-    Empty input gives ``(nan, nan)``.
-    """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"bootstrap_ci: n_boot must be a positive int, got {n_boot!r}")
-    if not (0.0 < float(level) < 1.0):
-        raise ValueError(f"bootstrap_ci: level must lie strictly between 0 and 1, got {level!r}")
-    if not isinstance(seed_parts, tuple) or not seed_parts:
-        raise ValueError(f"bootstrap_ci: seed_parts must be a non-empty tuple (seed, *names), got {seed_parts!r}")
-    x = np.asarray([bool(c) for c in correct], dtype=float)
-    n = x.size
-    if n == 0:
-        return (math.nan, math.nan)
-    gen = np.random.default_rng(rng(*seed_parts).getrandbits(64))
-    means = np.empty(int(n_boot), dtype=float)
-    step = max(1, _CHUNK // n)
-    for start in range(0, int(n_boot), step):
-        stop = min(int(n_boot), start + step)
-        idx = gen.integers(0, n, size=(stop - start, n))
-        means[start:stop] = x[idx].mean(axis=1)
-    alpha = (1.0 - float(level)) / 2.0
-    low, high = np.percentile(means, [100.0 * alpha, 100.0 * (1.0 - alpha)])
-    return (float(low), float(high))
 
 
 # --------------------------------------------------------------------------
@@ -207,12 +167,17 @@ def _check_row(row: Mapping, where: str) -> tuple[str, str | None, bool, bool]:
     return str(row["qid"]), _topic(row.get("topic")), bool(correct), failed
 
 
+def _mean_rows(x: np.ndarray) -> np.ndarray:
+    return x.mean(axis=1)
+
+
 def _stat_row(model, strategy, k, topic, judged, n_boot, seed) -> dict:
     judged = sorted(judged, key=lambda r: r[0])  # bootstrap independent of input order
     flags = [c for _, _, c, _ in judged]
     n = len(flags)
     n_correct = sum(flags)
-    low, high = bootstrap_ci(flags, n_boot, (seed, "ragauth-bootstrap", model, strategy, k, topic))
+    low, high, _ = percentile_bootstrap((np.asarray(flags, dtype=float),), {"accuracy": _mean_rows}, n_boot,
+                                        (seed, "ragauth-bootstrap", model, strategy, k, topic))["accuracy"]
     return {
         "model": model,
         "strategy": strategy,

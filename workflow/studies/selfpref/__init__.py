@@ -1,8 +1,11 @@
 """The RAG self-preference study (Chen et al.): passage sets (``data``),
 answer matching and knowledge levels (``answers``), generation, probing,
-reranking and comparison requests (``study``), tables and figures
-(``report``), the data statistics beside AuthorityBench's Table 7
-(``statistics``, written by :mod:`authbench.studies.statistics`) and which files a config produces (``outputs``).
+reranking and comparison requests and their judged rows (``requests``), the
+report's input rows and rates (``rows``), tables (``tables``), Figure 3
+(``figures``) and the report folder (``report``), the data statistics beside
+AuthorityBench's Table 7 (``statistics``, written by
+:mod:`authbench.studies.statistics`) and which files a config produces
+(``outputs``, the report declared once: ``SELFPREF``).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -13,6 +16,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "data": ("drop_rows", "import_sources", "sample_questions"),
     "outputs": ("SELFPREF", "knowledge_authors", "other_authors"),
     "report": ("write_selfpref_report",),
+    "requests": ("comparison_requests", "comparison_rows", "comparisons", "generated_passages", "generation_requests", "knowledge_requests", "knowledge_rows", "load_template", "rerank_requests", "rerank_rows"),
     "statistics": ("dataset_rows", "table_statistics"),
-    "study": ("comparison_requests", "comparison_rows", "comparisons", "generated_passages", "generation_requests", "knowledge_requests", "knowledge_rows", "load_template", "rerank_requests", "rerank_rows"),
 })

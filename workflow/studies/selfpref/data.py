@@ -26,7 +26,7 @@ such a mapping.
 ``false_for`` (a list of author ids) makes the entry's false passage one *per
 evaluator self*: it is shown only to evaluators whose self author is listed,
 before an untagged one of the same slot, which every other evaluator sees
-(:func:`authbench.studies.selfpref.study.comparisons`). This is how the
+(:func:`authbench.studies.selfpref.requests.comparisons`). This is how the
 authors pair human false passages (``ChatGPT_inference.py`` /
 ``Llama_inference.py``): a GPT-self evaluator sees the human passage carrying
 *Llama's* false answer (``human_false_llama``), a Llama-self one the human

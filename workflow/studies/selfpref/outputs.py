@@ -12,13 +12,18 @@ from typing import Any, Mapping
 from authbench.render.catalog import Figure, Report, Table
 
 
-
 def _report():
-    """The builders (:mod:`authbench.studies.selfpref.report`: heavy imports,
+    """The builders (:mod:`authbench.studies.selfpref.tables`: heavy imports,
     loaded when the report is written)."""
-    from authbench.studies.selfpref import report
+    from authbench.studies.selfpref import tables
 
-    return report
+    return tables
+
+
+def _rates(gen_rows):
+    from authbench.studies.selfpref.rows import preference_rates
+
+    return preference_rates(gen_rows)
 
 
 def _dataset_caption(x, spec) -> str:
@@ -51,7 +56,7 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
     _table("table3_preference", "Table 3: self / order / factual preference",
            "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
            "preference (%); values over 50% in bold.",
-           lambda x: _report().table3(_report().preference_rates(x.gen_rows))),
+           lambda x: _report().table3(_rates(x.gen_rows))),
     _table("table4_gen_by_qa", "Table 4: own Gen-by-QA passage vs. human",
            "Self-preference Table 4: preference for the evaluator's own Gen-by-QA passage over the human passage "
            "(true answers, both orders).", lambda x: x.style[0]),

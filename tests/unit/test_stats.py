@@ -1,0 +1,180 @@
+"""Tests for authbench.stats (the statistics every study shares): the seeded
+percentile bootstrap against an independent recomputation, scipy and hand
+values; Welch's test, the significance mark, the one-way ANOVA and Tukey HSD
+against scipy and the textbook formulas."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from authbench import stats as S
+from authbench.seeding import rng
+from scipy import stats
+
+
+def _ci(correct, n_boot, seed_parts, level=0.95):
+    """The bootstrap interval of an accuracy (the mean of 0/1 flags), as RAGAuth asks it."""
+    x = np.asarray([bool(c) for c in correct], dtype=float)
+    low, high, _ = S.percentile_bootstrap((x,), {"acc": lambda a: a.mean(axis=1)}, n_boot, seed_parts, level)["acc"]
+    return low, high
+
+
+# --------------------------------------------------------------------------
+# percentile_bootstrap (a mean of booleans: RAGAuth's accuracy)
+# --------------------------------------------------------------------------
+def test_bootstrap_all_correct_all_wrong_single_empty():
+    assert _ci([True] * 30, 500, (1, "x")) == (1.0, 1.0)
+    assert _ci([False] * 30, 500, (1, "x")) == (0.0, 0.0)
+    # one question: every resample is that question
+    assert _ci([True], 200, (1,)) == (1.0, 1.0)
+    assert _ci([False], 200, (1,)) == (0.0, 0.0)
+    low, high = _ci([], 100, (1,))
+    assert math.isnan(low) and math.isnan(high)
+
+
+def test_bootstrap_two_questions_hand():
+    # [T, F]: resample accuracy is 0, 0.5, 1 with prob 1/4, 1/2, 1/4, so the
+    # 2.5th percentile is 0 and the 97.5th is 1 (both tails hold ~25% of draws).
+    assert _ci([True, False], 4000, (3, "two")) == (0.0, 1.0)
+
+
+def test_bootstrap_deterministic_and_seeded():
+    x = [i % 3 == 0 for i in range(50)]
+    a = _ci(x, 2000, (7, "cell"))
+    assert a == _ci(list(x), 2000, (7, "cell"))
+    assert a[0] < sum(x) / len(x) < a[1]
+    others = {_ci(x, 2000, (s, "cell")) for s in range(8, 14)}
+    others |= {_ci(x, 2000, (7, name)) for name in ("a", "b", "c")}
+    assert any(o != a for o in others)
+    # with few resamples the interpolated bounds depend visibly on the draws
+    assert _ci(x, 20, (7, "cell")) != _ci(x, 20, (8, "cell"))
+    assert _ci(x, 20, (7, "cell")) == _ci(x, 20, (7, "cell"))
+
+
+def test_bootstrap_matches_independent_numpy():
+    x = np.array([i % 5 != 0 and i % 7 != 0 for i in range(60)])
+    # independent re-implementation with the documented seeding
+    gen = np.random.default_rng(rng(11, "p").getrandbits(64))
+    idx = gen.integers(0, x.size, size=(3000, x.size))
+    want = np.percentile(x[idx].mean(axis=1), [2.5, 97.5])
+    assert _ci(list(x), 3000, (11, "p")) == pytest.approx(tuple(want), abs=1e-12)
+
+
+def test_bootstrap_agrees_with_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    x = np.array([(i * 7) % 10 < 6 for i in range(40)])  # 24/40 correct
+    ci = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=20000,
+                         random_state=0).confidence_interval
+    low, high = _ci(list(x), 20000, (0, "scipy"))
+    assert low == pytest.approx(ci.low, abs=0.02)
+    assert high == pytest.approx(ci.high, abs=0.02)
+    # and with the normal approximation, roughly p ± 1.96 sqrt(p(1-p)/n)
+    half = 1.96 * math.sqrt(0.6 * 0.4 / 40)
+    assert low == pytest.approx(0.6 - half, abs=0.03)
+    assert high == pytest.approx(0.6 + half, abs=0.03)
+
+
+def test_bootstrap_bad_arguments():
+    with pytest.raises(ValueError, match="n_boot"):
+        _ci([True], 0, (1,))
+    with pytest.raises(ValueError, match="level"):
+        _ci([True], 10, (1,), level=1.0)
+    with pytest.raises(ValueError, match="seed_parts"):
+        _ci([True], 10, ())
+
+
+def test_bootstrap_draws_do_not_depend_on_the_chunk_size(monkeypatch):
+    """The chunk only bounds memory: AuthorityBench's secondary labels used 2**21 index draws per chunk and
+    RAGAuth 2**22 before they shared this function; any chunk gives the same draws, so both stay byte-identical."""
+    x = np.array([(i * 5) % 7 < 3 for i in range(13)], dtype=float)
+    y = np.arange(13, dtype=float) % 4
+    stat = {"mean": lambda a, b: a.mean(axis=1), "cov": lambda a, b: ((a - a.mean(1, keepdims=True)) * b).sum(1)}
+    want = S.percentile_bootstrap((x, y), stat, 501, (4, "chunk"))
+    for chunk in (1, 13 * 3, 13 * 7 + 5, 1 << 22):
+        monkeypatch.setattr(S, "_CHUNK", chunk)
+        assert S.percentile_bootstrap((x, y), stat, 501, (4, "chunk")) == want
+
+
+def test_bootstrap_leaves_undefined_resamples_out():
+    x = np.array([1.0, 2.0, 3.0])
+    gen = np.random.default_rng(rng(2, "nan").getrandbits(64))
+    idx = gen.integers(0, 3, size=(400, 3))
+    keep = x[idx].min(axis=1) > 1.0  # resamples without item 0
+    got = S.percentile_bootstrap((x,), {"m": lambda a: np.where(a.min(axis=1) > 1.0, a.mean(axis=1), np.nan)},
+                                 400, (2, "nan"))["m"]
+    assert got[2] == int(keep.sum()) and 0 < got[2] < 400
+    assert got[:2] == pytest.approx(tuple(np.percentile(x[idx][keep].mean(axis=1), [2.5, 97.5])))
+    nothing = S.percentile_bootstrap((x,), {"m": lambda a: np.full(len(a), np.nan)}, 10, (2,))["m"]
+    assert math.isnan(nothing[0]) and math.isnan(nothing[1]) and nothing[2] == 0
+
+
+# --------------------------------------------------------------------------
+# welch / mark
+# --------------------------------------------------------------------------
+def test_welch_matches_scipy():
+    a = [3.1, 2.9, 4.2, 3.8, 3.3, 4.0]
+    b = [2.2, 2.8, 2.5, 3.9, 2.1]
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    t, p = S.welch(a, b)
+    assert t == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert p == pytest.approx(float(ref.pvalue), rel=1e-12)
+    t2, p2 = S.welch(b, a)
+    assert t2 == pytest.approx(-t) and p2 == pytest.approx(p)
+
+
+def test_welch_drops_missing_and_small_samples():
+    a = [1.0, None, 2.0, float("nan"), 3.0]
+    t, p = S.welch(a, [2.0, 3.0, 4.0])
+    ref = stats.ttest_ind([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], equal_var=False)
+    assert (t, p) == pytest.approx((float(ref.statistic), float(ref.pvalue)))
+    for x, y in (([1.0], [1.0, 2.0]), ([], []), ([1.0, 2.0], [None, 3.0])):
+        t, p = S.welch(x, y)
+        assert math.isnan(t) and math.isnan(p)
+    t, p = S.welch([2, 2, 2], [2, 2, 2])  # no variance at all: scipy's NaN, no warning escapes
+    assert math.isnan(p)
+
+
+def test_mark():
+    assert S.mark(0.049) == "†"
+    assert S.mark(0.05) == ""
+    assert S.mark(0.2) == ""
+    assert S.mark(float("nan")) == "" and S.mark(None) == ""
+    assert S.mark(0.09, alpha=0.1) == "†"
+
+
+# --------------------------------------------------------------------------
+# one-way ANOVA and Tukey HSD
+# --------------------------------------------------------------------------
+def test_anova_tukey_by_hand():
+    """The authors' anova.py: one-way ANOVA and Tukey HSD over human / GPT / Llama, checked against the textbook
+    formulas (F = MS_between / MS_within; Tukey q = |diff| / sqrt(MSE / 2 (1/n_i + 1/n_j)) on the studentized
+    range with k groups and N - k degrees of freedom)."""
+    data = {"human": [30.0, 34.0, 29.0, 41.0, 36.0], "gpt35": [24.0, 22.0, 27.0, 25.0],
+            "llama": [26.0, 31.0, 23.0, 28.0, 30.0, 25.0]}
+    res = S.anova_tukey([(a, np.array(data[a])) for a in ("human", "gpt35", "llama")])
+    assert [(a, n) for a, n, _ in res["groups"]] == [("human", 5), ("gpt35", 4), ("llama", 6)]
+    xs = [np.array(data[a]) for a in ("human", "gpt35", "llama")]
+    grand = np.concatenate(xs).mean()
+    ss_between = sum(len(x) * (x.mean() - grand) ** 2 for x in xs)
+    ss_within = sum(((x - x.mean()) ** 2).sum() for x in xs)
+    k, n = 3, 15
+    f = (ss_between / (k - 1)) / (ss_within / (n - k))
+    assert (res["df_between"], res["df_within"]) == (2, 12)
+    assert res["f"] == pytest.approx(f, rel=1e-12)
+    assert res["p"] == pytest.approx(stats.f.sf(f, k - 1, n - k), rel=1e-9)
+    mse = ss_within / (n - k)
+    crit = stats.studentized_range.ppf(0.95, k, n - k)
+    assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
+    for pr, (i, j) in zip(res["pairs"], [(0, 1), (0, 2), (1, 2)]):
+        diff = xs[i].mean() - xs[j].mean()
+        se = math.sqrt(mse / 2 * (1 / len(xs[i]) + 1 / len(xs[j])))
+        assert pr["diff"] == pytest.approx(diff, rel=1e-12)
+        assert pr["p"] == pytest.approx(stats.studentized_range.sf(abs(diff) / se, k, n - k), rel=1e-6)
+        assert (pr["low"], pr["high"]) == (pytest.approx(diff - crit * se, rel=1e-6),
+                                           pytest.approx(diff + crit * se, rel=1e-6))
+        assert pr["p_welch"] == pytest.approx(stats.ttest_ind(xs[i], xs[j], equal_var=False).pvalue)
+    # human - gpt35 = 34 - 24.5 = 9.5; F = 8.78, p = 0.0045; Tukey: human differs from both, gpt35 ~ llama
+    assert res["pairs"][0]["diff"] == pytest.approx(9.5) and round(res["f"], 2) == 8.78
+    assert [round(pr["p"], 3) for pr in res["pairs"]] == [0.005, 0.021, 0.501]

@@ -1,0 +1,513 @@
+"""The self-preference study's tables (Chen et al.): Tables 1, 2, 3, 4-5
+(Appendix A), 6-9 (Appendix C), the knowledge breakdown of Section 4.2.3 and
+the perplexity tests, each a :class:`~authbench.render.tables.TableSpec` built
+from the checked input rows (:mod:`authbench.studies.selfpref.rows`) with
+the shared tests of :mod:`authbench.stats` (Welch, ``†`` for p < 0.05, the
+one-way ANOVA and Tukey HSD).
+
+Layouts
+-------
+* **Table 2** (paper layout, generalised to several model authors): rows are
+  (evaluator, model author), the evaluator's self author first and labelled
+  ``"<author> (self)"`` (these rows are the paper's Table 2), then every other
+  non-human author the evaluator scored.  Per setting (Normal, RAG): ``Human``
+  (human TRUE passages), ``Model`` TRUE and FALSE, and ``Diff (H − M)`` TRUE
+  and FALSE.  As in the paper's numbers (3.85 − 4.07 = −0.22, 3.85 − 3.99 =
+  −0.14; Section 4.1.2), *both* differences use the human TRUE passages: the
+  FALSE difference is human TRUE − model FALSE.  ``†`` on a difference when
+  Welch's p of the same two score samples is < 0.05.  Differences come from
+  the unrounded means.  Tables 2 and 6-9 use the ``normal`` variant only.
+* **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
+  rows, when there are two or more), columns other author × Self / Order /
+  Factual, ``Aggregated`` and ``Pooled`` (+ its ``n``); one decimal.
+  ``Aggregated`` is the paper's: the unweighted mean of the evaluator's
+  per-author cells, each metric apart (every one of the paper's 15 Aggregated
+  triples is the mean of its five per-author cells; we average the unrounded
+  rates, the paper its rounded integer cells, so the two may differ by < 0.5).
+  ``Pooled`` is the rate over all of the evaluator's comparisons (``all``),
+  ``n`` its ok comparisons.  The caption's rule "values greater
+  than 50% are bold" is implemented as mark ``"best"`` on every displayed
+  rate > 50.0 (no best/second-best ranking: ``highlight_groups`` is empty;
+  ``n`` carries no value and is never bold).  Table 3, Figure 3 and the
+  knowledge breakdown use the ``normal`` variant.
+* **Tables 4-5** (writing style): generation rows of variant ``qa`` / ``long``
+  with both passages true (the paper restricts both to true answers).  Such a
+  row is read as: the *self* passage is the styled one (Gen-by-QA, or long)
+  and the other passage is a normal one (as ``requests.comparisons`` builds
+  them: self ``qa`` vs human, self ``long`` vs ``<self>:normal``), so the
+  style preference is the share of ``ok`` rows choosing ``self``.  Rows
+  (evaluator, versus = other author); columns preference (%), the order
+  preference, the ``ok`` comparisons and the not-ok rows.  An evaluator
+  whose self author has no passage of the variant among the passages while
+  another author has (the import drops a variant identical to another as
+  ``duplicate_variant``: the release's ``llama_qa`` is ``llama_long``) gets a
+  row reading "no distinct Gen-by-QA passages" (or long) and a note, never a
+  number.
+* **Table 1**: rows = authors with knowledge levels (in the given order), then
+  other non-human passage / perplexity authors, ``Average`` (mean of the model
+  rows, when two or more) and ``Human``.  Knowledge % per class over the
+  author's level rows; Average Length = mean word count (``str.split``) of the
+  author's ``normal`` TRUE passages; Perplexity = mean over the author's
+  ``normal`` TRUE perplexity rows (the same passages), ``†`` when Welch's test
+  against the human ones gives p < 0.05.
+* **Perplexity tests** (``table_perplexity_anova``; the authors' ``anova.py``):
+  over the ``normal`` TRUE perplexity rows of every author with at least two
+  finite values (human first, then in order of appearance — the paper's
+  human / GPT / Llama), :func:`authbench.stats.anova_tukey`: the one-way
+  ANOVA and Tukey's HSD for every pair, with Welch's p of the same pair beside
+  it (Table 1's test, unadjusted).  ``†``: p < 0.05.  Fewer than two such
+  authors give the placeholder row.
+* **Empty input** never fails: a table without rows gets one placeholder row
+  of ``–``, so every declared file exists.
+
+Rendering: the tables are built with :func:`authbench.render.tables.build_table`;
+the ``TableSpec``'s ``values`` hold the primary number of each
+cell (mean, difference or rate, rounded as shown) and ``cells`` the displayed
+text with ``±`` and ``†``; every column is of kind
+:data:`authbench.render.tables.TEXT`, so :func:`authbench.render.tables.write_table` writes
+``.csv`` (the cell text; missing empty, ASCII minus), ``.md`` and ``.tex``
+from the text cells (``marks`` "best" bold), like every other table.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+from authbench.records import InputError
+from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up
+from authbench.stats import DAGGER, anova_tukey, finite, mark, mean_or_nan, percent, sample_std, welch
+from authbench.studies.selfpref.rows import (
+    ALL,
+    COMBOS,
+    HUMAN,
+    KNOWLEDGE,
+    NORMAL,
+    PROMPTS,
+    UNKNOWN,
+    GenRecord,
+    author_order,
+    evaluator_selves,
+    gen_records,
+    gold_answers,
+    level_classes,
+    normal_true_lengths,
+    normal_true_perplexities,
+    other_authors_of,
+    rate_stats,
+    rerank_groups,
+    variant_authors,
+)
+
+AGGREGATED = "aggregated"  # Table 3: the mean of the per-author cells
+PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
+PM = "±"
+
+
+# --------------------------------------------------------------------------
+# cell text
+# --------------------------------------------------------------------------
+def number_text(x: float, nd: int) -> str:
+    """Plain (md) text of a number: ``–`` when missing, en dash as minus (as
+    :func:`authbench.render.tables.format_cell`)."""
+    if x is None or not math.isfinite(x):
+        return MISSING
+    r = round_half_up(x, nd)
+    text = f"{abs(r):.{nd}f}"
+    return f"{MISSING}{text}" if r < 0 else text
+
+
+def _signed(x: float, nd: int = 2) -> str:
+    if x is None or not math.isfinite(x):
+        return MISSING
+    r = round_half_up(x, nd)
+    text = f"{abs(r):.{nd}f}"
+    return f"+{text}" if r > 0 else f"{MISSING}{text}" if r < 0 else text
+
+
+def _pm(mean: float, std: float, nd: int = 2) -> str:
+    if not math.isfinite(mean):
+        return MISSING
+    if not math.isfinite(std):
+        return number_text(mean, nd)
+    return f"{number_text(mean, nd)}{PM}{number_text(std, nd)}"
+
+
+# --------------------------------------------------------------------------
+# Table 2 and Tables 6-9: reranking scores
+# --------------------------------------------------------------------------
+def _failure_note(groups: dict, evaluators: list[str]) -> str:
+    parts = []
+    for ev in evaluators:
+        fails = sum(g.failures for k, g in groups.items() if k[0] == ev and k[2] == NORMAL)
+        total = fails + sum(len(g.scores) for k, g in groups.items() if k[0] == ev and k[2] == NORMAL)
+        parts.append(f"{ev} {fails}/{total}")
+    return ("Unparsed scores (excluded): " + "; ".join(parts) + ".") if parts else ""
+
+
+def table2(rows, self_map: Mapping[str, str]) -> TableSpec:
+    """Table 2: relevance scores on human-written vs. model-written passages,
+    normal and RAG prompts (``normal`` variant). See the module docstring for
+    the layout: rows (evaluator, model author), self author first."""
+    groups, evaluators, authors = rerank_groups(rows)
+    for ev in evaluators:
+        if ev not in (self_map or {}):
+            raise InputError(f"table2: evaluator {ev!r} has no self author in self_map {dict(self_map or {})}")
+
+    def scores(ev, prompt, factual, author) -> np.ndarray:
+        g = groups.get((ev, prompt, NORMAL, factual, author))
+        return np.asarray(g.scores if g else [], dtype=float)
+
+    row_keys, row_labels = [], []
+    for ev in evaluators:
+        own = self_map[ev]
+        scored = [a for a in authors if a != HUMAN and any(k[0] == ev and k[4] == a for k in groups)]
+        for author in [own] + [a for a in scored if a != own]:
+            row_keys.append((ev, author))
+            row_labels.append((ev, f"{author} (self)" if author == own else author))
+
+    cols: list[Column] = []
+    for prompt in PROMPTS:
+        setting = PROMPT_LABELS[prompt]
+
+        def human(key, p=prompt):
+            x = scores(key[0], p, True, HUMAN)
+            return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
+
+        cols.append(Column((setting, "Human", "TRUE"), TEXT, human))
+        for factual, lab in ((True, "TRUE"), (False, "FALSE")):
+            def model(key, p=prompt, f=factual):
+                x = scores(key[0], p, f, key[1])
+                return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
+
+            cols.append(Column((setting, "Model", lab), TEXT, model))
+        for factual, lab in ((True, "TRUE"), (False, "FALSE")):
+            def diff(key, p=prompt, f=factual):
+                h, m = scores(key[0], p, True, HUMAN), scores(key[0], p, f, key[1])
+                d = mean_or_nan(h) - mean_or_nan(m)
+                _, pv = welch(h, m)
+                return round_half_up(d, 2), (_signed(d) + mark(pv)) if math.isfinite(d) else MISSING
+
+            cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff))
+    caption = (
+        "Relevance scores (1–5, mean ± std) on human-written (TRUE) and model-generated passages "
+        "under the normal and RAG prompts. Diff = Human − Model: human TRUE vs. model TRUE, and "
+        f"human TRUE vs. model FALSE. {DAGGER} p < 0.05 (Welch's t-test). Rows marked (self): the "
+        "evaluator's own passages."
+    )
+    return build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, caption=caption,
+                       note=_failure_note(groups, evaluators))
+
+
+_RAW_TABLES = (("normal", True), ("normal", False), ("rag", True), ("rag", False))
+
+
+def raw_score_tables(rows) -> dict[str, TableSpec]:
+    """Tables 6-9: mean ± std score per evaluator (rows) and author (columns,
+    human first), ``normal`` variant. Keys ``normal_true``, ``normal_false``,
+    ``rag_true``, ``rag_false``."""
+    groups, evaluators, authors = rerank_groups(rows)
+    out = {}
+    for prompt, factual in _RAW_TABLES:
+        fac = "TRUE" if factual else "FALSE"
+        head = f"{PROMPT_LABELS[prompt]} & {fac} passages"
+        cols = []
+        for author in authors:
+            def cell(key, a=author, p=prompt, f=factual):
+                g = groups.get((key[0], p, NORMAL, f, a))
+                x = np.asarray(g.scores if g else [], dtype=float)
+                return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
+
+            cols.append(Column((head, "Human" if author == HUMAN else author), TEXT, cell))
+        caption = f"{PROMPT_LABELS[prompt]} scores (mean ± std) for {fac} passages, per evaluator and author."
+        out[f"{prompt}_{fac.lower()}"] = build_table([(ev,) for ev in evaluators], [(ev,) for ev in evaluators],
+                                                     ["Evaluator"], cols, caption=caption)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Table 3: preference rates
+# --------------------------------------------------------------------------
+def _pct_cell(v: float) -> tuple[float, str]:
+    r = round_half_up(v, 1)
+    return r, number_text(r, 1)
+
+
+def table3(rates: Sequence[Mapping]) -> TableSpec:
+    """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
+    when two or more), columns other author × Self / Order / Factual (%),
+    ``Aggregated`` = the unweighted mean of the evaluator's per-author cells
+    (each metric apart; a cell without a value is skipped), as in the paper,
+    and ``Pooled`` = the rate over all of the evaluator's comparisons (the
+    ``all`` rows) with its ``n`` (ok comparisons). ``Average`` is the mean of
+    the evaluator rows (its ``n`` their sum). Displayed values > 50 are bold
+    (never ``n``)."""
+    rates = [r for r in (rates or []) if r.get("factuality", ALL) == ALL and r.get("knowledge", ALL) == ALL]
+    evaluators = list(dict.fromkeys(str(r["evaluator"]) for r in rates))
+    others = author_order(str(r["other_author"]) for r in rates if r["other_author"] != ALL)
+    look = {(str(r["evaluator"]), str(r["other_author"])): r for r in rates}
+    avg = len(evaluators) >= 2
+
+    def one(ev, other, key) -> float:
+        if other == AGGREGATED:
+            vals = finite(one(ev, o, key) for o in others)
+            return float(np.mean(vals)) if len(vals) else math.nan
+        r = look.get((ev, other))
+        return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
+
+    def get(ev, other, key) -> float:
+        if ev == "Average":
+            vals = finite(one(e, other, key) for e in evaluators)
+            return float(np.mean(vals)) if len(vals) else math.nan
+        return one(ev, other, key)
+
+    def n_ok(ev) -> tuple[float, str]:
+        rows = [look[(e, ALL)] for e in (evaluators if ev == "Average" else [ev]) if (e, ALL) in look]
+        return (math.nan, str(sum(int(r["n_ok"]) for r in rows))) if rows else (math.nan, MISSING)
+
+    cols = []
+    for other in others + [AGGREGATED, ALL]:
+        head = {AGGREGATED: "Aggregated", ALL: "Pooled"}.get(other, "Human" if other == HUMAN else other)
+        for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
+            cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk))))
+    cols.append(Column(("Pooled", "n"), TEXT, lambda k: n_ok(k[0])))
+    keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
+    caption = (
+        "Preferences in the generation phase (% of comparisons): Self = the evaluator's own passage chosen "
+        "(both orders, all four factuality combinations); Order = the passage shown first chosen; Factual = "
+        "the true passage chosen, among factuality-asymmetric pairs. Aggregated: the unweighted mean of the "
+        "per-author cells (as in the paper); Pooled: all comparisons of the evaluator together, n = its "
+        "comparisons with a choice. Values greater than 50% are marked in bold."
+    )
+    return build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0)
+
+
+# --------------------------------------------------------------------------
+# Section 4.2.3: knowledge breakdown
+# --------------------------------------------------------------------------
+def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
+    """Section 4.2.3: per evaluator × knowledge class (no / partial / full,
+    then ``unknown`` when rows lack it), ``normal`` variant: the self
+    preference (%) per factuality combination and pooled, the factual
+    preference, the answer accuracy (%) per combination and pooled — the
+    share of ok comparisons whose answer matches the gold
+    (:func:`authbench.studies.selfpref.answers.answer_matches`; gold from the
+    true ``passages``; the paper's "65-70%" in the no-knowledge class) — and
+    the counts (``graded``: ok rows with an answer and a known gold)."""
+    recs = [g for g in gen_records(gen_rows, gold=gold_answers(passages)) if g.variant == NORMAL]
+    keys = []
+    for ev, _ in evaluator_selves(recs):
+        present = {g.knowledge for g in recs if g.evaluator == ev}
+        keys += [(ev, k) for k in KNOWLEDGE + (UNKNOWN,) if k in present]
+
+    def stat(key, combo, field_):
+        sub = [g for g in recs if g.evaluator == key[0] and g.knowledge == key[1]
+               and (combo == ALL or g.combo == combo)]
+        return rate_stats(sub)[field_]
+
+    combos = [c[0] for c in COMBOS] + [ALL]
+    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref"))) for c in combos]
+    cols.append(Column(("Factual (%)", "TF+FT"), TEXT, lambda k: _pct_cell(stat(k, ALL, "factual_pref"))))
+    cols += [Column(("Accuracy (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "accuracy"))) for c in combos]
+    cols.append(Column(("n", "ok"), TEXT, lambda k: _count(stat(k, ALL, "n_ok"))))
+    cols.append(Column(("n", "graded"), TEXT, lambda k: _count(stat(k, ALL, "n_graded"))))
+    cols.append(Column(("n", "not ok"), TEXT, lambda k: _count(stat(k, ALL, "not_ok"))))
+    caption = (
+        "Self preference (%) by the evaluator's prior knowledge of the question (no / partial / full: "
+        "0, 1-4, 5 correct answers out of 5) and the factuality of the (self, other) passages; Factual = "
+        "true passage chosen among asymmetric pairs; Accuracy = the evaluator's answer matches the gold "
+        "answer (the authors' check), among the ok comparisons (graded: those with a known gold)."
+    )
+    return build_table(keys, keys, ["Evaluator", "Knowledge"], cols, caption=caption)
+
+
+def _count(n: int) -> tuple[float, str]:
+    return float(n), str(int(n))
+
+
+# --------------------------------------------------------------------------
+# Appendix A: Tables 4 and 5
+# --------------------------------------------------------------------------
+NO_DISTINCT = {"qa": "no distinct Gen-by-QA passages", "long": "no distinct long passages"}
+
+
+def _style_table(recs: Sequence[GenRecord], variant: str, head: str, caption: str,
+                 missing: Sequence[tuple[str, str]] = ()) -> TableSpec:
+    """``missing``: (evaluator, self author) rows to show as "no distinct ...
+    passages" instead of numbers."""
+    sub = [g for g in recs if g.variant == variant and g.combo == "TT"]
+    keys = [(ev, other) for ev, _ in evaluator_selves(sub) for other in other_authors_of([g for g in sub if g.evaluator == ev])]
+    absent = [(ev, HUMAN if variant == "qa" else f"{own}:normal") for ev, own in missing]
+    keys += absent
+
+    def stat(key, field_):
+        return rate_stats([g for g in sub if g.evaluator == key[0] and g.other_author == key[1]])[field_]
+
+    def cell(key, field_, fmt):
+        if key in absent:
+            return (math.nan, NO_DISTINCT[variant]) if field_ == "self_pref" else (math.nan, MISSING)
+        return fmt(stat(key, field_))
+
+    cols = [
+        Column((head,), TEXT, lambda k: cell(k, "self_pref", _pct_cell)),
+        Column(("Order (%)",), TEXT, lambda k: cell(k, "order_pref", _pct_cell)),
+        Column(("n",), TEXT, lambda k: cell(k, "n_ok", _count)),
+        Column(("not ok",), TEXT, lambda k: cell(k, "not_ok", _count)),
+    ]
+    labels = [(ev, "Human" if other == HUMAN else other) for ev, other in keys]
+    note = "; ".join(f"{ev} (self {own}): no {variant} passage of {own} distinct from its other variants is left "
+                     "after the import (a copy of another variant is dropped as duplicate_variant: drops.tsv, "
+                     "import log)" for ev, own in missing)
+    return build_table(keys, labels, ["Evaluator", "Versus"], cols, caption=caption,
+                       note=f"{note}." if note else "")
+
+
+def _without_variant(recs: Sequence[GenRecord], passages, variant: str) -> list[tuple[str, str]]:
+    """(evaluator, self author) of the evaluators without ``variant`` rows
+    whose self author has no ``variant`` passage in ``passages`` while some
+    other author has (i.e. the style data exist, but none of the self's)."""
+    have = variant_authors(passages, variant)
+    if not have:
+        return []
+    done = {g.evaluator for g in recs if g.variant == variant}
+    return [(ev, own) for ev, own in evaluator_selves(recs) if ev not in done and own not in have]
+
+
+def style_tables(gen_rows, passages=None) -> tuple[TableSpec, TableSpec]:
+    """Tables 4 and 5: per evaluator and the passage it was compared with
+    (``Versus``: the other author, e.g. ``human`` for Gen-by-QA and
+    ``<self>:normal`` for long in the study's style run), the share of ``ok``
+    comparisons (both passages true) in which the styled self passage was
+    chosen — Gen-by-QA (variant ``qa``) and long (variant ``long``). With
+    ``passages`` (the study's passages), an evaluator whose self author has no
+    passage of the variant while others have (the import dropped its copies
+    as ``duplicate_variant``: the release's ``llama_qa`` is ``llama_long``)
+    gets a row saying "no distinct Gen-by-QA passages" instead of a number."""
+    recs = gen_records(gen_rows)
+    t4 = _style_table(recs, "qa", "Gen-By-QA Preference (%)",
+                      "Preference to passages generated from the QA pair (Gen-by-QA) over normal passages, "
+                      "true answers only. Order: the passage shown first chosen.",
+                      _without_variant(recs, passages, "qa"))
+    t5 = _style_table(recs, "long", "Long Passage Preference (%)",
+                      "Preference to long passages (≥ 300 words) over normal-length passages, true answers "
+                      "only. Order: the passage shown first chosen.",
+                      _without_variant(recs, passages, "long"))
+    return t4, t5
+
+
+# --------------------------------------------------------------------------
+# Table 1
+# --------------------------------------------------------------------------
+def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexity_rows,
+           perplexity_model: str | None = None) -> TableSpec:
+    """Table 1: knowledge levels (%) and passage statistics per author (see the
+    module docstring for the rows); ``†``: Welch p < 0.05 against human.
+    ``perplexity_model`` names the scoring LM in the caption."""
+    classes = level_classes(levels_by_author)
+    lengths, order = normal_true_lengths(passages)
+    ppl, ppl_authors = normal_true_perplexities(perplexity_rows)
+    order += ppl_authors
+
+    models = list(classes) + [a for a in dict.fromkeys(order) if a != HUMAN and a not in classes]
+    human_ppl = ppl.get(HUMAN, [])
+
+    def knowledge(author, cls) -> float:
+        c = classes.get(author)
+        return percent(c[cls], sum(c.values())) if c else math.nan
+
+    def length(author) -> float:
+        return mean_or_nan(np.asarray(lengths.get(author, []), dtype=float))
+
+    def perplexity(author) -> tuple[float, str]:
+        x = finite(ppl.get(author, []))
+        if author == "Average":
+            means = finite(mean_or_nan(finite(ppl.get(a, []))) for a in models)
+            pooled = finite(v for a in models for v in ppl.get(a, []))
+            m = float(np.mean(means)) if len(means) else math.nan
+            p = welch(pooled, human_ppl)[1]
+        else:
+            m = mean_or_nan(x)
+            p = welch(x, human_ppl)[1] if author != HUMAN else math.nan
+        return round_half_up(m, 2), (number_text(m, 2) + mark(p)) if math.isfinite(m) else MISSING
+
+    def avg_or(fn: Callable[[str], float], author) -> float:
+        if author != "Average":
+            return fn(author)
+        vals = finite(fn(a) for a in models)
+        return float(np.mean(vals)) if len(vals) else math.nan
+
+    cols = []
+    for cls, lab in (("no", "No (%)"), ("partial", "Partial (%)"), ("full", "Full (%)")):
+        cols.append(Column(("Knowledge Level", lab), TEXT,
+                           lambda a, c=cls: _pct_cell(avg_or(lambda x: knowledge(x, c), a[0]))))
+    cols.append(Column(("Knowledge Level", "n"), TEXT,
+                       lambda a: _count(sum(classes[a[0]].values())) if a[0] in classes else (math.nan, MISSING)))
+    cols.append(Column(("Passage Statistics", "Average Length"), TEXT,
+                       lambda a: (round_half_up(avg_or(length, a[0]), 2), number_text(avg_or(length, a[0]), 2))))
+    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0])))
+    keys = [(a,) for a in models] + ([("Average",)] if len(models) >= 2 else []) + [(HUMAN,)]
+    labels = [("Human",) if k == (HUMAN,) else k for k in keys]
+    caption = (
+        "Knowledge levels (share of questions answered correctly 0, 1-4 and 5 times out of 5) and "
+        "statistics of the normal TRUE passages (average length in words, mean perplexity under "
+        f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
+        f"author. {DAGGER} p < 0.05 (Welch's t-test of the perplexities against the human passages)."
+    )
+    return build_table(keys, labels, ["Model"], cols, caption=caption)
+
+
+# --------------------------------------------------------------------------
+# perplexity: one-way ANOVA and Tukey HSD (the authors' anova.py)
+# --------------------------------------------------------------------------
+def perplexity_anova(perplexity_rows) -> dict | None:
+    """The one-way ANOVA and Tukey HSD over the authors' ``normal`` TRUE
+    perplexities (see the module docstring): :func:`authbench.stats.anova_tukey`'s
+    result, or ``None`` when fewer than two authors have two or more finite
+    values."""
+    values, order = normal_true_perplexities(perplexity_rows)
+    groups = [(a, finite(values.get(a, []))) for a in author_order(order)]
+    groups = [(a, x) for a, x in groups if len(x) >= 2]
+    return anova_tukey(groups) if len(groups) >= 2 else None
+
+
+def _p_text(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return MISSING
+    return (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}") + mark(p)
+
+
+def perplexity_anova_table(perplexity_rows, perplexity_model: str | None = None) -> TableSpec:
+    """The ANOVA row and one Tukey HSD row per pair of authors
+    (:func:`perplexity_anova`); rows (Test, Groups)."""
+    res = perplexity_anova(perplexity_rows)
+    keys: list[tuple] = []
+    cells: dict[tuple, dict] = {}
+    if res is not None:
+        key = ("One-way ANOVA", " / ".join("Human" if a == HUMAN else a for a, _, _ in res["groups"]))
+        keys.append(key)
+        f_text = f"F({res['df_between']}, {res['df_within']}) = {number_text(res['f'], 2)}"
+        cells[key] = {"stat": (round_half_up(res["f"], 2), f_text), "p": (res["p"], _p_text(res["p"]))}
+        for pr in res["pairs"]:
+            key = ("Tukey HSD", f"{'Human' if pr['a'] == HUMAN else pr['a']} − {pr['b']}")
+            keys.append(key)
+            cells[key] = {"stat": (round_half_up(pr["diff"], 2), _signed(pr["diff"])),
+                          "ci": (math.nan, f"[{number_text(pr['low'], 2)}, {number_text(pr['high'], 2)}]"),
+                          "p": (pr["p"], _p_text(pr["p"])), "welch": (pr["p_welch"], _p_text(pr["p_welch"]))}
+    none = (math.nan, MISSING)
+    cols = [Column(("F / mean difference",), TEXT, lambda k: cells[k].get("stat", none)),
+            Column(("95% CI",), TEXT, lambda k: cells[k].get("ci", none)),
+            Column(("p",), TEXT, lambda k: cells[k].get("p", none)),
+            Column(("p (Welch)",), TEXT, lambda k: cells[k].get("welch", none))]
+    groups = "; ".join(f"{'Human' if a == HUMAN else a}: n = {n}, mean {number_text(m, 2)}" for a, n, m in res["groups"]) \
+        if res else ""
+    caption = (
+        "Perplexity of the normal TRUE passages (under "
+        f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) across authors: one-way ANOVA "
+        "and Tukey's HSD for every pair (mean difference, 95% family-wise interval, adjusted p), as in the "
+        f"authors' anova.py; p (Welch) = Table 1's unadjusted Welch t-test of the same pair. {DAGGER} p < 0.05."
+    )
+    return build_table(keys, keys, ["Test", "Groups"], cols, caption=caption,
+                       note=f"Groups: {groups}." if groups else "")
+
+
