@@ -174,6 +174,7 @@ def selfpref_report_files(folder):
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------
 
+
 def statistics_outputs():
     return report_files(STATISTICS, f"{R}/statistics", config)
 
@@ -202,17 +203,24 @@ def _label_block(dataset):
     """A dataset's config ``label:`` block (None: the dataset's default rule)."""
     if dataset == "domainauth":
         return config["domainauth"].get("label")
-    return entity_config(dataset.split("/", 1)[1]).get("label")
+    return entity_config(dataset.removeprefix("entityauth/")).get("label")
 
 
 def get_statistics_params(wildcards):
     sampling = config["domainauth"]["sampling"]
     ds, sp = authority_datasets(config), selfpref_datasets(config)
-    return _json({"written": plan(STATISTICS, config)["written"], "datasets": ds,
-                  "labels": [_label_block(d) for d in ds],
-                  "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
-                  "easy_min_delta": sampling["easy_min_delta"], "hard_max_delta": sampling["hard_max_delta"],
-                  "selfpref": sp, "authors": config["selfpref"]["authors"] if sp else []})
+    return _json(
+        {
+            "written": plan(STATISTICS, config)["written"],
+            "datasets": ds,
+            "labels": [_label_block(d) for d in ds],
+            "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
+            "easy_min_delta": sampling["easy_min_delta"],
+            "hard_max_delta": sampling["hard_max_delta"],
+            "selfpref": sp,
+            "authors": config["selfpref"]["authors"] if sp else [],
+        }
+    )
 
 
 def reported(paths, category):

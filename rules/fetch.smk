@@ -4,30 +4,15 @@
 # `entityauth.datasets.<name>.source` can name, so one `snakemake` call runs
 # fetch -> labels -> benchmark. Progress caches under results/fetch/cache/ let
 # an interrupted fetch resume; delete one to fetch again from scratch.
-FR = P.fetch
-FETCH = config.get("fetch", {})
 
 
-def fetch_params(section, **extra):
-    keep = {
-        k: v for k, v in FETCH[section].items() if k not in ("input", "domains", "entities", "datasets", "bulk_file")
-    }
-    return _json({**keep, "user_agent": FETCH.get("user_agent"), "http": FETCH.get("http", {}), **extra})
-
-
-def get_sitelinks_params(wildcards):
-    spec = FETCH["wikidata"]["datasets"][wildcards.entity_set]
-    return fetch_params("wikidata", question_pattern=spec.get("question_pattern"))
-
-
-localrules:
-    fetch_urllog,
-    fetch_pagerank,
-    fetch_webtext,
-    fetch_sitelinks,
+include: "inputs/fetch.smk"
 
 
 if "urllog" in FETCH:
+
+    localrules:
+        fetch_urllog,
 
     rule fetch_urllog:
         input:
@@ -47,6 +32,9 @@ if "urllog" in FETCH:
 
 
 if "pagerank" in FETCH:
+
+    localrules:
+        fetch_pagerank,
 
     rule fetch_pagerank:
         input:
@@ -68,6 +56,9 @@ if "pagerank" in FETCH:
 
 if "webtext" in FETCH:
 
+    localrules:
+        fetch_webtext,
+
     rule fetch_webtext:
         input:
             FETCH["webtext"]["domains"],
@@ -87,6 +78,9 @@ if "webtext" in FETCH:
 
 
 if "wikidata" in FETCH:
+
+    localrules:
+        fetch_sitelinks,
 
     rule fetch_sitelinks:
         input:

@@ -3,96 +3,9 @@
 # editing one template reruns exactly the cells that read it. Parsed judgments
 # -> metric rows per cell; per-item predictions (bias analysis, secondary labels);
 # non-LLM baseline rows.
-CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
-CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
 
 
-def _cell_identity(wildcards):
-    return {k: getattr(wildcards, k) for k in CELL_WILDCARDS}
-
-
-# A model with `vllm.serve: true` serves its judge cells from one `vllm serve`
-# (rule models_serve, a Snakemake service job grouped with every cell that
-# reads its service file: one allocation on Slurm). A service group's
-# resources are summed, so the cells ask for 0 threads, little memory, no GPU.
-def served(wildcards):
-    return is_served(model_config(wildcards))
-
-
-def get_server(wildcards):
-    return P.server(wildcards.model) if served(wildcards) else []
-
-
-def server_arg(wildcards, input):
-    return f"--server {input.server}" if input.server else ""
-
-
-def judge_threads(wildcards):
-    return 0 if served(wildcards) else model_threads(wildcards)
-
-
-JUDGE_RESOURCES = {
-    "mem_mb": lambda wildcards, attempt: 500 if served(wildcards) else MODEL_RESOURCES["mem_mb"](wildcards, attempt),
-    "runtime": MODEL_RESOURCES["runtime"],
-    "gpu": lambda wildcards: 0 if served(wildcards) else MODEL_RESOURCES["gpu"](wildcards),
-}
-
-
-def get_serve_params(wildcards):
-    return _json({"model": _model_params(wildcards)})
-
-
-def get_template(wildcards):
-    if wildcards.dataset == "domainauth":
-        return f"{PROMPTS}/domainauth/{wildcards.judge}_{wildcards.context}.yaml"
-    name = wildcards.dataset.split("/", 1)[1]
-    folder = entity_config(name).get("prompts", name)
-    return f"{PROMPTS}/entityauth/{folder}/{wildcards.judge}_{wildcards.context}.yaml"
-
-
-def get_judge_params(wildcards):
-    return _json(
-        {
-            "cell": cell_id(*(getattr(wildcards, k) for k in CELL_WILDCARDS)),
-            "judge": wildcards.judge,
-            "context": wildcards.context,
-            "setting": wildcards.setting,
-            "seed": config["seed"],
-            "constrained": config["constrained_decoding"],
-            "cache": config.get("cache"),
-            "model": _model_params(wildcards),
-            # score judges: E[s] beside the argmax (authbench.llm.expected)
-            "expected_scores": config["expected_scores"] and wildcards.judge in SCORE_JUDGES,
-        }
-    )
-
-
-def get_evaluate_params(wildcards):
-    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
-
-
-def get_prediction_secondary(wildcards):
-    return [P.secondary()] if SECONDARY and wildcards.dataset == "domainauth" else []
-
-
-def prediction_secondary_arg(wildcards, input):
-    return f"--secondary {input.secondary}" if input.secondary else ""
-
-
-def get_prediction_params(wildcards):
-    return _json({**_cell_identity(wildcards), "parse": config["parse"]})
-
-
-def _baselines(wildcards):
-    return baseline_plan(config, wildcards.dataset)
-
-
-def get_baseline_instances(wildcards):
-    return [P.instances(wildcards.dataset, s) for s in _baselines(wildcards)["instance_sets"]]
-
-
-def get_baseline_params(wildcards):
-    return _json({"dataset": wildcards.dataset, "seed": config["seed"], **_baselines(wildcards)})
+include: "inputs/judge.smk"
 
 
 rule authority_judge:

@@ -1,0 +1,111 @@
+# Input and params functions of rules/selfpref.smk (wiring only: paths from
+# authbench.paths, policy in the package), included at its top.
+SP = P.selfpref("{spds}")
+
+
+def sp_cell(dataset, model, *parts):
+    return P.cell(f"selfpref/{dataset}", model, *parts)
+
+
+def sp_config(wildcards):
+    return config["selfpref"]["datasets"][wildcards.spds]
+
+
+def sp_sources(wildcards):
+    return [s["file"] for s in sp_config(wildcards)["sources"]]
+
+
+def sp_params(wildcards, **extra):
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "seed": config["seed"],
+            "cache": config.get("cache"),
+            "constrained": config["constrained_decoding"],
+            **extra,
+        }
+    )
+
+
+def sp_cell_params(wildcards, cell, **extra):
+    return sp_params(
+        wildcards,
+        cell=cell_id(f"selfpref/{wildcards.spds}", wildcards.model, cell),
+        model=_model_params(wildcards),
+        **extra,
+    )
+
+
+def get_sp_import_params(wildcards):
+    return sp_params(wildcards, sources=sp_config(wildcards)["sources"])
+
+
+def get_sp_generate_templates(wildcards):
+    return [f"{PROMPTS}/selfpref/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]]
+
+
+def get_sp_generate_params(wildcards):
+    gen = config["selfpref"]["generate"]
+    return sp_cell_params(
+        wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")}
+    )
+
+
+def get_sp_sample_params(wildcards):
+    sp = config["selfpref"]
+    return sp_params(wildcards, authors=sp["authors"], items=sp["items"], style_items=sp["style_items"])
+
+
+def get_sp_shipped_knowledge(wildcards):
+    return sp_config(wildcards)["knowledge"][wildcards.author]
+
+
+def get_sp_knowledge_params(wildcards):
+    return sp_cell_params(wildcards, "knowledge", **config["selfpref"]["knowledge"])
+
+
+def get_sp_perplexity_params(wildcards):
+    return sp_cell_params(wildcards, "perplexity")
+
+
+def get_sp_rerank_params(wildcards):
+    rerank = config["selfpref"]["rerank"]
+    return sp_cell_params(
+        wildcards,
+        f"rerank/{wildcards.prompt}",
+        prompt=wildcards.prompt,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        retries=rerank["retries"],
+        false_answer=rerank["false_answer"],
+        generate=rerank.get("generate"),
+    )
+
+
+def get_sp_compare_params(wildcards):
+    return sp_cell_params(
+        wildcards,
+        f"generation/{wildcards.run}",
+        run=wildcards.run,
+        evaluator=wildcards.model,
+        self_author=config["selfpref"]["self"][wildcards.model],
+        others=other_authors(config, wildcards.model),
+        generate=config["selfpref"]["compare"]["generate"],
+        retries=config["selfpref"]["compare"]["retries"],
+    )
+
+
+def get_sp_knowledge_levels(wildcards):
+    shipped = [f"{P.selfpref(wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_config(wildcards).get("knowledge", {})]
+    return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
+
+
+def get_sp_report_params(wildcards):
+    return _json(
+        {
+            "dataset": wildcards.spds,
+            "perplexity_model": SELFPREF.perplexity_model,
+            "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
+            "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+        }
+    )
