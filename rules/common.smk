@@ -179,50 +179,6 @@ def statistics_outputs():
     return report_files(STATISTICS, f"{R}/statistics", config)
 
 
-def get_statistics_inputs(wildcards):
-    """The built datasets Table 7 counts: every AuthorityBench dataset's labels,
-    drops and sampled instance sets (those its baselines read), RAGAuth's
-    dataset report, and the self-preference imports."""
-    ds, sp = authority_datasets(config), selfpref_datasets(config)
-    return {
-        "labels": [f"{R}/{d}/labels.tsv" for d in ds],
-        "drops": [f"{R}/{d}/drops.tsv" for d in ds],
-        "instances": [f"{R}/{d}/instances/{s}.jsonl" for d in ds for s in baseline_plan(config, d)["instance_sets"]],
-        "rag": [f"{RA}/dataset.tsv"] if RAG.cells else [],
-        "sp_questions": [f"{R}/selfpref/{d}/questions.jsonl" for d in sp],
-        "sp_passages": [f"{R}/selfpref/{d}/imported.jsonl" for d in sp],
-        "sp_drops": [f"{R}/selfpref/{d}/drops.tsv" for d in sp],
-    }
-
-
-def statistics_rag_arg(wildcards, input):
-    return f"--rag {input.rag}" if input.rag else ""
-
-
-def _label_block(dataset):
-    """A dataset's config ``label:`` block (None: the dataset's default rule)."""
-    if dataset == "domainauth":
-        return config["domainauth"].get("label")
-    return entity_config(dataset.removeprefix("entityauth/")).get("label")
-
-
-def get_statistics_params(wildcards):
-    sampling = config["domainauth"]["sampling"]
-    ds, sp = authority_datasets(config), selfpref_datasets(config)
-    return _json(
-        {
-            "written": plan(STATISTICS, config)["written"],
-            "datasets": ds,
-            "labels": [_label_block(d) for d in ds],
-            "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
-            "easy_min_delta": sampling["easy_min_delta"],
-            "hard_max_delta": sampling["hard_max_delta"],
-            "selfpref": sp,
-            "authors": config["selfpref"]["authors"] if sp else [],
-        }
-    )
-
-
 def reported(paths, category):
     """Flag each report item's file (a table's CSV, a figure's PNG) of the
     report ``category`` for `snakemake --report`, with the caption, subcategory
@@ -231,17 +187,4 @@ def reported(paths, category):
     for path in paths:
         entry = report_entry(REPORTS[category], path, CAPTIONS)
         out.append(path if entry is None else report(path, **entry))
-    return out
-
-
-def get_final_output():
-    out = statistics_outputs()
-    if "domainauth" in STUDIES:
-        out += domainauth_report_outputs() + [f"{DA}/drops.tsv", f"{DA}/instances/reuse.tsv"]
-    if ENTITY_DATASETS:
-        out += entityauth_report_outputs() + [f"{R}/{d}/drops.tsv" for d in ENTITY_DATASETS]
-    if RAG.cells:
-        out += ragauth_report_files(f"{RA}/report") + [f"{RA}/dataset.tsv"]
-    for dataset in selfpref_datasets(config):
-        out += selfpref_report_files(f"{R}/selfpref/{dataset}/report") + [f"{R}/selfpref/{dataset}/drops.tsv"]
     return out

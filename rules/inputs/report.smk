@@ -65,3 +65,66 @@ def get_entity_report_params(wildcards):
             **({"score_names": scores} if scores else {}),
         }
     )
+
+
+# --- benchmark statistics (Table 7) ---------------------------------------------------
+
+
+def get_statistics_inputs(wildcards):
+    """The built datasets Table 7 counts: every AuthorityBench dataset's labels,
+    drops and sampled instance sets (those its baselines read), RAGAuth's
+    dataset report, and the self-preference imports."""
+    ds, sp = authority_datasets(config), selfpref_datasets(config)
+    return {
+        "labels": [P.labels(d) for d in ds],
+        "drops": [P.drops(d) for d in ds],
+        "instances": [P.instances(d, s) for d in ds for s in baseline_plan(config, d)["instance_sets"]],
+        "rag": [P.rag_dataset()] if RAG.cells else [],
+        "sp_questions": [f"{P.selfpref(d)}/questions.jsonl" for d in sp],
+        "sp_passages": [f"{P.selfpref(d)}/imported.jsonl" for d in sp],
+        "sp_drops": [P.drops(f"selfpref/{d}") for d in sp],
+    }
+
+
+def statistics_rag_arg(wildcards, input):
+    return f"--rag {input.rag}" if input.rag else ""
+
+
+def _label_block(dataset):
+    """A dataset's config ``label:`` block (None: the dataset's default rule)."""
+    if dataset == "domainauth":
+        return config["domainauth"].get("label")
+    return entity_config(dataset.removeprefix("entityauth/")).get("label")
+
+
+def get_statistics_params(wildcards):
+    sampling = config["domainauth"]["sampling"]
+    ds, sp = authority_datasets(config), selfpref_datasets(config)
+    return _json(
+        {
+            "written": plan(STATISTICS, config)["written"],
+            "datasets": ds,
+            "labels": [_label_block(d) for d in ds],
+            "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
+            "easy_min_delta": sampling["easy_min_delta"],
+            "hard_max_delta": sampling["hard_max_delta"],
+            "selfpref": sp,
+            "authors": config["selfpref"]["authors"] if sp else [],
+        }
+    )
+
+
+# --- `all` ---------------------------------------------------------------------------
+
+
+def get_final_output():
+    out = statistics_outputs()
+    if "domainauth" in STUDIES:
+        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth")]
+    if ENTITY_DATASETS:
+        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS]
+    if RAG.cells:
+        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
+    for dataset in selfpref_datasets(config):
+        out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+    return out
