@@ -80,7 +80,7 @@ def test_registered_formats_are_the_ones_the_studies_name():
     registered one, and every registered format is asked for by a template or
     by the self-preference study, whose templates leave the format to its code
     (``hash_rating`` for the reranking prompts, ``free`` for writing)."""
-    from authbench.studies.selfpref import study
+    from authbench.studies.selfpref import requests as study
 
     named = set()
     for path in PROMPTS.rglob("*.yaml"):

@@ -114,11 +114,24 @@ class ReplyFormat:
     name: str
     parse: Callable[..., ParseResult] | None
     statuses: tuple[str, ...]
-    needs_n: bool
     grammar: Callable[[int | None], str] | None
     slots: Callable[[int | None], Slots] | None
     max_tokens: Callable[[int | None], int]
-    score_range: tuple[int, int] | None
-    score_slots: Callable[[int | None], tuple[str, ...]] | None
-    read_score: Callable[[Any, str], Any] | None
+    needs_n: bool = False
+    score_range: tuple[int, int] | None = None
+    score_slots: Callable[[int | None], tuple[str, ...]] | None = None
+    read_score: Callable[[Any, str], Any] | None = None
     instant: Callable[[bytes, Slots | None], tuple[str, list]] = fill_slots
+
+
+def choice_format(name: str, parse: Callable[..., ParseResult], words: tuple[str, ...]) -> ReplyFormat:
+    """A reply that is one of ``words`` (pair choice A/B, yes/no): a grammar of
+    the words, one choice slot, a budget of 3 tokens."""
+    return ReplyFormat(
+        name=name,
+        parse=parse,
+        statuses=("ok", "wrong_format"),
+        grammar=lambda n: GBNF_LEAD + "(" + " | ".join(gbnf_literal(w) for w in words) + ")",
+        slots=lambda n: (("choice", tuple(" " + w for w in words)),),
+        max_tokens=lambda n: 3,
+    )

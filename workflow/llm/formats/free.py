@@ -14,12 +14,8 @@ FORMAT = ReplyFormat(
     name="free",
     parse=None,
     statuses=(),
-    needs_n=False,
     grammar=None,
     slots=None,
     max_tokens=lambda n: 0,
-    score_range=None,
-    score_slots=None,
-    read_score=None,
     instant=lambda digest, slots: (FREE_REPLY.format(k=1 + digest[0] % 2), []),
 )

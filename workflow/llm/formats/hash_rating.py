@@ -99,11 +99,8 @@ FORMAT = ReplyFormat(
     name="hash_rating",
     parse=parse_hash_rating,
     statuses=("ok", "wrong_format", "out_of_range"),
-    needs_n=False,
     grammar=lambda n: GBNF_LEAD + '"###" ' + digit_class(RATING_MIN, RATING_MAX) + ' "***"',
     slots=lambda n: (("lit", " ###"), ("choice", digits(RATING_MIN, RATING_MAX)), ("lit", "***")),
     max_tokens=lambda n: 8,
     score_range=(RATING_MIN, RATING_MAX),
-    score_slots=None,
-    read_score=None,
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from authbench.llm.formats._base import GBNF_LEAD, ReplyFormat
+from authbench.llm.formats._base import choice_format
 from authbench.llm.formats._text import BARE_STRIP, ParseResult, never_raise, normalise
 
 _LETTER_RE = re.compile(r"(?<![A-Za-z0-9_])[AB](?![A-Za-z0-9_])")
@@ -96,15 +96,4 @@ def parse_pair_choice(text: object) -> ParseResult:
     return ParseResult(last, "ok")
 
 
-FORMAT = ReplyFormat(
-    name="pair_choice",
-    parse=parse_pair_choice,
-    statuses=("ok", "wrong_format"),
-    needs_n=False,
-    grammar=lambda n: GBNF_LEAD + '("A" | "B")',
-    slots=lambda n: (("choice", (" A", " B")),),
-    max_tokens=lambda n: 3,
-    score_range=None,
-    score_slots=None,
-    read_score=None,
-)
+FORMAT = choice_format("pair_choice", parse_pair_choice, ("A", "B"))

@@ -74,7 +74,6 @@ FORMAT = ReplyFormat(
     name="pair_scores",
     parse=parse_pair_scores,
     statuses=("ok", "wrong_format", "out_of_range", "missing"),
-    needs_n=False,
     grammar=lambda n: GBNF_LEAD + r'"{\"A\": " ' + _SCORE + r' ", \"B\": " ' + _SCORE + ' "}"',
     slots=lambda n: (("lit", ' {"A": '), ("choice", SCORES), ("lit", ', "B": '), ("choice", SCORES), ("lit", "}")),
     max_tokens=lambda n: 16,

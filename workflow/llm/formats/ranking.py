@@ -148,7 +148,4 @@ FORMAT = ReplyFormat(
     grammar=_grammar,
     slots=_slots,
     max_tokens=lambda n: 6 * (n or 1) + 4,
-    score_range=None,
-    score_slots=None,
-    read_score=None,
 )

@@ -61,7 +61,6 @@ FORMAT = ReplyFormat(
     name="score",
     parse=parse_score,
     statuses=("ok", "wrong_format", "out_of_range"),
-    needs_n=False,
     grammar=lambda n: GBNF_LEAD + r'"{\"score\": " ' + digit_class(SCORE_MIN, SCORE_MAX) + ' "}"',
     slots=lambda n: (("lit", ' {"score": '), ("choice", SCORES), ("lit", "}")),
     max_tokens=lambda n: 12,

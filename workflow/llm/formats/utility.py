@@ -260,6 +260,4 @@ FORMAT = ReplyFormat(
     slots=_slots,
     max_tokens=lambda n: 16 * (n or 1) + 16,
     score_range=(SCORE_MIN, SCORE_MAX),
-    score_slots=None,
-    read_score=None,
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from authbench.llm.formats._base import GBNF_LEAD, ReplyFormat
+from authbench.llm.formats._base import choice_format
 from authbench.llm.formats._text import ParseResult, never_raise, normalise
 
 _YN_STRIP = " \t\r\n*_\"'`"
@@ -54,15 +54,4 @@ def parse_yes_no(text: object) -> ParseResult:
     return ParseResult(None, "wrong_format", f"reply does not start with yes/no (found {found} later)")
 
 
-FORMAT = ReplyFormat(
-    name="yes_no",
-    parse=parse_yes_no,
-    statuses=("ok", "wrong_format"),
-    needs_n=False,
-    grammar=lambda n: GBNF_LEAD + '("yes" | "no")',
-    slots=lambda n: (("choice", (" yes", " no")),),
-    max_tokens=lambda n: 3,
-    score_range=None,
-    score_slots=None,
-    read_score=None,
-)
+FORMAT = choice_format("yes_no", parse_yes_no, ("yes", "no"))

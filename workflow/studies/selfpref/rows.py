@@ -171,36 +171,42 @@ def level_classes(levels_by_author: Mapping[str, Sequence[Mapping]]) -> dict[str
     return classes
 
 
+def _normal_true(rows, what: str, value, every_row: bool) -> tuple[dict[str, list], list[str]]:
+    """Per author ``value(r, i)`` of its ``normal`` TRUE rows (None values left
+    out), and the authors of every row in order; ``every_row``: ``value``
+    checks every row, not only those it keeps."""
+    out: dict[str, list] = {}
+    order = []
+    for i, r in _row(rows, what):
+        author = _str(r, "author", what, i)
+        order.append(author)
+        v = value(r, i) if every_row else None
+        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
+            v = v if every_row else value(r, i)
+            if v is not None:
+                out.setdefault(author, []).append(v)
+    return out, order
+
+
 def normal_true_lengths(passages) -> tuple[dict[str, list[int]], list[str]]:
     """Per author the word counts (``str.split``) of its ``normal`` TRUE
     passages, and the authors of every passage in order."""
-    lengths: dict[str, list[int]] = {}
-    order = []
     what = "passages"
-    for i, r in _row(passages, what):
-        author = _str(r, "author", what, i)
-        order.append(author)
-        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
-            text = _field(r, "text", what, i)
-            if not isinstance(text, str):
-                raise InputError(f"{what}: row {i}: field 'text' must be a string, got {excerpt(text)}")
-            lengths.setdefault(author, []).append(len(text.split()))
-    return lengths, order
+
+    def words(r, i):
+        text = _field(r, "text", what, i)
+        if not isinstance(text, str):
+            raise InputError(f"{what}: row {i}: field 'text' must be a string, got {excerpt(text)}")
+        return len(text.split())
+
+    return _normal_true(passages, what, words, every_row=False)
 
 
 def normal_true_perplexities(perplexity_rows) -> tuple[dict[str, list[float]], list[str]]:
     """Per author the perplexities of its ``normal`` TRUE passages (null
     values left out), and the authors of every row in order."""
-    ppl: dict[str, list[float]] = {}
-    order = []
     what = "perplexity rows"
-    for i, r in _row(perplexity_rows, what):
-        author = _str(r, "author", what, i)
-        order.append(author)
-        value = _number(r, "perplexity", what, i)
-        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i) and value is not None:
-            ppl.setdefault(author, []).append(value)
-    return ppl, order
+    return _normal_true(perplexity_rows, what, lambda r, i: _number(r, "perplexity", what, i), every_row=True)
 
 
 def variant_authors(passages, variant: str) -> set[str]:
