@@ -255,6 +255,46 @@ def write_secondary(labels: Mapping[str, Mapping[str, str]], specs: Sequence[Sec
     write_tsv([{"domain": d, **row} for d, row in labels.items()], path, ["domain", *names])
 
 
+def _url_column(path: Path, columns: Sequence[str], spec: LabelSpec, status_filter: str | None) -> str:
+    """The column that names each row's URL or domain (a label table from the
+    PageRank fetchers names domains, not URLs), after checking the columns
+    the build reads."""
+    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
+    for column in (url_column, spec.column):
+        if column not in columns:
+            raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
+    if status_filter is not None and "status" not in columns:
+        raise InputError(f"{path}: line 1: domainauth.status_filter is {status_filter!r} but there is no column "
+                         f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "
+                         "'domainauth.status_filter: null' to keep every row (an overlay that does not set it keeps "
+                         "config.yaml's demo value)")
+    return url_column
+
+
+def _domain_scores(reader, path: Path, columns: Sequence[str], url_column: str, spec: LabelSpec,
+                   status_filter: str | None, drops: Counter) -> tuple[dict[str, set], dict[str, str], Counter]:
+    """Every registered domain's scores (a set: rows of one domain may
+    disagree), public suffix and number of rows; dropped rows counted in ``drops``."""
+    scores: dict[str, set] = defaultdict(set)
+    suffixes: dict[str, str] = {}
+    n_urls: Counter = Counter()
+    for line, row in enumerate(reader, start=2):
+        if None in row:  # more fields than header columns
+            raise InputError(f"{path}: line {line}: {len(columns) + len(row[None])} fields, header has {len(columns)}")
+        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
+            drops["status_filter"] += 1
+            continue
+        score = _parse_score(row[spec.column], spec, path, line)
+        domain, suffix, reason = registered_domain(row[url_column] or "")
+        if domain is None:
+            drops[reason] += 1
+            continue
+        scores[domain].add(score)
+        suffixes[domain] = suffix
+        n_urls[domain] += 1
+    return scores, suffixes, n_urls
+
+
 def build_domain_labels(
     source: str | Path,
     status_filter: str | None,
@@ -273,36 +313,10 @@ def build_domain_labels(
     path = Path(source)
     reader = csv.DictReader(io.StringIO(read_utf8(path, f"a CSV with columns url (or domain) and {spec.column}")))
     columns = reader.fieldnames or []
-    # A label table from the PageRank fetchers names domains, not URLs.
-    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
-    for column in (url_column, spec.column):
-        if column not in columns:
-            raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
-    if status_filter is not None and "status" not in columns:
-        raise InputError(f"{path}: line 1: domainauth.status_filter is {status_filter!r} but there is no column "
-                         f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "
-                         "'domainauth.status_filter: null' to keep every row (an overlay that does not set it keeps "
-                         "config.yaml's demo value)")
+    url_column = _url_column(path, columns, spec, status_filter)
     used = {url_column, spec.column, *secondary} | ({"status"} if status_filter is not None else set())
-
     drops: Counter = Counter()
-    scores: dict[str, set] = defaultdict(set)
-    suffixes: dict[str, str] = {}
-    n_urls: Counter = Counter()
-    for line, row in enumerate(reader, start=2):
-        if None in row:  # more fields than header columns
-            raise InputError(f"{path}: line {line}: {len(columns) + len(row[None])} fields, header has {len(columns)}")
-        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
-            drops["status_filter"] += 1
-            continue
-        score = _parse_score(row[spec.column], spec, path, line)
-        domain, suffix, reason = registered_domain(row[url_column] or "")
-        if domain is None:
-            drops[reason] += 1
-            continue
-        scores[domain].add(score)
-        suffixes[domain] = suffix
-        n_urls[domain] += 1
+    scores, suffixes, n_urls = _domain_scores(reader, path, columns, url_column, spec, status_filter, drops)
 
     kept = []
     for domain in sorted(scores):
