@@ -334,28 +334,9 @@ def _match_from_stored_sets(rec: Mapping) -> bool:
     return ts <= as_ or as_ <= ts or truth in answer or answer in truth
 
 
-def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int = TRIES,
-                       lowercase: bool = False) -> dict:
-    """Recompute every question's knowledge level from a knowledge file's raw
-    answers (``ai_answers``: ``ground_truth``/``AI_answer`` strings only).
-
-    ``questions`` (optional): the question list (a passages JSON path, gold
-    strings or objects with ``true_answer``) for :func:`group_answers`;
-    without it the records are grouped by consecutive ground truth
-    (:func:`group_runs`).  Returns ``levels``, ``distribution`` (counts of
-    levels 0..tries), ``classes``, ``grouping`` (``method``, ``records``,
-    ``questions``, ``group_sizes`` {size: count}, ``extra_tries``: the
-    questions with more than ``tries`` answers and the records left out),
-    the file's ``stored_levels``/``stored_distribution`` (None when absent),
-    ``level_mismatches`` (question indices whose level differs from the
-    stored one), ``stored_sets_consistent`` (records whose stored
-    truth_set/answer_set equal :func:`word_set` of the strings),
-    ``ground_truths`` (each question's gold, as stored) and
-    ``levels_from_stored_sets`` (the rule applied to the stored sets; None
-    when a record has no sets).  Bad input raises :class:`InputError` naming
-    the file and the record.
-    """
-    path = Path(path)
+def _knowledge_groups(path: Path, questions: object, tries: int) -> tuple[dict, list, list, str]:
+    """A knowledge file's object, its answer records, the records grouped per
+    question (:func:`group_runs` or :func:`group_answers`) and how they were grouped."""
     data = _load_json(path, "a knowledge JSON object with 'ai_answers'")
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object with 'ai_answers', got {type(data).__name__}")
@@ -379,6 +360,32 @@ def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int
         msg = str(err)
         raise InputError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
 
+    return data, records, groups, method
+
+
+def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int = TRIES,
+                       lowercase: bool = False) -> dict:
+    """Recompute every question's knowledge level from a knowledge file's raw
+    answers (``ai_answers``: ``ground_truth``/``AI_answer`` strings only).
+
+    ``questions`` (optional): the question list (a passages JSON path, gold
+    strings or objects with ``true_answer``) for :func:`group_answers`;
+    without it the records are grouped by consecutive ground truth
+    (:func:`group_runs`).  Returns ``levels``, ``distribution`` (counts of
+    levels 0..tries), ``classes``, ``grouping`` (``method``, ``records``,
+    ``questions``, ``group_sizes`` {size: count}, ``extra_tries``: the
+    questions with more than ``tries`` answers and the records left out),
+    the file's ``stored_levels``/``stored_distribution`` (None when absent),
+    ``level_mismatches`` (question indices whose level differs from the
+    stored one), ``stored_sets_consistent`` (records whose stored
+    truth_set/answer_set equal :func:`word_set` of the strings),
+    ``ground_truths`` (each question's gold, as stored) and
+    ``levels_from_stored_sets`` (the rule applied to the stored sets; None
+    when a record has no sets).  Bad input raises :class:`InputError` naming
+    the file and the record.
+    """
+    path = Path(path)
+    data, records, groups, method = _knowledge_groups(path, questions, tries)
     levels, extra, start = [], [], 0
     for q, group in enumerate(groups):
         used = group[-tries:]
