@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from authbench.render import tables as T
+from authbench.render.tables import write_table
 from authbench.stats import percentile_bootstrap
 from authbench.studies.ragauth import report as R
+from authbench.studies.ragauth import tables as RT
 
 
 def _row(qid, correct, topic=None, status="ok", answer="auto", gold="yes"):
@@ -121,9 +123,9 @@ def test_write_accuracy_roundtrip(tmp_path):
     assert lines[0].split("\t") == list(R.ACCURACY_COLUMNS)
     df = pd.read_csv(path, sep="\t")
     assert len(df) == len(rows)
-    t_mem, t_file = R.table5(rows), R.table5(df)
+    t_mem, t_file = RT.table5(rows), RT.table5(df)
     pd.testing.assert_frame_equal(t_mem.values, t_file.values)
-    pd.testing.assert_frame_equal(R.topic_table(rows).values, R.topic_table(df).values)
+    pd.testing.assert_frame_equal(RT.topic_table(rows).values, RT.topic_table(df).values)
 
 
 # --------------------------------------------------------------------------
@@ -154,7 +156,7 @@ def _paper_cells():
 
 
 def test_table5_layout_values_and_marks():
-    spec = R.table5(R.accuracy_rows(_paper_cells(), 50, 0))
+    spec = RT.table5(R.accuracy_rows(_paper_cells(), 50, 0))
     assert list(spec.values.index) == [("m1", "1"), ("m1", "3"), ("m2", "1"), ("m2", "3")]
     assert spec.values.index.names == ["Model", "k"]
     assert [c[0] for c in spec.values.columns] == [
@@ -193,7 +195,7 @@ def test_table5_columns_only_for_present_strategies():
         ("m", "tld_prior", 1): _cell(4, 4),
         ("m", "authority", 5): _cell(2, 4),
     }
-    spec = R.table5(R.accuracy_rows(cells, 20, 0))
+    spec = RT.table5(R.accuracy_rows(cells, 20, 0))
     assert [c[0] for c in spec.values.columns] == ["Relevance", "Authority", "TLD prior", "fail%"]
     assert list(spec.values.index) == [("m", "1"), ("m", "5")]
     assert spec.marks.loc[("m", "1"), ("Authority",)] == "best"
@@ -206,19 +208,19 @@ def test_table5_columns_only_for_present_strategies():
 
 def test_table5_uses_overall_rows_and_rejects_no_k():
     rows = R.accuracy_rows({("m", "authority", 1): _cell(1, 4, topics=["a", "a", "b", "b"])}, 20, 0)
-    spec = R.table5(rows)
+    spec = RT.table5(rows)
     assert spec.values.loc[("m", "1"), ("Authority",)] == 25.0
     with pytest.raises(ValueError, match="only no_filter"):
-        R.table5(R.accuracy_rows({("m", "no_filter", "all"): _cell(1, 2)}, 10, 0))
+        RT.table5(R.accuracy_rows({("m", "no_filter", "all"): _cell(1, 2)}, 10, 0))
     with pytest.raises(ValueError, match="no accuracy rows"):
-        R.table5([])
+        RT.table5([])
 
 
 # --------------------------------------------------------------------------
 # topic table
 # --------------------------------------------------------------------------
 def test_topic_table_without_topics_has_only_the_overall_group():
-    spec = R.topic_table(R.accuracy_rows(_paper_cells(), 10, 0))
+    spec = RT.topic_table(R.accuracy_rows(_paper_cells(), 10, 0))
     assert {col[0] for col in spec.values.columns} == {"All"}
     assert [col[1] for col in spec.values.columns] == ["acc", "CI low", "CI high", "n"]
 
@@ -228,7 +230,7 @@ def test_topic_table_layout():
     cells = {("m", "no_filter", "all"): _cell(1, 4, topics=topics),
              ("m", "authority", 3): _cell(3, 3, topics=["sci", "sci", "health"])}
     rows = R.accuracy_rows(cells, 100, 0)
-    spec = R.topic_table(rows)
+    spec = RT.topic_table(rows)
     assert list(spec.values.index) == [("m", "w/o Filter", "all"), ("m", "Authority", "3")]
     heads = list(dict.fromkeys(c[0] for c in spec.values.columns))
     assert heads == ["All", "health", "sci", "unlabelled"]
@@ -276,8 +278,8 @@ def test_latex_bold_and_underline(tmp_path):
     """Hand-written expectation: ** in Markdown is \\textbf in LaTeX, <u> is \\underline."""
     cells = {("Qwen3-8B", "relevance", 1): _cell(1, 4), ("Qwen3-8B", "utility", 1): _cell(2, 4),
              ("Qwen3-8B", "authority", 1): _cell(3, 4), ("Qwen3-8B", "pagerank_oracle", 1): _cell(4, 4)}
-    spec = R.table5(R.accuracy_rows(cells, 10, 0))
-    md_path, tex_path = T.write_table(spec, tmp_path / "t5")[1:]
+    spec = RT.table5(R.accuracy_rows(cells, 10, 0))
+    md_path, tex_path = write_table(spec, tmp_path / "t5")[1:]
     md_row = [ln for ln in md_path.read_text(encoding="utf-8").splitlines() if ln.startswith("| Qwen3-8B")]
     assert md_row == ["| Qwen3-8B | 1 | 25.00 | <u>50.00</u> | **75.00** | 100.00 | 0.00 |"]
     tex = tex_path.read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 builder (:func:`build_table`) and the ``.csv`` / ``.md`` / ``.tex`` writer
 (:func:`write_table`).  The studies' own tables are built on it:
 :mod:`authbench.studies.authority.tables` (AuthorityBench),
-:mod:`authbench.studies.selfpref.tables` and :mod:`authbench.studies.ragauth.report`.
+:mod:`authbench.studies.selfpref.tables` and :mod:`authbench.studies.ragauth.tables`.
 
 A :class:`TableSpec` holds the display cells, the numeric frame behind them
 (already in display units, e.g. correlations and accuracies multiplied by 100

@@ -9,10 +9,10 @@ from authbench.render.catalog import Report, Table, builders_caption
 
 
 def _report():
-    """The builders (:mod:`authbench.studies.ragauth.report`, loaded when the report is written)."""
-    from authbench.studies.ragauth import report
+    """The builders (:mod:`authbench.studies.ragauth.tables`, loaded when the report is written)."""
+    from authbench.studies.ragauth import tables
 
-    return report
+    return tables
 
 
 # every item is always written (the builders take the accuracy rows: authbench.studies.ragauth.report.accuracy_rows)

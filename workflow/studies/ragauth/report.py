@@ -1,5 +1,5 @@
 """RAGAuth answer accuracy: bootstrap intervals, the long accuracy table and
-the paper's Table 5 (plus a per-topic companion table).
+the report folder.
 
 Input ("cells"): one entry per answer cell, i.e. per (model, strategy, k),
 with its judgment rows, one per question::
@@ -19,9 +19,7 @@ Output:
   bootstrap CI in percent, unrounded; one ``topic="all"`` row per cell plus,
   when any question carries a topic, one row per topic present in the cell
   (questions without a topic under ``"unlabelled"``).
-* :func:`table5` -> :class:`~authbench.render.tables.TableSpec` in the layout of the
-  paper's Table 5 (rows model x k), with two extra reference columns.
-* :func:`topic_table` -> accuracy with 95% CI and n, overall and per topic.
+* the tables built from them: :mod:`authbench.studies.ragauth.tables`.
 * :func:`write_rag_report` writes ``accuracy.tsv``, both tables and ``contents.md``.
 """
 
@@ -29,23 +27,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 from authbench.errors import excerpt
 from authbench.records import write_tsv
-from authbench.render.tables import (
-    COUNT,
-    FAIL,
-    PCT,
-    Column,
-    TableSpec,
-    baselines_last,
-    build_table,
-    is_baseline,
-    round2,
-)
 from authbench.stats import percentile_bootstrap
 
 __all__ = [
@@ -53,8 +39,6 @@ __all__ = [
     "STRATEGIES",
     "STRATEGY_LABELS",
     "accuracy_rows",
-    "table5",
-    "topic_table",
     "write_accuracy",
     "write_rag_report",
 ]
@@ -92,7 +76,7 @@ ACCURACY_COLUMNS = (
 # --------------------------------------------------------------------------
 # long accuracy rows
 # --------------------------------------------------------------------------
-def _norm_k(strategy: str, k) -> str:
+def norm_k(strategy: str, k) -> str:
     if strategy == NO_FILTER:
         if str(k) != ALL:
             raise ValueError(f"strategy 'no_filter' takes k='all', got k={k!r}")
@@ -122,7 +106,7 @@ def _identity(key) -> tuple[str, str, str]:
     strategy = str(strategy)
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of {list(STRATEGIES)}")
-    return str(model), strategy, _norm_k(strategy, k)
+    return str(model), strategy, norm_k(strategy, k)
 
 
 def _iter_cells(cells) -> Iterable[tuple[object, list]]:
@@ -192,7 +176,7 @@ def _stat_row(model, strategy, k, topic, judged, n_boot, seed) -> dict:
     }
 
 
-def _k_sort(k: str):
+def k_sort(k: str):
     return (-1, 0) if k == ALL else (0, int(k))
 
 
@@ -226,7 +210,7 @@ def accuracy_rows(cells, n_boot: int, seed: int, topics: bool = True) -> list[di
     labelled = topics and any(t is not None for rows in parsed.values() for _, t, _, _ in rows)
 
     out = []
-    order = sorted(parsed, key=lambda i: (models.index(i[0]), STRATEGIES.index(i[1]), _k_sort(i[2])))
+    order = sorted(parsed, key=lambda i: (models.index(i[0]), STRATEGIES.index(i[1]), k_sort(i[2])))
     for model, strategy, k in order:
         judged = parsed[(model, strategy, k)]
         out.append(_stat_row(model, strategy, k, ALL, judged, n_boot, seed))
@@ -244,169 +228,6 @@ def accuracy_rows(cells, n_boot: int, seed: int, topics: bool = True) -> list[di
 def write_accuracy(rows: Iterable[Mapping], path: str | Path) -> None:
     """The long accuracy rows as a TSV with the columns :data:`ACCURACY_COLUMNS`."""
     write_tsv(rows, path, ACCURACY_COLUMNS)
-
-
-# --------------------------------------------------------------------------
-# tables
-# --------------------------------------------------------------------------
-def _frame(rows, what: str) -> pd.DataFrame:
-    df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    if df.empty:
-        raise ValueError(f"{what}: no accuracy rows; expected the output of accuracy_rows()")
-    missing = [c for c in ACCURACY_COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: missing column(s) {missing}; expected {list(ACCURACY_COLUMNS)}")
-    df["model"] = df["model"].astype(str)
-    df["strategy"] = df["strategy"].astype(str)
-    unknown = sorted(set(df["strategy"]) - set(STRATEGIES))
-    if unknown:
-        raise ValueError(f"{what}: unknown strategy/strategies {unknown}; expected {list(STRATEGIES)}")
-    df["k"] = [_norm_k(s, k) for s, k in zip(df["strategy"], df["k"])]
-    df["topic"] = df["topic"].astype(str)
-    for col in ("n", "correct", "accuracy", "ci_low", "ci_high", "parse_failures"):
-        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-    return df
-
-
-def _index(df: pd.DataFrame, what: str) -> dict[tuple, dict]:
-    out: dict[tuple, dict] = {}
-    for rec in df.to_dict("records"):
-        key = (rec["model"], rec["strategy"], rec["k"], rec["topic"])
-        if key in out:
-            raise ValueError(f"{what}: duplicate accuracy row for {key!r}")
-        out[key] = rec
-    return out
-
-
-def table5(rows) -> TableSpec:
-    """Table 5: answer accuracy (%) on RAGAuth, rows model x k.
-
-    ``rows`` are :func:`accuracy_rows` dicts or the frame read back from
-    :func:`write_accuracy`; only the overall (``topic="all"``) rows are used.
-    Columns, each only when its strategy occurs in the data: ``w/o Filter``
-    (the model's single no-filter accuracy, repeated on every k row so that
-    each row compares all four of the paper's strategies), ``Relevance``,
-    ``Utility``, ``Authority``, then our references ``PageRank oracle`` and
-    ``TLD prior``, then ``fail%``: the parse failures over all answers of the
-    cells shown in the row (the no-filter cell included), in percent.  The k
-    rows are every k of any filtered cell, sorted numerically; absent cells
-    show ``–``.  Per row, the best / second-best of the paper's four columns
-    are bold / underlined; the two reference columns are never marked.
-    """
-    what = "table5"
-    df = _frame(rows, what)
-    df = df[df["topic"] == ALL]
-    if df.empty:
-        raise ValueError(f"{what}: no overall (topic='all') accuracy rows")
-    look = _index(df, what)
-    ks = sorted({k for k in df["k"] if k != ALL}, key=int)
-    if not ks:
-        raise ValueError(f"{what}: only no_filter cells found; Table 5 needs filtered cells with a top-k")
-    present = [s for s in STRATEGIES if s in set(df["strategy"])]
-    models = baselines_last(df["model"])
-    table_rows = [(m, k) for m in models for k in ks]
-
-    def _cell(model, strategy, k):
-        return look.get((model, strategy, ALL if strategy == NO_FILTER else k, ALL))
-
-    def _acc(r, s):
-        hit = _cell(r[0], s, r[1])
-        return math.nan if hit is None else round2(hit["accuracy"])
-
-    def _fail(r):
-        hits = [h for h in (_cell(r[0], s, r[1]) for s in present) if h is not None]
-        n = sum(h["n"] for h in hits)
-        if not n:
-            return math.nan
-        return round2(100.0 * sum(h["parse_failures"] for h in hits) / n)
-
-    cols = [
-        Column((STRATEGY_LABELS[s],), PCT, lambda r, s=s: _acc(r, s), group="acc" if s in PAPER_STRATEGIES else None)
-        for s in present
-    ]
-    cols.append(Column((FAIL,), PCT, _fail))
-
-    llm = [m for m in models if not is_baseline(m)]
-    marked = [STRATEGY_LABELS[s] for s in present if s in PAPER_STRATEGIES]
-    caption = (
-        f"Answer accuracy (%) on RAGAuth across {len(llm)} model{'s' if len(llm) != 1 else ''} "
-        f"under different filtering strategies and top-k settings (k in {{{', '.join(ks)}}}). "
-        "Bold: best per LLM per k; underline: second best"
-        + (f" (among {_join(marked)})." if marked else ".")
-    )
-    what_is = {
-        "pagerank_oracle": "PageRank oracle: documents ranked by their true PageRank",
-        "tld_prior": "TLD prior: documents ranked by a public-suffix prior",
-    }
-    extra = [what_is[s] for s in present if s in what_is]
-    if extra:
-        caption += " " + "; ".join(extra) + " (reference filters added by us, never marked)."
-    if NO_FILTER in present:
-        caption += " w/o Filter does not depend on k and is repeated on every k row."
-    caption += " fail%: unparsed answers over all cells of the row."
-    return build_table(
-        table_rows,
-        table_rows,
-        ["Model", "k"],
-        cols,
-        [is_baseline(m) for m, _ in table_rows],
-        caption=caption,
-    )
-
-
-def _join(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def topic_table(rows) -> TableSpec:
-    """Answer accuracy (%) with its bootstrap interval, overall and per topic
-    (only the ``All`` group when the data carries no topic labels: the
-    workflow always writes this table, so it must not depend on the data).
-
-    Rows model x strategy x k (strategy shown by its Table 5 label, k ``all``
-    for w/o Filter); column groups ``All`` and then one per topic (labels
-    sorted, ``unlabelled`` last), each with ``acc``, ``CI low``, ``CI high``
-    (95% percentile bootstrap) and ``n``.  A topic absent from a cell shows
-    ``–`` and n 0.  No highlighting.
-    """
-    what = "topic_table"
-    df = _frame(rows, what)
-    labels = set(df["topic"]) - {ALL}
-    look = _index(df, what)
-    topics = [ALL] + sorted(t for t in labels if t != UNLABELLED) + ([UNLABELLED] if UNLABELLED in labels else [])
-    models = baselines_last(df["model"])
-    cells = sorted(
-        {(m, s, k) for m, s, k in zip(df["model"], df["strategy"], df["k"])},
-        key=lambda c: (models.index(c[0]), STRATEGIES.index(c[1]), _k_sort(c[2])),
-    )
-
-    def _get(r, topic, field):
-        hit = look.get((*r, topic))
-        if hit is None:
-            return 0.0 if field == "n" else math.nan
-        return hit["n"] if field == "n" else round2(hit[field])
-
-    cols = []
-    for t in topics:
-        head = "All" if t == ALL else t
-        cols += [
-            Column((head, "acc"), PCT, lambda r, t=t: _get(r, t, "accuracy")),
-            Column((head, "CI low"), PCT, lambda r, t=t: _get(r, t, "ci_low")),
-            Column((head, "CI high"), PCT, lambda r, t=t: _get(r, t, "ci_high")),
-            Column((head, "n"), COUNT, lambda r, t=t: _get(r, t, "n")),
-        ]
-    caption = (
-        "Answer accuracy (%) on RAGAuth per question topic, with 95% percentile-bootstrap "
-        "intervals over questions (CI low / CI high) and the number of questions n."
-    )
-    return build_table(
-        cells,
-        [(m, STRATEGY_LABELS[s], k) for m, s, k in cells],
-        ["Model", "Strategy", "k"],
-        cols,
-        [False] * len(cells),
-        caption=caption,
-    )
 
 
 def write_rag_report(rows, outdir: str | Path) -> list[Path]:
