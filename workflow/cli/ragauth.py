@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
 from authbench.config import GenerateConfig
