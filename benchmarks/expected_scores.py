@@ -149,7 +149,7 @@ def run(args) -> list[dict]:
                 a, e = slot_pairs(judgments)
                 info = summary(judgments, [r.score_probs for r in responses])
                 row = {"model": name, "judge": judge, "setting": setting, "calls": len(requests),
-                       "engine_calls": stats_["engine_calls"], "seconds": round(seconds, 1),
+                       "engine_calls": stats_.engine_calls, "seconds": round(seconds, 1),
                        "agreement": stats.spearmanr(a, e).statistic if len(set(a)) > 1 else float("nan"),
                        "fallback": info["score_slots"] - info["from_distribution"], "slots": info["score_slots"],
                        "mass": info["mass_mean"]}
@@ -173,7 +173,7 @@ def run(args) -> list[dict]:
                         row[f"{key}_ties"] = tied_pairs
                 row["lists"] = len(instances)
                 out.append(row)
-                print(f"{name} {judge}/{setting}: {len(requests)} calls, {stats_['engine_calls']} computed, "
+                print(f"{name} {judge}/{setting}: {len(requests)} calls, {stats_.engine_calls} computed, "
                       f"{seconds:.1f} s", file=sys.stderr)
     return out
 

@@ -179,19 +179,19 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
     out, stats = run_cell(reqs, lambda: engine, gen, False, cache=cache, model=model)
     assert [r.text for r in out] == ["2", "3", "2", "1"] and [r.id for r in out] == ["r0", "r1", "r2", "r3"]
     assert sorted(engine.sent) == ["aa", "bbb", "c"]  # the duplicate was sent once
-    assert stats["cache_hits"] == 0 and stats["engine_calls"] == 3 and stats["unique_requests"] == 3
+    assert stats.cache_hits == 0 and stats.engine_calls == 3 and stats.unique == 3
 
     # another cell sharing two prompts: only the new one reaches the engine
     engine2 = CountingEngine()
     out2, stats2 = run_cell(_requests(["c", "dddd", "bbb"]), lambda: engine2, gen, False, cache=cache, model=model)
-    assert engine2.sent == ["dddd"] and stats2["cache_hits"] == 2 and [r.text for r in out2] == ["1", "4", "3"]
+    assert engine2.sent == ["dddd"] and stats2.cache_hits == 2 and [r.text for r in out2] == ["1", "4", "3"]
 
     # everything cached: the engine factory is never called (no model load)
     def must_not_load():
         raise AssertionError("engine created although every reply is cached")
 
     out3, stats3 = run_cell(reqs, must_not_load, gen, False, cache=cache, model=model)
-    assert stats3["engine_calls"] == 0 and stats3["cache_hits"] == 3 and stats3["engine"] is None
+    assert stats3.engine_calls == 0 and stats3.cache_hits == 3 and stats3.engine is None
     assert [(r.text, r.prompt_tokens, r.seconds) for r in out3] == [(r.text, r.prompt_tokens, r.seconds) for r in out]
 
 
@@ -204,4 +204,4 @@ def test_a_damaged_record_is_recomputed_and_counted_in_the_cells_stats(tmp_path)
     engine = CountingEngine()
     out, stats = run_cell(reqs, lambda: engine, gen, False, cache=ResponseCache(tmp_path, writer="second"), model=model)
     assert engine.sent == ["bbb"] and [r.text for r in out] == ["2", "3", "1"]  # the edited reply is not served
-    assert stats["cache_problems"] == {"record_does_not_match_its_key": 1} and stats["cache_hits"] == 2
+    assert stats.cache_problems == {"record_does_not_match_its_key": 1} and stats.cache_hits == 2

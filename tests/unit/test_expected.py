@@ -255,20 +255,20 @@ def test_runner_keys_unchanged_and_cached_replies_upgraded(tmp_path):
                         expected_scores=flag)
 
     argmax, s1 = run(False)
-    assert s1["engine_calls"] == 7 and "recomputed_for_score_probs" not in s1
+    assert s1.engine_calls == 7 and s1.recomputed is None
     assert all(r.score_probs is None for r in argmax)
     plain_rows = parse_responses(reqs, argmax)
     assert all("expected" not in j for j in plain_rows)
     with_e, s2 = run(True)
     # the 6 score replies are computed again (their cached copies lack distributions); the ranking is a hit
-    assert (s2["cache_hits"], s2["engine_calls"], s2["recomputed_for_score_probs"]) == (1, 6, 6)
+    assert (s2.cache_hits, s2.engine_calls, s2.recomputed) == (1, 6, 6)
     assert [r.text for r in with_e] == [r.text for r in argmax]
     assert [r.score_probs is not None for r in with_e] == [True] * 6 + [False]
     again, s3 = run(True)
-    assert (s3["cache_hits"], s3["engine_calls"], s3["recomputed_for_score_probs"]) == (7, 0, 0)
+    assert (s3.cache_hits, s3.engine_calls, s3.recomputed) == (7, 0, 0)
     assert [r.score_probs for r in again] == [r.score_probs for r in with_e]
     back, s4 = run(False)  # a record with distributions serves a request that does not ask
-    assert (s4["cache_hits"], s4["engine_calls"]) == (7, 0) and all(r.score_probs is None for r in back)
+    assert (s4.cache_hits, s4.engine_calls) == (7, 0) and all(r.score_probs is None for r in back)
     rows = parse_responses(reqs, with_e)
     assert [{k: v for k, v in j.items() if k not in ("expected", "expected_fallback")} for j in rows] == plain_rows
     point = rows[0]

@@ -198,31 +198,31 @@ def test_score_texts_caches_and_never_loads_the_model_twice(tmp_path):
                        "truncated_tokens": 0}
     assert rows[2] == rows[0] | {"id": "h2"}
     assert rows[3]["tokens"] == 0 and math.isnan(rows[3]["perplexity"])
-    assert stats["n"] == 5 and stats["unique_texts"] == 4 and stats["cache_hits"] == 0
-    assert stats["engine_calls"] == 4 and stats["engine"] == {"engine": "fake"}
-    assert stats["seconds"] == pytest.approx(0.04) and stats["model_load_seconds"] >= 0
-    assert stats["truncated_texts"] == 1
+    assert stats.requests == 5 and stats.unique == 4 and stats.cache_hits == 0
+    assert stats.engine_calls == 4 and stats.engine == {"engine": "fake"}
+    assert stats.engine_seconds == pytest.approx(0.04) and stats.load_seconds >= 0
+    assert stats.truncated_texts == 1
 
     def no_factory():
         raise AssertionError("the engine must not be created when everything is cached")
 
     rows2, stats2 = score_texts(ITEMS, no_factory, IDENT, cache)
-    assert stats2["engine_calls"] == 0 and stats2["cache_hits"] == 4 and stats2["engine"] is None
-    assert stats2["seconds"] == 0.0 and stats2["model_load_seconds"] == 0.0
+    assert stats2.engine_calls == 0 and stats2.cache_hits == 4 and stats2.engine is None
+    assert stats2.engine_seconds == 0.0 and stats2.load_seconds == 0.0
     assert json.dumps(rows2, sort_keys=True) == json.dumps(rows, sort_keys=True)  # NaN compares equal as text
 
     # one new text: only it is scored; another model: nothing is shared
     rows3, stats3 = score_texts(ITEMS + [{"id": "n", "text": "new"}], factory, IDENT, cache)
-    assert made[-1].calls == [["new"]] and stats3["cache_hits"] == 4 and stats3["engine_calls"] == 1
+    assert made[-1].calls == [["new"]] and stats3.cache_hits == 4 and stats3.engine_calls == 1
     _, stats4 = score_texts(ITEMS[:1], factory, {**IDENT, "revision": "2.0.0"}, cache)
-    assert stats4["engine_calls"] == 1 and len(made) == 3
+    assert stats4.engine_calls == 1 and len(made) == 3
 
 
 def test_score_texts_without_cache_and_with_an_engine_instance():
     eng = FakeEngine()
     rows, stats = score_texts(ITEMS, eng)
     assert len(eng.calls) == 1 and not eng.closed  # an instance passed in is the caller's to close
-    assert stats["cache_hits"] == 0 and stats["engine_calls"] == 4 and [r["id"] for r in rows][-1] == "t"
+    assert stats.cache_hits == 0 and stats.engine_calls == 4 and [r["id"] for r in rows][-1] == "t"
 
 
 def test_score_texts_rejects_bad_input(tmp_path):

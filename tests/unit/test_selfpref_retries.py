@@ -10,8 +10,10 @@ from typing import ClassVar
 
 import pytest
 from authbench.cli import main
+from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Engine, Response, register
-from authbench.llm.runner import merge_run_stats, run_requests, run_with_retries, tries_summary
+from authbench.llm.runner import run_requests, run_with_retries, tries_summary
+from authbench.llm.runs import CellRun, RunStats
 from authbench.records import read_jsonl, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,31 +175,25 @@ def test_run_with_retries_only_reasks_what_is_unsettled():
     def run_try(batch, t):
         sent.append((t, [r["request_id"] for r in batch]))
         replies = [Response(r["request_id"], f"{r['request_id'].split('#')[0]}:{t}", 1, 1, 0.5, "stop") for r in batch]
-        return replies, {"n_requests": len(batch), "unique_requests": len(batch), "cache_hits": 0,
-                         "engine_calls": len(batch), "model_load_seconds": 0.0, "engine_seconds_new": 0.5 * len(batch),
-                         "engines_used": ["{}"], "cache_problems": {}, "engine": {"engine": "x"}}
+        stats = RunStats(requests=len(batch), unique=len(batch), engine_calls=len(batch),
+                         engine_seconds=0.5 * len(batch), engines_used=("{}",), engine={"engine": "x"})
+        return CellRun("cell", {}, stats, engine="x", generate=GenerateConfig(seed=t), constrained=False,
+                       requests=batch, responses=replies)
 
     need = {"a": 0, "b": 2, "c": 9}  # the try at which each settles
     requests = [{"request_id": k, "prompt": k} for k in need]
-    final, tries, all_sent, got, stats = run_with_retries(
+    asked = run_with_retries(
         requests, run_try, lambda i, text: int(text.split(":")[1]) >= need[requests[i]["request_id"]], retries=3)
+    final, tries, run = asked.final, asked.tries, asked.run
     assert sent == [(0, ["a", "b", "c"]), (1, ["b#retry1", "c#retry1"]), (2, ["b#retry2", "c#retry2"]),
                     (3, ["c#retry3"])]
     assert tries == [1, 3, 4] and [r.text for r in final] == ["a:0", "b:2", "c:3"]
-    assert len(all_sent) == len(got) == 8 and stats["n_requests"] == 8 and stats["engine_seconds_new"] == 4.0
+    assert [r["request_id"] for r in run.requests] == [r.id for r in run.responses] == [i for _, ids in sent for i in ids]
+    assert run.stats.requests == 8 and run.stats.engine_seconds == 4.0 and run.generate.seed == 0  # try 0's
     assert tries_summary(tries, 1, 3) == {"retries": 3, "max_tries": 4, "tries_used": {"1": 1, "3": 1, "4": 1},
                                           "requests_sent": 8, "unsettled_after_last_try": 1}
     with pytest.raises(ValueError, match="retries must be >= 0"):
         run_with_retries(requests, run_try, lambda i, t: True, retries=-1)
-
-
-def test_merge_run_stats_sums_and_pools():
-    a = {"n_requests": 2, "unique_requests": 2, "cache_hits": 1, "engine_calls": 1, "model_load_seconds": 1.5,
-         "engine_seconds_new": 0.25, "engines_used": ["x"], "cache_problems": {"torn_line": 1}, "engine": None}
-    b = {**a, "engines_used": ["y"], "engine": {"engine": "e"}}
-    m = merge_run_stats(merge_run_stats(None, a), b)
-    assert (m["n_requests"], m["cache_hits"], m["model_load_seconds"], m["engine_seconds_new"]) == (4, 2, 3.0, 0.5)
-    assert m["engines_used"] == ["x", "y"] and m["cache_problems"] == {"torn_line": 2} and m["engine"] == {"engine": "e"}
 
 
 def test_knowledge_probe_tries_use_seed_plus_try_and_the_whole_reply(files):

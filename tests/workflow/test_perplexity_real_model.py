@@ -165,7 +165,7 @@ def test_score_texts_with_the_embedded_model(gguf, engine, tmp_path):
                               ResponseCache(tmp_path))
     direct = list(engine.perplexity([FLUENT]))[0]
     assert rows[0]["tokens"] == direct.tokens and rows[0]["nll"] == pytest.approx(direct.nll, rel=1e-9)
-    assert stats["engine"]["engine"] == "llamacpp" and stats["model_load_seconds"] > 0
+    assert stats.engine["engine"] == "llamacpp" and stats.load_seconds > 0
     again, stats2 = score_texts(items, lambda: pytest.fail("model loaded again"), perplexity_identity(cfg),
                                 ResponseCache(tmp_path))
-    assert stats2["engine_calls"] == 0 and again[0] == rows[0]
+    assert stats2.engine_calls == 0 and again[0] == rows[0]

@@ -144,10 +144,9 @@ def cmd_judge(args, params) -> None:
         server = wait_for_server(args.server)
         engine_config = served_engine_config(params["model"], server)
         extra["server"] = {k: server[k] for k in ("base_url", "host", "pid", "started", "load_seconds")}
-    responses, run, model, gen = run_cell_requests(args, params, requests, engine_config=engine_config,
-                                                   expected_scores=params["expected_scores"])
-    judgments = parse_responses(requests, responses)
-    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
+    run = run_cell_requests(args, params, requests, engine_config=engine_config,
+                            expected_scores=params["expected_scores"])
+    write_cell_files(args, run, parse_responses(requests, run.responses),
                      {"instances": (args.instances, {"n": len(instances)})}, extra)
 
 

@@ -3,11 +3,13 @@ rule's files and ``--params`` to the one cell runner (:mod:`authbench.llm.runner
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.llm.runner import run_requests, write_cell
+from authbench.llm.runner import Retried, run_requests, run_with_retries, write_cell
+from authbench.llm.runs import CellRun
 
 log = logging.getLogger("authbench")
 
@@ -23,7 +25,7 @@ def index(rows, key: str = "pid") -> dict:
 
 def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mapping | None = None,
                       constrained: bool | None = None, engine_config: Mapping | None = None,
-                      expected_scores: bool = False):
+                      expected_scores: bool = False) -> CellRun:
     """A cell's requests through the cache and the engine of ``params["model"]``
     (``constrained`` overrides the config's switch: free-text steps pass False;
     ``engine_config``: the model's server, see :mod:`authbench.llm.serve`;
@@ -46,28 +48,15 @@ def try_seed(params, generate: Mapping | None, t: int) -> dict:
 
 
 def run_cell_retried(args, params, requests: Sequence[Mapping], settled, retries: int,
-                     generate: Mapping | None = None, constrained: bool | None = None):
+                     generate: Mapping | None = None, constrained: bool | None = None) -> Retried:
     """:func:`run_cell_requests` under :func:`authbench.llm.runner.run_with_retries`:
-    try ``t`` with seed + ``t`` (:func:`try_seed`). Returns each request's last
-    reply, the tries each used, every request sent and response (all tries),
-    the merged run stats, the model identity and try 0's sampling config."""
-    from authbench.llm.runner import run_with_retries
-
-    first: dict = {}
-
-    def run_try(batch, t):
-        responses, run, model, gen = run_cell_requests(args, params, batch, generate=try_seed(params, generate, t),
-                                                       constrained=constrained)
-        first.setdefault("model", model)
-        first.setdefault("gen", gen)
-        return responses, run
-
-    final, tries, sent, got, run = run_with_retries(requests, run_try, settled, retries)
-    return final, tries, sent, got, run, first["model"], first["gen"]
+    try ``t`` with seed + ``t`` (:func:`try_seed`)."""
+    return run_with_retries(requests, lambda batch, t: run_cell_requests(
+        args, params, batch, generate=try_seed(params, generate, t), constrained=constrained), settled, retries)
 
 
-def write_cell_files(args, params, requests, responses, judgments, run, model, gen, inputs: dict, extra: dict) -> None:
-    """The cell's responses.jsonl, judgments.jsonl and manifest.json at the rule's paths."""
+def write_cell_files(args, run: CellRun, judgments: Sequence[Mapping], inputs: dict, extra: dict) -> None:
+    """The cell's responses.jsonl, judgments.jsonl and manifest.json at the
+    rule's paths, its template(s) ``args.template``."""
     write_cell({"responses": args.responses, "judgments": args.judgments, "manifest": args.manifest},
-               params["cell"], params["model"]["engine"], args.template, params["constrained"],
-               requests, responses, judgments, run, model, gen, inputs, extra)
+               dataclasses.replace(run, judgments=judgments, template=args.template, inputs=inputs, extra=extra))

@@ -78,14 +78,13 @@ def cmd_rank(args, params) -> None:
     n_max = max(len(q["documents"]) for q in questions)
     requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
                                      _reply_budget(params, template.output, n_max))
-    responses, run, model, gen = run_cell_requests(args, params, requests)
-    judgments = parse_responses(requests, responses)
+    run = run_cell_requests(args, params, requests)
+    judgments = parse_responses(requests, run.responses)
     scores = [{"qid": r["request_id"], "scores": judged_scores(j["value"], r["n"]), "status": j["status"]}
               for r, j in zip(requests, judgments)]
     mkparent(args.scores)
     write_jsonl(scores, args.scores)
-    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
-                     {"questions": (args.questions, {"n": len(questions)})},
+    write_cell_files(args, run, judgments, {"questions": (args.questions, {"n": len(questions)})},
                      {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
                       **counts})
 
@@ -97,12 +96,12 @@ def cmd_answer(args, params) -> None:
     scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
     requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
                                              params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
-    responses, run, model, gen = run_cell_requests(args, params, requests)
-    judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, responses)]
+    run = run_cell_requests(args, params, requests)
+    judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, run.responses)]
     inputs = {"questions": (args.questions, {"n": len(questions)})}
     if args.scores:
         inputs["scores"] = (args.scores, {})
-    write_cell_files(args, params, requests, responses, judgments, run, model, gen, inputs,
+    write_cell_files(args, run, judgments, inputs,
                      {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
                       "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
                       **counts})

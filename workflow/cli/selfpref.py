@@ -52,48 +52,38 @@ def cmd_generate(args, params) -> None:
              if p["author"] == "human" and p["variant"] == "normal" and p["factual"]}
     chosen = [q for q in questions if q["qid"] in human][: params["items"]]
     requests = generation_requests(chosen, human, templates, kinds)
-    responses, run, model, gen = run_cell_requests(args, params, requests, generate=params["generate"],
-                                                   constrained=False)
-    passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in responses])
+    run = run_cell_requests(args, params, requests, generate=params["generate"], constrained=False)
+    passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in run.responses])
     judgments = [{"request_id": r["request_id"], "status": "ok" if resp.text.strip() else "empty"}
-                 for r, resp in zip(requests, responses)]
+                 for r, resp in zip(requests, run.responses)]
     mkparent(args.out, args.drops)
     write_jsonl(passages, args.out)
     write_tsv([{"reason": k, "count": v} for k, v in sorted(drops.items())]
               + [{"reason": "kept_passages", "count": len(passages)},
                  {"reason": "false_answers", "count": len(answers)}], args.drops, ["reason", "count"])
-    write_cell_files(args, params, requests, responses, judgments, run, model, gen,
-                    {"questions": (args.questions, {"n": len(chosen)})},
-                    {"constrained": False, "author": params["author"], "drops": drops, "passages": len(passages)})
+    write_cell_files(args, run, judgments, {"questions": (args.questions, {"n": len(chosen)})},
+                     {"author": params["author"], "drops": drops, "passages": len(passages)})
 
 
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
-    from authbench.llm.runner import merge_run_stats
+    from authbench.llm.runs import joined
     from authbench.studies.selfpref.requests import knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
     sample = json.loads(Path(args.sample).read_text())
     questions = [q for q in read_jsonl(args.questions) if q["qid"] in set(sample["main"])]
     base = knowledge_requests(questions, template)
-    all_requests, all_responses, replies, total = [], [], [], None
-    gen = None
-    for t in range(params["tries"]):
-        requests = [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base]
-        responses, run, model, gen = run_cell_requests(args, params, requests,
-                                                       generate=try_seed(params, params["generate"], t),
-                                                       constrained=False)
-        all_requests += requests
-        all_responses += responses
-        replies.append([r.text for r in responses])
-        total = merge_run_stats(total, run)
-    tries, levels = knowledge_rows(questions, replies)
+    runs = [run_cell_requests(args, params, [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base],
+                              generate=try_seed(params, params["generate"], t), constrained=False)
+            for t in range(params["tries"])]
+    tries, levels = knowledge_rows(questions, [[r.text for r in run.responses] for run in runs])
     mkparent(args.levels)
     write_jsonl(levels, args.levels)
-    write_cell_files(args, params, all_requests, all_responses, tries, total, model, gen,
-                    {"questions": (args.questions, {"n": len(questions)})},
-                    {"constrained": False, "tries": params["tries"], "generate": {**gen.__dict__, "seed": "seed + try"},
-                     "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}})
+    run = joined(runs)
+    write_cell_files(args, run, tries, {"questions": (args.questions, {"n": len(questions)})},
+                     {"tries": params["tries"], "generate": {**run.generate.__dict__, "seed": "seed + try"},
+                      "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}})
 
 
 def cmd_shipped_knowledge(args, params) -> None:
@@ -139,20 +129,21 @@ def cmd_perplexity(args, params) -> None:
     from authbench.llm.cache import ResponseCache
     from authbench.llm.engines.base import create_engine
     from authbench.llm.runner import perplexity_identity, score_texts
+    from authbench.llm.runs import CellRun, write_manifest
 
     # Table 1 reports the normal TRUE passages only: nothing else is scored
     passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"]]
     model_cfg = params["model"]
     cache = ResponseCache(params["cache"], writer=params["cell"]) if params.get("cache") else None
+    model = perplexity_identity(model_cfg)
     rows, stats = score_texts([{"id": p["pid"], "text": p["text"]} for p in passages],
-                              lambda: create_engine(model_cfg, args.model_file), perplexity_identity(model_cfg), cache)
+                              lambda: create_engine(model_cfg, args.model_file), model, cache)
     by_id = index(passages)
     out = [{"pid": r["id"], "author": by_id[r["id"]]["author"], "variant": "normal",
             "factual": True, "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]
     mkparent(args.out, args.manifest)
     write_jsonl(out, args.out)
-    Path(args.manifest).write_text(json.dumps({"cell": params["cell"], "model": perplexity_identity(model_cfg),
-                                               **stats}, indent=2, sort_keys=True, default=str) + "\n")
+    write_manifest(CellRun(params["cell"], model, stats), args.manifest)
 
 
 def cmd_rerank(args, params) -> None:
@@ -186,12 +177,12 @@ def cmd_rerank(args, params) -> None:
                  extra["false_passages"]["made"], drops)
     requests = rerank_requests(questions, passages, template, prompt)
     retries = int(params["retries"])
-    final, tries, sent, got, run, model, gen = run_cell_retried(
-        args, params, requests, lambda i, text: rerank_settled(text), retries, generate=params["generate"])
-    rows = rerank_rows(requests, index(passages), [r.text for r in final], prompt, params["evaluator"], tries)
-    extra["tries"] = tries_summary(tries, sum(r["status"] != "ok" for r in rows), retries)
-    write_cell_files(args, params, sent, got, rows, run, model, gen,
-                    {"passages": (args.passages, {"n": len(passages)})}, extra)
+    asked = run_cell_retried(args, params, requests, lambda i, text: rerank_settled(text), retries,
+                             generate=params["generate"])
+    rows = rerank_rows(requests, index(passages), [r.text for r in asked.final], prompt, params["evaluator"],
+                       asked.tries)
+    extra["tries"] = tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)
+    write_cell_files(args, asked.run, rows, {"passages": (args.passages, {"n": len(passages)})}, extra)
 
 
 def cmd_compare(args, params) -> None:
@@ -217,14 +208,13 @@ def cmd_compare(args, params) -> None:
     requests = comparison_requests(comps, questions, by_pid, template)
     knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
     retries = int(params["retries"])
-    final, tries, sent, got, run, model, gen = run_cell_retried(
-        args, params, requests, lambda i, text: comparison_settled(comps[i], by_pid, text), retries,
-        generate=params["generate"], constrained=False)
-    rows = comparison_rows(comps, requests, by_pid, [r.text for r in final], params["evaluator"], knowledge, tries)
-    write_cell_files(args, params, sent, got, rows, run, model, gen,
-                    {"passages": (args.passages, {"n": len(passages)})},
-                    {"constrained": False, "run": params["run"], "self_author": params["self_author"],
-                     "tries": tries_summary(tries, sum(r["status"] != "ok" for r in rows), retries)})
+    asked = run_cell_retried(args, params, requests, lambda i, text: comparison_settled(comps[i], by_pid, text),
+                             retries, generate=params["generate"], constrained=False)
+    rows = comparison_rows(comps, requests, by_pid, [r.text for r in asked.final], params["evaluator"], knowledge,
+                           asked.tries)
+    write_cell_files(args, asked.run, rows, {"passages": (args.passages, {"n": len(passages)})},
+                     {"run": params["run"], "self_author": params["self_author"],
+                      "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)})
 
 
 def cmd_report(args, params) -> None:

@@ -3,7 +3,8 @@
 decoding constraints in ``grammars`` and the parser dispatcher in ``parse``),
 the template reader and placeholder checker (``prompts``) and the one cell
 runner (``runner``: requests -> cache -> engine -> responses + manifest;
-perplexity goes through it too).
+perplexity goes through it too) and what a run took and wrote (``runs``:
+``RunStats``, ``CellRun``, the manifest).
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -16,4 +17,5 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "parse": ("normalise", "parse_reply", "parse_yes_no", "to_text"),
     "prompts": ("check_placeholders", "placeholders", "read_template_file"),
     "runner": ("parse_responses", "perplexity_identity", "run_cached", "run_cell", "run_requests", "score_texts", "write_cell"),
+    "runs": ("CellRun", "RunStats", "joined", "manifest", "write_manifest"),
 })

@@ -11,6 +11,7 @@ method's business; see :class:`authbench.llm.engines.base.PerplexityResult`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -28,7 +29,8 @@ from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, r
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
 from authbench.llm.grammars import grammar_for, slots_for, token_budget
 from authbench.llm.parse import parse_reply
-from authbench.records import file_sha256, write_jsonl
+from authbench.llm.runs import CellRun, RunStats, joined, write_manifest
+from authbench.records import write_jsonl
 from tqdm import tqdm
 
 
@@ -59,7 +61,7 @@ def run_cached(
     cache: ResponseCache | None = None,
     desc: str = "judge",
     accept: Callable[[str, dict], bool] | None = None,
-) -> tuple[dict[str, dict], dict]:
+) -> tuple[dict[str, dict], RunStats]:
     """The one cache-then-engine loop under every model cell.
 
     ``keys[i]`` keys ``items[i]``. Keys found in the ``cache`` are not
@@ -69,13 +71,12 @@ def run_cached(
     as results arrive; each record is stored the moment it arrives, so a
     killed job loses at most what was in flight. ``engine`` may be a factory:
     it is called (the model loaded) only if something is missing, and closed
-    after. Returns every key's record and ``cache_hits``, ``engine_calls``,
-    ``unique`` (distinct keys), ``computed`` (the keys computed now),
-    ``engine`` (identity, or None when nothing was computed) and
-    ``model_load_seconds``. ``accept(key, record)`` refuses cached records
-    that lack something the request needs (see
+    after. Every record has the engine's ``seconds`` and identity
+    (``engine``). Returns every key's record and the
+    :class:`~authbench.llm.runs.RunStats` of the run. ``accept(key, record)``
+    refuses cached records that lack something the request needs (see
     :meth:`authbench.llm.cache.ResponseCache.get_many`): those keys are
-    computed again and counted in ``refused``.
+    computed again and counted in ``recomputed``.
     """
     records: dict[str, dict] = cache.get_many(keys, accept) if cache is not None else {}
     refused = len(cache.refused) if cache is not None else 0
@@ -84,18 +85,17 @@ def run_cached(
     for key, item in zip(keys, items):
         if key not in records and key not in todo:
             todo[key] = item
-    stats = {"unique": len(set(keys)), "cache_hits": hits, "engine_calls": len(todo), "computed": list(todo),
-             "engine": None, "model_load_seconds": 0.0, "refused": refused}
+    identity, load_seconds = None, 0.0
     if todo:
         start = time.perf_counter()
         made = callable(engine) and not isinstance(engine, Engine)
         live = engine() if made else engine
-        stats["model_load_seconds"] = round(time.perf_counter() - start, 3)
-        stats["engine"] = live.identity()
+        load_seconds = round(time.perf_counter() - start, 3)
+        identity = live.identity()
         if cache is not None:  # one write + fsync per engine chunk
             cache.batch = max(1, int(getattr(live, "cache_batch", 1)))
         try:
-            results = compute(live, todo, stats["engine"])
+            results = compute(live, todo, identity)
             for key, rec in tqdm(results, total=len(todo), file=sys.stderr, desc=desc, mininterval=2.0):
                 records[key] = rec
                 if cache is not None:
@@ -107,10 +107,14 @@ def run_cached(
                 live.close()
         missing = [k for k in todo if k not in records]
         if missing:
-            raise RuntimeError(f"engine {stats['engine'].get('engine')!r} returned no result for "
+            raise RuntimeError(f"engine {identity.get('engine')!r} returned no result for "
                                f"{len(missing)} of {len(todo)} {desc} requests")
-    stats["cache_problems"] = dict(sorted(cache.problems.items())) if cache is not None else {}
-    return records, stats
+    return records, RunStats(
+        requests=len(keys), unique=len(set(keys)), cache_hits=hits, engine_calls=len(todo),
+        engine_seconds=round(sum((records[k]["seconds"] for k in todo), 0.0), 3), load_seconds=load_seconds,
+        cache_problems=dict(sorted(cache.problems.items())) if cache is not None else {},
+        recomputed=refused if accept is not None else None, engine=identity,
+        engines_used=tuple(sorted({json.dumps(records[k].get("engine") or {}, sort_keys=True) for k in set(keys)})))
 
 
 def run_cell(
@@ -122,9 +126,9 @@ def run_cell(
     cache: ResponseCache | None = None,
     model: Mapping | None = None,
     expected_scores: bool = False,
-) -> tuple[list[Response], dict]:
+) -> tuple[list[Response], RunStats]:
     """Send every request through the engine; return responses in request order
-    and what it took (cache hits, engine calls, engine identity, load time).
+    and what it took (:class:`~authbench.llm.runs.RunStats`).
 
     ``expected_scores``: requests of a score format also ask for each score
     slot's distribution (:mod:`authbench.llm.expected`); it is stored in the
@@ -162,8 +166,8 @@ def run_cell(
                                       else expected.unavailable(req.output, req.n, "engine_gives_none"))
             yield key_of[resp.id], rec
 
-    records, core = run_cached(keys, reqs, engine, compute, cache,
-                               accept=(lambda key, rec: key not in needs or "score_probs" in rec) if needs else None)
+    records, stats = run_cached(keys, reqs, engine, compute, cache,
+                                accept=(lambda key, rec: key not in needs or "score_probs" in rec) if needs else None)
     responses = [
         Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
                  completion_tokens=records[k]["completion_tokens"], seconds=records[k]["seconds"],
@@ -171,91 +175,64 @@ def run_cell(
                  score_probs=records[k]["score_probs"] if r.score_probs else None)
         for r, k in zip(reqs, keys)
     ]
-    stats = {"n_requests": len(reqs), "unique_requests": core["unique"], "cache_hits": core["cache_hits"],
-             "engine_calls": core["engine_calls"], "engine": core["engine"],
-             "model_load_seconds": core["model_load_seconds"],
-             "engines_used": sorted({_canonical_engine(records[k].get("engine")) for k in set(keys)}),
-             "cache_problems": core["cache_problems"],
-             "engine_seconds_new": round(sum(records[k]["seconds"] for k in core["computed"]), 3)}
-    if needs:
-        stats["recomputed_for_score_probs"] = core["refused"]
     return responses, stats
-
-
-RUN_SUMS = ("n_requests", "unique_requests", "cache_hits", "engine_calls", "model_load_seconds",
-            "engine_seconds_new")
-
-
-def merge_run_stats(total: Mapping | None, run: Mapping) -> dict:
-    """The stats of :func:`run_cell` for several batches of one cell (tries,
-    retries): counts and seconds summed, engines and cache problems pooled;
-    ``engine`` is the first batch's that used one."""
-    if total is None:
-        return dict(run)
-    out = dict(total)
-    for key in RUN_SUMS:
-        out[key] = round(out[key] + run[key], 3)
-    if "recomputed_for_score_probs" in out or "recomputed_for_score_probs" in run:
-        out["recomputed_for_score_probs"] = (out.get("recomputed_for_score_probs", 0)
-                                             + run.get("recomputed_for_score_probs", 0))
-    out["engines_used"] = sorted(set(out["engines_used"]) | set(run["engines_used"]))
-    problems = Counter(out.get("cache_problems") or {})
-    problems.update(run.get("cache_problems") or {})
-    out["cache_problems"] = dict(sorted(problems.items()))
-    out["engine"] = out.get("engine") or run.get("engine")
-    return out
 
 
 RETRY_MARK = "#retry"
 
 
+@dataclasses.dataclass(frozen=True)
+class Retried:
+    """A cell asked with retries (:func:`run_with_retries`): each request's
+    last reply (the settled one, or the last try's), the tries each used
+    (1..retries + 1) and the cell's run over all tries (every request sent
+    and response, in sending order: the cell's ``responses.jsonl``)."""
+
+    final: list[Response]
+    tries: list[int]
+    run: CellRun
+
+
 def run_with_retries(
     requests: Sequence[Mapping],
-    run_try: Callable[[list[dict], int], tuple[list[Response], dict]],
+    run_try: Callable[[list[dict], int], CellRun],
     settled: Callable[[int, str], bool],
     retries: int,
-) -> tuple[list[Response], list[int], list[dict], list[Response], dict]:
+) -> Retried:
     """Ask every request, then re-ask, up to ``retries`` more times, each one
     whose reply is not ``settled(index, text)`` (the self-preference
     authors' protocol: a bad or ambiguous reply is asked again, then the item
     is given up).
 
     ``run_try(requests, t)`` sends try ``t`` (0 = the first) through the
-    cached runner; the caller gives try ``t`` its own seed (seed + t), so
-    every try has its own cache key, a rerun is served from the cache, and
+    cached runner (:func:`run_requests`); the caller gives try ``t`` its own
+    seed (seed + t), so every try has its own cache key, a rerun is served from the cache, and
     which requests are retried depends only on the cached replies. Try 0
     sends ``requests`` unchanged (with ``retries=0`` this is one plain
     :func:`run_cell`); try ``t >= 1`` appends ``#retry<t>`` to the request ids.
 
-    Returns each request's last reply (the settled one, or the last try's),
-    the tries each used (1..retries + 1), every request sent and every
-    response (all tries, in sending order: the cell's ``responses.jsonl``)
-    and the tries' stats merged (:func:`merge_run_stats`).
+    The tries' runs are joined (:func:`authbench.llm.runs.joined`: try 0's
+    identity and sampling config, the stats added).
     """
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
     final: list[Response | None] = [None] * len(requests)
     tries = [0] * len(requests)
-    sent: list[dict] = []
-    got: list[Response] = []
-    total = None
+    runs: list[CellRun] = []
     pending = list(range(len(requests)))
     for t in range(retries + 1):
         if not pending and t > 0:
             break
         batch = [dict(requests[i]) if t == 0 else {**requests[i], "request_id": f"{requests[i]['request_id']}{RETRY_MARK}{t}"}
                  for i in pending]
-        responses, stats = run_try(batch, t)
-        total = merge_run_stats(total, stats)
-        sent += batch
-        got += responses
+        runs.append(run_try(batch, t))
         still = []
-        for i, resp in zip(pending, responses):
+        for i, resp in zip(pending, runs[-1].responses):
             final[i], tries[i] = resp, t + 1
             if not settled(i, resp.text):
                 still.append(i)
         pending = still
-    return final, tries, sent, got, total
+    return Retried(final, tries, joined(runs))
 
 
 def tries_summary(tries: Sequence[int], unsettled: int, retries: int) -> dict:
@@ -266,10 +243,6 @@ def tries_summary(tries: Sequence[int], unsettled: int, retries: int) -> dict:
     return {"retries": int(retries), "max_tries": int(retries) + 1,
             "tries_used": {str(k): used[k] for k in sorted(used)},
             "requests_sent": int(sum(tries)), "unsettled_after_last_try": int(unsettled)}
-
-
-def _canonical_engine(identity: Mapping | None) -> str:
-    return json.dumps(identity or {}, sort_keys=True)
 
 
 def prompt_hash(prompt: str) -> str:
@@ -313,23 +286,6 @@ def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) ->
     return rows
 
 
-def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) -> dict:
-    status = Counter(j["status"] for j in judgments)
-    n = len(judgments)
-    out = {
-        "n_calls": n,
-        "parse_status": dict(sorted(status.items())),
-        "parse_failure_rate": (n - status.get("ok", 0)) / n if n else 0.0,
-        "prompt_tokens": sum(r.prompt_tokens for r in responses),
-        "completion_tokens": sum(r.completion_tokens for r in responses),
-        "engine_seconds": round(sum(r.seconds for r in responses), 3),
-    }
-    scores = expected.summary(judgments, [r.score_probs for r in responses])
-    if scores is not None:
-        out["expected_scores"] = scores
-    return out
-
-
 # --- one model cell, from config to files ---------------------------------------------
 
 log = logging.getLogger("authbench")
@@ -339,13 +295,15 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
                  cache_dir: str | None, constrained: bool, threads: int | None = None,
                  generate: Mapping | None = None,
                  engine_config: Mapping | None = None,
-                 expected_scores: bool = False) -> tuple[list[Response], dict, dict, GenerateConfig]:
+                 expected_scores: bool = False) -> CellRun:
     """Send a cell's requests through the response cache and (only for what
-    is missing) the configured engine. Returns responses, run stats, model
-    identity and the sampling config (the model's ``generate`` overlaid with
-    this step's ``generate``). ``engine_config`` builds the engine instead of
-    ``model_config`` (a model served by :mod:`authbench.llm.serve`); the cache
-    key stays ``model_config``'s. ``expected_scores``: see :func:`run_cell`."""
+    is missing) the configured engine. Returns the cell's run: the model
+    identity, the sampling config (the model's ``generate`` overlaid with
+    this step's ``generate``), the requests, responses and run stats (no
+    judgments, template or inputs yet: the step adds them). ``engine_config``
+    builds the engine instead of ``model_config`` (a model served by
+    :mod:`authbench.llm.serve`); the cache key stays ``model_config``'s.
+    ``expected_scores``: see :func:`run_cell`."""
     if threads:
         model_config = {**model_config, "threads": int(threads)}
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
@@ -353,51 +311,22 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     model = model_identity(model_config)
     cache = ResponseCache(cache_dir, writer=cell) if cache_dir else None
     try:
-        responses, run = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
-                                  constrained, cache=cache, model=model, expected_scores=expected_scores)
+        responses, stats = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
+                                    constrained, cache=cache, model=model, expected_scores=expected_scores)
     except EngineError as err:  # name the cell: the engine knows the model and the request only
         raise type(err)(f"cell {cell}: {err}") from None
-    return responses, run, model, gen
+    return CellRun(cell, model, stats, engine=model_config["engine"], generate=gen, constrained=constrained,
+                   requests=list(requests), responses=responses)
 
 
-def _file_entry(path: str) -> dict:
-    return {"path": path, "sha256": file_sha256(path)}
-
-
-def write_cell(out: Mapping[str, str], cell: str, engine: str, template: str | Sequence[str], constrained: bool,
-               requests: Sequence[Mapping], responses: Sequence[Response], judgments: Sequence[Mapping],
-               run: Mapping, model: Mapping, gen: GenerateConfig, inputs: Mapping[str, tuple[str, dict]],
-               extra: Mapping) -> None:
+def write_cell(out: Mapping[str, str], run: CellRun) -> None:
     """A cell's ``out["responses"]`` (:func:`response_rows`), ``out["judgments"]``
-    and ``out["manifest"]``: what was asked of which model with which
-    settings, the hashes of the template(s) and ``inputs`` (name -> (path,
-    info)), the cache and engine counts of this run, :func:`cell_summary` and
-    ``extra``."""
+    and ``out["manifest"]`` (:func:`authbench.llm.runs.manifest`)."""
     for path in out.values():
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl(response_rows(requests, responses), out["responses"])
-    write_jsonl(judgments, out["judgments"])
-    manifest = {
-        "cell": cell,
-        "model": model,
-        "engine": engine,
-        "engines_used": [json.loads(e) for e in run["engines_used"]],
-        "generate": gen.__dict__,
-        "constrained": constrained,
-        "template": [_file_entry(t) for t in template] if isinstance(template, list) else _file_entry(template),
-        **{name: {**_file_entry(path), **info} for name, (path, info) in inputs.items()},
-        "unique_requests": run["unique_requests"],
-        "cache_hits": run["cache_hits"],
-        "engine_calls": run["engine_calls"],
-        "engine_seconds_this_run": run["engine_seconds_new"],
-        "model_load_seconds": run["model_load_seconds"],
-        "cache_problems": run.get("cache_problems", {}),
-        **({"recomputed_for_score_probs": run["recomputed_for_score_probs"]}
-           if "recomputed_for_score_probs" in run else {}),
-        **cell_summary(judgments, responses),
-        **extra,
-    }
-    Path(out["manifest"]).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_jsonl(response_rows(run.requests, run.responses), out["responses"])
+    write_jsonl(run.judgments, out["judgments"])
+    manifest = write_manifest(run, out["manifest"])
     log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
                                                                 "parse_failure_rate", "engine_seconds")}))
 
@@ -434,18 +363,18 @@ def score_texts(
     engine_factory: Engine | Callable[[], Engine],
     model_identity: Mapping[str, Any] | None = None,
     cache: ResponseCache | None = None,
-) -> tuple[list[dict], dict]:
+) -> tuple[list[dict], RunStats]:
     """Score every ``{"id", "text"}`` item through :func:`run_cached`; return
     one row per item, in item order (``id, tokens, nll, perplexity,
     truncated_tokens``: deterministic, no timings) and what it took.
 
     ``model_identity`` (see :func:`perplexity_identity`) keys the cache
     (:func:`authbench.llm.cache.perplexity_key`); it is required with a cache.
-    Stats: ``n`` (items), ``unique_texts``, ``cache_hits`` and
-    ``engine_calls`` (unique texts found / scored now), ``seconds`` (the
-    engine's time for the texts scored now), ``model_load_seconds``,
-    ``engine`` (identity of the engine used now, or None), ``truncated_texts``
-    (items not scored to their end).
+    Stats (:class:`~authbench.llm.runs.RunStats`): ``requests`` (items),
+    ``unique`` texts, ``cache_hits`` and ``engine_calls`` (unique texts found
+    / scored now), ``engine_seconds`` (the engine's time for the texts scored
+    now), ``load_seconds``, ``engine`` (identity of the engine used now, or
+    None), ``truncated_texts`` (items not scored to their end).
     """
     texts = []
     for item in items:
@@ -461,12 +390,6 @@ def score_texts(
         for result in live.perplexity(list(todo.values())):
             yield todo_keys[result.text_index], _perplexity_record(result, identity)
 
-    records, core = run_cached(keys, texts, engine_factory, compute, cache, desc="perplexity")
-    stats = {"n": len(texts), "unique_texts": core["unique"], "cache_hits": core["cache_hits"],
-             "engine_calls": core["engine_calls"], "seconds": 0.0, "model_load_seconds": core["model_load_seconds"],
-             "engine": core["engine"], "cache_problems": core["cache_problems"]}
-    if core["computed"]:
-        stats["seconds"] = round(sum(records[k]["seconds"] for k in core["computed"]), 3)
+    records, stats = run_cached(keys, texts, engine_factory, compute, cache, desc="perplexity")
     rows = [_perplexity_row(item["id"], records[key]) for item, key in zip(items, keys)]
-    stats["truncated_texts"] = sum(r["truncated_tokens"] > 0 for r in rows)
-    return rows, stats
+    return rows, dataclasses.replace(stats, truncated_texts=sum(r["truncated_tokens"] > 0 for r in rows))
