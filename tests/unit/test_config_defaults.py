@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # field, not a config value); each entry says which dict it reads.
 NOT_CONFIG = {
     # a passage record of passages.jsonl (its variant field), not a config passage entry
-    ("workflow/studies/selfpref/report.py", 'r.get("variant", NORMAL)'),
+    ("workflow/studies/selfpref/rows.py", 'r.get("variant", NORMAL)'),
 }
 
 
