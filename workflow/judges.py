@@ -23,17 +23,31 @@ class Judge:
     shape: str  # point (one item per call), list (a whole list), pair (two items)
     derivation: str  # the derivation of its main-table number (Tables 1, 2, 4, 6)
     scores: bool  # its replies are scores: E[s] beside the argmax (config expected_scores)
+    family: str  # the paper's judge family, the tables' first header row (PointJudge, ListJudge, PairJudge)
+    variant: str  # its variant within the family, the second header row ("" for PointJudge)
+
+    @property
+    def full_name(self) -> str:  # "ListJudge PointScore" (the E[s] table's rows)
+        return f"{self.family} {self.variant}".strip()
+
+    @property
+    def short(self) -> str:  # "Point", "ListRank", ... (the constant-lists columns)
+        return self.label.removesuffix("Judge")
 
 
 # The paper's judge order (the main tables' columns). `bias` is the
 # PointJudge-only sample behind Figure 6 and Table 8; lists are judged by
 # every judge; pairs (Table 3) by the pair judges and PointJudge.
 JUDGES = {j.name: j for j in (
-    Judge("point", "PointJudge", "score", ("fine", "coarse", "pairs", "bias"), "point", "direct", True),
-    Judge("list_rank", "ListRank", "ranking", ("fine", "coarse"), "list", "direct", False),
-    Judge("list_score", "ListScore", "list_scores", ("fine", "coarse"), "list", "direct", True),
-    Judge("pair_rank", "PairRank", "pair_choice", ("fine", "coarse", "pairs"), "pair", "bubble", False),
-    Judge("pair_score", "PairScore", "pair_scores", ("fine", "coarse", "pairs"), "pair", "average", True),
+    Judge("point", "PointJudge", "score", ("fine", "coarse", "pairs", "bias"), "point", "direct", True,
+          "PointJudge", ""),
+    Judge("list_rank", "ListRank", "ranking", ("fine", "coarse"), "list", "direct", False, "ListJudge", "ListRank"),
+    Judge("list_score", "ListScore", "list_scores", ("fine", "coarse"), "list", "direct", True,
+          "ListJudge", "PointScore"),
+    Judge("pair_rank", "PairRank", "pair_choice", ("fine", "coarse", "pairs"), "pair", "bubble", False,
+          "PairJudge", "PairRank"),
+    Judge("pair_score", "PairScore", "pair_scores", ("fine", "coarse", "pairs"), "pair", "average", True,
+          "PairJudge", "PointScore"),
 )}
 
 JUDGE_NAMES = tuple(JUDGES)

@@ -38,7 +38,7 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
-from authbench.judges import PAIRS_TABLE_ORDER
+from authbench.judges import JUDGES, PAIRS_TABLE_ORDER
 from authbench.render.tables import (
     COUNT,
     FAIL,
@@ -224,14 +224,8 @@ def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tu
 # --------------------------------------------------------------------------
 # Tables 1 and 2
 # --------------------------------------------------------------------------
-# (judge, derivation, header level 0, header level 1, constant-lists label)
-_MAIN_JUDGES = (
-    ("point", "direct", "PointJudge", "", "Point"),
-    ("list_rank", "direct", "ListJudge", "ListRank", "ListRank"),
-    ("list_score", "direct", "ListJudge", "PointScore", "ListScore"),
-    ("pair_rank", "bubble", "PairJudge", "PairRank", "PairRank"),
-    ("pair_score", "average", "PairJudge", "PointScore", "PairScore"),
-)
+# (judge, derivation, header level 0, header level 1, constant-lists label), from the registry
+_MAIN_JUDGES = tuple((j.name, j.derivation, j.family, j.variant, j.short) for j in JUDGES.values())
 _SETTING_TEXT = {"fine": "fine-grained, 10-level", "coarse": "coarse-grained, 5-level"}
 
 
@@ -523,11 +517,7 @@ def table_categories(
 # Expected scores: E[s] vs argmax (config expected_scores)
 # --------------------------------------------------------------------------
 # (judge, display name, argmax derivation on lists); on pairs every argmax derivation is "direct"
-_EXPECTED_JUDGES = (
-    ("point", "PointJudge", "direct"),
-    ("list_score", "ListJudge PointScore", "direct"),
-    ("pair_score", "PairJudge PointScore", "average"),
-)
+_EXPECTED_JUDGES = tuple((j.name, j.full_name, j.derivation) for j in JUDGES.values() if j.scores)
 EXPECTED_MARK = "E[s]"
 _LIST_SETTINGS = (("fine", "fine"), ("coarse", "coarse"))
 
