@@ -92,7 +92,8 @@ def main() -> int:
 
     import llama_cpp
     from authbench.llm.engines.base import Request, prefix_order
-    from authbench.llm.engines.llamacpp import LlamaCppEngine, resolve_model
+    from authbench.llm.engines.llamacpp import LlamaCppEngine
+    from authbench.llm.models import resolve_model
 
     cfg, requests = build_requests(args.judge, args.setting, args.limit)
     model_cfg = {**cfg["models"]["gemma3-270m"], "threads": args.threads}
