@@ -50,8 +50,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from authbench.errors import excerpt
+from authbench.llm.formats import FORMATS
 from authbench.records import InputError
 from authbench.stats import mean_or_nan, percent, sample_std
+
+LO, HI = FORMATS["hash_rating"].score_range  # the reranking scores (the ###n*** reply format)
 
 HUMAN = "human"
 ALL = "all"
@@ -237,8 +240,8 @@ def rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str]
         factual = _bool(r, "factual", what, i)
         variant = _variant(r, what, i)
         score = _number(r, "score", what, i)
-        if score is not None and not (math.isfinite(score) and 1 <= score <= 5):
-            raise InputError(f"{what}: row {i}: field 'score' is {excerpt(score)}; expected 1..5 or null")
+        if score is not None and not (math.isfinite(score) and LO <= score <= HI):
+            raise InputError(f"{what}: row {i}: field 'score' is {excerpt(score)}; expected {LO}..{HI} or null")
         g = groups.setdefault((ev, prompt, variant, factual, author), _Scores([]))
         g.tries += _tries(r, what, i)
         if score is None:
