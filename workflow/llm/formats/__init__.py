@@ -71,8 +71,17 @@ Anything other than ``ok`` counts as a parse FAILURE downstream
 where an ok reply may note missing pseudo-answers.
 """
 
-from authbench.llm.formats import (free, hash_rating, list_scores, pair_choice, pair_scores, ranking, score, utility,
-                                   yes_no)
+from authbench.llm.formats import (
+                                   free,
+                                   hash_rating,
+                                   list_scores,
+                                   pair_choice,
+                                   pair_scores,
+                                   ranking,
+                                   score,
+                                   utility,
+                                   yes_no,
+)
 from authbench.llm.formats._base import SCORE_MAX, SCORE_MIN, SCORES, ReplyFormat
 from authbench.llm.formats._text import STATUSES, ParseResult, is_failure, normalise, to_text
 

@@ -135,3 +135,14 @@ def choice_format(name: str, parse: Callable[..., ParseResult], words: tuple[str
         slots=lambda n: (("choice", tuple(" " + w for w in words)),),
         max_tokens=lambda n: 3,
     )
+
+
+def list_format(name: str, parse: Callable[..., ParseResult], statuses: tuple[str, ...],
+                grammar: Callable[[int | None], str], slots: Callable[[int | None], Slots],
+                tokens: tuple[int, int], **scores: Any) -> ReplyFormat:
+    """A reply about each item of a list of n (ranking, list scores,
+    utility): parse, grammar and slots need n; the token budget is
+    ``tokens[0] * n + tokens[1]``; ``scores``: the score fields, if any."""
+    per_item, fixed = tokens
+    return ReplyFormat(name=name, parse=parse, statuses=statuses, needs_n=True, grammar=grammar, slots=slots,
+                       max_tokens=lambda n: per_item * (n or 1) + fixed, **scores)

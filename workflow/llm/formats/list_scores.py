@@ -12,10 +12,28 @@ from __future__ import annotations
 
 import re
 
-from authbench.llm.formats._base import (GBNF_LEAD, SCORE_MAX, SCORE_MIN, SCORES, ReplyFormat, digit_class, digit_range,
-                                         in_scale, mapping_score)
-from authbench.llm.formats._text import (ParseResult, check_n, coerce, graded, id_of, items, never_raise, normalise,
-                                         objects)
+from authbench.llm.formats._base import (
+    GBNF_LEAD,
+    SCORE_MAX,
+    SCORE_MIN,
+    SCORES,
+    digit_class,
+    digit_range,
+    in_scale,
+    list_format,
+    mapping_score,
+)
+from authbench.llm.formats._text import (
+    ParseResult,
+    check_n,
+    coerce,
+    graded,
+    id_of,
+    items,
+    never_raise,
+    normalise,
+    objects,
+)
 
 ID_KEY = re.compile(
     r"(?:(?:document|doc|passage|item|id|candidate)[\s_-]*#?\s*)?[\[(]?\s*([-+]?\d+)\s*[\])]?",
@@ -101,15 +119,6 @@ def _score_slots(n: int | None) -> tuple[str, ...]:
     return tuple(str(k) for k in range(n))
 
 
-FORMAT = ReplyFormat(
-    name="list_scores",
-    parse=parse_list_scores,
-    statuses=("ok", "wrong_format", "out_of_range", "unknown_id", "missing"),
-    needs_n=True,
-    grammar=_grammar,
-    slots=_slots,
-    max_tokens=lambda n: 8 * (n or 1) + 4,
-    score_range=(SCORE_MIN, SCORE_MAX),
-    score_slots=_score_slots,
-    read_score=mapping_score,
-)
+FORMAT = list_format("list_scores", parse_list_scores, ("ok", "wrong_format", "out_of_range", "unknown_id", "missing"),
+                     _grammar, _slots, (8, 4), score_range=(SCORE_MIN, SCORE_MAX), score_slots=_score_slots,
+                     read_score=mapping_score)

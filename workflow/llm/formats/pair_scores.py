@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import re
 
-from authbench.llm.formats._base import (GBNF_LEAD, SCORE_MAX, SCORE_MIN, SCORES, ReplyFormat, digit_class, in_scale,
-                                         mapping_score)
+from authbench.llm.formats._base import (
+    GBNF_LEAD,
+    SCORE_MAX,
+    SCORE_MIN,
+    SCORES,
+    ReplyFormat,
+    digit_class,
+    in_scale,
+    mapping_score,
+)
 from authbench.llm.formats._text import ParseResult, coerce, items, never_raise, normalise, objects
 
 _AB_KEY = re.compile(

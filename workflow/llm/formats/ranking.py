@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from authbench.llm.formats._base import GBNF_LEAD, SCORES, ReplyFormat, digit_range
+from authbench.llm.formats._base import GBNF_LEAD, SCORES, digit_range, list_format
 from authbench.llm.formats._text import HUGE, MAX_DIGITS, ParseResult, check_n, graded, id_of, never_raise, normalise
 
 _BRACKET_ID = re.compile(r"\[\s*([-+]?\d+)\s*\]")
@@ -140,12 +140,5 @@ def _slots(n: int):
     return tuple(parts)
 
 
-FORMAT = ReplyFormat(
-    name="ranking",
-    parse=parse_ranking,
-    statuses=("ok", "wrong_format", "unknown_id", "repetition", "missing"),
-    needs_n=True,
-    grammar=_grammar,
-    slots=_slots,
-    max_tokens=lambda n: 6 * (n or 1) + 4,
-)
+FORMAT = list_format("ranking", parse_ranking, ("ok", "wrong_format", "unknown_id", "repetition", "missing"),
+                     _grammar, _slots, (6, 4))

@@ -42,10 +42,9 @@ from __future__ import annotations
 import json
 import re
 
-from authbench.llm.formats._base import SCORE_MAX, SCORE_MIN, SCORES, ReplyFormat, digit_range, gbnf_from_slots
+from authbench.llm.formats._base import SCORE_MAX, SCORE_MIN, SCORES, digit_range, gbnf_from_slots, list_format
 from authbench.llm.formats._text import ParseResult, check_n, fmt_ids, id_of, items, never_raise, normalise
 from authbench.llm.formats.list_scores import ID_KEY, find_id_pairs, score_pairs
-
 
 _JSON_START = re.compile(r"\{\s*[\"}]")
 _MAX_JSON_TRIES = 2_000
@@ -251,13 +250,5 @@ def _slots(n: int):
     return tuple(parts + [("lit", "}}")])
 
 
-FORMAT = ReplyFormat(
-    name="utility",
-    parse=parse_utility,
-    statuses=("ok", "wrong_format", "out_of_range", "unknown_id", "missing"),
-    needs_n=True,
-    grammar=lambda n: gbnf_from_slots(_slots(n)),
-    slots=_slots,
-    max_tokens=lambda n: 16 * (n or 1) + 16,
-    score_range=(SCORE_MIN, SCORE_MAX),
-)
+FORMAT = list_format("utility", parse_utility, ("ok", "wrong_format", "out_of_range", "unknown_id", "missing"),
+                     lambda n: gbnf_from_slots(_slots(n)), _slots, (16, 16), score_range=(SCORE_MIN, SCORE_MAX))
