@@ -74,8 +74,8 @@ def failure_summary(snakemake_logs: Iterable[str | Path]) -> str:
     return "Failed job(s), the error in each log:\n" + "\n".join(parts)
 
 
-def run_summary(outputs: Iterable[str], results: str, snakemake_log: str | None, configfiles: Iterable[str | Path] = (),
-                overrides: Mapping[str, Any] | None = None) -> str:
+def run_summary(outputs: Iterable[str], results: str, snakemake_logs: Iterable[str | Path],
+                configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None) -> str:
     """The console text after a successful run: the report folders of
     ``outputs`` (the `all` targets: each folder with a ``contents.md`` or
     ``tables/``, ``figures/``) that exist, the one command that builds the
@@ -87,7 +87,8 @@ def run_summary(outputs: Iterable[str], results: str, snakemake_log: str | None,
              for d in folders if Path(d).is_dir()]
     script = Path(sys.executable).with_name("snakemake")  # this Snakemake's, beside its interpreter
     command = [_relative(script)] if script.is_file() else [sys.executable, "-m", "snakemake"]
-    command += [a for f in configfiles for a in ("--configfile", _relative(f))]
+    configfiles = [_relative(f) for f in configfiles]
+    command += ["--configfile", *configfiles] if configfiles else []
     if overrides:  # --config key=value as Snakemake parses it back
         command += ["--config"] + [f"{k}={'' if v is None else json.dumps(v) if isinstance(v, (dict, list)) else v}"
                                    for k, v in overrides.items()]
@@ -96,7 +97,7 @@ def run_summary(outputs: Iterable[str], results: str, snakemake_log: str | None,
     lines += [f"HTML report of every table and figure with its caption ({html}), built by:",
               "  " + shlex.join(command + ["--report", html]),
               f"Logs: every job's under {results}/logs/"
-              + (f"; this run's Snakemake log: {_relative(snakemake_log)}" if snakemake_log else "")]
+              + "".join(f"; this run's Snakemake log: {_relative(log)}" for log in snakemake_logs)]
     return "\n".join(lines)
 
 
