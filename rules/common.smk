@@ -9,14 +9,23 @@
 import json
 import os
 import re
+import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 from snakemake.utils import validate
 
+try:  # the package's first import: a Snakemake whose Python lacks it stops here, saying what to run
+    from authbench.env import SHELL as PYTHON, VARIABLE as PYTHON_VARIABLE, job_python
+except ModuleNotFoundError as err:
+    raise WorkflowError(
+        f"this Snakemake's Python ({sys.executable}) cannot import authbench ({err}): run `make install` once, "
+        "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
+    ) from None
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
 from authbench.config import check_renamed
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
-from authbench.joblogs import failure_summary
+from authbench.joblogs import failure_summary, run_summary
 from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
 from authbench.render.catalog import plan, report_entry, report_files
@@ -26,6 +35,11 @@ from authbench.studies.authority.outputs import check_labels, has_secondary, sec
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, knowledge_authors, other_authors
 from authbench.studies.statistics import STATISTICS, authority_datasets, selfpref_datasets
+
+# Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one
+# running Snakemake, checked here to import the package (or, with --sdm conda or
+# apptainer, each job environment's own `python`).
+os.environ[PYTHON_VARIABLE] = job_python(m.name for m in workflow.deployment_settings.deployment_method)
 
 check_renamed(config)
 validate(config, str(SCHEMA_PATH))
@@ -42,11 +56,17 @@ LOGS = P.logs
 
 
 # A failed run ends with each failed job's error (from its log: Snakemake
-# itself only says "check log file(s)"), locally and on Slurm alike.
+# itself only says "check log file(s)"), locally and on Slurm alike; a
+# successful one with where its tables, HTML report and logs are.
 onerror:
     summary = failure_summary(log)
     if summary:
         logger.error(summary)
+
+
+onsuccess:
+    settings = workflow.config_settings  # --configfile, --config: the report command repeats them
+    logger.info(run_summary(get_final_output(), R, log, settings.configfiles, settings.config))
 
 
 PROMPTS = config["prompts"]
@@ -118,8 +138,8 @@ def model_file_arg(wildcards, input):
 
 
 def model_python(wildcards):
-    """The interpreter of a model's jobs (its `python:` key; e.g. the vLLM environment's)."""
-    return model_config(wildcards).get("python") or "python"
+    """The interpreter of a model's jobs: its `python:` key (e.g. the vLLM environment's), else every job's."""
+    return model_config(wildcards).get("python") or PYTHON
 
 
 def model_env(wildcards):

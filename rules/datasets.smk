@@ -24,7 +24,7 @@ rule domainauth_build:
     params:
         p=get_build_params,
     shell:
-        "python -m authbench.cli domainauth-build --source {input.source} "
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
 
 
@@ -43,7 +43,7 @@ rule domainauth_secondary:
     params:
         p=get_secondary_params,
     shell:
-        "python -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
         "--out {output} --params {params.p:q} 2> {log}"
 
 
@@ -61,7 +61,7 @@ rule domainauth_sample:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
-        "python -m authbench.cli domainauth-sample --labels {input.labels} "
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
@@ -79,7 +79,7 @@ rule entityauth_build:
     params:
         p=get_entity_build_params,
     shell:
-        "python -m authbench.cli entityauth-build --source {input.source} "
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-build --source {input.source} "
         "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
 
 
@@ -97,7 +97,7 @@ rule entityauth_sample:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
-        "python -m authbench.cli entityauth-sample --labels {input.labels} "
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
@@ -111,7 +111,7 @@ rule models_assemble:
     params:
         p=get_model_spec_params,
     shell:
-        "python -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
 
 
 # vLLM loads a safetensors folder: a package:/parts: GGUF is dequantised to

@@ -27,7 +27,7 @@ if "urllog" in FETCH:
         params:
             p=lambda wildcards: fetch_params("urllog"),
         shell:
-            "python -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
 
 
@@ -50,7 +50,7 @@ if "pagerank" in FETCH:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
         shell:
-            "python -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
             "--out {output} --cache {params.cache} --params {params.p:q} 2> {log}"
 
 
@@ -73,7 +73,7 @@ if "webtext" in FETCH:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
         shell:
-            "python -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
             "--failures {output.failures} --cache {params.cache} --params {params.p:q} 2> {log}"
 
 
@@ -96,5 +96,5 @@ if "wikidata" in FETCH:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",
         shell:
-            "python -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
             "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"

@@ -78,7 +78,7 @@ rule authority_evaluate:
     params:
         p=get_evaluate_params,
     shell:
-        "python -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
         "--manifest {input.manifest} --template {input.template} --metrics {output} --params {params.p:q} 2> {log}"
 
 
@@ -99,7 +99,7 @@ rule authority_predictions:
         p=get_prediction_params,
         secondary=prediction_secondary_arg,
     shell:
-        "python -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
         "{params.secondary} --predictions {output} --params {params.p:q} 2> {log}"
 
 
@@ -116,5 +116,5 @@ rule authority_baselines:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),
     shell:
-        "python -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output} "
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output} "
         "--params {params.p:q} 2> {log}"

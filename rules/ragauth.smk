@@ -27,7 +27,7 @@ if RAG.built:
         conda:
             "../envs/analysis.yaml"
         shell:
-            "python -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
 
     rule ragauth_build:
         input:
@@ -44,7 +44,7 @@ if RAG.built:
         params:
             p=get_rag_build_params,
         shell:
-            "python -m authbench.cli ragauth-build --questions {input.questions} --documents {input.documents} "
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-build --questions {input.questions} --documents {input.documents} "
             "--labels {input.labels} --out {output.dataset} --drops {output.drops} --params {params.p:q} 2> {log}"
 
 
@@ -63,7 +63,7 @@ if RAG.cells:
         params:
             p=get_rag_dataset_params,
         shell:
-            "python -m authbench.cli ragauth-dataset --source {input} --out {output.questions} "
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-dataset --source {input} --out {output.questions} "
             "--report {output.report} --params {params.p:q} 2> {log}"
 
     rule ragauth_prior:
@@ -80,7 +80,7 @@ if RAG.cells:
         params:
             p=get_rag_prior_params,
         shell:
-            "python -m authbench.cli ragauth-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
 
     rule ragauth_rank:
         input:
@@ -153,5 +153,5 @@ if RAG.cells:
             p=get_rag_report_params,
             outdir=outdir,
         shell:
-            "python -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"

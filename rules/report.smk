@@ -28,7 +28,7 @@ rule domainauth_report:
         outdir=outdir,
         item_predictions=secondary_predictions_arg,
     shell:
-        "python -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
         "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
@@ -46,7 +46,7 @@ rule entityauth_report:
         p=get_entity_report_params,
         outdir=outdir,
     shell:
-        "python -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
         "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
@@ -68,7 +68,7 @@ if statistics_outputs():
             rag=statistics_rag_arg,
             outdir=outdir,
         shell:
-            "python -m authbench.cli benchmark-statistics --labels {input.labels} --drops {input.drops} "
+            "$AUTHBENCH_PYTHON -m authbench.cli benchmark-statistics --labels {input.labels} --drops {input.drops} "
             "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
             "--sp-passages {input.sp_passages} --sp-drops {input.sp_drops} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"
@@ -89,4 +89,4 @@ rule provenance_dag:
         p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
         outdir=outdir,
     shell:
-        "python -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -37,7 +37,7 @@ if SELFPREF.datasets:
         params:
             p=get_sp_import_params,
         shell:
-            "python -m authbench.cli selfpref-import --questions {output.questions} --passages {output.passages} "
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-import --questions {output.questions} --passages {output.passages} "
             "--drops {output.drops} --params {params.p:q} 2> {log}"
 
     rule selfpref_generate:
@@ -84,7 +84,7 @@ if SELFPREF.datasets:
         params:
             p=get_sp_sample_params,
         shell:
-            "python -m authbench.cli selfpref-sample --passages {input.passages} --generated {input.generated} "
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-sample --passages {input.passages} --generated {input.generated} "
             "--sample {output.sample} --out {output.passages} --params {params.p:q} 2> {log}"
 
     rule selfpref_shipped_knowledge:
@@ -99,7 +99,7 @@ if SELFPREF.datasets:
         conda:
             "../envs/analysis.yaml"
         shell:
-            "python -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
             "--levels {output.levels} --check {output.check} 2> {log}"
 
     rule selfpref_knowledge:
@@ -238,6 +238,6 @@ if SELFPREF.datasets:
             p=get_sp_report_params,
             outdir=outdir,
         shell:
-            "python -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
             "--outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -74,3 +74,8 @@ class EngineError(PipelineError, RuntimeError):
 
 class CacheError(PipelineError, RuntimeError):
     """The response cache cannot be written (e.g. a full disk)."""
+
+
+class SetupError(PipelineError, RuntimeError):
+    """The installation cannot run the workflow (e.g. the jobs' Python lacks
+    the package); the message says what to run."""

@@ -1,4 +1,5 @@
-"""What the console shows when jobs fail: each failed job's error line.
+"""What the console shows when jobs fail (each failed job's error line) and
+when a run succeeds (where its tables, HTML report and logs are).
 
 Every rule sends its step's stderr to its ``log:`` file (under
 ``<results>/logs/``), where the command line ends a known failure with one
@@ -8,16 +9,21 @@ prints "log: <path> (check log file(s) for error details)". The workflow's
 Snakemake's own run log, which names the log of every failed job in that
 sentence, and prints each job's error: the same locally and on Slurm (the
 logs are on the shared file system; a job's console output on a cluster is
-not). Nothing here changes a rule's shell command or its outputs.
+not). Its ``onsuccess`` handler prints :func:`run_summary`. Nothing here
+changes a rule's shell command or its outputs.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from authbench.errors import excerpt
+from authbench.paths import REPORT_SUBFOLDERS, report_outdir
 
 # Snakemake's line for a failed job's logs ("log: a.log, b.log (check log file(s) for error details)")
 FAILED_LOGS = re.compile(r"^\s*log: (.+?) \(check log file\(s\) for error details\)\s*$", re.M)
@@ -66,3 +72,37 @@ def failure_summary(snakemake_logs: Iterable[str | Path]) -> str:
         return ""
     parts = [f"{log}:\n" + "\n".join(f"    {line}" for line in error_lines(log)) for log in logs]
     return "Failed job(s), the error in each log:\n" + "\n".join(parts)
+
+
+def run_summary(outputs: Iterable[str], results: str, snakemake_logs: Iterable[str | Path],
+                configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None) -> str:
+    """The console text after a successful run: the report folders of
+    ``outputs`` (the `all` targets: each folder with a ``contents.md`` or
+    ``tables/``, ``figures/``) that exist, the one command that builds the
+    HTML report of the same config (``--configfile``, ``--config``), and where
+    the logs are."""
+    folders = dict.fromkeys(report_outdir([f]) for f in outputs
+                            if Path(f).name == "contents.md" or Path(f).parent.name in REPORT_SUBFOLDERS)
+    shown = [f"  {d}/contents.md" if Path(d, "contents.md").is_file() else f"  {d}/"
+             for d in folders if Path(d).is_dir()]
+    script = Path(sys.executable).with_name("snakemake")  # this Snakemake's, beside its interpreter
+    command = [_relative(script)] if script.is_file() else [sys.executable, "-m", "snakemake"]
+    configfiles = [_relative(f) for f in configfiles]
+    command += ["--configfile", *configfiles] if configfiles else []
+    if overrides:  # --config key=value as Snakemake parses it back
+        command += ["--config"] + [f"{k}={'' if v is None else json.dumps(v) if isinstance(v, (dict, list)) else v}"
+                                   for k, v in overrides.items()]
+    html = f"{results}/report.html"
+    lines = ["Tables and figures (each report's contents.md lists its files):", *shown] if shown else []
+    lines += [f"HTML report of every table and figure with its caption ({html}), built by:",
+              "  " + shlex.join(command + ["--report", html]),
+              f"Logs: every job's under {results}/logs/"
+              + "".join(f"; this run's Snakemake log: {_relative(log)}" for log in snakemake_logs)]
+    return "\n".join(lines)
+
+
+def _relative(path: str | Path) -> str:
+    try:
+        return str(Path(path).absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
