@@ -37,7 +37,6 @@ Rules (also in docs/decisions.md):
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
