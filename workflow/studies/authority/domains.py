@@ -2,6 +2,9 @@
 
 Rules (also in docs/decisions.md):
 
+* The table is read by its file name (:func:`authbench.records.read_records`:
+  CSV, also any unknown ending; TSV, JSON list or object of records keyed by
+  ``domain``, JSON lines, Parquet).
 * The table has a ``url`` column, or a ``domain`` column instead (the label
   table the PageRank fetchers write, filtered on ``status == ok``), and the
   score column of the config's ``label`` block (default: ``page_rank``, Open
@@ -11,9 +14,11 @@ Rules (also in docs/decisions.md):
   quantile, log) over the domains that survive the row and conflict drops.
 * Secondary label columns (config ``secondary.labels``) are read by
   :func:`read_secondary` into ``secondary.tsv`` (its own step, so adding one
-  reruns no judge cell); a value outside a categorical label's ``values``, or
-  one domain with two different values, is a named error. Columns nothing
-  reads are listed in the build log.
+  reruns no judge cell); values match as text or numerically, a value map
+  turns codes into labels or "not labelled"; a value outside a categorical
+  label's ``values``, or one domain with two different values, is a named
+  error; rows and domains without a label are counted by reason
+  (:func:`secondary_units`). Columns nothing reads are listed in the build log.
 * A URL without a scheme gets ``http://``. Its host is reduced to the registered
   domain with tldextract's *bundled* public-suffix snapshot (no network).
 * Row-level drops, each counted with its reason: ``status_filter`` (the status
