@@ -182,11 +182,12 @@ def _read_parquet(path: Path, expected: str) -> Records:
         found = excerpt(head.decode("utf-8", errors="replace")) if head else "an empty file"
         raise InputError(f"{path}: not a Parquet file (no 'PAR1' magic bytes); expected {expected} in Parquet; "
                          f"found {found}")
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         table = pq.read_table(path)
-    except Exception as err:  # pyarrow's errors: ArrowInvalid, OSError ...
+    except (pa.ArrowException, OSError, ValueError) as err:
         raise InputError(f"{path}: unreadable Parquet ({excerpt(str(err), quote=False)}); expected {expected}") \
             from None
     return Records("parquet", list(table.column_names),

@@ -264,3 +264,10 @@ def test_json_lines_in_a_file_named_json_still_read(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"domain": "a.com"}\n{"domain": "b.com"}\n', encoding="utf-8")
     assert [where for where, _ in read_records(path, "domains", key="domain").rows] == ["line 1", "line 2"]
+
+
+def test_parquet_with_magic_bytes_but_broken_is_a_named_error(tmp_path):
+    path = tmp_path / "d.parquet"
+    path.write_bytes(b"PAR1 not really parquet")
+    with pytest.raises(InputError, match=r"d.parquet: unreadable Parquet \(.*\); expected domains"):
+        read_records(path, "domains", key="domain")
