@@ -35,7 +35,8 @@ rule domainauth_secondary:
         source=config["domainauth"]["source"],
         labels=P.labels("domainauth"),
     output:
-        P.secondary(),
+        secondary=P.secondary(),
+        drops=P.secondary_drops(),
     log:
         f"{LOGS}/domainauth/secondary.log",
     conda:
@@ -44,7 +45,7 @@ rule domainauth_secondary:
         p=get_secondary_params,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
-        "--out {output} --params {params.p:q} 2> {log}"
+        "--out {output.secondary} --drops {output.drops} --params {params.p:q} 2> {log}"
 
 
 rule domainauth_sample:

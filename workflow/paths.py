@@ -98,6 +98,9 @@ class Layout:
     def secondary(self) -> str:  # DomainAuth's secondary label columns
         return f"{self.root}/domainauth/secondary.tsv"
 
+    def secondary_drops(self) -> str:  # the rows and domains that gave no secondary label, by reason
+        return f"{self.root}/domainauth/secondary_drops.tsv"
+
     # --- models -------------------------------------------------------------------------
 
     def gguf(self, model: str) -> str:  # assembled from its packages

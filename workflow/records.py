@@ -1,5 +1,6 @@
 """Plain file records: JSON lines and tab-separated tables, written
-deterministically; the one checked reader of user-supplied text files; file
+deterministically; the one reader of user-supplied tables (CSV, TSV, JSON,
+JSON lines, Parquet: :func:`read_records`) and of their text; file
 hashes for manifests; the one test for a missing value."""
 
 from __future__ import annotations
@@ -7,12 +8,13 @@ from __future__ import annotations
 import csv
 import dataclasses
 import hashlib
+import io
 import json
 import math
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from authbench.errors import InputError
+from authbench.errors import QUOTE_LIMIT, InputError, excerpt
 
 T = TypeVar("T")
 
@@ -36,17 +38,84 @@ def read_utf8(path: str | Path, expected: str) -> str:
         ) from None
 
 
-def read_json_records(path: str | Path, expected: str) -> list[tuple[str, object]]:
-    """(where, record) pairs of a JSON list (``record <i>``) or a JSON-lines
-    file (``line <n>``, blank lines skipped); invalid JSON is an
-    :class:`InputError` naming the file, line and column."""
+# file name endings -> the format :func:`read_records` reads
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
+           ".parquet": "parquet"}
+
+
+@dataclasses.dataclass
+class Records:
+    """What :func:`read_records` read: the format, the columns (a table's
+    header; JSON and Parquet: every key, in order of first appearance) and
+    ``(where, record)`` per record, ``where`` naming it in error messages:
+    ``line <n>`` (CSV, TSV, JSON lines; a record's first line), ``record <i>``
+    (a JSON list, from 0), ``record '<key>'`` (a JSON object of records),
+    ``row <n>`` (Parquet, from 1)."""
+
+    format: str
+    columns: list[str]
+    rows: list[tuple[str, dict]]
+
+
+def text_of(value: Any) -> str | None:
+    """A cell as text, whatever the format gave: None (also NaN: a missing
+    number) stays None, ``true``/``false`` for booleans, an integral float
+    as Python writes it (``1.0``), lists and objects as JSON."""
+    if is_missing(value):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def read_records(path: str | Path, expected: str, key: str | None = None, default: str = "csv",
+                 quoted_tsv: bool = True, pad_short: bool = True) -> Records:
+    """The records of a user-supplied table, by the file name's ending
+    (:data:`FORMATS`): CSV (RFC 4180, strict), TSV (``quoted_tsv``: CSV
+    quoting with tabs; else every tab splits and a quote is data), JSON (a
+    list of records, or an object of records keyed by id: the key becomes
+    column ``key``), JSON lines, Parquet (pyarrow, imported only here). Any
+    other ending reads as ``default``: a format, ``sniff`` (TSV when the
+    first line holds a tab, else CSV when it holds a comma, else TSV) or
+    ``json-or-lines`` (a JSON list when the text starts with ``[``, else JSON
+    lines). CSV and TSV cells are strings, blank lines skipped; a row with
+    more fields than the header is an error, one with fewer has None in the
+    missing columns (``pad_short=False``: an error too); JSON and Parquet
+    values keep their type (:func:`text_of` gives the text).
+
+    Every failure is an :class:`InputError` naming the file, where, what was
+    ``expected`` and what was found (200 characters at most): invalid JSON or
+    Parquet (a file that is not what its name says), a record that is not an
+    object, an object of records whose values are not objects, or whose
+    record holds ``key`` with another value than its key."""
+    path = Path(path)
+    fmt = FORMATS.get(path.suffix.lower(), default)
+    if fmt == "parquet":
+        return _read_parquet(path, expected)
     text = read_utf8(path, expected)
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
-        return [(f"record {i}", rec) for i, rec in enumerate(data)]
+    if fmt == "sniff":
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        fmt = "tsv" if "\t" in first or "," not in first else "csv"
+    if fmt in ("csv", "tsv"):
+        return _read_table(path, text, fmt, quoted_tsv, pad_short)
+    if fmt == "json-or-lines":
+        fmt = "json" if text.lstrip().startswith("[") else "jsonl"
+    rows = _json_lines(path, text, expected) if fmt == "jsonl" else _json_document(path, text, expected, key)
+    for where, rec in rows:
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}: {where}: expected a JSON object (a record: {expected}), found {excerpt(rec)}")
+    return Records(fmt, list(dict.fromkeys(k for _, rec in rows for k in rec)), rows)
+
+
+def _not_valid(path: Path, where: str, what: str, expected: str, text: str) -> InputError:
+    return InputError(f"{path}: {where}: not valid {what}; expected {expected}; found {excerpt(text)}")
+
+
+def _json_lines(path: Path, text: str, expected: str) -> list[tuple[str, object]]:
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -54,15 +123,82 @@ def read_json_records(path: str | Path, expected: str) -> list[tuple[str, object
         try:
             out.append((f"line {n}", json.loads(line)))
         except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {n}, column {err.colno}: not valid JSON ({err.msg})") from None
+            raise _not_valid(path, f"line {n}, column {err.colno}", f"JSON ({err.msg})", expected,
+                             line[:QUOTE_LIMIT]) from None
     return out
 
 
-def csv_records(lines: Iterable[str], path: str | Path) -> Iterator[tuple[int, int, list[str]]]:
+def _json_document(path: Path, text: str, expected: str, key: str | None) -> list[tuple[str, object]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        if err.msg == "Extra data" and text.lstrip().startswith("{"):
+            return _json_lines(path, text, expected)  # JSON lines in a file named .json
+        raise _not_valid(path, f"line {err.lineno}, column {err.colno}", f"JSON ({err.msg})", expected,
+                         text[:QUOTE_LIMIT]) from None
+    if isinstance(data, list):
+        return [(f"record {i}", rec) for i, rec in enumerate(data)]
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: line 1: expected {expected} (a JSON list of records, or an object of records "
+                         f"keyed by id), found {excerpt(data)}")
+    if key is None:
+        raise InputError(f"{path}: line 1: a JSON object; expected {expected} as a JSON list of records")
+    out = []
+    for name, rec in data.items():
+        where = f"record {excerpt(name, 80)}"
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}: {where}: the file is a JSON object, read as records keyed by {key}, but "
+                             f"this value is not an object (a record); found {excerpt(rec)}")
+        if key in rec and text_of(rec[key]) != name:
+            raise InputError(f"{path}: {where}: field '{key}' is {excerpt(rec[key])}, not the record's key "
+                             f"(the key of an object of records is its '{key}')")
+        out.append((where, {key: name, **{k: v for k, v in rec.items() if k != key}}))
+    return out
+
+
+def _read_table(path: Path, text: str, fmt: str, quoted_tsv: bool, pad_short: bool) -> Records:
+    if fmt == "tsv" and not quoted_tsv:
+        lines: Iterable = ((n, line.split("\t")) for n, line in enumerate(text.splitlines(), 1))
+    else:
+        lines = ((start, fields) for start, _end, fields in
+                 csv_records(io.StringIO(text, newline=""), path, "\t" if fmt == "tsv" else ","))
+    lines = ((n, fields) for n, fields in lines if any(cell.strip() for cell in fields))
+    first = next(lines, None)
+    if first is None:
+        raise InputError(f"{path}: line 1: no header row")
+    columns = first[1]
+    rows = []
+    for n, fields in lines:
+        if len(fields) > len(columns) or (len(fields) < len(columns) and not pad_short):
+            raise InputError(f"{path}: line {n}: {len(fields)} fields, header has {len(columns)}")
+        rows.append((f"line {n}", dict(zip(columns, fields + [None] * (len(columns) - len(fields))))))
+    return Records(fmt, columns, rows)
+
+
+def _read_parquet(path: Path, expected: str) -> Records:
+    with open(path, "rb") as fh:
+        head = fh.read(QUOTE_LIMIT)
+    if not head.startswith(b"PAR1"):
+        found = excerpt(head.decode("utf-8", errors="replace")) if head else "an empty file"
+        raise InputError(f"{path}: not a Parquet file (no 'PAR1' magic bytes); expected {expected} in Parquet; "
+                         f"found {found}")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        raise InputError(f"{path}: unreadable Parquet ({excerpt(str(err), quote=False)}); expected {expected}") \
+            from None
+    return Records("parquet", list(table.column_names),
+                   [(f"row {i}", rec) for i, rec in enumerate(table.to_pylist(), 1)])
+
+
+def csv_records(lines: Iterable[str], path: str | Path, delimiter: str = ",") -> Iterator[tuple[int, int, list[str]]]:
     """(first line, last line, fields) of each CSV record of ``lines`` (a
     record may span lines inside quotes); a malformed record is an
     :class:`InputError` naming the file and line."""
-    reader = csv.reader(lines, strict=True)
+    reader = csv.reader(lines, strict=True, delimiter=delimiter)
     while True:
         start = reader.line_num + 1
         try:

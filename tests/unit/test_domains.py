@@ -69,7 +69,7 @@ def test_build_counts_every_drop(tmp_path):
 
 def test_texts_join_and_drop(tmp_path):
     csv = write(tmp_path, "url,page_rank\nhttp://a.com,1\nhttp://b.com,2\n")
-    texts = write(tmp_path, "domain\ttext\na.com\tone  two\tthree four\n", name="t.tsv")
+    texts = write(tmp_path, "domain\ttext\na.com\t\"one  two\tthree four\"\n", name="t.tsv")  # a quoted tab
     got = read_texts(texts, max_words=2)
     assert got == {"a.com": "one two"}
     domains, drops = build_domains(csv, None, CATS, got)

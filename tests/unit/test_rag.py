@@ -200,7 +200,7 @@ def test_record_not_an_object_in_list(tmp_path):
     path = write_list(tmp_path / "a.json", [make_rec("A_1"), ["not", "an", "object"]])
     with pytest.raises(InputError) as exc:
         load_ragauth(path)
-    assert_names(exc.value, str(path), "record 1", "field '(record)'", "a JSON object")
+    assert_names(exc.value, str(path), "record 1", "expected a JSON object", "a JSON object")
 
 
 def test_record_not_an_object_in_json_lines(tmp_path):
@@ -208,7 +208,7 @@ def test_record_not_an_object_in_json_lines(tmp_path):
     path.write_text(json.dumps(make_rec("A_1")) + '\n"just text"\n', encoding="utf-8")
     with pytest.raises(InputError) as exc:
         load_ragauth(path)
-    assert_names(exc.value, str(path), "line 2", "field '(record)'")
+    assert_names(exc.value, str(path), "line 2", "expected a JSON object")
 
 
 def _drop(key):

@@ -60,19 +60,26 @@ def cmd_domainauth_build(args, params) -> None:
 
 
 def cmd_domainauth_secondary(args, params) -> None:
-    """The secondary label columns of the labelled domains (``secondary.tsv``)."""
-    from authbench.studies.authority.domains import read_labels, read_secondary, write_secondary
+    """The secondary label columns of the labelled domains (``secondary.tsv``)
+    and the rows and domains that give no label, by reason (``--drops``)."""
+    from authbench.records import write_drop_table
+    from authbench.studies.authority.domains import read_labels, read_secondary, secondary_units, write_secondary
     from authbench.studies.authority.labels import secondary_specs
 
     specs = secondary_specs(params.get("secondary"), "domainauth.secondary")
     domains = [d.domain for d in read_labels(args.labels)]
-    labels = read_secondary(args.source, params.get("status_filter"), specs, domains)
+    counts: Counter = Counter()
+    labels = read_secondary(args.source, params.get("status_filter"), specs, domains, counts)
     write_secondary(labels, specs, args.out)
+    mkparent(args.drops)
+    write_drop_table(counts, secondary_units(specs), len(labels), "domain", args.drops)
+    log.info("domainauth: secondary labels: rows and domains without a label, by reason: %s",
+             ", ".join(f"{r} {n}" for r, n in counts.items() if n) or "none")
     for sec in specs:
-        counts = Counter(row[sec.name] for row in labels.values() if row[sec.name])
+        got = Counter(row[sec.name] for row in labels.values() if row[sec.name])
         log.info("domainauth: secondary label %s (%s): %d of %d domains labelled%s", sec.name, sec.kind,
-                 sum(counts.values()), len(labels),
-                 " (" + ", ".join(f"{v} {counts.get(v, 0)}" for v in sec.values) + ")" if sec.values else "")
+                 sum(got.values()), len(labels),
+                 " (" + ", ".join(f"{v} {got.get(v, 0)}" for v in sec.values) + ")" if sec.values else "")
 
 
 def cmd_domainauth_sample(args, params) -> None:
@@ -265,7 +272,7 @@ def cmd_entityauth_report(args, params) -> None:
 
 COMMANDS = {
     "domainauth-build": (cmd_domainauth_build, ["source", "labels", "drops", "bins?"]),
-    "domainauth-secondary": (cmd_domainauth_secondary, ["source", "labels", "out"]),
+    "domainauth-secondary": (cmd_domainauth_secondary, ["source", "labels", "out", "drops"]),
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
     "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops", "bins?"]),
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),

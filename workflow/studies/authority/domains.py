@@ -2,6 +2,9 @@
 
 Rules (also in docs/decisions.md):
 
+* The table is read by its file name (:func:`authbench.records.read_records`:
+  CSV, also any unknown ending; TSV, JSON list or object of records keyed by
+  ``domain``, JSON lines, Parquet).
 * The table has a ``url`` column, or a ``domain`` column instead (the label
   table the PageRank fetchers write, filtered on ``status == ok``), and the
   score column of the config's ``label`` block (default: ``page_rank``, Open
@@ -11,9 +14,11 @@ Rules (also in docs/decisions.md):
   quantile, log) over the domains that survive the row and conflict drops.
 * Secondary label columns (config ``secondary.labels``) are read by
   :func:`read_secondary` into ``secondary.tsv`` (its own step, so adding one
-  reruns no judge cell); a value outside a categorical label's ``values``, or
-  one domain with two different values, is a named error. Columns nothing
-  reads are listed in the build log.
+  reruns no judge cell); values match as text or numerically, a value map
+  turns codes into labels or "not labelled"; a value outside a categorical
+  label's ``values``, or one domain with two different values, is a named
+  error; rows and domains without a label are counted by reason
+  (:func:`secondary_units`). Columns nothing reads are listed in the build log.
 * A URL without a scheme gets ``http://``. Its host is reduced to the registered
   domain with tldextract's *bundled* public-suffix snapshot (no network).
 * Row-level drops, each counted with its reason: ``status_filter`` (the status
@@ -37,7 +42,6 @@ Rules (also in docs/decisions.md):
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
@@ -46,7 +50,7 @@ from typing import Iterable, Mapping, Sequence
 
 from authbench.errors import InputError, LabelError, excerpt
 from authbench.net import registered_domain
-from authbench.records import read_utf8, write_drop_table, write_tsv
+from authbench.records import read_records, text_of, write_drop_table, write_tsv
 from authbench.studies.authority.labels import (
     BENCHMARK_LEVELS,
     OPEN_PAGERANK_COLUMN,
@@ -122,49 +126,53 @@ def describe_categories(categories: Mapping[str, Mapping]) -> str:
 
 
 
-def _parse_score(value: str | None, spec: LabelSpec, path: Path, line: int) -> float | int:
-    """A row's score: an integer 0..levels under integer binning (Open
-    PageRank's 0..10), else any finite number."""
+def _parse_score(value: object, spec: LabelSpec, path: Path, line: str) -> float | int:
+    """A row's score (any format's cell: :func:`authbench.records.text_of`):
+    an integer 0..levels under integer binning (Open PageRank's 0..10), else
+    any finite number. ``line``: where the row is (``line 5``, ``record 3``)."""
     col = spec.column
+    value = text_of(value)
     if spec.binning == "integer":
         top = spec.levels
         if value is None:
-            raise InputError(f"{path}: line {line}, column '{col}': missing value (expected 0..{top})")
+            raise InputError(f"{path}: {line}, column '{col}': missing value (expected 0..{top})")
         try:
             number = float(value.strip())
         except ValueError:
             number = float("nan")
         if not number.is_integer():
-            raise InputError(f"{path}: line {line}, column '{col}': {value!r} is not an integer (expected 0..{top})")
+            raise InputError(f"{path}: {line}, column '{col}': {value!r} is not an integer (expected 0..{top})")
         if not 0 <= number <= top:
-            raise InputError(f"{path}: line {line}, column '{col}': {value!r} is out of range (expected 0..{top})")
+            raise InputError(f"{path}: {line}, column '{col}': {value!r} is out of range (expected 0..{top})")
         return int(number)
     if value is None or not value.strip():
-        raise InputError(f"{path}: line {line}, column '{col}': missing value (expected a number)")
+        raise InputError(f"{path}: {line}, column '{col}': missing value (expected a number)")
     try:
         number = float(value.strip())
     except ValueError:
         number = float("nan")
     if not math.isfinite(number):
-        raise InputError(f"{path}: line {line}, column '{col}': {excerpt(value)} is not a number")
+        raise InputError(f"{path}: {line}, column '{col}': {excerpt(value)} is not a number")
     return number
 
 
 def read_texts(path: str | Path | None, max_words: int) -> dict[str, str]:
-    """Optional page texts: TSV with columns domain and text; text cut to max_words."""
+    """Optional page texts: a table with columns domain and text (a TSV, or
+    any format of :func:`authbench.records.read_records`; a JSON object is
+    keyed by domain); text cut to max_words."""
     if not path:
         return {}
     path = Path(path)
-    reader = csv.DictReader(io.StringIO(read_utf8(path, "a TSV with columns domain and text")), delimiter="\t")
-    missing = [c for c in ("domain", "text") if c not in (reader.fieldnames or [])]
+    table = read_records(path, "a table with columns domain and text", key="domain", default="tsv")
+    missing = [c for c in ("domain", "text") if c not in table.columns]
     if missing:
         raise InputError(f"{path}: line 1: missing column(s) {missing} (expected domain and text)")
     texts = {}
-    for line, row in enumerate(reader, start=2):
-        words = " ".join((row["text"] or "").split()).split(" ")
+    for _where, row in table.rows:
+        words = " ".join((text_of(row.get("text")) or "").split()).split(" ")
         text = " ".join(words[:max_words]).strip()
         if text:
-            texts[(row["domain"] or "").strip().lower()] = text
+            texts[(text_of(row.get("domain")) or "").strip().lower()] = text
     return texts
 
 
@@ -200,42 +208,64 @@ def drop_units(spec: LabelSpec) -> dict[str, str]:
     return units
 
 
+def secondary_units(specs: Sequence[SecondarySpec]) -> dict[str, str]:
+    """The reasons (and units) :func:`read_secondary` counts, in order: rows
+    that give no label (the status filter, the URL reduction's reasons, a
+    domain without a primary label), then per secondary label the rows whose
+    cell is empty or that the value map sets to "not labelled", and the
+    labelled domains left without a value."""
+    units = {"status_filter": "row", "unparsable_url": "row", "ip_host": "row", "no_registered_domain": "row",
+             "not_a_labelled_domain": "row"}
+    for sec in specs:
+        units |= {f"{sec.name}:empty_cell": "row", f"{sec.name}:mapped_to_unlabelled": "row",
+                  f"{sec.name}:not_labelled": "domain"}
+    return units
+
+
 def read_secondary(source: str | Path, status_filter: str | None, specs: Sequence[SecondarySpec],
-                   domains: Iterable[str]) -> dict[str, dict[str, str]]:
+                   domains: Iterable[str], counts: Counter | None = None) -> dict[str, dict[str, str]]:
     """The secondary label columns (config ``secondary.labels``) of the
     source, per labelled domain (``domains``: those of ``labels.tsv``):
-    ``{domain: {name: raw value}}``, ``""`` = not labelled. Rows are reduced
-    to their registered domain and status-filtered as in the build. A missing
+    ``{domain: {name: label}}``, the label as its ``values`` writes it
+    (``0.0`` under ``values: [0, 1]`` is ``0``; the value map applied),
+    ``""`` = not labelled. The source is read as the build reads it (any
+    format of :func:`authbench.records.read_records`); rows are reduced to
+    their registered domain and status-filtered as in the build. A missing
     column, a value outside a categorical label's ``values`` or a non-number
-    for a numeric one (file, line, column), and two different values for one
-    domain are named errors."""
+    for a numeric one (file, line, column, the allowed values), and two
+    different labels for one domain are named errors. ``counts`` (if given)
+    gets every reason of :func:`secondary_units`."""
     path = Path(source)
-    reader = csv.DictReader(io.StringIO(read_utf8(path, "a CSV with the secondary label columns")))
-    columns = reader.fieldnames or []
+    table = read_records(path, "a table with the secondary label columns", key="domain")
+    columns = table.columns
     url_column = "url" if "url" in columns or "domain" not in columns else "domain"
     for column in (url_column, *(s.name for s in specs)):
         if column not in columns:
-            raise InputError(f"{path}: line 1: missing column '{column}' (found: {', '.join(columns) or 'none'}); "
+            raise InputError(f"{path}: line 1: missing column '{column}' (found: "
+                             f"{excerpt(', '.join(columns) or 'none', quote=False)}); "
                              "secondary.labels names the columns to carry")
+    counts = Counter() if counts is None else counts
     wanted = set(domains)
     values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for line, row in enumerate(reader, start=2):
-        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
+    for line, row in table.rows:
+        if status_filter is not None and (text_of(row.get("status")) or "").strip() != status_filter:
+            counts["status_filter"] += 1
             continue
         cells = {}
         for sec in specs:
-            raw = (row.get(sec.name) or "").strip()
             try:
-                sec.code(raw)
+                cells[sec.name] = sec.value(text_of(row.get(sec.name)))
             except LabelError as err:
-                raise InputError(f"{path}: line {line}, column '{sec.name}': {err}") from None
-            cells[sec.name] = raw
-        domain, _, _ = registered_domain(row[url_column] or "")
-        if domain not in wanted:
+                raise InputError(f"{path}: {line}, column '{sec.name}': {err}") from None
+        domain, _, reason = registered_domain(text_of(row.get(url_column)) or "")
+        if domain is None or domain not in wanted:
+            counts[reason or "not_a_labelled_domain"] += 1
             continue
-        for name, raw in cells.items():
-            if raw:
-                values[domain][name].add(raw)
+        for name, (label, mapped) in cells.items():
+            if label:
+                values[domain][name].add(label)
+            else:
+                counts[f"{name}:{'mapped_to_unlabelled' if mapped else 'empty_cell'}"] += 1
     out = {}
     for domain in sorted(wanted):
         row = {}
@@ -245,6 +275,7 @@ def read_secondary(source: str | Path, status_filter: str | None, specs: Sequenc
                 raise InputError(f"{path}: domain {domain}: its rows carry different values of secondary label "
                                  f"'{sec.name}' ({', '.join(sorted(got))}); give each domain one value")
             row[sec.name] = next(iter(got)) if got else ""
+            counts[f"{sec.name}:not_labelled"] += not got
         out[domain] = row
     return out
 
@@ -271,21 +302,19 @@ def _url_column(path: Path, columns: Sequence[str], spec: LabelSpec, status_filt
     return url_column
 
 
-def _domain_scores(reader, path: Path, columns: Sequence[str], url_column: str, spec: LabelSpec,
+def _domain_scores(rows: Sequence[tuple[str, dict]], path: Path, url_column: str, spec: LabelSpec,
                    status_filter: str | None, drops: Counter) -> tuple[dict[str, set], dict[str, str], Counter]:
     """Every registered domain's scores (a set: rows of one domain may
     disagree), public suffix and number of rows; dropped rows counted in ``drops``."""
     scores: dict[str, set] = defaultdict(set)
     suffixes: dict[str, str] = {}
     n_urls: Counter = Counter()
-    for line, row in enumerate(reader, start=2):
-        if None in row:  # more fields than header columns
-            raise InputError(f"{path}: line {line}: {len(columns) + len(row[None])} fields, header has {len(columns)}")
-        if status_filter is not None and (row.get("status") or "").strip() != status_filter:
+    for line, row in rows:
+        if status_filter is not None and (text_of(row.get("status")) or "").strip() != status_filter:
             drops["status_filter"] += 1
             continue
-        score = _parse_score(row[spec.column], spec, path, line)
-        domain, suffix, reason = registered_domain(row[url_column] or "")
+        score = _parse_score(row.get(spec.column), spec, path, line)
+        domain, suffix, reason = registered_domain(text_of(row.get(url_column)) or "")
         if domain is None:
             drops[reason] += 1
             continue
@@ -311,12 +340,12 @@ def build_domain_labels(
     :func:`read_secondary`; here only kept off the list of unused columns)."""
     spec = label or DEFAULT_LABEL
     path = Path(source)
-    reader = csv.DictReader(io.StringIO(read_utf8(path, f"a CSV with columns url (or domain) and {spec.column}")))
-    columns = reader.fieldnames or []
+    table = read_records(path, f"a table with columns url (or domain) and {spec.column}", key="domain")
+    columns = table.columns
     url_column = _url_column(path, columns, spec, status_filter)
     used = {url_column, spec.column, *secondary} | ({"status"} if status_filter is not None else set())
     drops: Counter = Counter()
-    scores, suffixes, n_urls = _domain_scores(reader, path, columns, url_column, spec, status_filter, drops)
+    scores, suffixes, n_urls = _domain_scores(table.rows, path, url_column, spec, status_filter, drops)
 
     kept = []
     for domain in sorted(scores):

@@ -21,6 +21,9 @@ Rules (also in docs/decisions.md):
   (:func:`authbench.studies.authority.labels.bin_scores`: integer,
   equal_width, quantile, log); ``popularity`` must hold integer counts,
   another key any number. The binned value is the label table's ``score``.
+* Other formats by the file's name (:func:`authbench.records.read_records`):
+  ``.csv``, ``.tsv``, ``.json`` (a list of records, or an object of records
+  keyed by ``question_entity``), ``.parquet``; any other name is JSON lines.
 * Broken input (invalid JSON, a missing key, a non-integer count, bytes that are
   not UTF-8, an empty file) stops with :class:`InputError` naming file, line and
   key. A corpus whose counts are all equal cannot be binned: a named error.
@@ -29,7 +32,6 @@ Rules (also in docs/decisions.md):
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, fields
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import Iterable
 
 from authbench.errors import InputError, LabelError, excerpt
-from authbench.records import read_utf8, write_drop_table
+from authbench.records import read_records, text_of, write_drop_table
 from authbench.seeding import rng
 from authbench.studies.authority.labels import BENCHMARK_LEVELS, LabelSpec, bin_scores, bin_table, coarse_level
 
@@ -64,49 +66,44 @@ def drop_reasons(spec: LabelSpec) -> tuple[str, ...]:
     return DROP_REASONS + (("above_top_level",) if spec.top == "drop" else ())
 
 
-def _number(value, key: str, path: Path, line: int) -> int | float:
+def _number(value, key: str, path: Path, line: str) -> int | float:
     """A row's score: ``popularity`` must be an integer sitelink count (Ni et
     al.'s format); another key any finite number (an int when integral)."""
     counts = key == POPULARITY
     what = "an integer sitelink count" if counts else "a number"
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"{path}: line {line}, key '{key}': {excerpt(value)} is not {what}")
+        raise InputError(f"{path}: {line}, key '{key}': {excerpt(value)} is not {what}")
     try:
         number = float(value)
     except ValueError:
         number = float("nan")
     if not math.isfinite(number) or (counts and not number.is_integer()):
-        raise InputError(f"{path}: line {line}, key '{key}': {excerpt(value)} is not {what}")
+        raise InputError(f"{path}: {line}, key '{key}': {excerpt(value)} is not {what}")
     return int(number) if number.is_integer() else number
 
 
 def read_entity_file(path: str | Path, spec: LabelSpec | None = None,
                      unused: set | None = None) -> tuple[list[tuple[str, str, int | float]], Counter]:
     """(name, question, score) per usable row, and the row drops. ``unused``
-    (a set, if given) collects the keys nothing reads."""
+    (a set, if given) collects the keys nothing reads. The file is JSON lines
+    (any name but those below), or by its name a CSV, TSV, JSON (a list of
+    records, or an object of records keyed by ``question_entity``) or Parquet
+    file (:func:`authbench.records.read_records`)."""
     spec = spec or DEFAULT_LABEL
     key = spec.column
     path = Path(path)
-    text = read_utf8(path, f"JSON lines with {', '.join((*REQUIRED_KEYS, key))}")
+    expected = f"records with {', '.join((*REQUIRED_KEYS, key))}"
+    table = read_records(path, expected, key="question_entity", default="jsonl")
     rows, drops, seen = [], Counter(), set()
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {line}, column {err.colno}: not valid JSON ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{path}: line {line}: expected a JSON object")
+    for line, obj in table.rows:
         for k in (*REQUIRED_KEYS, key):
             if k not in obj:
-                expected = ", ".join((*REQUIRED_KEYS, key))
-                raise InputError(f"{path}: line {line}: missing key '{k}' (expected {expected})")
+                raise InputError(f"{path}: {line}: missing key '{k}' (expected {', '.join((*REQUIRED_KEYS, key))})")
         if unused is not None:
             unused.update(k for k in obj if k not in (*REQUIRED_KEYS, key))
-        name = str(obj["question_entity"]).strip()
+        name = (text_of(obj["question_entity"]) or "").strip()
         if not name:
-            raise InputError(f"{path}: line {line}, key 'question_entity': empty entity name")
+            raise InputError(f"{path}: {line}, key 'question_entity': empty entity name")
         count = _number(obj[key], key, path, line)
         if name in seen:
             drops["duplicate_entity"] += 1
@@ -115,7 +112,7 @@ def read_entity_file(path: str | Path, spec: LabelSpec | None = None,
         if spec.binning == "log" and count <= 0:
             drops["nonpositive_popularity"] += 1
             continue
-        rows.append((name, str(obj["question"]).strip(), count))
+        rows.append((name, (text_of(obj["question"]) or "").strip(), count))
     return rows, drops
 
 

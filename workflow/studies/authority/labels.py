@@ -298,16 +298,39 @@ RESERVED_NAMES = frozenset({"domain", "entity", "suffix", "level", "coarse", "n_
                             "question", "model", "context", "judge", "setting", "pred", "kind", "n_scores", "item"})
 
 
+def _number(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def match_value(raw: str, allowed: Sequence[str]) -> str | None:
+    """The entry of ``allowed`` that ``raw`` names: the same text, else the
+    same number (``0.0`` and ``0`` name ``0``); None when none does."""
+    if raw in allowed:
+        return raw
+    number = _number(raw)
+    if number is None:
+        return None
+    return next((v for v in allowed if _number(v) == number), None)
+
+
 @dataclass(frozen=True)
 class SecondarySpec:
     """A second label carried from the source to the predictions (config
     ``secondary.labels.<name>``). ``values`` (ordered low -> high) makes it
     categorical, coded 0, 1, ...; with two values it is binary (ROC AUC
     besides ρ, the second value the positive class). Without ``values`` it
-    is numeric. An empty cell is "not labelled"."""
+    is numeric. An empty cell is "not labelled". ``value_map`` (config
+    ``map``): a file's value -> the label (one of ``values``, a number for a
+    numeric label) or None ("not labelled"), applied first. Values and map
+    keys match as text, else as numbers (:func:`match_value`)."""
 
     name: str
     values: tuple[str, ...] | None = None
+    value_map: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -315,38 +338,65 @@ class SecondarySpec:
             return "numeric"
         return "binary" if len(self.values) == 2 else "ordinal"
 
-    def code(self, raw: str) -> float | None:
-        """The number behind a cell (None when empty); an unknown category
-        or a non-number is a :class:`LabelError` saying what was expected."""
+    def value(self, raw: str | None) -> tuple[str, bool]:
+        """The label a cell gives as text (``""``: not labelled; a categorical
+        label's value as ``values`` writes it) and whether the value map made
+        it "not labelled". An unknown category or a non-number is a
+        :class:`LabelError` saying what is allowed."""
         raw = (raw or "").strip()
         if not raw:
-            return None
+            return "", False
+        key = match_value(raw, [k for k, _ in self.value_map])
+        if key is not None:
+            mapped = dict(self.value_map)[key]
+            return ("", True) if mapped is None else (mapped, False)
+        mapping = (f"; the map turns {', '.join(k for k, _ in self.value_map)} into labels"
+                   if self.value_map else "; 'map:' in the label's config turns other codes into labels or null")
         if self.values is not None:
-            if raw not in self.values:
-                raise LabelError(f"{raw!r} is not one of {list(self.values)} (secondary label '{self.name}')")
-            return float(self.values.index(raw))
-        try:
-            v = float(raw)
-        except ValueError:
-            v = math.nan
-        if not math.isfinite(v):
+            got = match_value(raw, self.values)
+            if got is None:
+                raise LabelError(f"{raw!r} is not one of {list(self.values)} (secondary label '{self.name}'; "
+                                 f"numbers match numerically{mapping})")
+            return got, False
+        if _number(raw) is None:
             raise LabelError(f"{raw!r} is not a number (secondary label '{self.name}' is numeric; give it "
-                             "values: [...] to read it as categories)")
-        return v
+                             f"values: [...] to read it as categories{mapping})")
+        return raw, False
+
+    def code(self, raw: str) -> float | None:
+        """The number behind a cell (None when not labelled); errors as :meth:`value`."""
+        label, _ = self.value(raw)
+        if not label:
+            return None
+        return float(self.values.index(label)) if self.values is not None else float(label)
+
+
+SECONDARY_SCHEMA = "properties/domainauth/properties/secondary/properties/labels/additionalProperties"
 
 
 def secondary_specs(block: Mapping[str, Any] | None, where: str = "secondary") -> list[SecondarySpec]:
-    """The ``labels`` of a config ``secondary:`` block, in config order."""
+    """The ``labels`` of a config ``secondary:`` block, in config order. A
+    ``map`` value that is not a label (not one of ``values``; not a number
+    for a numeric label) is a :class:`ConfigError`."""
     out = []
     for name, spec in ((block or {}).get("labels") or {}).items():
         if name in RESERVED_NAMES:
             raise ConfigError(f"config key '{where}.labels.{name}': '{name}' names a column of the label table or "
                               f"the predictions; rename the column (reserved: {', '.join(sorted(RESERVED_NAMES))})")
-        values = (spec or {}).get("values")
+        spec = with_defaults(spec or {}, SECONDARY_SCHEMA)
+        values = spec.get("values")
         if values is not None:
             values = tuple(str(v) for v in values)
             if len(values) < 2 or len(set(values)) != len(values):
                 raise ConfigError(f"config key '{where}.labels.{name}.values': {list(values)} needs two or more "
                                   "distinct values, ordered low to high")
-        out.append(SecondarySpec(str(name), values))
+        value_map = []
+        for key, label in spec["map"].items():
+            text = None if label is None else str(label)
+            if text is not None and (match_value(text, values) is None if values is not None else _number(text) is None):
+                allowed = f"one of {list(values)}" if values is not None else "a number"
+                raise ConfigError(f"config key '{where}.labels.{name}.map.{key}': {label!r} is not a label "
+                                  f"({allowed}, or null: not labelled)")
+            value_map.append((str(key), text if text is None or values is None else match_value(text, values)))
+        out.append(SecondarySpec(str(name), values, tuple(value_map)))
     return out

@@ -14,6 +14,11 @@ Rules:
 * **Tables.** ``.csv`` files are RFC 4180 CSV (comma, double quotes, quoted
   newlines allowed); ``.tsv`` files are split on every tab (no quoting: a quote
   character is data, so a TSV text cannot hold a tab or a newline -- use CSV).
+  ``.json`` (a list of records, or an object of records keyed by id: ``qid``
+  for questions, ``docid`` for documents, ``domain`` for labels),
+  ``.jsonl`` and ``.parquet`` are read as records
+  (:func:`authbench.records.read_records`); a row with fewer or more fields
+  than the header is an error.
   Any other name: TSV when the header line holds a tab, else CSV when it holds
   a comma, else TSV. Header names are trimmed and matched case-insensitively;
   other columns are ignored. Blank lines are skipped. A UTF-8 BOM is dropped.
@@ -78,8 +83,6 @@ Rules:
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from collections import Counter
@@ -90,7 +93,7 @@ from typing import Any
 from authbench.errors import InputError, excerpt
 from authbench.fetch.pagerank import PAGERANK_COLUMNS
 from authbench.net import registered_domain
-from authbench.records import csv_records, read_utf8, write_drop_table
+from authbench.records import Records, read_records, text_of, write_drop_table
 from authbench.studies.ragauth.dataset import MAX_DOCS, MAX_PAGERANK, normalise_gold
 
 QUESTION_COLUMNS = ("qid", "question", "answer")
@@ -132,56 +135,37 @@ def authority(page_rank: int | None) -> str | None:
 # tables
 
 
-def _table_format(path: Path, text: str) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        return suffix[1:]
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return "tsv" if "\t" in first or "," not in first else "csv"
+def _records(path: Path, expected: str, key: str | None) -> Records:
+    """A table by the rules of the module docstring: CSV, plain TSV (or by the header line), JSON, Parquet."""
+    return read_records(path, expected, key=key, default="sniff", quoted_tsv=False, pad_short=False)
 
 
-def _records(path: Path, text: str, fmt: str) -> Iterator[tuple[int, list[str]]]:
-    """(line where the record starts, fields) per non-blank record."""
-    if fmt == "tsv":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                yield number, line.split("\t")
-        return
-    for start, _end, fields in csv_records(io.StringIO(text, newline=""), path):
-        if any(cell.strip() for cell in fields):
-            yield start, fields
-
-
-def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[str] = (),
-                expected: str = "") -> tuple[Path, list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """(path, header, rows): each row is (line, {known column: trimmed cell}); absent optional columns are ''."""
+def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[str] = (), expected: str = "",
+                key: str | None = None, table: Records | None = None
+                ) -> tuple[Path, list[str], Iterator[tuple[str, dict[str, str]]]]:
+    """(path, header, rows): each row is (where: ``line <n>``, ``record <i>``
+    ..., {known column: trimmed cell}); absent optional columns are ''. A
+    JSON object of records is keyed by ``key``. ``table``: the file, read already."""
     path = Path(path)
     expected = expected or f"a table with columns {', '.join(required)}"
-    text = read_utf8(path, expected)
-    records = _records(path, text, _table_format(path, text))
-    first = next(records, None)
-    if first is None:
-        raise InputError(f"{path}: line 1: no header row (expected {expected})")
-    header_line, raw_header = first
-    header = [cell.strip().lower() for cell in raw_header]
+    table = table or _records(path, expected, key)
+    header = [str(cell).strip().lower() for cell in table.columns]
     for column in required:
         if column not in header:
-            raise InputError(f"{path}: line {header_line}, column '{column}': missing column "
+            raise InputError(f"{path}: line 1, column '{column}': missing column "
                              f"(expected {expected}; found: {excerpt(', '.join(header) or 'none', quote=False)})")
     wanted = [c for c in (*required, *optional) if c in header]
     for column in wanted:
         if header.count(column) > 1:
-            raise InputError(f"{path}: line {header_line}, column '{column}': the header names it twice")
-    index = {column: header.index(column) for column in wanted}
+            raise InputError(f"{path}: line 1, column '{column}': the header names it twice")
 
-    def rows() -> Iterator[tuple[int, dict[str, str]]]:
-        for line, fields in records:
-            if len(fields) != len(header):
-                raise InputError(f"{path}: line {line}: {len(fields)} fields, header has {len(header)}")
-            row = {column: fields[i].strip() for column, i in index.items()}
+    def rows() -> Iterator[tuple[str, dict[str, str]]]:
+        for where, record in table.rows:
+            cells = {str(name).strip().lower(): value for name, value in record.items()}
+            row = {column: (text_of(cells.get(column)) or "").strip() for column in wanted}
             for column in optional:
                 row.setdefault(column, "")
-            yield line, row
+            yield where, row
 
     return path, header, rows()
 
@@ -190,10 +174,10 @@ def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[st
 # questions
 
 
-def _answer(value: str, path: Path, line: int) -> str:
+def _answer(value: str, path: Path, line: str) -> str:
     word = normalise_gold(value)
     if word is None:
-        raise InputError(f"{path}: line {line}, column 'answer': {excerpt(value)} is not yes or no "
+        raise InputError(f"{path}: {line}, column 'answer': {excerpt(value)} is not yes or no "
                          "(expected Yes or No in any case, optional trailing punctuation such as 'no.')")
     return word.capitalize()
 
@@ -202,19 +186,19 @@ def read_questions(path: str | Path) -> list[dict]:
     """Question records without documents, in file order (see the module docstring)."""
     path, _header, rows = _read_table(
         path, QUESTION_COLUMNS, QUESTION_OPTIONAL,
-        "a table with columns qid, question, answer (optional: topic, language)")
+        "a table with columns qid, question, answer (optional: topic, language)", key="qid")
     out: list[dict] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     for line, row in rows:
         qid = row["qid"]
         if not qid:
-            raise InputError(f"{path}: line {line}, column 'qid': empty qid")
+            raise InputError(f"{path}: {line}, column 'qid': empty qid")
         if qid in seen:
-            raise InputError(f"{path}: line {line}, column 'qid': duplicate qid {excerpt(qid)} "
-                             f"(first on line {seen[qid]})")
+            raise InputError(f"{path}: {line}, column 'qid': duplicate qid {excerpt(qid)} "
+                             f"(first on {seen[qid]})")
         seen[qid] = line
         if not row["question"]:
-            raise InputError(f"{path}: line {line}, column 'question': empty question")
+            raise InputError(f"{path}: {line}, column 'question': empty question")
         record = {
             "qid": qid,
             "question": row["question"],
@@ -232,18 +216,18 @@ def read_questions(path: str | Path) -> list[dict]:
 # labels
 
 
-def _label_value(value: str, path: Path, line: int) -> int:
+def _label_value(value: str, path: Path, line: str) -> int:
     if not value:
-        raise InputError(f"{path}: line {line}, column 'page_rank': missing value (expected 0..{MAX_PAGERANK})")
+        raise InputError(f"{path}: {line}, column 'page_rank': missing value (expected 0..{MAX_PAGERANK})")
     try:
         number = float(value)
     except ValueError:
         number = float("nan")
     if not number.is_integer():
-        raise InputError(f"{path}: line {line}, column 'page_rank': {excerpt(value)} is not an integer "
+        raise InputError(f"{path}: {line}, column 'page_rank': {excerpt(value)} is not an integer "
                          f"(expected 0..{MAX_PAGERANK})")
     if not 0 <= number <= MAX_PAGERANK:
-        raise InputError(f"{path}: line {line}, column 'page_rank': {excerpt(value)} is out of range "
+        raise InputError(f"{path}: {line}, column 'page_rank': {excerpt(value)} is out of range "
                          f"(expected 0..{MAX_PAGERANK})")
     return int(number)
 
@@ -252,18 +236,16 @@ def read_labels(labels_path: str | Path) -> tuple[dict[str, int], dict[str, Any]
     """PageRank per registered domain and what was read (``kind``, row counts); see the module docstring."""
     path = Path(labels_path)
     expected = ("the PageRank fetcher's CSV, or a table with columns domain (or url) and page_rank")
-    text = read_utf8(path, expected)
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    delimiter = "\t" if _table_format(path, text) == "tsv" else ","
-    header = [cell.strip().lower() for cell in next(csv.reader([first], delimiter=delimiter), [])]
+    table = _records(path, expected, "domain")
+    header = [str(cell).strip().lower() for cell in table.columns]
     fetcher = all(column in header for column in PAGERANK_COLUMNS)
     key = "url" if "url" in header or "domain" not in header else "domain"
     optional = ("status",) if fetcher else ()
-    path, _header, rows = _read_table(path, (key, "page_rank"), optional, expected)
+    path, _header, rows = _read_table(path, (key, "page_rank"), optional, expected, table=table)
 
     counts: Counter = Counter({"used": 0, "status_not_ok": 0, **{r: 0 for r in URL_REASONS}})
     labels: dict[str, int] = {}
-    first_line: dict[str, int] = {}
+    first_line: dict[str, str] = {}
     for line, row in rows:
         if fetcher and row["status"] != "ok":
             counts["status_not_ok"] += 1
@@ -276,8 +258,8 @@ def read_labels(labels_path: str | Path) -> tuple[dict[str, int], dict[str, Any]
         counts["used"] += 1
         if domain in labels and labels[domain] != value:
             raise InputError(
-                f"{path}: line {line}, column 'page_rank': {domain} gets PageRank {value} here but "
-                f"{labels[domain]} on line {first_line[domain]} (one PageRank per registered domain is "
+                f"{path}: {line}, column 'page_rank': {domain} gets PageRank {value} here but "
+                f"{labels[domain]} on {first_line[domain]} (one PageRank per registered domain is "
                 "needed; remove or fix one of the rows)")
         labels.setdefault(domain, value)
         first_line.setdefault(domain, line)
@@ -291,9 +273,9 @@ def read_labels(labels_path: str | Path) -> tuple[dict[str, int], dict[str, Any]
 # documents
 
 
-def _document_rows(documents_path: str | Path) -> tuple[Path, Iterator[tuple[int, dict[str, str]]]]:
+def _document_rows(documents_path: str | Path) -> tuple[Path, Iterator[tuple[str, dict[str, str]]]]:
     path, _header, rows = _read_table(documents_path, DOCUMENT_COLUMNS, DOCUMENT_OPTIONAL,
-                                      "a table with columns qid, url, text (optional: docid)")
+                                      "a table with columns qid, url, text (optional: docid)", key="docid")
     return path, rows
 
 
@@ -350,7 +332,7 @@ def build_ragauth(
 
     by_qid = {q["qid"]: q for q in questions}
     docs: dict[str, list[dict]] = {qid: [] for qid in by_qid}
-    doc_lines: dict[str, dict[str, int]] = {qid: {} for qid in by_qid}
+    doc_lines: dict[str, dict[str, str]] = {qid: {} for qid in by_qid}
     urls: dict[str, set[str]] = {qid: set() for qid in by_qid}
     position: Counter = Counter()
     drops: Counter = Counter()
@@ -376,8 +358,8 @@ def build_ragauth(
             continue
         docid = row["docid"] or f"doc_{position[qid]:03d}"
         if docid in doc_lines[qid]:
-            raise InputError(f"{path}: line {line}, column 'docid': docid {excerpt(docid)} is used twice for "
-                             f"question {excerpt(qid)} (first on line {doc_lines[qid][docid]})")
+            raise InputError(f"{path}: {line}, column 'docid': docid {excerpt(docid)} is used twice for "
+                             f"question {excerpt(qid)} (first on {doc_lines[qid][docid]})")
         doc_lines[qid][docid] = line
         urls[qid].add(row["url"])
         page_rank = labels.get(domain)

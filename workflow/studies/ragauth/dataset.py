@@ -6,7 +6,10 @@ The flow of the whole RAGAuth study (the other steps are in
 1. :func:`load_ragauth` reads the release (Figure 5's format: a JSON list or
    JSON lines of ``{qid, question, question_type, language, ground_truth,
    documents: [{docid, url, domain, PageRank, doc_text, authority}]}``),
-   checks every field and writes one normalised question per line.
+   checks every field and writes one normalised question per line. A
+   ``.json`` file may also be an object of records keyed by qid; ``.parquet``
+   (a ``documents`` list column) is read too
+   (:func:`authbench.records.read_records`).
 2. Each strategy gives every document of a question a score:
    ``relevance`` / ``utility`` / ``authority``: the model, ListJudge-PointScore
    over all documents in one prompt (Appendix A, strategies b-d; authority
@@ -34,7 +37,7 @@ from typing import Mapping, Sequence
 
 from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
-from authbench.records import read_json_records
+from authbench.records import read_records
 
 NO_FILTER = "no_filter"
 LLM_STRATEGIES = ("relevance", "utility", "authority")
@@ -93,15 +96,14 @@ def load_ragauth(path: str | Path, topics: Mapping[str, str] | None = None) -> l
     path = Path(path)
     out: list[dict] = []
     seen: dict[str, str] = {}
-    for where, rec in read_json_records(path, "a RAGAuth file: a JSON list or JSON lines of question records"):
+    expected = "a RAGAuth file: a JSON list, JSON object keyed by qid or JSON lines of question records"
+    for where, rec in read_records(path, expected, key="qid", default="json-or-lines").rows:
         def fail(field: str, expected: str, got: object = None) -> InputError:
-            qid = rec.get("qid") if isinstance(rec, dict) else None
+            qid = rec.get("qid")
             who = f"{where}" + (f" (qid {qid})" if qid else "")
             shown = "" if got is None else f", got {excerpt(got)}"
             return InputError(f"{path}: {who}: field '{field}': expected {expected}{shown}")
 
-        if not isinstance(rec, dict):
-            raise fail("(record)", "a JSON object", rec)
         qid = rec.get("qid")
         if not isinstance(qid, str) or not qid.strip():
             raise fail("qid", "a non-empty string", qid)

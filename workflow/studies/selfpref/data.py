@@ -1,7 +1,10 @@
 """Passage sets of the self-preference study: released files -> one question
 table and one passage table, through a mapping written in config.
 
-A *source* is one JSON (list) or JSON-lines file and its mapping::
+A *source* is one file of records and its mapping: JSON (a list, or an
+object of records keyed by id, the key read as field ``id``), JSON lines,
+CSV, TSV or Parquet, by the file's name (another name: a JSON list or JSON
+lines)::
 
     file: resources/data/selfpref/nq_passages_gpt35.json
     question: question            # field holding the question text
@@ -76,7 +79,7 @@ from typing import Iterable, Mapping, Sequence
 
 from authbench.config import with_defaults
 from authbench.errors import ConfigError, InputError, excerpt
-from authbench.records import read_json_records
+from authbench.records import read_records
 from authbench.seeding import rng
 
 VARIANTS = ("normal", "long", "qa")
@@ -90,13 +93,12 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def read_records(path: str | Path) -> list[tuple[str, dict]]:
-    """(where, record) of a JSON list or JSON-lines file; every record an object."""
-    records = read_json_records(path, "a JSON list or JSON lines of records")
-    for where, rec in records:
-        if not isinstance(rec, dict):
-            raise InputError(f"{path}: {where}: expected a JSON object")
-    return records
+def read_passage_records(path: str | Path) -> list[tuple[str, dict]]:
+    """(where, record) of a source file: by its name a CSV, TSV, JSON (a list
+    of records, or an object of records keyed by id: the key becomes field
+    ``id``), JSON lines or Parquet file; any other name a JSON list or JSON
+    lines (:func:`authbench.records.read_records`)."""
+    return read_records(path, "records with the fields the mapping names", key="id", default="json-or-lines").rows
 
 
 # the keys of a source and of its passage entries that name a field of the records
@@ -164,7 +166,7 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
     for n_source, source in enumerate(sources):
         path = Path(source["file"])
         specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
-        records = read_records(path)
+        records = read_passage_records(path)
         check_mapping(source, records, n_source)
         for where, rec in records:
             if isinstance(rec.get(source["question"]), str):  # errors name the record and its question
