@@ -16,11 +16,15 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # llama.cpp's default -march=native build enables every instruction set the
 # build CPU reports; on virtual machines that advertise AMX without enabling it
 # that crashes with SIGILL. Build a portable AVX2 CPU backend instead
-# (override CMAKE_ARGS to tune for your own CPU).
+# (override CMAKE_ARGS to tune for your own CPU). LLAVA_BUILD=OFF: the
+# multimodal library (mtmd), which no engine here loads, is not compiled
+# (benchmarks/README.md, "demo_time.py": the compile with and without it).
 ifeq ($(shell uname -m),x86_64)
-CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
-export CMAKE_ARGS
+CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF
+else
+CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 endif
+export CMAKE_ARGS
 
 .PHONY: install vllm-env demo run test test-fast lint clean
 

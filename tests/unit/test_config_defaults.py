@@ -143,7 +143,7 @@ def test_every_schema_default_is_filled_where_its_object_exists():
 
 @pytest.mark.parametrize("overlay", [None, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.yaml")
                                             if "models" in p.read_text() or "studies" in p.read_text()),
-                                     "config/paper.yaml"])
+                                     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "config").glob("*.yaml"))])
 def test_the_package_fills_as_snakemake_does(overlay):
     """The workflow's config is filled by Snakemake's validate (rules/common.smk), the package's by
     validate_schema: the same defaults in the same places."""

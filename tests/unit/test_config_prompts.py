@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 from authbench.config import (
     GenerateConfig,
     cells,
@@ -24,6 +25,8 @@ from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests
 
+ROOT = Path(__file__).resolve().parents[2]
+
 PROMPTS = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "domainauth"
 
 
@@ -40,20 +43,26 @@ def test_demo_config_valid(config):
     # 4 point + 2+2 list + 3+3 pair settings per model x context; two models
     assert len(domain) == 14 * 2
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
-    # EntityAuth: 5 judges x 3 datasets x 2 models on the N=10 (fine) and the
-    # N=5 (coarse) lists, without text
+    # EntityAuth, the demo: 5 judges x songs x 2 models on the N=10 (fine) lists only (coarse_source rescore:
+    # Table 6 rescores them), without text
     entity = [c for c in grid if c.dataset.startswith("entityauth/")]
-    assert len(entity) == 15 * 2 * 2
-    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text"), ("coarse", "wo_text")}
-    assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
-    assert sum(c.setting == "coarse" for c in entity) == 15 * 2
+    assert len(entity) == 5 * 2
+    assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
+    assert {c.dataset for c in entity} == {"entityauth/songs"}
     only_domain = {**config, "studies": ["domainauth"]}
     assert len(cells(only_domain)) == 14 * 2
-    # entityauth.coarse_source: rescore -> no coarse cells (Table 6 rescores the fine lists)
-    rescore = {**config, "entityauth": {**config["entityauth"], "coarse_source": "rescore"}}
-    check_config(rescore)
-    assert {c.setting for c in cells(rescore) if c.dataset.startswith("entityauth/")} == {"fine"}
-    assert len(cells(rescore)) == 14 * 2 + 15 * 2
+    # entityauth.coarse_source: lists -> coarse cells of their own (N=5 lists)
+    own = {**config, "entityauth": {**config["entityauth"], "coarse_source": "lists"}}
+    check_config(own)
+    assert sum(c.setting == "coarse" for c in cells(own) if c.dataset.startswith("entityauth/")) == 5 * 2
+    # config/demo_full.yaml: the three datasets and their coarse cells
+    full = copy.deepcopy(config)
+    update_config(full, yaml.safe_load((ROOT / "config" / "demo_full.yaml").read_text()))
+    validate_schema(full)
+    check_config(full)
+    entity = [c for c in cells(full) if c.dataset.startswith("entityauth/")]
+    assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
+    assert len(entity) == 15 * 2 * 2 and sum(c.setting == "coarse" for c in entity) == 15 * 2
 
 
 def test_model_studies_key_restricts_a_model(config):
@@ -66,7 +75,7 @@ def test_model_studies_key_restricts_a_model(config):
     check_config(cfg)
     grid = cells(cfg)
     assert {c.model for c in grid} == {"gemma3-270m"}
-    assert len(grid) == 14 + 30  # DomainAuth 14 + EntityAuth 30 cells (fine and coarse lists) of the one model left
+    assert len(grid) == 14 + 5  # DomainAuth 14 + EntityAuth 5 cells (songs, fine lists) of the one model left
     assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
     assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
     assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]

@@ -383,6 +383,8 @@ def test_demo_data_path_with_the_instant_engine(root, tmp_path):
 
     cfg = yaml.safe_load((root / "config.yaml").read_text())
     da = cfg["domainauth"]
+    # config/demo_full.yaml's counts (3 coarse lists, 6 + 6 pairs): enough replies for the min_lists/min_calls rules
+    da["sampling"].update(yaml.safe_load((root / "config" / "demo_full.yaml").read_text())["domainauth"]["sampling"])
 
     def cli(*args, **params):
         assert main([*map(str, args), "--params", json.dumps(params)]) == 0

@@ -285,7 +285,7 @@ def _demo_config(root, **entityauth):
 def test_scales_and_baselines_follow_the_coarse_source(root):
     from authbench.studies.authority.outputs import baseline_plan, scales
 
-    lists, rescore = _demo_config(root), _demo_config(root, coarse_source="rescore")
+    lists, rescore = _demo_config(root, coarse_source="lists"), _demo_config(root, coarse_source="rescore")
     assert lists["entityauth"]["coarse_source"] == "lists"
     assert scales(lists, "entityauth/songs", "fine") == ["fine"]
     assert scales(lists, "entityauth/songs", "coarse") == ["coarse"]

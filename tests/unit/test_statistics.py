@@ -56,7 +56,9 @@ def test_counts_of_the_demo_datasets(built):
     # DomainAuth: docs/decisions.md's demo numbers (5,715 legitimate rows -> 3,961 domains)
     assert (da.subtask, da.name, da.corpus) == ("DomainAuth", "Web Domains", 3961)
     assert [da.levels[lv] for lv in range(10)] == [101, 165, 632, 772, 989, 894, 273, 103, 28, 4]
-    assert dict(da.lists) == {10: 2, 5: 3} and dict(da.pairs) == {"easy": 6, "hard": 6}  # config.yaml's counts
+    sampling = yaml.safe_load((ROOT / "config.yaml").read_text())["domainauth"]["sampling"]  # config.yaml's counts
+    assert dict(da.lists) == {10: sampling["fine_lists"], 5: sampling["coarse_lists"]}
+    assert dict(da.pairs) == {"easy": sampling["easy_pairs"], "hard": sampling["hard_pairs"]}
     drops = {d["reason"]: d["count"] for d in da.drops}
     assert drops["status_filter"] == 5715 and drops["unparsable_url"] == 1 and drops["pagerank_10"] == 8
     # EntityAuth songs: the released file's 2,157 entities, the paper's corpus of 2,000
@@ -67,8 +69,8 @@ def test_counts_of_the_demo_datasets(built):
 
     spec = S.table_statistics([da, songs, rag], easy_min_delta=5, hard_max_delta=2)
     cells = spec.cells
-    assert list(cells.loc[("DomainAuth", "Web Domains")]) == ["PageRank", "0-9 / 0-4", "3961", "3", "2", "6", "6",
-                                                              "5716", "8"]
+    counts = [str(sampling[k]) for k in ("coarse_lists", "fine_lists", "hard_pairs", "easy_pairs")]
+    assert list(cells.loc[("DomainAuth", "Web Domains")]) == ["PageRank", "0-9 / 0-4", "3961", *counts, "5716", "8"]
     assert list(cells.loc[("EntityAuth", "Songs")]) == ["Sitelinks", "0-9", "2000", "–", "3", "–", "–", "0", "157"]
     assert list(cells.loc[("RAGAuth", "Medical, Current Affairs")])[2:] == ["120"] + ["–"] * 6
     assert spec.note == "RAGAuth: 120 queries, 1200 documents (10.0 per query)."

