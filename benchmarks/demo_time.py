@@ -101,8 +101,8 @@ def rule_spans(snakemake_log: Path) -> dict[str, dict]:
     return dict(out)
 
 
-def manifests(results: Path) -> dict[str, dict]:
-    """Per model: the sums over every model cell's manifest."""
+def manifests(results: Path, models: list[str]) -> dict[str, dict]:
+    """Per model: the sums over every model cell's manifest (the cell id names the model)."""
     per: dict[str, dict] = defaultdict(lambda: defaultdict(float))
     for path in results.rglob("manifest.json"):
         try:
@@ -111,7 +111,9 @@ def manifests(results: Path) -> dict[str, dict]:
             continue
         if "engine_seconds" not in m or "cell" not in m:
             continue
-        model = m["cell"].split("/")[1]
+        model = next((part for part in m["cell"].split("/") if part in models), None)
+        if model is None:
+            continue
         row = per[model]
         row["cells"] += 1
         for key in ("n_calls", "engine_calls", "cache_hits", "prompt_tokens", "completion_tokens", "engine_seconds",
@@ -122,7 +124,7 @@ def manifests(results: Path) -> dict[str, dict]:
 
 def bare_rates(work: Path, config: dict) -> list[dict]:
     """Each llama.cpp model's bare prompt rate on the demo's PairJudge-Rank fine prompts."""
-    from authbench.llm.engines.base import prefix_order
+    from authbench.llm.engines.base import Request, prefix_order
     from authbench.llm.engines.llamacpp import LlamaCppEngine
     from authbench.studies.authority.prompts import load_template
     from authbench.studies.authority.requests import build_requests
@@ -150,7 +152,7 @@ def bare_rates(work: Path, config: dict) -> list[dict]:
             llm._ctx.kv_cache_clear()
             llm.eval(tokens)
         cold = time.perf_counter() - start
-        order = prefix_order([r["prompt"] for r in requests])
+        order = prefix_order([Request(id=r["request_id"], prompt=r["prompt"], max_tokens=1) for r in requests])
         llm.reset()
         llm._ctx.kv_cache_clear()
         start = time.perf_counter()
@@ -226,7 +228,7 @@ def report(work: Path, overlay: str | None, timings: dict, bare: bool) -> None:
         print("| rule | jobs | job seconds | span |\n|---|---:|---:|---:|")
         for name, r in sorted(spans.items(), key=lambda kv: -kv[1]["busy"]):
             print(f"| {name} | {r['jobs']} | {r['busy']:.0f} | {fmt_s(r['last'] - r['first'])} |")
-    per = manifests(work / config["results"])
+    per = manifests(work / config["results"], [name for name, spec in config["models"].items() if spec])
     if per:
         print("\n| model | cells | engine calls | cache hits | prompt tokens | completion tokens | engine s | "
               "model loads s | prompt tok/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
