@@ -66,7 +66,7 @@ def compile_seconds(pip_log: Path, dist: str = "llama-cpp-python") -> float | No
         stamp = datetime.fromisoformat(m.group(1)).timestamp() + int(m.group(2)) / 1000
         if "Building wheel for" in m.group(3) and start is None:
             start = stamp
-        elif "Created wheel for" in m.group(3) or "finished with status" in m.group(3) and start is not None:
+        elif start is not None and ("Created wheel for" in m.group(3) or "finished with status" in m.group(3)):
             end = stamp
     return end - start if start is not None and end is not None else None
 
