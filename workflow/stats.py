@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -56,25 +57,156 @@ def percentile_bootstrap(data: Sequence[np.ndarray], statistics: Mapping[str, Ca
     if not isinstance(seed_parts, tuple) or not seed_parts:
         raise ValueError(f"percentile_bootstrap: seed_parts must be a non-empty tuple (seed, *names), "
                          f"got {seed_parts!r}")
-    n = len(data[0])
-    if n == 0:
+    if len(data[0]) == 0:
         return {k: (math.nan, math.nan, 0) for k in statistics}
+    draws = bootstrap_draws(data, statistics, n_boot, seed_parts)
+    return {k: _percentiles(d, level) for k, d in draws.items()}
+
+
+def bootstrap_draws(data: Sequence[np.ndarray], statistics: Mapping[str, Callable[..., np.ndarray]],
+                    n_boot: int, seed_parts: tuple) -> dict[str, np.ndarray]:
+    """The ``n_boot`` resampled values of each statistic (NaN where undefined):
+    the draws behind :func:`percentile_bootstrap` (same seeding, same order)."""
+    n = len(data[0])
     gen = np.random.default_rng(rng(*seed_parts).getrandbits(64))
     draws = {k: np.empty(int(n_boot), dtype=float) for k in statistics}
-    step = max(1, _CHUNK // n)
+    step = max(1, _CHUNK // max(n, 1))
     for start in range(0, int(n_boot), step):
         stop = min(int(n_boot), start + step)
         idx = gen.integers(0, n, size=(stop - start, n))
         resampled = [d[idx] for d in data]
         for k, statistic in statistics.items():
             draws[k][start:stop] = statistic(*resampled)
+    return draws
+
+
+def _percentiles(d: np.ndarray, level: float) -> tuple[float, float, int]:
     alpha = (1.0 - float(level)) / 2.0
-    result = {}
-    for k, d in draws.items():
-        ok = d[~np.isnan(d)]
-        low, high = np.percentile(ok, [100.0 * alpha, 100.0 * (1.0 - alpha)]) if ok.size else (math.nan, math.nan)
-        result[k] = (float(low), float(high), int(ok.size))
-    return result
+    ok = d[~np.isnan(d)]
+    low, high = np.percentile(ok, [100.0 * alpha, 100.0 * (1.0 - alpha)]) if ok.size else (math.nan, math.nan)
+    return float(low), float(high), int(ok.size)
+
+
+# --------------------------------------------------------------------------
+# intervals of a mean over units, and paired differences (issue 21)
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IntervalSpec:
+    """How every interval of a run is computed (config ``intervals``):
+    ``resamples`` bootstrap draws, ``seed``, ``level`` (0.95), and
+    ``min_units``: with fewer units the interval is blank (NaN), never a
+    zero-width or made-up one."""
+    resamples: int = 1000
+    seed: int = 0
+    level: float = 0.95
+    min_units: int = 5
+
+    @classmethod
+    def from_config(cls, section: Mapping) -> "IntervalSpec":
+        """From the config's ``intervals`` section (the schema fills its defaults)."""
+        return cls(resamples=int(section["resamples"]), seed=int(section["seed"]), level=float(section["level"]),
+                   min_units=int(section["min_units"]))
+
+
+def _cluster_arrays(values: np.ndarray, clusters: Sequence | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per cluster: the sum of its values and its count (each unit its own
+    cluster without ``clusters``), in first-seen order."""
+    if clusters is None:
+        return values, np.ones(len(values))
+    if len(clusters) != len(values):
+        raise ValueError(f"clusters: {len(clusters)} labels for {len(values)} units")
+    order: dict = {}
+    codes = np.fromiter((order.setdefault(c, len(order)) for c in clusters), dtype=np.int64, count=len(values))
+    sums = np.bincount(codes, weights=values, minlength=len(order))
+    counts = np.bincount(codes, minlength=len(order)).astype(float)
+    return sums, counts
+
+
+def _ratio(s: np.ndarray, c: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return s.sum(axis=1) / c.sum(axis=1)
+
+
+def n_clusters(n_units: int, clusters: Sequence | None) -> int:
+    """How many resampling units there are (clusters when given)."""
+    return len(set(clusters)) if clusters is not None else n_units
+
+
+def mean_interval(values: Iterable[float], spec: IntervalSpec, seed_parts: tuple,
+                  clusters: Sequence | None = None) -> tuple[float, float]:
+    """The percentile-bootstrap interval of the mean of ``values`` (one per
+    unit). With ``clusters`` (one label per unit: e.g. the question a
+    comparison belongs to) whole clusters are resampled and the statistic is
+    the mean over the resampled units (sum of sums / sum of counts). NaN
+    values are not allowed; fewer than ``spec.min_units`` resampling units
+    give ``(nan, nan)``."""
+    x = np.asarray(list(values), dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("mean_interval: NaN among the unit values; drop or fill them first")
+    if n_clusters(len(x), clusters) < max(spec.min_units, 1):
+        return math.nan, math.nan
+    sums, counts = _cluster_arrays(x, clusters)
+    low, high, _ = percentile_bootstrap((sums, counts), {"m": _ratio}, spec.resamples,
+                                        (spec.seed, *seed_parts), spec.level)["m"]
+    return low, high
+
+
+def paired_difference(a: Iterable[float], b: Iterable[float], spec: IntervalSpec, seed_parts: tuple,
+                      clusters: Sequence | None = None) -> dict:
+    """Δ = mean(a) − mean(b) over the same units (paired), its
+    percentile-bootstrap interval (units, or ``clusters``, resampled
+    together for both sides) and a two-sided bootstrap p-value: the share of
+    resampled Δ* at least as far from Δ as Δ is from 0,
+    ``(1 + #{|Δ* − Δ| ≥ |Δ|}) / (1 + resamples)`` (the shift method: the
+    resampled differences, centred on 0, as the null distribution). Returns
+    ``{"delta", "lo", "hi", "p", "n"}``; with fewer than ``spec.min_units``
+    units the interval and p are NaN (Δ still given)."""
+    x = np.asarray(list(a), dtype=float)
+    y = np.asarray(list(b), dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"paired_difference: {x.size} vs {y.size} units; pair them first")
+    d = x - y
+    if np.isnan(d).any():
+        raise ValueError("paired_difference: NaN among the unit values; drop unpaired units first")
+    n = n_clusters(len(d), clusters)
+    delta = float(d.mean()) if d.size else math.nan
+    if n < max(spec.min_units, 1):
+        return {"delta": delta, "lo": math.nan, "hi": math.nan, "p": math.nan, "n": n}
+    sums, counts = _cluster_arrays(d, clusters)
+    draws = bootstrap_draws((sums, counts), {"d": _ratio}, spec.resamples, (spec.seed, *seed_parts))["d"]
+    low, high, _ = _percentiles(draws, spec.level)
+    far = int(np.count_nonzero(np.abs(draws - delta) >= abs(delta) - 1e-12))
+    p = (1 + far) / (1 + len(draws)) if delta != 0 else 1.0
+    return {"delta": delta, "lo": low, "hi": high, "p": float(min(1.0, p)), "n": n}
+
+
+def mcnemar_exact(a: Iterable[bool], b: Iterable[bool]) -> float:
+    """McNemar's exact test of two paired correct/wrong vectors: the
+    two-sided binomial p of the discordant pairs (``scipy.stats.binomtest``
+    with p = 0.5); 1.0 without discordant pairs."""
+    x = np.asarray(list(a), dtype=bool)
+    y = np.asarray(list(b), dtype=bool)
+    if x.shape != y.shape:
+        raise ValueError(f"mcnemar_exact: {x.size} vs {y.size} units; pair them first")
+    only_a = int(np.count_nonzero(x & ~y))
+    only_b = int(np.count_nonzero(~x & y))
+    if only_a + only_b == 0:
+        return 1.0
+    return float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of one family of p-values (NaN stays NaN
+    and does not count towards the family's size)."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = len(ok)
+    running = 0.0
+    for rank, i in enumerate(ok[np.argsort(p[ok], kind="stable")]):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out.tolist()
 
 
 # --------------------------------------------------------------------------

@@ -178,3 +178,93 @@ def test_anova_tukey_by_hand():
     # human - gpt35 = 34 - 24.5 = 9.5; F = 8.78, p = 0.0045; Tukey: human differs from both, gpt35 ~ llama
     assert res["pairs"][0]["diff"] == pytest.approx(9.5) and round(res["f"], 2) == 8.78
     assert [round(pr["p"], 3) for pr in res["pairs"]] == [0.005, 0.021, 0.501]
+
+
+# --------------------------------------------------------------------------
+# mean_interval / paired_difference / mcnemar_exact / holm (issue 21)
+# --------------------------------------------------------------------------
+SPEC = S.IntervalSpec(resamples=4000, seed=3, level=0.95, min_units=5)
+
+
+def test_mean_interval_five_units_by_hand():
+    """5 units, 2000 resamples drawn here with the same generator: the
+    interval is the 2.5/97.5 percentiles of the resampled means."""
+    x = np.array([0.0, 1.0, 1.0, 0.0, 1.0])
+    spec = S.IntervalSpec(resamples=2000, seed=7, min_units=5)
+    gen = np.random.default_rng(S.rng(7, "cell").getrandbits(64))
+    idx = gen.integers(0, 5, size=(2000, 5))
+    want = np.percentile(x[idx].mean(axis=1), [2.5, 97.5])
+    assert S.mean_interval(x, spec, ("cell",)) == pytest.approx(tuple(want))
+    # every resample of 5 units has a mean in {0, .2, ..., 1}: the bounds are among them
+    lo, hi = S.mean_interval(x, spec, ("cell",))
+    assert 0.0 <= lo <= 0.6 <= hi <= 1.0
+
+
+def test_mean_interval_too_few_units_is_blank():
+    assert all(math.isnan(v) for v in S.mean_interval([1.0, 0.0, 1.0, 1.0], SPEC, ("x",)))
+    # 6 units but 2 clusters: blank too
+    assert all(math.isnan(v) for v in S.mean_interval([1, 0, 1, 1, 0, 1], SPEC, ("x",), clusters=list("aaabbb")))
+    with pytest.raises(ValueError, match="NaN"):
+        S.mean_interval([1.0, math.nan, 0, 0, 1], SPEC, ("x",))
+
+
+def test_mean_interval_agrees_with_scipy():
+    x = np.random.default_rng(11).normal(0.4, 1.0, size=60)
+    lo, hi = S.mean_interval(x, S.IntervalSpec(resamples=20000, seed=1), ("scipy",))
+    ref = stats.bootstrap((x,), np.mean, n_resamples=20000, method="percentile", confidence_level=0.95,
+                          random_state=np.random.default_rng(2)).confidence_interval
+    assert lo == pytest.approx(ref.low, abs=0.03)
+    assert hi == pytest.approx(ref.high, abs=0.03)
+
+
+def test_mean_interval_clusters_resample_whole_clusters():
+    """Clusters of identical units behave like one unit each, weighted by size:
+    with clusters (a: 3 ones, b: 3 zeros, ...) every resample mean is a ratio of
+    whole clusters; a unit-level bootstrap of the same values is narrower."""
+    values = [1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1]
+    labels = [c for c in "abcde" for _ in range(3)]
+    spec = S.IntervalSpec(resamples=4000, seed=5)
+    lo_c, hi_c = S.mean_interval(values, spec, ("c",), clusters=labels)
+    lo_u, hi_u = S.mean_interval(values, spec, ("c",))
+    assert hi_c - lo_c > hi_u - lo_u
+    # equal-size clusters: the same as a unit bootstrap over the cluster means
+    lo_m, hi_m = S.mean_interval([1, 0, 1, 0, 1], spec, ("c",))
+    assert (lo_c, hi_c) == pytest.approx((lo_m, hi_m))
+
+
+def test_paired_difference_against_scipy_and_hand():
+    rng_ = np.random.default_rng(4)
+    a = rng_.normal(0.5, 1, 80)
+    b = a - 0.3 + rng_.normal(0, 0.2, 80)
+    got = S.paired_difference(a, b, S.IntervalSpec(resamples=20000, seed=2), ("pd",))
+    assert got["delta"] == pytest.approx(float(np.mean(a - b)))
+    ref = stats.bootstrap((a - b,), np.mean, n_resamples=20000, method="percentile",
+                          random_state=np.random.default_rng(9)).confidence_interval
+    assert got["lo"] == pytest.approx(ref.low, abs=0.01) and got["hi"] == pytest.approx(ref.high, abs=0.01)
+    assert got["p"] < 0.001 and got["n"] == 80
+    same = S.paired_difference(a, a, SPEC, ("pd",))
+    assert same["delta"] == 0 and same["p"] == 1.0
+    # 5 paired units by hand: d = (1, 0, 0, 1, 0), Δ = 0.4; p counts |Δ* − 0.4| ≥ 0.4
+    d = np.array([1.0, 0, 0, 1, 0])
+    spec = S.IntervalSpec(resamples=3000, seed=8)
+    res = S.paired_difference(d, np.zeros(5), spec, ("h",))
+    gen = np.random.default_rng(S.rng(8, "h").getrandbits(64))
+    draws = d[gen.integers(0, 5, size=(3000, 5))].mean(axis=1)
+    assert res["p"] == pytest.approx((1 + np.count_nonzero(np.abs(draws - 0.4) >= 0.4 - 1e-12)) / 3001)
+    assert (res["lo"], res["hi"]) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])))
+    with pytest.raises(ValueError, match="pair them"):
+        S.paired_difference([1, 2], [1], SPEC, ("x",))
+
+
+def test_mcnemar_exact_by_hand():
+    # 6 pairs only A right, 1 only B right: p = 2 * P(X <= 1), X ~ Bin(7, .5) = 2 * 8/128
+    a = [True] * 6 + [False] + [True] * 3 + [False] * 2
+    b = [False] * 6 + [True] + [True] * 3 + [False] * 2
+    assert S.mcnemar_exact(a, b) == pytest.approx(16 / 128)
+    assert S.mcnemar_exact([True, False], [True, False]) == 1.0
+
+
+def test_holm_by_hand():
+    # sorted .01, .02, .04 with m = 3: .03, .04, .04 (monotone), NaN untouched
+    assert S.holm([0.04, 0.01, math.nan, 0.02]) == pytest.approx([0.04, 0.03, math.nan, 0.04], nan_ok=True)
+    assert S.holm([0.5, 0.9]) == [1.0, 1.0]
