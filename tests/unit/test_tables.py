@@ -422,3 +422,44 @@ def test_categories_errors(pred):
         A.table_categories(pred.iloc[0:0], ["gov"])
     with pytest.raises(ValueError, match="missing column"):
         A.table_categories(pred.drop(columns=["category"]), ["gov"])
+
+
+# --------------------------------------------------------------------------
+# intervals and tags (issue 21)
+# --------------------------------------------------------------------------
+def _interval_table():
+    from authbench.render.tables import NOT_RANDOM_TAG, PCT, Column, build_table
+    vals = {"m1": (26.11, 12.0, 40.2), "m2": (5.0, float("nan"), float("nan"))}
+    cols = [Column(("ρ",), PCT, lambda r: vals[r][0], group="rho", interval=lambda r: vals[r][1:],
+                   tag=lambda r: NOT_RANDOM_TAG if r == "m2" else ""),
+            Column(("n",), "count", lambda r: 3)]
+    return build_table(["m1", "m2"], [("m1",), ("m2",)], ["Model"], cols)
+
+
+def test_intervals_inline_columns_off(tmp_path):
+    from authbench.render.tables import write_table
+    table = _interval_table()
+    write_table(table, tmp_path / "inline")
+    md = (tmp_path / "inline.md").read_text()
+    assert "| m1 | **26.11** [12.00, 40.20] | 3 |" in md
+    assert "| m2 | **5.00°** | 3 |" in md  # blank interval: nothing shown (marks are per row)
+    assert (tmp_path / "inline.csv").read_text().splitlines() == ["Model,ρ,ρ lo,ρ hi,n", "m1,26.11,12.00,40.20,3",
+                                                                  "m2,5.00,,,3"]
+    tex = (tmp_path / "inline.tex").read_text()
+    assert r"\textbf{26.11}\,{\scriptsize [12.00, 40.20]}" in tex and r"\textbf{5.00$^{\circ}$} &" in tex
+    write_table(table, tmp_path / "cols", intervals="columns")
+    md = (tmp_path / "cols.md").read_text()
+    assert "| Model | ρ | ρ lo | ρ hi | n |" in md and "| m1 | **26.11** | 12.00 | 40.20 | 3 |" in md
+    assert "r" * 4 in (tmp_path / "cols.tex").read_text()  # 4 numeric columns
+    write_table(table, tmp_path / "off", intervals="off")
+    assert "| m1 | **26.11** | 3 |" in (tmp_path / "off.md").read_text()
+    assert (tmp_path / "off.csv").read_text() == (tmp_path / "inline.csv").read_text()
+    with pytest.raises(ValueError, match="intervals must be one of"):
+        write_table(table, tmp_path / "bad", intervals="sometimes")
+
+
+def test_stacked_tables_keep_intervals(tmp_path):
+    from authbench.render.tables import stack_tables, write_table
+    stacked = stack_tables([("a", _interval_table()), ("b", _interval_table())], "Domain")
+    write_table(stacked, tmp_path / "s")
+    assert (tmp_path / "s.md").read_text().count("[12.00, 40.20]") == 2

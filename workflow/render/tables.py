@@ -19,6 +19,16 @@ NaN is never marked, columns without a group (parse failures, counts) never
 take part, and baseline rows (non-LLM ``baseline:...`` models) are never
 marked.  A table may instead mark by a rule (``mark_rule``: every displayed
 value it accepts is bold, e.g. "values greater than 50%").
+
+Intervals (issue 21): a :class:`Column` with an ``interval`` getter carries a
+95% interval ``(lo, hi)`` per cell, in display units.  The CSV always gets a
+``<column> lo`` and ``<column> hi`` column after it; Markdown and LaTeX show
+it by the mode :func:`write_table` is given (config ``intervals.show``):
+``inline`` (``26.11 [12.03, 40.20]``), ``columns`` (lo / hi columns, as the
+CSV) or ``off``.  A column's ``tag`` getter appends short marks to the shown
+value in Markdown and LaTeX (:data:`NOT_RANDOM_TAG`, :data:`NOT_BEST_TAG`:
+not distinguishable from ``baseline:random`` / from the column's best); the
+CSV keeps plain numbers.  Tables without these getters render as before.
 """
 
 from __future__ import annotations
@@ -39,6 +49,9 @@ __all__ = [
     "BASELINE_PREFIX",
     "COUNT",
     "FAIL",
+    "INTERVAL_MODES",
+    "NOT_BEST_TAG",
+    "NOT_RANDOM_TAG",
     "MISSING",
     "NUM",
     "PCT",
@@ -69,6 +82,10 @@ NUM = "num"  # two decimals
 SIGNED = "signed"  # two decimals with explicit sign
 COUNT = "count"  # integer
 TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_cell
+
+INTERVAL_MODES = ("inline", "columns", "off")
+NOT_RANDOM_TAG = "°"  # paired comparison: not distinguishable from baseline:random
+NOT_BEST_TAG = "≈"  # paired comparison: not distinguishable from the column's best
 
 
 # --------------------------------------------------------------------------
@@ -170,6 +187,8 @@ _LATEX_SPECIALS = {
     ">": "$>$",
     "≤": r"$\leq$",
     "≥": r"$\geq$",
+    "°": r"$^{\circ}$",
+    "≈": r"$^{\approx}$",
 }
 
 
@@ -197,7 +216,10 @@ class TableSpec:
     ``baseline_rows`` row labels that are never highlighted;
     ``note``    extra caption text (e.g. Table 8's true means);
     ``caption`` a default caption in the paper's words;
-    ``tex_labels`` header text -> LaTeX to use instead of the escaped text.
+    ``tex_labels`` header text -> LaTeX to use instead of the escaped text;
+    ``lo`` / ``hi`` the interval bounds per cell (NaN: none), in display units;
+    ``with_interval`` per column: whether it carries intervals;
+    ``tags``    short marks appended to a shown value (Markdown and LaTeX).
     """
 
     values: pd.DataFrame
@@ -209,6 +231,21 @@ class TableSpec:
     note: str = ""
     caption: str = ""
     tex_labels: dict[str, str] = field(default_factory=dict)
+    lo: pd.DataFrame | None = None
+    hi: pd.DataFrame | None = None
+    with_interval: tuple[bool, ...] = ()
+    tags: pd.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        nan = pd.DataFrame(math.nan, index=self.values.index, columns=self.values.columns, dtype=float)
+        if self.lo is None:
+            self.lo = nan
+        if self.hi is None:
+            self.hi = nan.copy()
+        if not self.with_interval:
+            self.with_interval = (False,) * len(self.kinds)
+        if self.tags is None:
+            self.tags = pd.DataFrame("", index=self.values.index, columns=self.values.columns, dtype=object)
 
 
 @dataclass(frozen=True)
@@ -223,13 +260,18 @@ class Column:
                which :func:`format_cell` formats;
     ``get``    row key -> cell, as above;
     ``group``  the highlight group the column is ranked in, per row (``None``:
-               never ranked).
+               never ranked);
+    ``interval`` row key -> ``(lo, hi)`` in display units (NaN: blank), or
+               ``None`` for a column without intervals;
+    ``tag``    row key -> short marks appended to the shown value (``""``: none).
     """
 
     label: tuple[str, ...]
     kind: str
     get: Callable[[Any], Any]
     group: str | None = None
+    interval: Callable[[Any], tuple[float, float]] | None = None
+    tag: Callable[[Any], str] | None = None
 
 
 def _rank_marks(
@@ -322,6 +364,12 @@ def build_table(
     header = pd.MultiIndex.from_tuples([c.label for c in cols])
     values = pd.DataFrame([[v for v, _ in row] for row in got], index=index, columns=header, dtype=float)
     cells = pd.DataFrame([[t for _, t in row] for row in got], index=index, columns=header, dtype=object)
+    bounds = [[c.interval(r) if (c.interval is not None and rows) else (math.nan, math.nan) for c in cols]
+              for r in (rows or [None])]
+    lo = pd.DataFrame([[b[0] for b in row] for row in bounds], index=index, columns=header, dtype=float)
+    hi = pd.DataFrame([[b[1] for b in row] for row in bounds], index=index, columns=header, dtype=float)
+    tags = pd.DataFrame([[(c.tag(r) if (c.tag is not None and rows) else "") for c in cols] for r in (rows or [None])],
+                        index=index, columns=header, dtype=object)
     groups: dict[str, list[int]] = {}
     for j, c in enumerate(cols):
         if c.group is not None:
@@ -340,6 +388,10 @@ def build_table(
         note=note,
         caption=caption,
         tex_labels=dict(tex_labels or {}),
+        lo=lo,
+        hi=hi,
+        with_interval=tuple(c.interval is not None for c in cols),
+        tags=tags,
     )
 
 
@@ -365,7 +417,10 @@ def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, captio
     ]
     first = parts[0][1]
     return TableSpec(cat("values"), cat("cells"), cat("marks"), first.kinds, dict(first.highlight_groups),
-                     baseline_rows, "", caption, dict(first.tex_labels))
+                     baseline_rows, "", caption, dict(first.tex_labels), lo=cat("lo"), hi=cat("hi"),
+                     with_interval=tuple(any(spec.with_interval[j] for _, spec in parts)
+                                         for j in range(len(first.kinds))),
+                     tags=cat("tags"))
 
 
 # --------------------------------------------------------------------------
@@ -394,47 +449,89 @@ def _shown(table: TableSpec, vals: np.ndarray, i: int, j: int, style: str) -> st
     return format_cell(vals[i, j], table.kinds[j], style)
 
 
+def _bound(table: TableSpec, frame: pd.DataFrame, i: int, j: int, style: str) -> str:
+    kind = NUM if table.kinds[j] in (TEXT, COUNT) else table.kinds[j]
+    return format_cell(frame.iat[i, j], kind, style)
+
+
+def _inline_interval(table: TableSpec, i: int, j: int, style: str) -> str:
+    """`` [lo, hi]`` after a value (blank bounds: nothing)."""
+    if is_missing(table.lo.iat[i, j]) or is_missing(table.hi.iat[i, j]):
+        return ""
+    text = f"[{_bound(table, table.lo, i, j, style)}, {_bound(table, table.hi, i, j, style)}]"
+    return r"\,{\scriptsize " + text + "}" if style == "tex" else " " + text
+
+
+def _header_cells(table: TableSpec, mode: str) -> list[tuple[str, int, str]]:
+    """Per rendered column: (flat header, source column, part: value / lo / hi)."""
+    out = []
+    for j, col in enumerate(table.values.columns):
+        out.append((_flat_label(col), j, "value"))
+        if table.with_interval[j] and mode == "columns":
+            out += [(_flat_label(col) + " lo", j, "lo"), (_flat_label(col) + " hi", j, "hi")]
+    return out
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in INTERVAL_MODES:
+        raise ValueError(f"intervals must be one of {', '.join(INTERVAL_MODES)}, got {mode!r}")
+
+
 def _tex_label(table: TableSpec, text: str) -> str:
     return table.tex_labels.get(text, latex_escape(text))
 
 
+def _part(table: TableSpec, vals: np.ndarray, i: int, j: int, part: str, style: str) -> str:
+    if part == "value":
+        return _shown(table, vals, i, j, style)
+    return _bound(table, table.lo if part == "lo" else table.hi, i, j, style)
+
+
 def _render_csv(table: TableSpec, path: Path) -> None:
     names = [str(n) for n in table.values.index.names]
+    heads = _header_cells(table, "columns")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(names + [_flat_label(c) for c in table.values.columns])
+        w.writerow(names + [h for h, _, _ in heads])
         vals = table.values.to_numpy(dtype=float)
         for i, lab in enumerate(table.values.index):
             lab = lab if isinstance(lab, tuple) else (lab,)
-            w.writerow([str(x) for x in lab] + [_shown(table, vals, i, j, "csv") for j in range(len(table.kinds))])
+            w.writerow([str(x) for x in lab] + [_part(table, vals, i, j, part, "csv") for _, j, part in heads])
 
 
-def _render_md(table: TableSpec, caption: str) -> str:
+def _render_md(table: TableSpec, caption: str, mode: str = "inline") -> str:
     names = [str(n) for n in table.values.index.names]
-    heads = names + [_flat_label(c) for c in table.values.columns]
+    parts = _header_cells(table, mode)
+    heads = names + [h for h, _, _ in parts]
     lines = []
     cap = " ".join(s for s in (caption, table.note) if s)
     if cap:
         lines += [cap, ""]
     lines.append("| " + " | ".join(_md_escape(h) for h in heads) + " |")
-    lines.append("|" + "|".join([":---"] * len(names) + ["---:"] * table.values.shape[1]) + "|")
+    lines.append("|" + "|".join([":---"] * len(names) + ["---:"] * len(parts)) + "|")
     marks = table.marks.to_numpy()
     vals = table.values.to_numpy(dtype=float)
     for i, lab in enumerate(_row_display_labels(table.values.index)):
         cells = []
-        for j in range(len(table.kinds)):
-            text = _md_escape(_shown(table, vals, i, j, "md"))
+        for _, j, part in parts:
+            if part != "value":
+                cells.append(_part(table, vals, i, j, part, "md"))
+                continue
+            text = _md_escape(_shown(table, vals, i, j, "md")) + table.tags.iat[i, j]
             if marks[i, j] == "best":
                 text = f"**{text}**"
             elif marks[i, j] == "second":
                 text = f"<u>{text}</u>"
+            if mode == "inline" and table.with_interval[j]:
+                text += _inline_interval(table, i, j, "md")
             cells.append(text)
         lines.append("| " + " | ".join([_md_escape(x) for x in lab] + cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-def _render_tex(table: TableSpec, caption: str, label: str) -> str:
-    columns = list(table.values.columns)
+def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline") -> str:
+    parts = _header_cells(table, mode)
+    columns = [tuple(table.values.columns[j]) + (() if part == "value" else (part,)) for _, j, part in parts]
     nlev = max(len(c) for c in columns)
     columns = [tuple(c) + ("",) * (nlev - len(c)) for c in columns]
     names = [str(n) for n in table.values.index.names]
@@ -484,26 +581,34 @@ def _render_tex(table: TableSpec, caption: str, label: str) -> str:
             lines.append(r"\midrule")
         prev_lab, prev_base = lab, is_base
         cells = [latex_escape(x) for x in shown]
-        for j in range(len(table.kinds)):
-            text = _shown(table, vals, i, j, "tex")
+        for _, j, part in parts:
+            if part != "value":
+                cells.append(_part(table, vals, i, j, part, "tex"))
+                continue
+            text = _shown(table, vals, i, j, "tex") + latex_escape(table.tags.iat[i, j])
             if marks[i, j] == "best":
                 text = r"\textbf{" + text + "}"
             elif marks[i, j] == "second":
                 text = r"\underline{" + text + "}"
+            if mode == "inline" and table.with_interval[j]:
+                text += _inline_interval(table, i, j, "tex")
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def write_table(table: TableSpec, stem: Path, caption: str | None = None) -> list[Path]:
+def write_table(table: TableSpec, stem: Path, caption: str | None = None, intervals: str = "inline") -> list[Path]:
     """Write ``stem.csv``, ``stem.md`` and ``stem.tex``; return the three paths.
 
     ``caption`` defaults to the spec's own caption; the spec's note (e.g.
     Table 8's true means) is appended to it in the Markdown and LaTeX outputs.
+    ``intervals``: how Markdown and LaTeX show the columns' intervals
+    (:data:`INTERVAL_MODES`; the CSV always has lo / hi columns).
     """
     if not isinstance(table, TableSpec):
         raise TypeError(f"write_table expects a TableSpec, got {type(table).__name__}")
+    _check_mode(intervals)
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     caption = table.caption if caption is None else caption
@@ -511,7 +616,7 @@ def write_table(table: TableSpec, stem: Path, caption: str | None = None) -> lis
     md_path = stem.parent / f"{stem.name}.md"
     tex_path = stem.parent / f"{stem.name}.tex"
     _render_csv(table, csv_path)
-    md_path.write_text(_render_md(table, caption), encoding="utf-8")
+    md_path.write_text(_render_md(table, caption, intervals), encoding="utf-8")
     label = "tab:" + re.sub(r"[^A-Za-z0-9_:.-]+", "-", stem.name)
-    tex_path.write_text(_render_tex(table, caption, label), encoding="utf-8")
+    tex_path.write_text(_render_tex(table, caption, label, intervals), encoding="utf-8")
     return [csv_path, md_path, tex_path]

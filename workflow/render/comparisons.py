@@ -1,0 +1,84 @@
+"""Paired comparisons of one study (issue 21): the rows every study's report
+builds (:func:`comparison_row`), Holm's adjustment inside each family and the
+``comparisons.tsv`` / ``comparisons.md`` writer (:func:`write_comparisons`).
+
+A row compares two cells (or a cell and a baseline, two prompt sets ...) that
+judged the same units: ``a`` and ``b`` name them, ``what`` names the number
+(e.g. ``DomainAuth fine ρ (direct)``), ``family`` the group its p-value is
+adjusted in (Holm, :func:`authbench.stats.holm`; e.g. "vs baseline",
+"w/ vs w/o text"). ``delta`` = a − b in display units, its paired-bootstrap
+interval ``lo``/``hi`` and p-value ``p`` (:func:`authbench.stats.paired_difference`),
+``p_mcnemar`` McNemar's exact p for pair accuracies (NaN otherwise), ``n``
+the paired resampling units. ``distinct`` is ``yes`` when the Holm-adjusted p
+is below 0.05, ``no`` otherwise, blank when there were too few units.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+from authbench.render.tables import MISSING, round2
+from authbench.stats import ALPHA, IntervalSpec, holm, mcnemar_exact, paired_difference
+
+__all__ = ["COLUMNS", "comparison_row", "finish", "write_comparisons"]
+
+COLUMNS = ("family", "what", "a", "b", "unit", "n", "delta", "lo", "hi", "p", "p_holm", "p_mcnemar", "distinct")
+
+
+def comparison_row(family: str, what: str, a: str, b: str, unit: str, values_a: Sequence[float],
+                   values_b: Sequence[float], spec: IntervalSpec, seed_parts: tuple, *, scale: float = 1.0,
+                   clusters: Sequence | None = None, binary: bool = False) -> dict:
+    """One comparison of paired unit values (same order on both sides).
+    ``scale`` turns unit values into display units (100 for a fraction shown
+    in percent); ``binary``: the values are correct (1) / wrong (0), so
+    McNemar's exact p is added."""
+    res = paired_difference(values_a, values_b, spec, (family, what, a, b, *seed_parts), clusters)
+    p_mc = mcnemar_exact([v > 0.5 for v in values_a], [v > 0.5 for v in values_b]) if binary else math.nan
+    return {"family": family, "what": what, "a": a, "b": b, "unit": unit, "n": res["n"],
+            "delta": res["delta"] * scale, "lo": res["lo"] * scale, "hi": res["hi"] * scale, "p": res["p"],
+            "p_mcnemar": p_mc}
+
+
+def finish(rows: Iterable[Mapping]) -> pd.DataFrame:
+    """The comparisons frame: Holm's adjustment per family, ``distinct``."""
+    frame = pd.DataFrame(list(rows), columns=[c for c in COLUMNS if c not in ("p_holm", "distinct")])
+    frame["p_holm"] = math.nan
+    for _, idx in frame.groupby("family", sort=False).groups.items():
+        frame.loc[idx, "p_holm"] = holm(frame.loc[idx, "p"].tolist())
+    frame["distinct"] = ["" if math.isnan(p) else ("yes" if p < ALPHA else "no") for p in frame["p_holm"]]
+    return frame[list(COLUMNS)]
+
+
+def _num(x: float, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return MISSING
+    return f"{round2(x):+.2f}" if digits == 2 else f"{x:.3g}"
+
+
+def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]:
+    """``stem.tsv`` (every column, full precision) and ``stem.md`` (one
+    section per family: Δ [lo, hi], Holm-adjusted p, McNemar's p where
+    present; a count of distinguishable rows first)."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    tsv, md = stem.with_suffix(".tsv"), stem.with_suffix(".md")
+    frame.to_csv(tsv, sep="\t", index=False, lineterminator="\n", na_rep="")
+    lines = [f"# {title}", "",
+             f"{len(frame)} paired comparisons; {int((frame['distinct'] == 'yes').sum())} distinguishable "
+             f"(Holm-adjusted p < {ALPHA} within each family), {int((frame['distinct'] == '').sum())} with too "
+             "few units for a test. Δ = a − b in the tables' units, its 95% paired-bootstrap interval; "
+             "p: two-sided bootstrap p, Holm-adjusted; McNemar: exact p of the discordant pairs (pair accuracy).", ""]
+    for family, part in frame.groupby("family", sort=False):
+        lines += [f"## {family}", "", "| number | a | b | units | Δ [95% interval] | p (Holm) | McNemar p |",
+                  "|:---|:---|:---|---:|---:|---:|---:|"]
+        for r in part.itertuples(index=False):
+            interval = "" if math.isnan(r.lo) else f" [{_num(r.lo)}, {_num(r.hi)}]"
+            star = " *" if r.distinct == "yes" else ""
+            lines.append(f"| {r.what} | {r.a} | {r.b} | {r.n} | {_num(r.delta)}{interval} | "
+                         f"{_num(r.p_holm, 3)}{star} | {_num(r.p_mcnemar, 3)} |")
+        lines.append("")
+    md.write_text("\n".join(lines), encoding="utf-8")
+    return [tsv, md]
