@@ -23,7 +23,7 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
-from authbench.config import check_renamed
+from authbench.config import Cell, cell_template, check_renamed, split_model
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.joblogs import failure_summary, run_summary
 from authbench.llm.models import is_served, model_file
@@ -100,7 +100,8 @@ SECONDARY = has_secondary(config)
 wildcard_constraints:
     dataset="domainauth|entityauth/[a-z0-9_]+",
     entity_set="[a-z0-9_]+",
-    model="|".join(re.escape(m) for m in sorted(MODELS)),
+    # a configured model, or a prompt set's cell model <model>@<set> (authbench.config.split_model)
+    model="|".join(re.escape(m) for m in sorted(set(MODELS) | {c.model for c in CELLS})),
     judge=JUDGE_WILDCARD,
     context="wo_text|w_text",
     setting="fine|coarse|pairs|bias",
@@ -122,7 +123,7 @@ def outdir(wildcards, output):
 
 
 def model_config(wildcards):
-    return MODELS[wildcards.model]
+    return MODELS[split_model(wildcards.model)[0]]
 
 
 def _model_params(wildcards):
@@ -130,7 +131,7 @@ def _model_params(wildcards):
 
 
 def get_model_file(wildcards):
-    return model_file(wildcards.model, model_config(wildcards), P) or []
+    return model_file(split_model(wildcards.model)[0], model_config(wildcards), P) or []
 
 
 def model_file_arg(wildcards, input):

@@ -143,6 +143,11 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
         raise ConfigError("config key 'models': every model is null; nothing to run")
     if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("studies", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
+    for prompt_set in config["prompt_sets"] or {}:
+        if prompt_set == PAPER_SET or not prompt_set.replace("_", "").isalnum() or prompt_set != prompt_set.lower():
+            raise ConfigError(f"config key 'prompt_sets.{prompt_set}': a set's name is lower-case letters, digits "
+                              f"and _, and not {PAPER_SET!r} (the set of 'prompts')")
+    check_prompt_sets(config, [c for c in cells(config) if SET_SEPARATOR not in c.model])
 
 
 def check_data(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
@@ -269,6 +274,66 @@ def entity_settings(config: Mapping[str, Any]) -> list[str]:
     return ["fine"] if entity_rescores(config) else ["fine", "coarse"]
 
 
+# --- prompt sets (config ``prompt_sets``, issue 21) ---------------------------
+PAPER_SET = "paper"  # the set of config ``prompts``
+SET_SEPARATOR = "@"  # a cell of another set runs model ``<model>@<set>``
+
+
+def split_model(name: str) -> tuple[str, str]:
+    """A cell's model name -> (configured model, prompt set):
+    ``qwen@reworded`` -> ``("qwen", "reworded")``, ``qwen`` -> ``("qwen", "paper")``."""
+    model, _, prompt_set = name.partition(SET_SEPARATOR)
+    return model, prompt_set or PAPER_SET
+
+
+def prompt_folder(config: Mapping[str, Any], prompt_set: str) -> str:
+    """The template folder of a prompt set (``paper``: config ``prompts``)."""
+    return config["prompts"] if prompt_set == PAPER_SET else config["prompt_sets"][prompt_set]
+
+
+def template_name(config: Mapping[str, Any], dataset: str, judge: str, context: str) -> str:
+    """A judge cell's template, relative to its set's folder:
+    ``domainauth/<judge>_<context>.yaml`` or
+    ``entityauth/<prompts or name>/<judge>_<context>.yaml``."""
+    if dataset == "domainauth":
+        return f"domainauth/{judge}_{context}.yaml"
+    name = dataset.split("/", 1)[1]
+    folder = config["entityauth"]["datasets"][name].get("prompts") or name
+    return f"entityauth/{folder}/{judge}_{context}.yaml"
+
+
+def cell_template(config: Mapping[str, Any], cell: "Cell") -> str:
+    """The template file a cell reads (its prompt set's folder)."""
+    return f"{prompt_folder(config, split_model(cell.model)[1])}/{template_name(config, cell.dataset, cell.judge, cell.context)}"
+
+
+def _set_cells(config: Mapping[str, Any], base: list["Cell"]) -> list["Cell"]:
+    """The cells of every extra prompt set: a set's folder holds the templates
+    it changes, and each base cell whose template it holds runs once more as
+    ``<model>@<set>`` (the same instances, the set's template)."""
+    out = []
+    for prompt_set, folder in (config["prompt_sets"] or {}).items():
+        for cell in base:
+            if (Path(folder) / template_name(config, cell.dataset, cell.judge, cell.context)).is_file():
+                out.append(dataclasses.replace(cell, model=f"{cell.model}{SET_SEPARATOR}{prompt_set}"))
+    return out
+
+
+def check_prompt_sets(config: Mapping[str, Any], base: list["Cell"]) -> None:
+    """Every extra prompt set names an existing folder that holds at least one
+    template of a cell in the grid (else a ConfigError naming the expected
+    files: a set that would add nothing is a typo, not a choice)."""
+    for prompt_set, folder in (config["prompt_sets"] or {}).items():
+        where = f"config key 'prompt_sets.{prompt_set}'"
+        if not Path(folder).is_dir():
+            raise ConfigError(f"{where}: folder {folder!r} does not exist")
+        wanted = sorted({template_name(config, c.dataset, c.judge, c.context) for c in base})
+        if not any((Path(folder) / name).is_file() for name in wanted):
+            raise ConfigError(f"{where}: folder {folder!r} holds none of the grid's templates; expected one or more "
+                              f"of {', '.join(wanted[:12])}{' ...' if len(wanted) > 12 else ''} (paths relative to "
+                              "the folder, as under 'prompts')")
+
+
 def cells(config: Mapping[str, Any]) -> list[Cell]:
     """Every cell the config selects, in a stable order.
 
@@ -278,7 +343,9 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
     text (the entity data has none). ``settings`` and ``contexts`` are
     DomainAuth's: EntityAuth has neither pairs nor a bias sample nor text.
     A model whose ``studies`` key leaves a study out gets no cell of it
-    (:func:`models_for`).
+    (:func:`models_for`). Each extra prompt set (``prompt_sets``) adds, after
+    them, the cells whose template its folder holds, as model
+    ``<model>@<set>`` (:func:`split_model`).
     """
     out = []
     if "domainauth" in config.get("studies", ("domainauth",)):
@@ -291,7 +358,7 @@ def cells(config: Mapping[str, Any]) -> list[Cell]:
         for setting, model, judge in itertools.product(entity_settings(config), models_for(config, "entityauth"),
                                                        config["judges"]):
             out.append(Cell(bench, model, judge, "wo_text", setting))
-    return out
+    return out + _set_cells(config, out)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,7 +17,7 @@ def served(wildcards):
 
 
 def get_server(wildcards):
-    return P.server(wildcards.model) if served(wildcards) else []
+    return P.server(split_model(wildcards.model)[0]) if served(wildcards) else []
 
 
 def server_arg(wildcards, input):
@@ -40,11 +40,7 @@ def get_serve_params(wildcards):
 
 
 def get_template(wildcards):
-    if wildcards.dataset == "domainauth":
-        return f"{PROMPTS}/domainauth/{wildcards.judge}_{wildcards.context}.yaml"
-    name = wildcards.dataset.split("/", 1)[1]
-    folder = entity_config(name).get("prompts", name)
-    return f"{PROMPTS}/entityauth/{folder}/{wildcards.judge}_{wildcards.context}.yaml"
+    return cell_template(config, Cell(**_cell_identity(wildcards)))
 
 
 def get_judge_params(wildcards):
