@@ -93,7 +93,7 @@ def _percentiles(d: np.ndarray, level: float) -> tuple[float, float, int]:
 @dataclass(frozen=True)
 class IntervalSpec:
     """How every interval of a run is computed (config ``intervals``):
-    ``resamples`` bootstrap draws, ``seed``, ``level`` (0.95), and
+    ``resamples`` bootstrap draws, ``seed`` (the config's master seed), ``level`` (0.95), and
     ``min_units``: with fewer units the interval is blank (NaN), never a
     zero-width or made-up one."""
     resamples: int = 1000
@@ -102,9 +102,11 @@ class IntervalSpec:
     min_units: int = 5
 
     @classmethod
-    def from_config(cls, section: Mapping) -> "IntervalSpec":
-        """From the config's ``intervals`` section (the schema fills its defaults)."""
-        return cls(resamples=int(section["resamples"]), seed=int(section["seed"]), level=float(section["level"]),
+    def from_config(cls, config: Mapping) -> "IntervalSpec":
+        """From a whole config: its ``intervals`` section (the schema fills its
+        defaults) and the master ``seed``."""
+        section = config["intervals"]
+        return cls(resamples=int(section["resamples"]), seed=int(config["seed"]), level=float(section["level"]),
                    min_units=int(section["min_units"]))
 
 
