@@ -368,3 +368,39 @@ def test_inherited_text_null_with_w_text(config):
     assert "'domainauth.text' is null" in str(err.value)
     assert "The value of 'domainauth.text' comes from config.yaml" in str(err.value)
     assert "'contexts' comes from" not in str(err.value)
+
+
+# --- prompt sets (issue 21) ---------------------------------------------------
+def test_prompt_sets_add_cells_for_the_templates_a_set_holds(config, tmp_path, monkeypatch):
+    from authbench.config import cell_template, split_model
+
+    monkeypatch.chdir(ROOT)
+    config["prompt_sets"] = {"reworded": "examples/prompt_sets/reworded"}
+    validate_schema(config)
+    check_config(config)
+    grid = cells(config)
+    extra = [c for c in grid if "@" in c.model]
+    base = [c for c in grid if "@" not in c.model]
+    # the demo's PointJudge cells, once more each (the set holds point_w_text and point_wo_text)
+    assert sorted((c.model, c.dataset, c.context, c.setting) for c in extra) == sorted(
+        (f"{c.model}@reworded", c.dataset, c.context, c.setting) for c in base
+        if c.judge == "point" and c.dataset == "domainauth")
+    assert grid[:len(base)] == base  # the paper set's cells first, unchanged
+    cell = extra[0]
+    assert split_model(cell.model) == (cell.model.split("@")[0], "reworded")
+    assert split_model("qwen") == ("qwen", "paper")
+    assert cell_template(config, cell) == f"examples/prompt_sets/reworded/domainauth/point_{cell.context}.yaml"
+    assert cell_template(config, base[0]).startswith("resources/prompts/")
+
+
+def test_prompt_set_errors(config, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    validate_schema(config)
+    for sets, message in [({"x": str(tmp_path / "none")}, "does not exist"),
+                          ({"x": "resources/prompts/ragauth"}, "holds none of the grid's templates; expected one or "
+                                                               "more of domainauth/"),
+                          ({"paper": "examples/prompt_sets/reworded"}, "not 'paper'")]:
+        bad = copy.deepcopy(config)
+        bad["prompt_sets"] = sets
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            check_config(bad)

@@ -277,8 +277,11 @@ def test_coarse_pair_judge_is_exhaustive(root):
 def _demo_config(root, **entityauth):
     import yaml
 
+    from authbench.config import validate_schema
+
     config = yaml.safe_load((root / "config.yaml").read_text())
     config["entityauth"].update(entityauth)
+    validate_schema(config)  # the schema's defaults, as the workflow has them
     return config
 
 

@@ -84,9 +84,16 @@ def _leaves(obj, prefix=()):
         yield prefix, obj
 
 
-def test_merged_config_validates(merged):
-    validate_schema(copy.deepcopy(merged))  # it fills in the schema defaults: keep the fixture as merged
-    check_config(merged)
+@pytest.fixture(scope="module")
+def validated(merged):
+    """The merged config with the schema's defaults filled in (the fixture above stays as merged)."""
+    config = copy.deepcopy(merged)
+    validate_schema(config)
+    return config
+
+
+def test_merged_config_validates(validated):
+    check_config(validated)
 
 
 def test_merged_config_passes_snakemakes_own_validation(merged):
@@ -115,7 +122,7 @@ def _get(obj, path):
     return obj
 
 
-def test_the_grid_is_the_papers(merged):
+def test_the_grid_is_the_papers(merged, validated):
     models = models_for(merged, "domainauth")
     assert {name: spec["model"] for name, spec in models.items()} == PAPER_MODELS
     assert models_for(merged, "entityauth") == models_for(merged, "ragauth") == models
@@ -143,7 +150,7 @@ def test_the_grid_is_the_papers(merged):
     assert merged["fetch"]["webtext"]["domains"] == f"{results}/fetch/urllog/domains.tsv"
     assert merged["fetch"]["urllog"]["input"] == merged["domainauth"]["source"]
 
-    grid = cells(merged)
+    grid = cells(validated)
     assert len(grid) == JUDGE_CELLS
     assert sum(c.dataset == "domainauth" for c in grid) == DOMAIN_CELLS
     assert sum(c.dataset != "domainauth" and c.setting == "coarse" for c in grid) == 5 * 3 * 5
