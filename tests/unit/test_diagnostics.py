@@ -1,7 +1,7 @@
-"""Judge-validity diagnostics (issues 16, 21): a judge that answers by presentation
-position, copies the prompt's example or barely varies its scores is flagged, a
-judge that reads the items is not; the flag reaches every results table, the cost table and the
-captions. The "by position" replies below are the embedded demo model's own
+"""Judge-validity diagnostics (issues 16, 21): a judge that answers by
+presentation position, copies the prompt's example or barely varies its scores
+is flagged, a judge that reads the items is not; the flag reaches every results
+table, the cost table and the captions. The "by position" replies below are the embedded demo model's own
 (gemma3-270m, llama.cpp, slots decoding, on the demo's DomainAuth lists and
 pairs: the same reply to every list and every pair)."""
 

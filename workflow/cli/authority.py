@@ -170,8 +170,8 @@ def cmd_evaluate(args, params) -> None:
     cell's ``--template``, the judge-validity rows (derivation ``validity``)
     include ``example_copy``; ``near_constant`` (config
     ``judge_validity.near_constant``) is the share of a list's items on one
-    score that makes the list near-constant. Score judges with E[s] in their judgments get
-    their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
+    score that makes the list near-constant. Score judges with E[s] in their
+    judgments get their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
     from authbench.llm.expected import fallback_rate
     from authbench.studies.authority.diagnostics import cell_diagnostics
     from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell, evaluate_expected

@@ -57,8 +57,10 @@ rows with derivation :data:`DERIVATION` (``n``: the replies behind the value):
 
 The flag rule (:class:`ValidityRule`, config ``judge_validity``) is applied
 when the report is written (:func:`flagged_cells`), so changing a threshold
-reruns only the reports. A flagged cell's values carry ``†`` in every results
-table and in the cost table, and the table's caption names the cell and why.
+reruns only the reports (``near_constant``, the share of a list's items, is
+read by the evaluate step: it defines the row). A flagged cell's values carry
+``†`` in every results table and in the cost table, and the table's caption
+names the cell and why.
 """
 
 from __future__ import annotations
@@ -299,8 +301,8 @@ class ValidityRule:
     * ``|a_share − a_expected|`` ≥ ``a_share_gap`` (pair judges);
     * ``near_constant`` > ``near_constant_lists`` (score judges), the share
       of lists in which ≥ ``near_constant`` of the items get one score — a
-      share the evaluate step computes (:func:`cell_diagnostics`), so the
-      report only words it;
+      share the evaluate step computes (:func:`cell_diagnostics`); here
+      ``near_constant`` only words the reason;
 
     each only when at least ``min_lists`` lists (list judges; ``near_constant``
     on a list setting) or ``min_calls`` replies (pair and point judges;
