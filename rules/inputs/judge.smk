@@ -61,7 +61,8 @@ def get_judge_params(wildcards):
 
 
 def get_evaluate_params(wildcards):
-    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
+    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting),
+                  "near_constant": config["judge_validity"]["near_constant"]})
 
 
 def get_prediction_secondary(wildcards):

@@ -158,7 +158,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
             continue
         _cli("authority-evaluate", "--instances", instances, "--judgments", d / "judgments.jsonl", "--manifest",
              d / "manifest.json", "--metrics", d / "metrics.tsv", **ident,
-             scales=scales(config, cell.dataset, cell.setting))
+             scales=scales(config, cell.dataset, cell.setting), near_constant=config["judge_validity"]["near_constant"])
         metrics.append(d / "metrics.tsv")
     plan = baseline_plan(config, "domainauth")
     _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", dataset="domainauth",

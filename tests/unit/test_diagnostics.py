@@ -1,7 +1,7 @@
-"""Judge-validity diagnostics (issue 16): a judge that answers by presentation
-position or copies the prompt's example is flagged, a judge that reads the
-items is not; the flag reaches every results table, the cost table and the
-captions. The "by position" replies below are the embedded demo model's own
+"""Judge-validity diagnostics (issues 16, 21): a judge that answers by
+presentation position, copies the prompt's example or barely varies its scores
+is flagged, a judge that reads the items is not; the flag reaches every results
+table, the cost table and the captions. The "by position" replies below are the embedded demo model's own
 (gemma3-270m, llama.cpp, slots decoding, on the demo's DomainAuth lists and
 pairs: the same reply to every list and every pair)."""
 
@@ -237,6 +237,110 @@ def test_a_share_on_anchored_list_comparisons():
     assert d["a_expected"] == (pytest.approx(2 / 3), 3)  # 5 > 2, 8 > 5, 2 < 8
 
 
+# --- a judge that barely varies (issue 21) -------------------------------------------------------
+
+# the demo's two DomainAuth fine lists (N = 10, one domain per level, shuffled)
+FINE_LEVELS = ([3, 7, 0, 9, 5, 1, 8, 2, 6, 4], [6, 1, 9, 4, 0, 7, 2, 8, 5, 3])
+
+
+def fine_lists():
+    return [lst(f"fine-{k:05d}", levels) for k, levels in enumerate(FINE_LEVELS)]
+
+
+def point_judged(instances, score):
+    """PointJudge replies ``{"score": score(item)}`` for every distinct item, through the real parser."""
+    items = {it["domain"]: it for inst in instances for it in inst["items"]}
+    return judged([(f"item:{d}", "score", 1, json.dumps({"score": score(it)})) for d, it in items.items()])
+
+
+def test_demo_point_judges_that_barely_vary_are_flagged(root):
+    """The demo's PointJudge cells (issue 21): gemma scored 19 of the 20 domains 0 and
+    one 1, qwen 19 of them 8 and one 5, both got Table 1's ρ 26.11 / τ 22.36 — one list
+    constant (ρ = 0), the other ranking one domain apart from nine tied ones."""
+    insts = fine_lists()
+    gemma = point_judged(insts, lambda it: 1 if it["domain"] == "fine-00001-d2.com" else 0)  # level 9
+    qwen = point_judged(insts, lambda it: 5 if it["domain"] == "fine-00001-d4.com" else 8)  # level 0
+    cfg = yaml.safe_load((root / "config.yaml").read_text())
+    rule = ValidityRule.from_config(cfg["judge_validity"])
+    assert cfg["domainauth"]["sampling"]["fine_lists"] == len(insts) >= rule.min_lists
+    for judg in (gemma, qwen):
+        d = diag(cell_diagnostics("point", "fine", insts, judg, "strict", None, rule.near_constant))
+        assert d == {"near_constant": (1.0, 2)}  # 10 of 10 and 9 of 10 items on one score
+        assert rule.reasons("point", d, "fine") == ["one score for ≥ 90% of the items in 2 of 2 lists"]
+    rows = _cell_rows("gemma", "point", "fine", insts, gemma) + _cell_rows("qwen", "point", "fine", insts, qwen)
+    strict = pd.DataFrame(rows).query("parse == 'strict'")
+    assert flagged_cells(strict, rule) == {
+        ("domainauth", m, "wo_text", "fine", "point"): ["one score for ≥ 90% of the items in 2 of 2 lists"]
+        for m in ("gemma", "qwen")}
+    spec = A.table_main(strict, "domainauth", "fine", rule)
+    for model in ("gemma", "qwen"):  # hand: ρ = (0 + √(22.5/82.5)) / 2, τ_b = (0 + 9/√(45·9)) / 2
+        assert spec.cells.loc[(model, "w/o"), ("PointJudge", "", "ρ")] == "26.11†"
+        assert spec.cells.loc[(model, "w/o"), ("PointJudge", "", "τ")] == "22.36†"
+    assert validity_frame(strict, rule).set_index("model")["near_constant"].to_dict() == {"gemma": 1.0, "qwen": 1.0}
+
+
+def test_a_point_judge_that_varies_is_not_flagged():
+    insts = fine_lists()
+    d = diag(cell_diagnostics("point", "fine", insts, point_judged(insts, lambda it: it["level"] // 2)))
+    assert d == {"near_constant": (0.0, 2)}  # two items per score
+    assert ValidityRule().reasons("point", d, "fine") == []
+
+
+def test_near_constant_thresholds():
+    """≥ near_constant of a list's items (9 of 10 is 90%: near-constant, 8 of 10 not), in more
+    than near_constant_lists of the lists (1 of 2 is not most), with ≥ min_lists lists."""
+    insts = fine_lists()
+    nine = point_judged(insts, lambda it: it["level"] if it["level"] == 9 else 4)
+    eight = point_judged(insts, lambda it: it["level"] if it["level"] >= 8 else 4)
+    mixed = point_judged(insts, lambda it: it["level"] if it["domain"].startswith("fine-00001") else 4)
+    rule = ValidityRule()
+    assert diag(cell_diagnostics("point", "fine", insts, nine))["near_constant"] == (1.0, 2)
+    assert diag(cell_diagnostics("point", "fine", insts, eight))["near_constant"] == (0.0, 2)
+    assert diag(cell_diagnostics("point", "fine", insts, eight, near_constant=0.8))["near_constant"] == (1.0, 2)
+    assert diag(cell_diagnostics("point", "fine", insts, mixed))["near_constant"] == (0.5, 2)
+    assert rule.reasons("point", {"near_constant": (1.0, 2)}, "fine")
+    assert not rule.reasons("point", {"near_constant": (0.5, 2)}, "fine")  # half is not most
+    assert ValidityRule(near_constant_lists=0.4).reasons("point", {"near_constant": (0.5, 2)}, "fine")
+    assert not rule.reasons("point", {"near_constant": (1.0, 1)}, "coarse")  # the demo's one coarse list
+    # unscored items share no score: a cell whose replies failed is the parse-failure rate's business
+    failed = judged([(j["request_id"], "score", 1, "no idea") for j in nine])
+    assert diag(cell_diagnostics("point", "fine", insts, failed, "strict"))["near_constant"] == (0.0, 2)
+
+
+def test_near_constant_per_judge_and_on_pairs():
+    """Score judges only (a ranking orders every item); PairScore lists: AverageScore;
+    pairs: a tie of the two items' scores, counted over pairs (min_calls)."""
+    insts = coarse_lists()
+    flat = judged([(i["instance_id"], "list_scores", 5, '{"0": 5, "1": 5, "2": 5, "3": 5, "4": 5}') for i in insts])
+    assert diag(cell_diagnostics("list_score", "coarse", insts, flat))["near_constant"] == (1.0, 3)
+    assert ValidityRule().reasons("list_score", diag(cell_diagnostics("list_score", "coarse", insts, flat)),
+                                  "coarse") == ["one score for ≥ 90% of the items in 3 of 3 lists"]
+    ranked = judged([(i["instance_id"], "ranking", 5, DEMO_LIST_RANK_5) for i in insts])
+    assert "near_constant" not in diag(cell_diagnostics("list_rank", "coarse", insts, ranked))
+    # PairScore on a list: every comparison 6 vs 6 but one 9 vs 6 -> AverageScore 6.75, 6, 6, 6, 6:
+    # 4 of 5 items (80%) on one score
+    inst = lst("coarse-x", [3, 0, 4, 1, 2])
+    comps = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    replies = [(f"coarse-x:{a}-{b}", "pair_scores", None, json.dumps({"A": 6, "B": 6})) for a, b in comps[1:]]
+    one = judged([("coarse-x:0-1", "pair_scores", None, '{"A": 9, "B": 6}'), *replies])
+    assert diag(cell_diagnostics("pair_score", "coarse", [inst], one, near_constant=0.8))["near_constant"] == (1.0, 1)
+    assert diag(cell_diagnostics("pair_score", "coarse", [inst], one))["near_constant"] == (0.0, 1)
+    apart = judged([("coarse-x:0-1", "pair_scores", None, '{"A": 9, "B": 0}'), *replies])  # 6.75, 4.5, 6, 6, 6
+    assert diag(cell_diagnostics("pair_score", "coarse", [inst], apart, near_constant=0.8))["near_constant"] == (0.0, 1)
+    # pairs: a tie in 8 of 10 (counted wrong by the accuracy) -> flagged; in 9 pairs too few to tell
+    ps = pairs()
+    ties = judged([(f"{i['instance_id']}:0-1", "pair_scores", None, json.dumps({"A": 5, "B": 5 + (k < 2)}))
+                   for k, i in enumerate(ps)])
+    d = diag(cell_diagnostics("pair_score", "pairs", ps, ties))
+    assert d["near_constant"] == (0.8, 10)
+    assert ValidityRule().reasons("pair_score", d, "pairs")[-1] == "the same score for both items in 8 of 10 pairs"
+    assert not ValidityRule().reasons("pair_score", {"near_constant": (1.0, 9)}, "pairs")  # min_calls = 10
+    same = point_judged(ps, lambda it: 3)
+    assert diag(cell_diagnostics("point", "pairs", ps, same)) == {"near_constant": (1.0, 10)}
+    always_a = judged([(f"{i['instance_id']}:0-1", "pair_choice", None, "A") for i in ps])
+    assert "near_constant" not in diag(cell_diagnostics("pair_rank", "pairs", ps, always_a))  # that is a_share's
+
+
 # --- the rule ------------------------------------------------------------------------------------
 
 def test_rule_thresholds_minimums_and_config(root):
@@ -363,8 +467,9 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
     clean.to_csv(mfile, sep="\t", index=False)
     write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
-    assert caption.endswith("Judge validity: no cell answers by presentation position or copies the prompt's "
-                            "example (judge-validity rule, docs/decisions.md; thresholds: config judge_validity).")
+    assert caption.endswith("Judge validity: no cell answers by presentation position, copies the prompt's "
+                            "example or barely varies its scores (judge-validity rule, docs/decisions.md; "
+                            "thresholds: config judge_validity).")
     # metrics without diagnostic rows (written before them): no claim either way
     clean[clean["derivation"] != "validity"].to_csv(mfile, sep="\t", index=False)
     write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
@@ -411,7 +516,7 @@ def test_demo_data_path_with_the_instant_engine(root, tmp_path):
             cli("authority-evaluate", "--instances", tmp_path / f"inst/{setting}.jsonl", "--judgments",
                 d / "judgments.jsonl", "--manifest", d / "manifest.json", "--template", template, "--metrics",
                 d / "metrics.tsv", dataset="domainauth", model=model, judge=judge, context="wo_text",
-                setting=setting, scales=[setting])
+                setting=setting, scales=[setting], near_constant=cfg["judge_validity"]["near_constant"])
             got = pd.read_csv(d / "metrics.tsv", sep="\t")
             strict = got[got["parse"] == "strict"]
             flags.update(flagged_cells(strict, ValidityRule.from_config(cfg["judge_validity"])))

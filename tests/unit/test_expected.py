@@ -443,7 +443,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
                  seed=13, constrained=True, cache=None, model=model, expected_scores=flag)
             _cli("authority-evaluate", "--instances", inst / f"{setting}.jsonl", "--judgments", d / "judgments.jsonl",
                  "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", dataset="domainauth", model="m",
-                 judge=judge, context="wo_text", setting=setting, scales=[setting])
+                 judge=judge, context="wo_text", setting=setting, scales=[setting], near_constant=0.9)
             metrics.append(d / "metrics.tsv")
             manifests.append(d / "manifest.json")
         report = tmp_path / str(flag) / "report"

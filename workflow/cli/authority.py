@@ -168,8 +168,10 @@ def cmd_evaluate(args, params) -> None:
     """A cell's metric rows under both parse modes (column ``parse``): the
     report shows the configured one and says what the other gives. With the
     cell's ``--template``, the judge-validity rows (derivation ``validity``)
-    include ``example_copy``. Score judges with E[s] in their judgments get
-    their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
+    include ``example_copy``; ``near_constant`` (config
+    ``judge_validity.near_constant``) is the share of a list's items on one
+    score that makes the list near-constant. Score judges with E[s] in their
+    judgments get their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
     from authbench.llm.expected import fallback_rate
     from authbench.studies.authority.diagnostics import cell_diagnostics
     from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell, evaluate_expected
@@ -186,7 +188,8 @@ def cmd_evaluate(args, params) -> None:
         for mode in PARSE_MODES
         for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
         for row in (evaluate_cell(params["judge"], scale, instances, judgments, mode)
-                    + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template))
+                    + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template,
+                                       params["near_constant"]))
     ]
     fallback = fallback_rate(judgments)
     rows += [

@@ -1,5 +1,6 @@
 """Judge-validity diagnostics: does a cell's judge read the items, or does it
-answer by presentation position or copy the prompt's example reply?
+answer by presentation position, copy the prompt's example reply or barely
+vary its predictions?
 
 A judge that gives every list the same score vector by position, or answers
 "A" to every comparison, still gets a ρ or an accuracy: how well the seeded
@@ -43,11 +44,23 @@ rows with derivation :data:`DERIVATION` (``n``: the replies behind the value):
     scale (comparisons of equal labels left out): what a judge that reads the
     items answers. The A/B assignment is a seeded coin flip (lists) or the
     sampled order (pairs), so this is near 0.5. ``n`` = those comparisons.
+``near_constant`` (score judges: PointJudge, ListJudge-PointScore, PairJudge-PointScore)
+    share of the cell's lists in which at least ``near_constant`` (config
+    ``judge_validity``, default 0.9) of the items get one predicted score:
+    the scores the cell's ρ ranks (PointJudge, ListScore: the judge's scores;
+    PairScore: AverageScore, the paper's main derivation). Unscored items
+    share no score (a failed reply is the parse-failure rate's business).
+    ``pairs`` setting: the share of pairs whose two items get the same score
+    (a tie; PointJudge: the two items' scores, PairScore: the reply's).
+    Rank judges (ListRank, PairRank's BubbleSort ranking and choices) order
+    every item, so they have no row. ``n`` = the cell's lists (pairs).
 
 The flag rule (:class:`ValidityRule`, config ``judge_validity``) is applied
 when the report is written (:func:`flagged_cells`), so changing a threshold
-reruns only the reports. A flagged cell's values carry ``†`` in every results
-table and in the cost table, and the table's caption names the cell and why.
+reruns only the reports (``near_constant``, the share of a list's items, is
+read by the evaluate step: it defines the row). A flagged cell's values carry
+``†`` in every results table and in the cost table, and the table's caption
+names the cell and why.
 """
 
 from __future__ import annotations
@@ -59,17 +72,19 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 from authbench.errors import ConfigError, TemplateError
-from authbench.judges import JUDGE_LABELS
+from authbench.judges import JUDGE_LABELS, SCORE_JUDGES
 from authbench.llm.parse import parse_reply
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
 from authbench.studies.authority.evaluate import LABEL_KEY, comparisons_by_instance, usable_value
+from authbench.studies.authority.sampling import item_key
 from scipy import stats
 
 __all__ = [
     "DAGGER",
     "DERIVATION",
     "DIAGNOSTICS",
+    "FLAGGED_MEANS",
     "ValidityRule",
     "cell_diagnostics",
     "example_value",
@@ -80,8 +95,10 @@ __all__ = [
 ]
 
 DERIVATION = "validity"  # the derivation column of the diagnostic metric rows
-DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected")
+DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "near_constant")
 DAGGER = "†"
+# what a flagged cell's judge does (captions of the results tables and the cost table)
+FLAGGED_MEANS = "the judge answers by presentation position, copies the prompt's example or barely varies its scores"
 
 
 # --------------------------------------------------------------------------
@@ -224,20 +241,49 @@ def _example_row(judge, setting, instances, judgments, parse, template) -> list[
     return [_row(setting, judge, "example_copy", copies / total if total else math.nan, total)]
 
 
+def _item_scores(judge, instances, judgments, parse) -> list[dict[int, Any]]:
+    """Per instance: the score of each item that the cell's ρ (pairs: the
+    accuracy) is computed from (None: unscored) — PointJudge and ListScore
+    the judge's scores, PairScore AverageScore (pairs: the reply's two scores)."""
+    if judge == "point":
+        by_key = {j["request_id"].split(":", 1)[1]: usable_value(j, parse) for j in judgments}
+        return [{i: by_key[item_key(it)] for i, it in enumerate(inst["items"])} for inst in instances]
+    if judge == "list_score":
+        by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
+        return [{int(k): v for k, v in (by_id[inst["instance_id"]] or {}).items()} for inst in instances]
+    comps = comparisons_by_instance(judge, judgments, parse)
+    return [R.average_score(comps[inst["instance_id"]], len(inst["items"])) for inst in instances]
+
+
+def _near_constant_row(judge, setting, instances, judgments, parse, near_constant: float) -> list[dict]:
+    if judge not in SCORE_JUDGES or setting == "bias":
+        return []
+    hits = 0
+    for inst, scores in zip(instances, _item_scores(judge, instances, judgments, parse)):
+        given = Counter(float(v) for v in scores.values() if not is_missing(v))
+        hits += bool(given) and given.most_common(1)[0][1] / len(inst["items"]) >= near_constant
+    n = len(instances)
+    return [_row(setting, judge, "near_constant", hits / n if n else math.nan, n)]
+
+
 def cell_diagnostics(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
-                     parse: str = "strict", template=None) -> list[dict]:
+                     parse: str = "strict", template=None, near_constant: float | None = None) -> list[dict]:
     """The diagnostic metric rows of one cell on one label scale (see the
     module docstring), in the shape of
     :func:`authbench.studies.authority.evaluate.evaluate_cell`'s rows.
     ``template``: the cell's :class:`~authbench.studies.authority.prompts.PromptTemplate`
-    (its ``example``); None leaves out ``example_copy``."""
+    (its ``example``); None leaves out ``example_copy``. ``near_constant``:
+    the share of a list's items on one score that makes the list near-constant
+    (config ``judge_validity.near_constant``; None: :class:`ValidityRule`'s default)."""
     usable_value({"status": "ok", "value": None}, parse)  # checks the mode
     rows: list[dict] = []
     if judge.startswith("list"):
         rows += _list_diagnostics(judge, setting, instances, judgments, parse)
     elif judge.startswith("pair"):
         rows += _pair_diagnostics(judge, setting, instances, judgments, parse)
-    return rows + _example_row(judge, setting, instances, judgments, parse, template)
+    share = ValidityRule.near_constant if near_constant is None else near_constant
+    return (rows + _example_row(judge, setting, instances, judgments, parse, template)
+            + _near_constant_row(judge, setting, instances, judgments, parse, share))
 
 
 # --------------------------------------------------------------------------
@@ -245,22 +291,30 @@ def cell_diagnostics(judge: str, setting: str, instances: Sequence[Mapping], jud
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ValidityRule:
-    """When a cell's diagnostics say its judge answers by position or copies
-    the example (config ``judge_validity``; docs/decisions.md):
+    """When a cell's diagnostics say its judge answers by position, copies
+    the example or barely varies its scores (config ``judge_validity``;
+    docs/decisions.md):
 
     * ``position_constant`` ≥ this share of lists (list judges);
     * ``|position_rho|`` ≥ this (list and pair judges);
     * ``example_copy`` ≥ this share of replies;
     * ``|a_share − a_expected|`` ≥ ``a_share_gap`` (pair judges);
+    * ``near_constant`` > ``near_constant_lists`` (score judges), the share
+      of lists in which ≥ ``near_constant`` of the items get one score — a
+      share the evaluate step computes (:func:`cell_diagnostics`); here
+      ``near_constant`` only words the reason;
 
-    each only when at least ``min_lists`` lists (list judges) or
-    ``min_calls`` replies (pair and point judges) stand behind it.
+    each only when at least ``min_lists`` lists (list judges; ``near_constant``
+    on a list setting) or ``min_calls`` replies (pair and point judges;
+    ``near_constant`` on ``pairs``: pairs) stand behind it.
     """
 
     position_constant: float = 0.8
     position_rho: float = 0.8
     example_copy: float = 0.5
     a_share_gap: float = 0.4
+    near_constant: float = 0.9
+    near_constant_lists: float = 0.5
     min_lists: int = 2
     min_calls: int = 10
 
@@ -274,13 +328,14 @@ class ValidityRule:
             raise ConfigError(f"judge_validity: unknown key(s) {unknown}; expected {sorted(known)}")
         return cls(**section)
 
-    def reasons(self, judge: str, diag: Mapping[str, tuple[float, float]]) -> list[str]:
+    def reasons(self, judge: str, diag: Mapping[str, tuple[float, float]], setting: str | None = None) -> list[str]:
         """Why a cell is flagged (empty: it is not), from its diagnostics
-        ``metric -> (value, n)``."""
+        ``metric -> (value, n)`` on label scale ``setting`` (``pairs``:
+        ``near_constant`` counts pairs; anything else: lists)."""
         least = self.min_lists if judge.startswith("list") else self.min_calls
         out = []
 
-        def get(metric):
+        def get(metric, least=least):
             value, n = diag.get(metric, (math.nan, 0))
             value = float(value) if not is_missing(value) else math.nan
             n = 0 if is_missing(n) else int(n)
@@ -301,6 +356,11 @@ class ValidityRule:
         if ok and not math.isnan(expected) and abs(value - expected) >= self.a_share_gap:
             out.append(f"prefers A in {round(value * n)} of {n} decisive comparisons "
                        f"(A is truly higher in {expected:.0%})")
+        pairs = setting == "pairs"
+        value, n, ok = get("near_constant", self.min_calls if pairs else self.min_lists)
+        if ok and value > self.near_constant_lists:
+            out.append(f"the same score for both items in {round(value * n)} of {n} pairs" if pairs else
+                       f"one score for ≥ {self.near_constant:.0%} of the items in {round(value * n)} of {n} lists")
         return out
 
 
@@ -328,7 +388,7 @@ def flagged_cells(metrics: pd.DataFrame, rule: ValidityRule | None = None) -> di
     out: dict[tuple, list[str]] = {}
     for key, group in rows.groupby(list(CELL_KEY), sort=False):
         diag = {str(r.metric): (r.value, r.n) for r in group.itertuples(index=False)}
-        reasons = rule.reasons(str(key[-1]), diag)
+        reasons = rule.reasons(str(key[-1]), diag, str(key[3]))
         if reasons:
             out[tuple(str(k) for k in key)] = reasons
     return out
@@ -376,6 +436,7 @@ def validity_note(flags: Mapping[tuple, list[str]], benchmarks: Sequence[str], s
     if not parts and not checked:
         return ""
     if not parts:
-        return f" Judge validity: no cell answers by presentation position or copies the prompt's example {rule}."
-    return (f" {DAGGER}: the judge answers by presentation position or copies the prompt's example, so the number "
-            f"says nothing about authority {rule}: " + " | ".join(parts) + ".")
+        return (" Judge validity: no cell answers by presentation position, copies the prompt's example or barely "
+                f"varies its scores {rule}.")
+    return (f" {DAGGER}: {FLAGGED_MEANS}, so the number says nothing about authority {rule}: "
+            + " | ".join(parts) + ".")

@@ -18,8 +18,8 @@ from authbench.render import costs
 from authbench.render.catalog import Report, contents_md, write_tables
 from authbench.render.tables import TableSpec, stack_tables
 from authbench.studies.authority import figures, tables
-from authbench.studies.authority.diagnostics import (DAGGER, ValidityRule, flagged_cells, has_diagnostics,
-                                                     validity_frame, validity_note)
+from authbench.studies.authority.diagnostics import (DAGGER, DIAGNOSTICS, FLAGGED_MEANS, ValidityRule, flagged_cells,
+                                                     has_diagnostics, validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, Results
@@ -83,7 +83,7 @@ def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
             + " (both modes in metrics.tsv, column parse; config key parse).")
 
 
-VALIDITY_COLUMNS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "flag", "why")
+VALIDITY_COLUMNS = (*DIAGNOSTICS, "flag", "why")
 
 
 def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule: ValidityRule | None = None) -> str:
@@ -96,8 +96,7 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule
     cells = set(table[["benchmark", "model", "context", "setting", "judge"]].astype(str).itertuples(index=False))
     named = [f"{b} {m} {tables.context_label(c)} {s} {j}: " + "; ".join(why)
              for (b, m, c, s, j), why in flagged_cells(metrics, rule).items() if (b, m, c, s, j) in cells]
-    caption = (f" Judge validity (docs/decisions.md): {', '.join(VALIDITY_COLUMNS[:5])}; flag {DAGGER}: the judge "
-               "answers by presentation position or copies the prompt's example"
+    caption = (f" Judge validity (docs/decisions.md): {', '.join(DIAGNOSTICS)}; flag {DAGGER}: {FLAGGED_MEANS}"
                + (" (" + " | ".join(named) + ")." if named else "; no cell is flagged."))
     validity = validity_frame(metrics, rule)[[*costs.CELL_COLUMNS, *VALIDITY_COLUMNS]]
     if validity.empty:  # metrics written before the diagnostics existed: no claim either way

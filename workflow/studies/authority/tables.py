@@ -21,7 +21,7 @@ domain, level, pred, category``).
 
 Judge validity: a value of a cell that the judge-validity rule flags
 (:mod:`authbench.studies.authority.diagnostics`: it answers by presentation
-position or copies the prompt's example) carries ``†``; every table takes the
+position, copies the prompt's example or barely varies its scores) carries ``†``; every table takes the
 rule as ``rule`` (None: the defaults of config ``judge_validity``).
 
 Highlighting follows the paper: per row, separately inside each highlight
