@@ -25,7 +25,7 @@ def rag_config(work: Path, source) -> dict:
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
     cfg["studies"] = ["ragauth"]
-    cfg["ragauth"].update(source=str(source), k=[1, 3], doc_tokens=40, bootstrap=200)
+    cfg["ragauth"].update(source=str(source), k=[1, 3], doc_tokens=40)
     return cfg
 
 
