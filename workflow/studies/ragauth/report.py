@@ -252,9 +252,11 @@ def accuracy_rows(cells, spec: IntervalSpec, topics: bool = True) -> list[dict]:
 def comparisons(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict[tuple, str]]:
     """The paired comparisons of the answer cells (``comparisons.tsv``),
     accuracy in percent, paired by question (McNemar's exact p beside the
-    bootstrap): family ``vs w/o Filter``: every filtered cell against the
-    same model's no-filter cell; family ``model vs model``: every two models
-    in the same strategy and k. Also the Table 5 tags: ``(model, strategy,
+    bootstrap): family ``vs w/o Filter (<model>)``: every filtered cell
+    against the same model's no-filter cell; family ``model vs model
+    (<strategy, k>)``: every two models in the same strategy and k (families
+    per model / setting keep Holm's adjustment within reach of the bootstrap
+    p's resolution, 1 / (resamples + 1)). Also the Table 5 tags: ``(model, strategy,
     k) -> "°"`` for a filtered cell not distinguishable from w/o Filter
     (Holm-adjusted p ≥ 0.05, or too few questions for a test)."""
     cells = {key: sub.set_index("qid")["correct"].astype(float) for key, sub in _cells(units).items()}
@@ -265,21 +267,22 @@ def comparisons(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, 
         rows.append(comparison_row(family, "accuracy (%)", a_name, b_name, "questions",
                                    cells[a_key][both].tolist(), cells[b_key][both].tolist(), spec, ("ragauth",),
                                    scale=100.0, binary=True))
-        keys.append(a_key if family == VS_NO_FILTER else None)
+        keys.append(a_key if family.startswith(VS_NO_FILTER) else None)
 
     def name(m, s, k):
         return f"{m}, {STRATEGY_LABELS[s]}" + ("" if k == ALL else f", k={k}")
 
     for m, s, k in cells:
         if s != NO_FILTER and (m, NO_FILTER, ALL) in cells:
-            compare(VS_NO_FILTER, (m, s, k), (m, NO_FILTER, ALL), name(m, s, k), name(m, NO_FILTER, ALL))
+            compare(f"{VS_NO_FILTER} ({m})", (m, s, k), (m, NO_FILTER, ALL), name(m, s, k), name(m, NO_FILTER, ALL))
     models = list(dict.fromkeys(m for m, _, _ in cells))
     settings = sorted({(s, k) for _, s, k in cells}, key=lambda c: (STRATEGIES.index(c[0]), k_sort(c[1])))
     for s, k in settings:
         for i, a in enumerate(models):
             for b in models[i + 1:]:
                 if (a, s, k) in cells and (b, s, k) in cells:
-                    compare("model vs model", (a, s, k), (b, s, k), name(a, s, k), name(b, s, k))
+                    compare(f"model vs model ({STRATEGY_LABELS[s]}{'' if k == ALL else f', k={k}'})", (a, s, k),
+                            (b, s, k), name(a, s, k), name(b, s, k))
     frame = finish(rows)
     tags = {key: NOT_RANDOM_TAG for key, d in zip(keys, frame["distinct"]) if key is not None and d != "yes"}
     return frame, tags
