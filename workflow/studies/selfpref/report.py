@@ -116,6 +116,8 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
             for other in author_order(mine["other_author"]) + [ALL]:
                 sub = mine if other == ALL else mine[mine["other_author"] == other]
                 sub = sub[sub[col].notna()]
+                if sub.empty:
+                    continue
                 add(f"preference vs 50% ({ev})", f"{key} (%)", f"{ev} vs {other}", "50%", "questions (comparisons)",
                     sub[col].tolist(), [0.5] * len(sub), 100.0, clusters=sub["qid"].tolist(), key=(ev, other, key))
             per = {o: _per_question(mine[(mine["other_author"] == o) & mine[col].notna()], col)
