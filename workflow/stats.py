@@ -153,6 +153,63 @@ def mean_interval(values: Iterable[float], spec: IntervalSpec, seed_parts: tuple
     return low, high
 
 
+def _group_draws(groups: Sequence[tuple[Iterable[float], Sequence]], spec: IntervalSpec,
+                 seed_parts: tuple) -> np.ndarray | None:
+    """``(resamples, groups)`` bootstrap means of each group, the clusters of
+    all groups (labels shared across groups: e.g. question ids) resampled
+    together (NaN where a resample holds none of a group's units); None with
+    fewer than ``spec.min_units`` clusters in some group."""
+    xs = [np.asarray(list(v), dtype=float) for v, _ in groups]
+    labels = [list(c) for _, c in groups]
+    if any(np.isnan(x).any() for x in xs):
+        raise ValueError("groups: NaN among the unit values; drop or fill them first")
+    if not groups or min(n_clusters(len(x), c) for x, c in zip(xs, labels)) < max(spec.min_units, 1):
+        return None
+    order: dict = {}
+    data = []
+    for x, c in zip(xs, labels):
+        if len(c) != len(x):
+            raise ValueError(f"clusters: {len(c)} labels for {len(x)} units")
+        codes = np.fromiter((order.setdefault(k, len(order)) for k in c), dtype=np.int64, count=len(x))
+        data.append((codes, x))
+    arrays = []
+    for codes, x in data:
+        arrays += [np.bincount(codes, weights=x, minlength=len(order)), np.bincount(codes, minlength=len(order)) * 1.0]
+    stats_ = {g: (lambda *arr, g=g: _ratio(arr[2 * g], arr[2 * g + 1])) for g in range(len(groups))}
+    draws = bootstrap_draws(arrays, stats_, spec.resamples, (spec.seed, *seed_parts))
+    return np.column_stack([draws[g] for g in range(len(groups))])
+
+
+def groups_interval(groups: Sequence[tuple[Iterable[float], Sequence]], spec: IntervalSpec, seed_parts: tuple,
+                    weights: Sequence[float] | None = None) -> tuple[float, float]:
+    """The interval of a (weighted) mean of group means, e.g. a table's
+    ``Average`` row (the mean of the authors' means): ``groups`` are
+    ``(values, clusters)``, their clusters resampled together; per resample
+    the weighted mean over the groups present. Blank (NaN) when a group has
+    fewer than ``spec.min_units`` clusters."""
+    m = _group_draws(groups, spec, seed_parts)
+    if m is None:
+        return math.nan, math.nan
+    w = np.broadcast_to(np.asarray(weights if weights is not None else [1.0] * len(groups), dtype=float), m.shape)
+    ok = ~np.isnan(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stat = (np.where(ok, m, 0.0) * w).sum(axis=1) / np.where(ok, w, 0.0).sum(axis=1)
+    return _percentiles(stat, spec.level)[:2]
+
+
+def difference_interval(a: tuple[Iterable[float], Sequence], b: tuple[Iterable[float], Sequence],
+                        spec: IntervalSpec, seed_parts: tuple) -> tuple[float, float]:
+    """The interval of mean(a) − mean(b) for two samples that need not pair
+    unit by unit (e.g. the human and the model passages of the same
+    questions): each ``(values, clusters)``, the clusters of both resampled
+    together. Blank (NaN) when either side has fewer than ``spec.min_units``
+    clusters."""
+    m = _group_draws([a, b], spec, seed_parts)
+    if m is None:
+        return math.nan, math.nan
+    return _percentiles(m[:, 0] - m[:, 1], spec.level)[:2]
+
+
 def paired_difference(a: Iterable[float], b: Iterable[float], spec: IntervalSpec, seed_parts: tuple,
                       clusters: Sequence | None = None) -> dict:
     """Δ = mean(a) − mean(b) over the same units (paired), its

@@ -7,6 +7,7 @@ import csv
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from authbench.errors import InputError
 from authbench.render import tables as T
@@ -638,3 +639,110 @@ def test_tries_must_be_a_positive_integer(bad):
     gen[0]["tries"] = bad
     with pytest.raises(InputError, match=r"generation judgments: row 1: field 'tries'"):
         RW.preference_rates(gen)
+
+
+# --------------------------------------------------------------------------
+# intervals, per-unit records and paired comparisons (issue 21)
+# --------------------------------------------------------------------------
+from authbench.stats import IntervalSpec, mean_interval  # noqa: E402
+
+SPEC = IntervalSpec(resamples=1000, seed=4, min_units=5)
+
+
+def _study(n_q: int):
+    """n_q questions: per question a human and a gpt35 TRUE passage scored by E (human 4 or 5, gpt35 2),
+    two comparisons per question vs human (self chosen on even questions only in the first order)."""
+    rerank, gen = [], []
+    for q in range(n_q):
+        for author, score in (("human", 4 + q % 2), ("gpt35", 2)):
+            rerank.append({**_rr(author, True, score), "qid": f"q{q}", "pid": f"{author}{q}"})
+        gen.append({**_g("human", T_, T_, "self_first", "self"), "qid": f"q{q}"})
+        gen.append({**_g("human", T_, T_, "other_first", "self" if q % 2 == 0 else "other"), "qid": f"q{q}"})
+        gen.append({**_g("llama", T_, T_, "self_first", "self"), "qid": f"q{q}"})  # vs llama: self exactly 50%
+        gen.append({**_g("llama", T_, T_, "other_first", "other"), "qid": f"q{q}"})
+    return rerank, gen
+
+
+def _iv(rerank, gen, tags=None):
+    units = RW.unit_frames(rerank, gen, {}, [], [])
+    return TB.Intervals(units, SPEC, tags), units
+
+
+def test_unit_frames_keep_every_unit_with_its_question():
+    rerank, gen = _study(6)
+    rerank.append({**_rr("human", True, None), "qid": "q0", "pid": "x"})
+    units = RW.unit_frames(rerank, gen, {"gpt35": [{"qid": "q1", "level": 0}]}, [], [_p("human", "a b c")])
+    assert list(units["rerank"].columns) == list(RW.UNIT_FRAMES["rerank"]) and len(units["rerank"]) == 13
+    assert math.isnan(units["rerank"]["score"].iloc[-1])
+    c = units["comparisons"]
+    assert len(c) == 24 and c["qid"].nunique() == 6
+    assert c["self_chosen"].tolist()[:8] == [1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert c["first"].tolist()[:4] == [1.0, 0.0, 1.0, 1.0]
+    assert c["true_chosen"].isna().all()  # TT comparisons: no factual choice
+    k = units["knowledge"].iloc[0]
+    assert (k["class"], k["no"], k["full"]) == ("no", 1.0, 0.0)
+    assert units["passages"]["words"].tolist() == [3.0]
+
+
+def test_table6_intervals_are_cluster_bootstraps_over_questions():
+    rerank, gen = _study(6)
+    iv, units = _iv(rerank, gen)
+    spec = TB.raw_score_tables(rerank, iv)["normal_true"]
+    lo, hi = spec.lo.loc[("E",), ("Normal Setting & TRUE passages", "Human")], spec.hi.iat[0, 0]
+    value = spec.values.iat[0, 0]
+    assert value == 4.5 and lo <= value <= hi and lo < hi
+    hum = units["rerank"][units["rerank"]["author"] == "human"]
+    where = {"evaluator": "E", "prompt": "normal", "variant": "normal", "factual": True, "author": "human"}
+    want = mean_interval(hum["score"], SPEC, ("rerank", "score", *where.items()), clusters=hum["qid"].tolist())
+    assert (lo, hi) == pytest.approx(want, abs=0.005)
+    # every gpt35 score is 2: a zero-width interval is the data's, not a placeholder
+    assert (spec.lo.iat[0, 1], spec.hi.iat[0, 1]) == (2.0, 2.0)
+    assert "No interval" not in spec.note and "[lo, hi]: 95% percentile-bootstrap interval" in spec.caption
+
+
+def test_too_few_questions_blank_interval_said_in_the_note(tmp_path):
+    rerank, gen = _study(4)
+    iv, _ = _iv(rerank, gen)
+    spec = TB.raw_score_tables(rerank, iv)["normal_true"]
+    assert math.isnan(spec.lo.iat[0, 0]) and "No interval: fewer than 5 questions" in spec.note
+    md = T.write_table(spec, tmp_path / "t")[1].read_text(encoding="utf-8")
+    assert "4.50±0.58 |" in md and "[" not in md.splitlines()[-1]
+    # no intervals at all without iv (the builders' old output)
+    assert TB.raw_score_tables(rerank)["normal_true"].with_interval == (False, False)
+
+
+def test_table2_difference_interval_and_table3_tags():
+    rerank, gen = _study(8)
+    iv, units = _iv(rerank, gen)
+    t2 = TB.table2(rerank, {"E": "gpt35"}, iv)
+    col = ("Normal Setting", "Diff (H − M)", "TRUE")
+    d, lo = t2.values.loc[("E", "gpt35 (self)"), col], t2.lo.loc[("E", "gpt35 (self)"), col]
+    assert d == 2.5 and lo <= d <= t2.hi.loc[("E", "gpt35 (self)"), col] and lo > 0
+    frame, tags = R.comparisons(units, SPEC)
+    vs50 = frame[frame["family"] == "preference vs 50% (E)"].set_index(["what", "a"])
+    self_h = vs50.loc[("self_pref (%)", "E vs human")]
+    assert self_h["delta"] == pytest.approx(100 * 12 / 16 - 50) and self_h["n"] == 8
+    llama = vs50.loc[("self_pref (%)", "E vs llama")]
+    assert (llama["delta"], llama["p"], llama["distinct"]) == (0.0, 1.0, "no")
+    assert ("self_pref (%)", "E vs all") in vs50.index and not any(w.startswith("factual") for w, _ in vs50.index)
+    t3 = TB.table3(RW.preference_rates(gen), TB.Intervals(units, SPEC, tags))
+    assert t3.tags.loc[("E",), ("llama", "Self")] == "°" and t3.values.loc[("E",), ("llama", "Self")] == 50.0
+    assert t3.tags.loc[("E",), ("Human", "Self")] == ("°" if self_h["distinct"] != "yes" else "")
+    assert t3.tags.loc[("E",), ("Human", "Factual")] == ""  # no asymmetric pair: no value, no test, no tag
+    assert t3.lo.loc[("E",), ("Human", "Self")] <= 75.0 <= t3.hi.loc[("E",), ("Human", "Self")]
+    # author vs author on the scores: paired by question, Δ = human − gpt35
+    auth = frame[frame["family"] == "scores: author vs author (E)"].iloc[0]
+    assert (auth["a"], auth["b"], auth["delta"], auth["n"]) == ("E: human", "E: gpt35", 2.5, 8)
+
+
+def test_write_selfpref_report_writes_units_and_comparisons(tmp_path):
+    rerank, gen = _study(6)
+    R.write_selfpref_report(rerank, gen, {}, [], [], {"E": "gpt35"}, tmp_path, spec=SPEC, intervals="columns")
+    for name in RW.UNIT_FRAMES:
+        assert len(pd.read_parquet(tmp_path / f"units_{name}.parquet").columns) == len(RW.UNIT_FRAMES[name])
+    assert "| Paired comparisons | comparisons.tsv, comparisons.md | written |" in (
+        tmp_path / "contents.md").read_text(encoding="utf-8")
+    md = (tmp_path / "tables/table6_normal_true.md").read_text(encoding="utf-8")
+    assert "Human lo | Normal Setting & TRUE passages / Human hi" in md
+    head = (tmp_path / "tables/table3_preference.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert "Human / Self,Human / Self lo,Human / Self hi" in head

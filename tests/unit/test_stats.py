@@ -232,6 +232,29 @@ def test_mean_interval_clusters_resample_whole_clusters():
     assert (lo_c, hi_c) == pytest.approx((lo_m, hi_m))
 
 
+def test_groups_interval_by_hand_and_as_mean_interval():
+    """One group: mean_interval's interval (same draws). Two groups over the
+    same 5 questions: per resample the mean of the two group means, recomputed
+    here from the same draws; weights tilt it; a group under min_units: blank."""
+    a, qa = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1], list("aabbccddee")
+    spec = S.IntervalSpec(resamples=3000, seed=2)
+    assert S.groups_interval([(a, qa)], spec, ("g",)) == S.mean_interval(a, spec, ("g",), clusters=qa)
+    b, qb = [0.0, 1.0, 0.0, 0.0, 1.0], list("abcde")
+    gen = np.random.default_rng(S.rng(2, "g").getrandbits(64))
+    idx = gen.integers(0, 5, size=(3000, 5))
+    sa, ca = np.array([1.0, 2.0, 1.0, 1.0, 2.0]), np.full(5, 2.0)  # per question sums / counts of a
+    sb = np.array(b)
+    means = (sa[idx].sum(1) / ca[idx].sum(1) + sb[idx].sum(1) / 5.0) / 2.0
+    assert S.groups_interval([(a, qa), (b, qb)], spec, ("g",)) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])))
+    diff = sa[idx].sum(1) / ca[idx].sum(1) - sb[idx].sum(1) / 5.0
+    assert S.difference_interval((a, qa), (b, qb), spec, ("g",)) == pytest.approx(
+        tuple(np.percentile(diff, [2.5, 97.5])))
+    lo, hi = S.groups_interval([(a, qa), (b, qb)], spec, ("g",), weights=[1.0, 0.0])
+    assert (lo, hi) == S.mean_interval(a, spec, ("g",), clusters=qa)
+    assert all(math.isnan(v) for v in S.groups_interval([(a, qa), (b[:4], qb[:4])], spec, ("g",)))
+    assert all(math.isnan(v) for v in S.difference_interval((a, qa), (b[:4], qb[:4]), spec, ("g",)))
+
+
 def test_paired_difference_against_scipy_and_hand():
     rng_ = np.random.default_rng(4)
     a = rng_.normal(0.5, 1, 80)

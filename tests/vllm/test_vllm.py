@@ -148,7 +148,7 @@ def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converte
     warms up the engine (about a minute here)."""
     fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
     cfg = base_config(tmp_path, vllm_model(vllm_python, converted), studies=["ragauth", "selfpref"])
-    cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40, bootstrap=100,
+    cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40,
                           strategies=["no_filter", "relevance", "utility", "authority"])
     tiny_selfpref(cfg, kinds=["rewrite"], compare_tokens=16, generate_tokens=64)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))

@@ -33,7 +33,7 @@ def every_study_config() -> dict:
     ea = cfg["entityauth"]
     ea["datasets"] = {"songs": {**ea["datasets"]["songs"], "source": str(ROOT / ea["datasets"]["songs"]["source"])}}
     ea.update(lists=1, anchors=2, coarse_lists=1)
-    cfg["ragauth"].update(source=str(FIXTURE), k=[1], bootstrap=100)
+    cfg["ragauth"].update(source=str(FIXTURE), k=[1])
     cfg["selfpref"]["self"] = {"gemma3-270m": "gpt35"}
     return tiny_selfpref(cfg)
 

@@ -41,6 +41,15 @@ def test_every_table_and_figure(run):
             assert (report / "tables" / f"{stem}.{ext}").stat().st_size > 0, stem
     assert (report / "figures" / "fig3_heatmaps.png").read_bytes()[:4] == b"\x89PNG"
     assert read_tsv(report / "rates.tsv")
+    # issue 21: the per-unit records, the comparisons, an interval where there are enough questions
+    for name in ("rerank", "comparisons", "knowledge", "passages", "perplexity"):
+        assert (report / f"units_{name}.parquet").stat().st_size > 0, name
+    assert "| Paired comparisons | comparisons.tsv, comparisons.md | written |" in (report / "contents.md").read_text()
+    assert read_tsv(report / "comparisons.tsv")
+    gpt35 = next(ln for ln in (report / "tables" / "table1_knowledge.md").read_text().splitlines()
+                 if ln.startswith("| gpt35 |"))
+    assert gpt35.count(" [") >= 3  # GPT-3.5's released probes: hundreds of questions
+    assert "No interval: fewer than 5 questions" in (report / "tables" / "table2_rerank.md").read_text()  # 2 questions
 
 
 def test_shipped_knowledge_is_rederived_exactly(run):

@@ -108,13 +108,13 @@ def cmd_answer(args, params) -> None:
 
 
 def cmd_report(args, params) -> None:
-    from authbench.studies.ragauth.report import accuracy_rows, write_rag_report
+    from authbench.stats import IntervalSpec
+    from authbench.studies.ragauth.report import write_rag_report
 
     if len(params["cells"]) != len(args.judgments):
         raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")
     cells = [((m, s, str(k)), read_jsonl(path)) for (m, s, k), path in zip(params["cells"], args.judgments)]
-    rows = accuracy_rows(cells, params["bootstrap"], params["seed"])
-    write_rag_report(rows, args.outdir)
+    write_rag_report(cells, IntervalSpec.from_config(params["intervals"]), args.outdir, params["intervals"]["show"])
 
 
 COMMANDS = {

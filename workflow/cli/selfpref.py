@@ -218,6 +218,7 @@ def cmd_compare(args, params) -> None:
 
 
 def cmd_report(args, params) -> None:
+    from authbench.stats import IntervalSpec
     from authbench.studies.selfpref.report import write_selfpref_report
 
     rerank = [r for path in args.rerank for r in read_jsonl(path)]
@@ -226,7 +227,8 @@ def cmd_report(args, params) -> None:
     perplexity = [r for path in args.perplexity for r in read_jsonl(path)]
     passages = read_jsonl(args.passages)
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
-                          dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"))
+                          dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
+                          spec=IntervalSpec.from_config(params["intervals"]), intervals=params["intervals"]["show"])
 
 
 COMMANDS = {

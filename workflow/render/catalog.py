@@ -93,7 +93,32 @@ class Figure:
         return "figures"
 
 
-Item = Table | Figure
+@dataclass(frozen=True)
+class Listing:
+    """Long files of the report folder listed in contents.md (the per-unit
+    records, the paired comparisons): ``names`` relative to the folder,
+    written by the study's report writer."""
+
+    stem: str
+    title: str
+    caption: str
+    names: tuple[str, ...]
+    needs: Needs = always
+    listed: bool = True
+
+    def files(self, folder: str) -> list[str]:
+        return [f"{folder}/{n}" for n in self.names]
+
+    @property
+    def where(self) -> str:
+        return ", ".join(self.names)
+
+    @property
+    def kind(self) -> str:
+        return "data"
+
+
+Item = Table | Figure | Listing
 
 
 def builders_caption(_inputs: Any, spec: Any) -> str:
@@ -164,9 +189,11 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
 
 
-def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path) -> list[Path]:
+def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path,
+                 intervals: str = "inline") -> list[Path]:
     """Build and write every table of ``stems`` that has a builder, each with
-    :meth:`Table.written_caption`, under ``folder/tables``."""
+    :meth:`Table.written_caption`, under ``folder/tables`` (``intervals``:
+    config ``intervals.show``, :func:`~authbench.render.tables.write_table`)."""
     from authbench.render.tables import write_table
 
     paths: list[Path] = []
@@ -174,7 +201,7 @@ def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str 
         it = report.item(stem)
         if isinstance(it, Table) and it.build is not None:
             spec = it.build(inputs)
-            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec))
+            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec), intervals)
     return paths
 
 

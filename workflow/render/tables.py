@@ -62,6 +62,7 @@ __all__ = [
     "baselines_last",
     "build_table",
     "format_cell",
+    "has_blank_interval",
     "is_baseline",
     "latex_escape",
     "round2",
@@ -272,6 +273,13 @@ class Column:
     group: str | None = None
     interval: Callable[[Any], tuple[float, float]] | None = None
     tag: Callable[[Any], str] | None = None
+
+
+def has_blank_interval(table: TableSpec) -> bool:
+    """Whether a shown value of a column with intervals has none (too few
+    units behind it): the caption must then say why."""
+    shown = np.isfinite(table.values.to_numpy(dtype=float)) & np.asarray(table.with_interval, dtype=bool)[None, :]
+    return bool((shown & (np.isnan(table.lo.to_numpy(dtype=float)) | np.isnan(table.hi.to_numpy(dtype=float)))).any())
 
 
 def _rank_marks(

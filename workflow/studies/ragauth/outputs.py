@@ -5,7 +5,7 @@ answer cells themselves are :func:`authbench.config.rag_plan`'s."""
 
 from __future__ import annotations
 
-from authbench.render.catalog import Report, Table, builders_caption
+from authbench.render.catalog import Listing, Report, Table, builders_caption
 
 
 def _report():
@@ -15,14 +15,23 @@ def _report():
     return tables
 
 
-# every item is always written (the builders take the accuracy rows: authbench.studies.ragauth.report.accuracy_rows)
+# every item is always written (the builders take authbench.studies.ragauth.report.Inputs: the accuracy rows ...)
 RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv"), items=(
     Table("table5_ragauth", "Table 5: RAGAuth answer accuracy per filtering strategy",
           "Table 5: RAGAuth answer accuracy (%) per model and k under each filtering strategy (w/o filter, relevance, "
           "utility, authority), plus two reference rankings the paper lacks (PageRank oracle, TLD prior) and the "
-          "answers' parse-failure rate.", build=lambda rows: _report().table5(rows), caption_of=builders_caption),
+          "answers' parse-failure rate, each with its 95% interval over questions; ° = not distinguishable from w/o "
+          "Filter (comparisons.md).", build=lambda x: _report().table5(x.rows, x.units, x.spec, x.tags),
+          caption_of=builders_caption),
     Table("table5_topics", "RAGAuth answer accuracy per topic",
           "RAGAuth answer accuracy (%) per model, strategy and k, overall and per question topic, with 95% "
           "percentile-bootstrap intervals over questions and the number of questions.",
-          build=lambda rows: _report().topic_table(rows), caption_of=builders_caption),
+          build=lambda x: _report().topic_table(x.rows, x.spec, x.tags), caption_of=builders_caption),
+), closing=(
+    Listing("units", "Per-question records of every answer cell", "One row per model, strategy, k and question: the "
+            "topic, gold and parsed answer, status, correct and parse failure (what every number is computed from).",
+            ("units.parquet",)),
+    Listing("comparisons", "Paired comparisons", "Each filtering strategy vs w/o Filter per model and k, and model vs "
+            "model per strategy and k: Δ accuracy, its paired-bootstrap interval over questions, Holm-adjusted p and "
+            "McNemar's exact p.", ("comparisons.tsv", "comparisons.md")),
 ))

@@ -1,5 +1,5 @@
-"""RAGAuth answer accuracy: bootstrap intervals, the long accuracy table and
-the report folder.
+"""RAGAuth answer accuracy: the per-question records, bootstrap intervals,
+paired comparisons, the long accuracy table and the report folder.
 
 Input ("cells"): one entry per answer cell, i.e. per (model, strategy, k),
 with its judgment rows, one per question::
@@ -15,30 +15,43 @@ row with answer ``None`` must not be marked correct.
 
 Output:
 
+* :func:`unit_frame` -> one checked record per cell and question
+  (:data:`UNIT_COLUMNS`; ``units.parquet``), which the rest is computed from;
 * :func:`accuracy_rows` -> long rows (:data:`ACCURACY_COLUMNS`), accuracy and
-  bootstrap CI in percent, unrounded; one ``topic="all"`` row per cell plus,
-  when any question carries a topic, one row per topic present in the cell
-  (questions without a topic under ``"unlabelled"``).
+  its 95% interval (:func:`authbench.stats.mean_interval` over questions,
+  config ``intervals``; blank below ``min_units`` questions) in percent,
+  unrounded; one ``topic="all"`` row per cell plus, when any question
+  carries a topic, one row per topic present in the cell (questions without
+  a topic under ``"unlabelled"``);
+* :func:`comparisons` -> the paired comparisons (``comparisons.tsv/.md``)
+  and Table 5's ``°`` tags;
 * the tables built from them: :mod:`authbench.studies.ragauth.tables`.
-* :func:`write_rag_report` writes ``accuracy.tsv``, both tables and ``contents.md``.
+* :func:`write_rag_report` writes all of it and ``contents.md``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
+import pandas as pd
 from authbench.errors import excerpt
 from authbench.records import write_tsv
-from authbench.stats import percentile_bootstrap
+from authbench.render.comparisons import comparison_row, finish
+from authbench.render.tables import NOT_RANDOM_TAG
+from authbench.stats import IntervalSpec, mean_interval
 
 __all__ = [
     "ACCURACY_COLUMNS",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "UNIT_COLUMNS",
     "accuracy_rows",
+    "comparisons",
+    "unit_frame",
     "write_accuracy",
     "write_rag_report",
 ]
@@ -46,6 +59,7 @@ __all__ = [
 NO_FILTER = "no_filter"
 ALL = "all"
 UNLABELLED = "unlabelled"
+VS_NO_FILTER = "vs w/o Filter"
 
 # Canonical order: the paper's strategies first, then our two references.
 STRATEGIES = ("no_filter", "relevance", "utility", "authority", "pagerank_oracle", "tld_prior")
@@ -71,6 +85,7 @@ ACCURACY_COLUMNS = (
     "ci_high",
     "parse_failures",
 )
+UNIT_COLUMNS = ("model", "strategy", "k", "qid", "topic", "gold", "answer", "status", "correct", "failed")
 
 
 # --------------------------------------------------------------------------
@@ -151,17 +166,37 @@ def _check_row(row: Mapping, where: str) -> tuple[str, str | None, bool, bool]:
     return str(row["qid"]), _topic(row.get("topic")), bool(correct), failed
 
 
-def _mean_rows(x: np.ndarray) -> np.ndarray:
-    return x.mean(axis=1)
+def unit_frame(cells) -> pd.DataFrame:
+    """The checked per-question records of every answer cell (``units.parquet``,
+    :data:`UNIT_COLUMNS`): ``cells`` as :func:`accuracy_rows` takes them;
+    rows ordered by model (first appearance), strategy (:data:`STRATEGIES`),
+    k (``all`` first, then numerically) and question id."""
+    parsed: dict[tuple[str, str, str], list[tuple]] = {}
+    models: list[str] = []
+    for key, judged in _iter_cells(cells):
+        ident = _identity(key)
+        if ident in parsed:
+            raise ValueError(f"duplicate answer cell {ident!r}")
+        where = "cell (model={!r}, strategy={!r}, k={!r})".format(*ident)
+        checked = [(*_check_row(r, where), r) for r in judged]
+        qids = [q for q, *_ in checked]
+        if len(set(qids)) != len(qids):
+            dup = sorted({q for q in qids if qids.count(q) > 1})
+            raise ValueError(f"{where}: duplicate question id(s) {dup}")
+        parsed[ident] = sorted(checked, key=lambda c: c[0])  # intervals independent of input order
+        if ident[0] not in models:
+            models.append(ident[0])
+    order = sorted(parsed, key=lambda i: (models.index(i[0]), STRATEGIES.index(i[1]), k_sort(i[2])))
+    records = [{"model": m, "strategy": s, "k": k, "qid": q, "topic": t, "gold": r.get("gold"), "answer": r["answer"],
+                "status": r["status"], "correct": c, "failed": f}
+               for m, s, k in order for q, t, c, f, r in parsed[(m, s, k)]]
+    return pd.DataFrame(records, columns=list(UNIT_COLUMNS)).astype({"correct": bool, "failed": bool})
 
 
-def _stat_row(model, strategy, k, topic, judged, n_boot, seed) -> dict:
-    judged = sorted(judged, key=lambda r: r[0])  # bootstrap independent of input order
-    flags = [c for _, _, c, _ in judged]
-    n = len(flags)
-    n_correct = sum(flags)
-    low, high, _ = percentile_bootstrap((np.asarray(flags, dtype=float),), {"accuracy": _mean_rows}, n_boot,
-                                        (seed, "ragauth-bootstrap", model, strategy, k, topic))["accuracy"]
+def _stat_row(model, strategy, k, topic, sub: pd.DataFrame, spec: IntervalSpec) -> dict:
+    n = len(sub)
+    n_correct = int(sub["correct"].sum())
+    low, high = mean_interval(sub["correct"].to_numpy(dtype=float), spec, ("ragauth", model, strategy, k, topic))
     return {
         "model": model,
         "strategy": strategy,
@@ -172,7 +207,7 @@ def _stat_row(model, strategy, k, topic, judged, n_boot, seed) -> dict:
         "accuracy": 100.0 * n_correct / n if n else math.nan,
         "ci_low": 100.0 * low,
         "ci_high": 100.0 * high,
-        "parse_failures": sum(1 for _, _, _, f in judged if f),
+        "parse_failures": int(sub["failed"].sum()),
     }
 
 
@@ -180,68 +215,118 @@ def k_sort(k: str):
     return (-1, 0) if k == ALL else (0, int(k))
 
 
-def accuracy_rows(cells, n_boot: int, seed: int, topics: bool = True) -> list[dict]:
+def _cells(units: pd.DataFrame):
+    """(model, strategy, k) -> its rows, in the frame's order."""
+    return {key: sub for key, sub in units.groupby(["model", "strategy", "k"], sort=False)}
+
+
+def accuracy_rows(cells, spec: IntervalSpec, topics: bool = True) -> list[dict]:
     """Long accuracy rows, one per cell and topic (see the module docstring).
 
     ``cells`` is a mapping ``identity -> rows`` or an iterable of
     ``(identity, rows)`` pairs (or of mappings with ``model, strategy, k,
-    rows``); an identity is ``(model, strategy, k)`` or a mapping with those
-    keys.  Rows come out ordered by model (first appearance), strategy
-    (:data:`STRATEGIES`), k (``all`` first, then numerically) and topic
-    (``all``, the labels sorted, ``unlabelled`` last).  Every (cell, topic)
-    gets its own bootstrap stream, seeded by ``(seed, model, strategy, k,
-    topic)``.
+    rows``), or :func:`unit_frame`'s frame; an identity is ``(model,
+    strategy, k)`` or a mapping with those keys.  Rows come out ordered by
+    model (first appearance), strategy (:data:`STRATEGIES`), k (``all``
+    first, then numerically) and topic (``all``, the labels sorted,
+    ``unlabelled`` last).  Every (cell, topic) gets its own interval
+    (:func:`authbench.stats.mean_interval` over its questions, seeded by
+    ``(model, strategy, k, topic)``; blank with fewer than
+    ``spec.min_units`` questions).
     """
-    parsed: dict[tuple[str, str, str], list[tuple]] = {}
-    models: list[str] = []
-    for key, judged in _iter_cells(cells):
-        ident = _identity(key)
-        if ident in parsed:
-            raise ValueError(f"duplicate answer cell {ident!r}")
-        where = "cell (model={!r}, strategy={!r}, k={!r})".format(*ident)
-        checked = [_check_row(r, where) for r in judged]
-        qids = [q for q, *_ in checked]
-        if len(set(qids)) != len(qids):
-            dup = sorted({q for q in qids if qids.count(q) > 1})
-            raise ValueError(f"{where}: duplicate question id(s) {dup}")
-        parsed[ident] = checked
-        if ident[0] not in models:
-            models.append(ident[0])
-    labelled = topics and any(t is not None for rows in parsed.values() for _, t, _, _ in rows)
-
+    units = cells if isinstance(cells, pd.DataFrame) else unit_frame(cells)
+    labelled = topics and bool(units["topic"].notna().any())
     out = []
-    order = sorted(parsed, key=lambda i: (models.index(i[0]), STRATEGIES.index(i[1]), k_sort(i[2])))
-    for model, strategy, k in order:
-        judged = parsed[(model, strategy, k)]
-        out.append(_stat_row(model, strategy, k, ALL, judged, n_boot, seed))
+    for (model, strategy, k), sub in _cells(units).items():
+        out.append(_stat_row(model, strategy, k, ALL, sub, spec))
         if not labelled:
             continue
-        present = {t for _, t, _, _ in judged}
-        names = sorted(t for t in present if t is not None) + ([UNLABELLED] if None in present else [])
+        present = set(sub["topic"].dropna())
+        names = sorted(present) + ([UNLABELLED] if sub["topic"].isna().any() else [])
         for name in names:
-            want = None if name == UNLABELLED else name
-            sub = [r for r in judged if r[1] == want]
-            out.append(_stat_row(model, strategy, k, name, sub, n_boot, seed))
+            part = sub[sub["topic"].isna()] if name == UNLABELLED else sub[sub["topic"] == name]
+            out.append(_stat_row(model, strategy, k, name, part, spec))
     return out
 
 
+def comparisons(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict[tuple, str]]:
+    """The paired comparisons of the answer cells (``comparisons.tsv``),
+    accuracy in percent, paired by question (McNemar's exact p beside the
+    bootstrap): family ``vs w/o Filter (<model>)``: every filtered cell
+    against the same model's no-filter cell; family ``model vs model
+    (<strategy, k>)``: every two models in the same strategy and k (families
+    per model / setting keep Holm's adjustment within reach of the bootstrap
+    p's resolution, 1 / (resamples + 1)). Also the Table 5 tags: ``(model, strategy,
+    k) -> "°"`` for a filtered cell not distinguishable from w/o Filter
+    (Holm-adjusted p ≥ 0.05, or too few questions for a test)."""
+    cells = {key: sub.set_index("qid")["correct"].astype(float) for key, sub in _cells(units).items()}
+    rows, keys = [], []
+
+    def compare(family, a_key, b_key, a_name, b_name):
+        both = cells[a_key].index.intersection(cells[b_key].index, sort=False)
+        rows.append(comparison_row(family, "accuracy (%)", a_name, b_name, "questions",
+                                   cells[a_key][both].tolist(), cells[b_key][both].tolist(), spec, ("ragauth",),
+                                   scale=100.0, binary=True))
+        keys.append(a_key if family.startswith(VS_NO_FILTER) else None)
+
+    def name(m, s, k):
+        return f"{m}, {STRATEGY_LABELS[s]}" + ("" if k == ALL else f", k={k}")
+
+    for m, s, k in cells:
+        if s != NO_FILTER and (m, NO_FILTER, ALL) in cells:
+            compare(f"{VS_NO_FILTER} ({m})", (m, s, k), (m, NO_FILTER, ALL), name(m, s, k), name(m, NO_FILTER, ALL))
+    models = list(dict.fromkeys(m for m, _, _ in cells))
+    settings = sorted({(s, k) for _, s, k in cells}, key=lambda c: (STRATEGIES.index(c[0]), k_sort(c[1])))
+    for s, k in settings:
+        for i, a in enumerate(models):
+            for b in models[i + 1:]:
+                if (a, s, k) in cells and (b, s, k) in cells:
+                    compare(f"model vs model ({STRATEGY_LABELS[s]}{'' if k == ALL else f', k={k}'})", (a, s, k),
+                            (b, s, k), name(a, s, k), name(b, s, k))
+    frame = finish(rows)
+    tags = {key: NOT_RANDOM_TAG for key, d in zip(keys, frame["distinct"]) if key is not None and d != "yes"}
+    return frame, tags
+
+
 def write_accuracy(rows: Iterable[Mapping], path: str | Path) -> None:
-    """The long accuracy rows as a TSV with the columns :data:`ACCURACY_COLUMNS`."""
-    write_tsv(rows, path, ACCURACY_COLUMNS)
+    """The long accuracy rows as a TSV with the columns :data:`ACCURACY_COLUMNS`
+    (a blank interval: empty fields)."""
+    write_tsv(({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows), path,
+              ACCURACY_COLUMNS)
 
 
-def write_rag_report(rows, outdir: str | Path) -> list[Path]:
-    """``accuracy.tsv`` (:func:`write_accuracy`), the tables of
+@dataclass
+class Inputs:
+    """What the RAGAuth tables are built from: the accuracy rows, the
+    per-question records, the interval settings and Table 5's tags."""
+
+    rows: list
+    units: pd.DataFrame
+    spec: IntervalSpec
+    tags: Mapping[tuple, str]
+
+
+def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: str = "inline") -> list[Path]:
+    """``units.parquet`` (:func:`unit_frame`, read back for everything
+    after), ``accuracy.tsv`` (:func:`write_accuracy`), ``comparisons.tsv/.md``
+    (:func:`comparisons`), the tables of
     :data:`~authbench.studies.ragauth.outputs.RAGAUTH` (``tables/table5_ragauth``
-    and ``tables/table5_topics``, ``.csv/.md/.tex``) and ``contents.md`` under
+    and ``tables/table5_topics``, ``.csv/.md/.tex``; ``intervals``: how
+    Markdown and LaTeX show the intervals) and ``contents.md`` under
     ``outdir``; return the tables' paths."""
     from authbench.render.catalog import contents_md, plan, write_tables
+    from authbench.render.comparisons import write_comparisons
     from authbench.studies.ragauth.outputs import RAGAUTH
 
     outdir = Path(outdir)
-    rows = list(rows)
+    outdir.mkdir(parents=True, exist_ok=True)
+    unit_frame(cells).to_parquet(outdir / "units.parquet", engine="pyarrow", index=False)
+    units = pd.read_parquet(outdir / "units.parquet", engine="pyarrow")
+    rows = accuracy_rows(units, spec)
     write_accuracy(rows, outdir / "accuracy.tsv")
+    frame, tags = comparisons(units, spec)
+    write_comparisons(frame, outdir / "comparisons", "RAGAuth: paired comparisons")
     written = plan(RAGAUTH, {})  # every item is always written
-    paths = write_tables(RAGAUTH, written["written"], rows, outdir)
+    paths = write_tables(RAGAUTH, written["written"], Inputs(rows, units, spec, tags), outdir, intervals)
     (outdir / "contents.md").write_text(contents_md(RAGAUTH, written), encoding="utf-8")
     return paths

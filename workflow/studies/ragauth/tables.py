@@ -4,16 +4,26 @@ back from ``accuracy.tsv``):
 
 * :func:`table5` -> :class:`~authbench.render.tables.TableSpec` in the layout of the
   paper's Table 5 (rows model x k), with two extra reference columns.
-* :func:`topic_table` -> accuracy with 95% CI and n, overall and per topic.
+* :func:`topic_table` -> accuracy with its 95% interval and n, overall and per topic.
+
+Every accuracy carries its interval (``ci_low`` / ``ci_high`` of the rows:
+:func:`authbench.stats.mean_interval` over the cell's questions), Table 5's
+fail% one over the row's answers (questions as clusters); a blank interval
+(fewer than ``intervals.min_units`` questions) is said in the caption's note.
+Table 5's filtered values not distinguishable from the same model's w/o
+Filter (paired comparison, :func:`authbench.studies.ragauth.report.comparisons`)
+carry ``°``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
-from authbench.render.tables import COUNT, FAIL, PCT, Column, TableSpec, baselines_last, build_table, is_baseline, round2
+from authbench.render.tables import (COUNT, FAIL, NOT_RANDOM_TAG, PCT, Column, TableSpec, baselines_last, build_table,
+                                     has_blank_interval, is_baseline, round2)
+from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.ragauth.report import (ACCURACY_COLUMNS, ALL, NO_FILTER, PAPER_STRATEGIES, STRATEGIES,
                                               STRATEGY_LABELS, UNLABELLED, k_sort, norm_k)
 
@@ -49,7 +59,23 @@ def _index(df: pd.DataFrame, what: str) -> dict[tuple, dict]:
     return out
 
 
-def table5(rows) -> TableSpec:
+def _interval(hit) -> tuple[float, float]:
+    return (math.nan, math.nan) if hit is None else (round2(hit["ci_low"]), round2(hit["ci_high"]))
+
+
+def _interval_words(spec: IntervalSpec) -> str:
+    return (f" [lo, hi]: {spec.level:.0%} percentile-bootstrap interval over questions ({spec.resamples} "
+            "resamples).")
+
+
+def _blank_note(table: TableSpec, spec: IntervalSpec) -> TableSpec:
+    if has_blank_interval(table):
+        table.note = (table.note + f" No interval: fewer than {spec.min_units} questions behind the value.").strip()
+    return table
+
+
+def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = None,
+           tags: Mapping[tuple, str] | None = None) -> TableSpec:
     """Table 5: answer accuracy (%) on RAGAuth, rows model x k.
 
     ``rows`` are :func:`accuracy_rows` dicts or the frame read back from
@@ -63,8 +89,14 @@ def table5(rows) -> TableSpec:
     rows are every k of any filtered cell, sorted numerically; absent cells
     show ``–``.  Per row, the best / second-best of the paper's four columns
     are bold / underlined; the two reference columns are never marked.
+    Intervals: the rows' ``ci_low`` / ``ci_high``; fail%'s over ``units``
+    (:func:`~authbench.studies.ragauth.report.unit_frame`; none without).
+    ``tags``: ``(model, strategy, k) -> "°"`` (not distinguishable from w/o
+    Filter).
     """
     what = "table5"
+    spec = spec or IntervalSpec()
+    tags = tags or {}
     df = _frame(rows, what)
     df = df[df["topic"] == ALL]
     if df.empty:
@@ -91,11 +123,24 @@ def table5(rows) -> TableSpec:
             return math.nan
         return round2(100.0 * sum(h["parse_failures"] for h in hits) / n)
 
+    def _fail_interval(r):
+        mine = units[(units["model"] == r[0]) & (((units["strategy"] == NO_FILTER) & (units["k"] == ALL))
+                                                  | ((units["strategy"] != NO_FILTER) & (units["k"] == r[1])))]
+        if mine.empty:
+            return math.nan, math.nan
+        lo, hi = mean_interval(mine["failed"].to_numpy(dtype=float), spec, ("ragauth-fail", r[0], r[1]),
+                               clusters=mine["qid"].tolist())
+        return round2(100.0 * lo), round2(100.0 * hi)
+
+    def _tag(r, s):
+        return tags.get((r[0], s, ALL if s == NO_FILTER else r[1]), "")
+
     cols = [
-        Column((STRATEGY_LABELS[s],), PCT, lambda r, s=s: _acc(r, s), group="acc" if s in PAPER_STRATEGIES else None)
+        Column((STRATEGY_LABELS[s],), PCT, lambda r, s=s: _acc(r, s), group="acc" if s in PAPER_STRATEGIES else None,
+               interval=lambda r, s=s: _interval(_cell(r[0], s, r[1])), tag=lambda r, s=s: _tag(r, s))
         for s in present
     ]
-    cols.append(Column((FAIL,), PCT, _fail))
+    cols.append(Column((FAIL,), PCT, _fail, interval=None if units is None else _fail_interval))
 
     llm = [m for m in models if not is_baseline(m)]
     marked = [STRATEGY_LABELS[s] for s in present if s in PAPER_STRATEGIES]
@@ -114,33 +159,40 @@ def table5(rows) -> TableSpec:
         caption += " " + "; ".join(extra) + " (reference filters added by us, never marked)."
     if NO_FILTER in present:
         caption += " w/o Filter does not depend on k and is repeated on every k row."
-    caption += " fail%: unparsed answers over all cells of the row."
-    return build_table(
+    caption += " fail%: unparsed answers over all cells of the row (interval: questions as clusters)."
+    caption += _interval_words(spec)
+    if NO_FILTER in present and len(present) > 1:
+        caption += (f" {NOT_RANDOM_TAG}: not distinguishable from the model's w/o Filter (paired by question, "
+                    "Holm-adjusted bootstrap p ≥ 0.05 or too few questions; comparisons.md).")
+    return _blank_note(build_table(
         table_rows,
         table_rows,
         ["Model", "k"],
         cols,
         [is_baseline(m) for m, _ in table_rows],
         caption=caption,
-    )
+    ), spec)
 
 
 def _join(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def topic_table(rows) -> TableSpec:
+def topic_table(rows, spec: IntervalSpec | None = None, tags: Mapping[tuple, str] | None = None) -> TableSpec:
     """Answer accuracy (%) with its bootstrap interval, overall and per topic
     (only the ``All`` group when the data carries no topic labels: the
     workflow always writes this table, so it must not depend on the data).
 
     Rows model x strategy x k (strategy shown by its Table 5 label, k ``all``
     for w/o Filter); column groups ``All`` and then one per topic (labels
-    sorted, ``unlabelled`` last), each with ``acc``, ``CI low``, ``CI high``
-    (95% percentile bootstrap) and ``n``.  A topic absent from a cell shows
-    ``–`` and n 0.  No highlighting.
+    sorted, ``unlabelled`` last), each with ``acc`` (its interval: the rows'
+    ``ci_low`` / ``ci_high``) and ``n``.  A topic absent from a cell shows
+    ``–`` and n 0.  No highlighting; ``tags`` (Table 5's) on the ``All``
+    accuracies.
     """
     what = "topic_table"
+    spec = spec or IntervalSpec()
+    tags = tags or {}
     df = _frame(rows, what)
     labels = set(df["topic"]) - {ALL}
     look = _index(df, what)
@@ -161,22 +213,23 @@ def topic_table(rows) -> TableSpec:
     for t in topics:
         head = "All" if t == ALL else t
         cols += [
-            Column((head, "acc"), PCT, lambda r, t=t: _get(r, t, "accuracy")),
-            Column((head, "CI low"), PCT, lambda r, t=t: _get(r, t, "ci_low")),
-            Column((head, "CI high"), PCT, lambda r, t=t: _get(r, t, "ci_high")),
+            Column((head, "acc"), PCT, lambda r, t=t: _get(r, t, "accuracy"),
+                   interval=lambda r, t=t: _interval(look.get((*r, t))),
+                   tag=lambda r, t=t: tags.get(r, "") if t == ALL else ""),
             Column((head, "n"), COUNT, lambda r, t=t: _get(r, t, "n")),
         ]
     caption = (
-        "Answer accuracy (%) on RAGAuth per question topic, with 95% percentile-bootstrap "
-        "intervals over questions (CI low / CI high) and the number of questions n."
+        "Answer accuracy (%) on RAGAuth per question topic, with the number of questions n."
+        + _interval_words(spec)
+        + (f" {NOT_RANDOM_TAG} (All): not distinguishable from the model's w/o Filter (Table 5)." if tags else "")
     )
-    return build_table(
+    return _blank_note(build_table(
         cells,
         [(m, STRATEGY_LABELS[s], k) for m, s, k in cells],
         ["Model", "Strategy", "k"],
         cols,
         [False] * len(cells),
         caption=caption,
-    )
+    ), spec)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from authbench.render.catalog import Figure, Report, Table
+from authbench.render.catalog import Figure, Listing, Report, Table
 
 
 def _report():
@@ -39,7 +39,7 @@ def _table(stem: str, title: str, caption: str, build) -> Table:
 def _raw(stem: str, n: int, prompt: str, facts: str, key: str) -> Table:
     return _table(stem, f"Table {n}: {prompt}-prompt scores of {facts} passages",
                   f"Self-preference Table {n}: {prompt}-prompt scores of {facts} passages per evaluator and author "
-                  "(mean ± std).", lambda x: x.raw[key])
+                  "(mean ± std, with its 95% interval).", lambda x: x.raw[key])
 
 
 # a dataset's report (every item is always written: an empty input gives placeholder rows)
@@ -48,15 +48,15 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            "Self-preference Table 1: knowledge levels (No / Partial / Full, % of questions; GPT-3.5 re-derived from "
            "its released probes, evaluators probed here) and passage statistics (average length in words, perplexity "
            "under the configured causal LM, † = Welch t-test vs human passages p < 0.05).",
-           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model)),
+           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model, x.iv)),
     _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
            "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "
            "under the normal (writing quality) and RAG (suitability) prompts, TRUE and FALSE passages; Diff = Human − "
-           "Model, † = Welch t-test p < 0.05.", lambda x: _report().table2(x.rerank_rows, x.self_map)),
+           "Model, † = Welch t-test p < 0.05.", lambda x: _report().table2(x.rerank_rows, x.self_map, x.iv)),
     _table("table3_preference", "Table 3: self / order / factual preference",
            "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
            "preference (%); values over 50% in bold.",
-           lambda x: _report().table3(_rates(x.gen_rows))),
+           lambda x: _report().table3(_rates(x.gen_rows), x.iv)),
     _table("table4_gen_by_qa", "Table 4: own Gen-by-QA passage vs. human",
            "Self-preference Table 4: preference for the evaluator's own Gen-by-QA passage over the human passage "
            "(true answers, both orders).", lambda x: x.style[0]),
@@ -69,7 +69,7 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
     _raw("table9_rag_false", 9, "RAG", "FALSE", "rag_false"),
     _table("table_knowledge_breakdown", "Self-preference by prior knowledge",
            "Self-preference by the evaluator's prior knowledge of the question (no / partial / full) and factuality "
-           "combination (Section 4.2.3).", lambda x: _report().knowledge_breakdown(x.gen_rows, x.passages)),
+           "combination (Section 4.2.3).", lambda x: _report().knowledge_breakdown(x.gen_rows, x.passages, x.iv)),
     _table("table_perplexity_anova", "Perplexity across authors: ANOVA and Tukey HSD",
            "Perplexity of the normal TRUE passages across authors: one-way ANOVA and Tukey's HSD for every pair of "
            "authors (mean difference, 95% family-wise interval, adjusted p) beside Table 1's unadjusted Welch "
@@ -78,6 +78,14 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
     Figure("fig3_heatmaps", "Figure 3: preference heatmaps",
            "Self-preference Figure 3: per evaluator, self / order / factual preference (%) by factuality combination "
            "(self, other: TT, TF, FT, FF) and other author; colour = self preference."),
+), closing=(
+    Listing("units", "Per-unit records", "The records every number is computed from: each reranking score, "
+            "generation comparison, knowledge probe, passage (its length) and perplexity, with its question.",
+            tuple(f"units_{name}.parquet" for name in ("rerank", "comparisons", "knowledge", "passages",
+                                                       "perplexity"))),
+    Listing("comparisons", "Paired comparisons", "Reranking scores author vs author and model vs model, the "
+            "preference rates vs 50%, author vs author and model vs model: Δ, its paired-bootstrap interval over "
+            "questions and the Holm-adjusted p.", ("comparisons.tsv", "comparisons.md")),
 ))
 
 

@@ -2,8 +2,11 @@
 (:mod:`authbench.studies.selfpref.tables`, declared once in
 :data:`~authbench.studies.selfpref.outputs.SELFPREF`), Figure 3
 (:mod:`authbench.studies.selfpref.figures`), the long TSVs of the rates and
-score summaries (:mod:`authbench.studies.selfpref.rows`) and ``contents.md``,
-written under one folder; every file is written even when the inputs are empty."""
+score summaries (:mod:`authbench.studies.selfpref.rows`), the per-unit
+records (``units_<name>.parquet``: :func:`~authbench.studies.selfpref.rows.unit_frames`),
+which the tables' intervals and the paired comparisons (:func:`comparisons`,
+``comparisons.tsv/.md``) are computed from, and ``contents.md``, written
+under one folder; every file is written even when the inputs are empty."""
 
 from __future__ import annotations
 
@@ -13,13 +16,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import pandas as pd
 from authbench.records import write_tsv
 from authbench.render.catalog import contents_md, plan, write_tables
-from authbench.render.tables import TableSpec
+from authbench.render.comparisons import comparison_row, finish, write_comparisons
+from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
+from authbench.stats import IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF
-from authbench.studies.selfpref.rows import RATE_COLUMNS, RERANK_SUMMARY_COLUMNS, rates_long, rerank_summary
-from authbench.studies.selfpref.tables import raw_score_tables, style_tables
+from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
+                                             author_order, rates_long, rerank_summary, unit_frames)
+from authbench.studies.selfpref.tables import UNIT_OF, Intervals, raw_score_tables, style_tables
 
 
 def _tsv_value(v):
@@ -48,14 +55,81 @@ class Inputs:
     self_map: Mapping[str, str]
     perplexity_model: str | None
     prefix: str
+    iv: Intervals | None = None
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
-        return raw_score_tables(self.rerank_rows)
+        return raw_score_tables(self.rerank_rows, self.iv)
 
     @cached_property
     def style(self) -> tuple[TableSpec, TableSpec]:
-        return style_tables(self.gen_rows, self.passages)
+        return style_tables(self.gen_rows, self.passages, self.iv)
+
+
+def _per_question(df: pd.DataFrame, col: str) -> pd.Series:
+    return df.groupby("qid", sort=True)[col].mean()
+
+
+def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[pd.DataFrame, dict]:
+    """The paired comparisons of a dataset's report (``normal`` variant),
+    questions as the resampling units: reranking scores author vs author
+    (per evaluator, prompt, factuality; per-question means), model vs model
+    (the same passages scored by two evaluators, questions as clusters); the
+    generation rates (self / order / factual) vs 50% (every comparison,
+    questions as clusters: Table 3's ``°`` tags, ``(evaluator, other author,
+    rate) -> "°"``), author vs author (per evaluator) and model vs model (per
+    other author both compared with; per-question means). Families (Holm):
+    per evaluator, or per prompt and factuality / rate for model vs model,
+    small enough for the bootstrap p's resolution (1 / (resamples + 1))."""
+    rows, tag_keys = [], []
+
+    def add(family, what, a, b, unit, va, vb, scale, clusters=None, key=None):
+        rows.append(comparison_row(family, what, a, b, unit, va, vb, spec, ("selfpref",), scale=scale,
+                                   clusters=clusters))
+        tag_keys.append(key)
+
+    def pairs(family, what, per: Mapping[str, pd.Series], name, scale):
+        names = list(per)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                both = per[a].index.intersection(per[b].index)
+                add(family, what, name(a), name(b), "questions", per[a][both].tolist(), per[b][both].tolist(), scale)
+
+    scores = units["rerank"][(units["rerank"]["variant"] == NORMAL) & units["rerank"]["score"].notna()]
+    for (ev, prompt, factual), sub in scores.groupby(["evaluator", "prompt", "factual"], sort=False):
+        per = {a: _per_question(sub[sub["author"] == a], "score") for a in author_order(sub["author"])}
+        pairs(f"scores: author vs author ({ev})", f"score ({prompt}, {'TRUE' if factual else 'FALSE'})", per,
+              lambda a, ev=ev: f"{ev}: {a}", 1.0)
+    for (prompt, factual, author), sub in scores.groupby(["prompt", "factual", "author"], sort=False):
+        per = {ev: g.groupby("pid", sort=True).agg(score=("score", "mean"), qid=("qid", "first"))
+               for ev, g in sub.groupby("evaluator", sort=False)}
+        evs = list(per)
+        for i, a in enumerate(evs):
+            for b in evs[i + 1:]:
+                both = per[a].index.intersection(per[b].index)
+                add(f"scores: model vs model ({prompt}, {'TRUE' if factual else 'FALSE'})", f"score ({author})", a, b,
+                    "questions (passages paired)", per[a].loc[both, "score"].tolist(),
+                    per[b].loc[both, "score"].tolist(), 1.0, clusters=per[a].loc[both, "qid"].tolist())
+    gen = units["comparisons"][units["comparisons"]["variant"] == NORMAL]
+    for key, col in UNIT_OF.items():
+        for ev, mine in gen.groupby("evaluator", sort=False):
+            for other in author_order(mine["other_author"]) + [ALL]:
+                sub = mine if other == ALL else mine[mine["other_author"] == other]
+                sub = sub[sub[col].notna()]
+                if sub.empty:
+                    continue
+                add(f"preference vs 50% ({ev})", f"{key} (%)", f"{ev} vs {other}", "50%", "questions (comparisons)",
+                    sub[col].tolist(), [0.5] * len(sub), 100.0, clusters=sub["qid"].tolist(), key=(ev, other, key))
+            per = {o: _per_question(mine[(mine["other_author"] == o) & mine[col].notna()], col)
+                   for o in author_order(mine["other_author"])}
+            pairs(f"preference: author vs author ({ev})", f"{key} (%)", per, lambda o, ev=ev: f"{ev} vs {o}", 100.0)
+        for other in author_order(gen["other_author"]):
+            sub = gen[(gen["other_author"] == other) & gen[col].notna()]
+            per = {ev: _per_question(g, col) for ev, g in sub.groupby("evaluator", sort=False)}
+            pairs(f"preference: model vs model ({key})", f"{key} (%) vs {other}", per, lambda ev: ev, 100.0)
+    frame = finish(rows)
+    tags = {k: NOT_RANDOM_TAG for k, d in zip(tag_keys, frame["distinct"]) if k is not None and d != "yes"}
+    return frame, tags
 
 
 def write_selfpref_report(
@@ -68,19 +142,35 @@ def write_selfpref_report(
     outdir: str | Path,
     dataset: str | None = None,
     perplexity_model: str | None = None,
+    spec: IntervalSpec | None = None,
+    intervals: str = "inline",
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
     (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
     ``rates.tsv`` (:func:`~authbench.studies.selfpref.rows.rates_long`), ``rerank_summary.tsv``
     (:func:`~authbench.studies.selfpref.rows.rerank_summary`) and ``contents.md`` under ``outdir``; every
     file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
-    named in the captions, ``perplexity_model`` in Table 1's. Returns the paths."""
+    named in the captions, ``perplexity_model`` in Table 1's; ``spec`` (config
+    ``intervals``; default settings without) the intervals and comparisons,
+    ``intervals`` how Markdown and LaTeX show them. Also writes the
+    ``units_<name>.parquet`` records and ``comparisons.tsv/.md``. Returns the paths."""
     outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    spec = spec or IntervalSpec()
     inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {},
                     list(perplexity_rows or []), list(passages or []), self_map or {}, perplexity_model,
                     f"[{dataset}] " if dataset else "")
+    units = {}
+    for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
+                                   inputs.perplexity_rows, inputs.passages).items():
+        frame.to_parquet(outdir / f"units_{name}.parquet", engine="pyarrow", index=False)
+        units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")
+    frame, tags = comparisons(units, spec)
+    compared = write_comparisons(frame, outdir / "comparisons",
+                              f"Self-preference{f' [{dataset}]' if dataset else ''}: paired comparisons")
+    inputs.iv = Intervals(units, spec, tags)
     written = plan(SELFPREF, {})  # every item is always written
-    paths = write_tables(SELFPREF, written["written"], inputs, outdir)
+    paths = write_tables(SELFPREF, written["written"], inputs, outdir, intervals)
     paths.append(fig3_heatmaps(inputs.gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
     rates_path = outdir / "rates.tsv"
     _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
@@ -88,4 +178,4 @@ def write_selfpref_report(
     _write_rows(rerank_summary(inputs.rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
     contents = outdir / "contents.md"
     contents.write_text(contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""), encoding="utf-8")
-    return paths + [rates_path, summary_path, contents]
+    return paths + [rates_path, summary_path, *compared, contents]

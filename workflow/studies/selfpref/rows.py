@@ -300,6 +300,7 @@ class GenRecord:
     true_chosen: bool | None
     correct: bool | None = None  # ok rows with a known gold only: the answer matches the gold
     tries: int = 1  # requests sent for this comparison (retries included)
+    qid: str = ""  # the question compared on (the resampling cluster of the intervals)
 
 
 def gold_answers(passages) -> dict[str, str]:
@@ -347,8 +348,69 @@ def gen_records(rows, what: str = "generation judgments", gold: Mapping[str, str
         answer = r.get("answer")
         correct = answer_matches(answer, truth) if ok and truth is not None and isinstance(answer, str) else None
         out.append(GenRecord(ev, own, other, variant, _COMBO_OF[(sf, of)], know or UNKNOWN, status,
-                        chosen if ok else None, first, asym, true_chosen, correct, _tries(r, what, i)))
+                        chosen if ok else None, first, asym, true_chosen, correct, _tries(r, what, i),
+                        _qid(r, i)))
     return out
+
+
+def _qid(r: Mapping, i: int) -> str:
+    """A row's question (its own cluster, ``#<row>``, when the row names none)."""
+    return str(r["qid"]) if r.get("qid") is not None else f"#{i}"
+
+
+def _flag(v: bool | None) -> float:
+    return math.nan if v is None else float(v)
+
+
+UNIT_FRAMES = {
+    "rerank": ("evaluator", "prompt", "variant", "factual", "author", "qid", "pid", "score"),
+    "comparisons": ("evaluator", "self_author", "other_author", "variant", "combo", "knowledge", "qid", "status",
+                    "self_chosen", "first", "true_chosen", "correct"),
+    "knowledge": ("author", "qid", "class", "no", "partial", "full"),
+    "passages": ("author", "pid", "qid", "variant", "factual", "words"),
+    "perplexity": ("author", "pid", "qid", "variant", "factual", "perplexity"),
+}
+
+
+def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages) -> dict[str, "pd.DataFrame"]:
+    """The checked per-unit records (``units_<name>.parquet``,
+    :data:`UNIT_FRAMES`): every rerank score (NaN: unparsed), every
+    generation comparison (``self_chosen`` / ``first`` 1 or 0 for an ok row,
+    ``true_chosen`` for an ok asymmetric one, ``correct`` for a graded one,
+    NaN otherwise), every knowledge probe (its class), every passage (its
+    words) and perplexity. ``qid`` is the resampling cluster of every
+    interval (a perplexity row without one takes its passage's)."""
+    import pandas as pd
+
+    what = "rerank judgments"
+    rerank = [{"evaluator": _str(r, "evaluator", what, i), "prompt": _str(r, "prompt", what, i, PROMPTS),
+               "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
+               "author": _str(r, "author", what, i), "qid": _qid(r, i), "pid": str(r.get("pid")),
+               "score": _number(r, "score", what, i)} for i, r in _row(rerank_rows, what)]
+    comparisons = [{"evaluator": g.evaluator, "self_author": g.self_author, "other_author": g.other_author,
+                    "variant": g.variant, "combo": g.combo, "knowledge": g.knowledge, "qid": g.qid,
+                    "status": g.status, "self_chosen": _flag(None if g.chosen is None else g.chosen == "self"),
+                    "first": _flag(g.first), "true_chosen": _flag(g.true_chosen), "correct": _flag(g.correct)}
+                   for g in gen_records(gen_rows, gold=gold_answers(passages))]
+    knowledge = [{"author": str(author), "qid": _qid(r, i), "class": _level_class(r, f"knowledge levels ({author})", i)}
+                 for author, rows in (knowledge_levels or {}).items()
+                 for i, r in _row(rows, f"knowledge levels ({author})")]
+    knowledge = [{**k, **{c: float(k["class"] == c) for c in KNOWLEDGE}} for k in knowledge]
+    what = "passages"
+    texts = [{"author": _str(r, "author", what, i), "pid": str(r.get("pid")), "qid": _qid(r, i),
+              "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
+              "words": len(str(_field(r, "text", what, i)).split())} for i, r in _row(passages, what)]
+    qid_of = {t["pid"]: t["qid"] for t in texts}
+    what = "perplexity rows"
+    ppl = [{"author": _str(r, "author", what, i), "pid": str(r.get("pid")),
+            "qid": str(r["qid"]) if r.get("qid") is not None else qid_of.get(str(r.get("pid")), f"#{i}"),
+            "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
+            "perplexity": _number(r, "perplexity", what, i)} for i, r in _row(perplexity_rows, what)]
+    data = {"rerank": rerank, "comparisons": comparisons, "knowledge": knowledge, "passages": texts,
+            "perplexity": ppl}
+    numeric = {"score", "self_chosen", "first", "true_chosen", "correct", "words", "perplexity", *KNOWLEDGE}
+    return {name: pd.DataFrame(data[name], columns=list(cols)).astype({c: float for c in cols if c in numeric})
+            for name, cols in UNIT_FRAMES.items()}
 
 
 def rate_stats(recs: Sequence[GenRecord]) -> dict:

@@ -76,8 +76,10 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from authbench.records import InputError
-from authbench.render.tables import MISSING, TEXT, Column, TableSpec, build_table, round_half_up
-from authbench.stats import DAGGER, anova_tukey, finite, mark, mean_or_nan, percent, sample_std, welch
+from authbench.render.tables import (MISSING, NOT_RANDOM_TAG, TEXT, Column, TableSpec, build_table,
+                                     has_blank_interval, round_half_up)
+from authbench.stats import (DAGGER, IntervalSpec, anova_tukey, difference_interval, finite, groups_interval, mark,
+                             mean_interval, mean_or_nan, percent, sample_std, welch)
 from authbench.studies.selfpref.rows import (
     ALL,
     COMBOS,
@@ -103,6 +105,69 @@ from authbench.studies.selfpref.rows import (
 AGGREGATED = "aggregated"  # Table 3: the mean of the per-author cells
 PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
 PM = "±"
+NAN2 = (math.nan, math.nan)
+
+
+# --------------------------------------------------------------------------
+# intervals (issue 21)
+# --------------------------------------------------------------------------
+class Intervals:
+    """The 95% intervals of a report's tables, from the per-unit records
+    (:func:`authbench.studies.selfpref.rows.unit_frames`, read back from the
+    report's parquet files), questions resampled as clusters; ``tags``:
+    Table 3's ``°`` (a rate not distinguishable from 50%), keyed
+    ``(evaluator, other author, metric)``. A builder given none shows no
+    intervals."""
+
+    def __init__(self, units, spec: IntervalSpec, tags=None):
+        self.units, self.spec, self.tags = units, spec, dict(tags or {})
+
+    def _sub(self, name: str, where: Mapping, col: str):
+        df = self.units[name]
+        for c, v in where.items():
+            df = df[df[c] == v]
+        return df[df[col].notna()]
+
+    def mean(self, name: str, where: Mapping, col: str, scale: float = 1.0) -> tuple[float, float]:
+        sub = self._sub(name, where, col)
+        lo, hi = mean_interval(sub[col].to_numpy(dtype=float), self.spec, (name, col, *where.items()),
+                               clusters=sub["qid"].tolist())
+        return round_half_up(lo * scale, 2), round_half_up(hi * scale, 2)
+
+    def average(self, name: str, wheres: Sequence[Mapping], col: str, scale: float = 1.0,
+                weights: Sequence[float] | None = None) -> tuple[float, float]:
+        """Of the (weighted) mean of the groups' means (groups without units left out)."""
+        subs = [(self._sub(name, w, col), x) for w, x in zip(wheres, weights or [1.0] * len(wheres))]
+        subs = [(sub, x) for sub, x in subs if len(sub)]
+        if not subs:
+            return NAN2
+        lo, hi = groups_interval([(sub[col].to_numpy(dtype=float), sub["qid"].tolist()) for sub, _ in subs],
+                                 self.spec, (name, col, "average", *(tuple(w.items()) for w in wheres)),
+                                 [x for _, x in subs])
+        return round_half_up(lo * scale, 2), round_half_up(hi * scale, 2)
+
+    def difference(self, name: str, a: Mapping, b: Mapping, col: str) -> tuple[float, float]:
+        sa, sb = self._sub(name, a, col), self._sub(name, b, col)
+        lo, hi = difference_interval((sa[col].to_numpy(dtype=float), sa["qid"].tolist()),
+                                     (sb[col].to_numpy(dtype=float), sb["qid"].tolist()), self.spec,
+                                     (name, col, "difference", *a.items(), "vs", *b.items()))
+        return round_half_up(lo, 2), round_half_up(hi, 2)
+
+    def words(self, unit: str = "questions") -> str:
+        return (f" [lo, hi]: {self.spec.level:.0%} percentile-bootstrap interval, {unit} resampled as clusters "
+                f"({self.spec.resamples} resamples).")
+
+
+def _finish(table: TableSpec, iv: Intervals | None) -> TableSpec:
+    """The blank-interval sentence of the caption's note (fewer than ``min_units`` questions)."""
+    if iv is not None and has_blank_interval(table):
+        table.note = (table.note + f" No interval: fewer than {iv.spec.min_units} questions behind the value.").strip()
+    return table
+
+
+def _with(iv: Intervals | None, get):
+    """A column's interval getter (none without intervals)."""
+    return None if iv is None else get
 
 
 # --------------------------------------------------------------------------
@@ -146,10 +211,16 @@ def _failure_note(groups: dict, evaluators: list[str]) -> str:
     return ("Unparsed scores (excluded): " + "; ".join(parts) + ".") if parts else ""
 
 
-def table2(rows, self_map: Mapping[str, str]) -> TableSpec:
+def _scores_at(ev, prompt, factual, author) -> dict:
+    return {"evaluator": ev, "prompt": prompt, "variant": NORMAL, "factual": factual, "author": author}
+
+
+def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None) -> TableSpec:
     """Table 2: relevance scores on human-written vs. model-written passages,
     normal and RAG prompts (``normal`` variant). See the module docstring for
-    the layout: rows (evaluator, model author), self author first."""
+    the layout: rows (evaluator, model author), self author first. With
+    ``iv`` every mean and difference has its interval (the difference's:
+    both samples' questions resampled together)."""
     groups, evaluators, authors = rerank_groups(rows)
     for ev in evaluators:
         if ev not in (self_map or {}):
@@ -175,13 +246,15 @@ def table2(rows, self_map: Mapping[str, str]) -> TableSpec:
             x = scores(key[0], p, True, HUMAN)
             return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
 
-        cols.append(Column((setting, "Human", "TRUE"), TEXT, human))
+        cols.append(Column((setting, "Human", "TRUE"), TEXT, human, interval=_with(
+            iv, lambda k, p=prompt: iv.mean("rerank", _scores_at(k[0], p, True, HUMAN), "score"))))
         for factual, lab in ((True, "TRUE"), (False, "FALSE")):
             def model(key, p=prompt, f=factual):
                 x = scores(key[0], p, f, key[1])
                 return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
 
-            cols.append(Column((setting, "Model", lab), TEXT, model))
+            cols.append(Column((setting, "Model", lab), TEXT, model, interval=_with(
+                iv, lambda k, p=prompt, f=factual: iv.mean("rerank", _scores_at(k[0], p, f, k[1]), "score"))))
         for factual, lab in ((True, "TRUE"), (False, "FALSE")):
             def diff(key, p=prompt, f=factual):
                 h, m = scores(key[0], p, True, HUMAN), scores(key[0], p, f, key[1])
@@ -189,24 +262,26 @@ def table2(rows, self_map: Mapping[str, str]) -> TableSpec:
                 _, pv = welch(h, m)
                 return round_half_up(d, 2), (_signed(d) + mark(pv)) if math.isfinite(d) else MISSING
 
-            cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff))
+            cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff, interval=_with(
+                iv, lambda k, p=prompt, f=factual: iv.difference(
+                    "rerank", _scores_at(k[0], p, True, HUMAN), _scores_at(k[0], p, f, k[1]), "score"))))
     caption = (
         "Relevance scores (1–5, mean ± std) on human-written (TRUE) and model-generated passages "
         "under the normal and RAG prompts. Diff = Human − Model: human TRUE vs. model TRUE, and "
         f"human TRUE vs. model FALSE. {DAGGER} p < 0.05 (Welch's t-test). Rows marked (self): the "
-        "evaluator's own passages."
+        "evaluator's own passages." + (iv.words() if iv else "")
     )
-    return build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, caption=caption,
-                       note=_failure_note(groups, evaluators))
+    return _finish(build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, caption=caption,
+                               note=_failure_note(groups, evaluators)), iv)
 
 
 _RAW_TABLES = (("normal", True), ("normal", False), ("rag", True), ("rag", False))
 
 
-def raw_score_tables(rows) -> dict[str, TableSpec]:
+def raw_score_tables(rows, iv: Intervals | None = None) -> dict[str, TableSpec]:
     """Tables 6-9: mean ± std score per evaluator (rows) and author (columns,
-    human first), ``normal`` variant. Keys ``normal_true``, ``normal_false``,
-    ``rag_true``, ``rag_false``."""
+    human first), ``normal`` variant, each mean with its interval given
+    ``iv``. Keys ``normal_true``, ``normal_false``, ``rag_true``, ``rag_false``."""
     groups, evaluators, authors = rerank_groups(rows)
     out = {}
     for prompt, factual in _RAW_TABLES:
@@ -219,10 +294,12 @@ def raw_score_tables(rows) -> dict[str, TableSpec]:
                 x = np.asarray(g.scores if g else [], dtype=float)
                 return round_half_up(mean_or_nan(x), 2), _pm(mean_or_nan(x), sample_std(x))
 
-            cols.append(Column((head, "Human" if author == HUMAN else author), TEXT, cell))
-        caption = f"{PROMPT_LABELS[prompt]} scores (mean ± std) for {fac} passages, per evaluator and author."
-        out[f"{prompt}_{fac.lower()}"] = build_table([(ev,) for ev in evaluators], [(ev,) for ev in evaluators],
-                                                     ["Evaluator"], cols, caption=caption)
+            cols.append(Column((head, "Human" if author == HUMAN else author), TEXT, cell, interval=_with(
+                iv, lambda k, a=author, p=prompt, f=factual: iv.mean("rerank", _scores_at(k[0], p, f, a), "score"))))
+        caption = (f"{PROMPT_LABELS[prompt]} scores (mean ± std) for {fac} passages, per evaluator and author."
+                   + (iv.words() if iv else ""))
+        out[f"{prompt}_{fac.lower()}"] = _finish(build_table(
+            [(ev,) for ev in evaluators], [(ev,) for ev in evaluators], ["Evaluator"], cols, caption=caption), iv)
     return out
 
 
@@ -234,7 +311,14 @@ def _pct_cell(v: float) -> tuple[float, str]:
     return r, number_text(r, 1)
 
 
-def table3(rates: Sequence[Mapping]) -> TableSpec:
+UNIT_OF = {"self_pref": "self_chosen", "order_pref": "first", "factual_pref": "true_chosen"}  # rate -> unit column
+
+
+def _pref_at(ev: str, other: str, variant: str = NORMAL, **more) -> dict:
+    return {"evaluator": ev, "variant": variant, **({} if other == ALL else {"other_author": other}), **more}
+
+
+def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
     """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
     when two or more), columns other author × Self / Order / Factual (%),
     ``Aggregated`` = the unweighted mean of the evaluator's per-author cells
@@ -242,7 +326,10 @@ def table3(rates: Sequence[Mapping]) -> TableSpec:
     and ``Pooled`` = the rate over all of the evaluator's comparisons (the
     ``all`` rows) with its ``n`` (ok comparisons). ``Average`` is the mean of
     the evaluator rows (its ``n`` their sum). Displayed values > 50 are bold
-    (never ``n``)."""
+    (never ``n``). With ``iv``: every rate's interval over its comparisons
+    (Aggregated and Average: of the mean of the cells, the questions of all
+    resampled together) and ``°`` on the evaluator × author and Pooled rates
+    not distinguishable from 50%."""
     rates = [r for r in (rates or []) if r.get("factuality", ALL) == ALL and r.get("knowledge", ALL) == ALL]
     evaluators = list(dict.fromkeys(str(r["evaluator"]) for r in rates))
     others = author_order(str(r["other_author"]) for r in rates if r["other_author"] != ALL)
@@ -266,11 +353,26 @@ def table3(rates: Sequence[Mapping]) -> TableSpec:
         rows = [look[(e, ALL)] for e in (evaluators if ev == "Average" else [ev]) if (e, ALL) in look]
         return (math.nan, str(sum(int(r["n_ok"]) for r in rows))) if rows else (math.nan, MISSING)
 
+    def interval(ev, other, key) -> tuple[float, float]:
+        col, evs = UNIT_OF[key], evaluators if ev == "Average" else [ev]
+        if other == AGGREGATED:
+            wheres, weights = [], []
+            for e in evs:
+                mine = [o for o in others if (e, o) in look]
+                wheres += [_pref_at(e, o) for o in mine]
+                weights += [1.0 / len(mine)] * len(mine)
+            return iv.average("comparisons", wheres, col, 100.0, weights)
+        if ev == "Average":
+            return iv.average("comparisons", [_pref_at(e, other) for e in evs if (e, other) in look], col, 100.0)
+        return iv.mean("comparisons", _pref_at(ev, other), col, 100.0)
+
     cols = []
     for other in others + [AGGREGATED, ALL]:
         head = {AGGREGATED: "Aggregated", ALL: "Pooled"}.get(other, "Human" if other == HUMAN else other)
         for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
-            cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk))))
+            cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk)),
+                               interval=_with(iv, lambda k, o=other, kk=key: interval(k[0], o, kk)),
+                               tag=_with(iv, lambda k, o=other, kk=key: iv.tags.get((k[0], o, kk), ""))))
     cols.append(Column(("Pooled", "n"), TEXT, lambda k: n_ok(k[0])))
     keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
     caption = (
@@ -280,13 +382,17 @@ def table3(rates: Sequence[Mapping]) -> TableSpec:
         "per-author cells (as in the paper); Pooled: all comparisons of the evaluator together, n = its "
         "comparisons with a choice. Values greater than 50% are marked in bold."
     )
-    return build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0)
+    if iv is not None:
+        caption += iv.words() + (f" {NOT_RANDOM_TAG} (per-author and Pooled rates): not distinguishable from 50% (no "
+                                 "preference; bootstrap over questions, Holm-adjusted p ≥ 0.05 or too few questions; "
+                                 "comparisons.md).")
+    return _finish(build_table(keys, keys, ["Evaluator"], cols, caption=caption, mark_rule=lambda v: v > 50.0), iv)
 
 
 # --------------------------------------------------------------------------
 # Section 4.2.3: knowledge breakdown
 # --------------------------------------------------------------------------
-def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
+def knowledge_breakdown(gen_rows, passages=None, iv: Intervals | None = None) -> TableSpec:
     """Section 4.2.3: per evaluator × knowledge class (no / partial / full,
     then ``unknown`` when rows lack it), ``normal`` variant: the self
     preference (%) per factuality combination and pooled, the factual
@@ -294,7 +400,8 @@ def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
     share of ok comparisons whose answer matches the gold
     (:func:`authbench.studies.selfpref.answers.answer_matches`; gold from the
     true ``passages``; the paper's "65-70%" in the no-knowledge class) — and
-    the counts (``graded``: ok rows with an answer and a known gold)."""
+    the counts (``graded``: ok rows with an answer and a known gold). With
+    ``iv``: every rate's interval over its comparisons (questions as clusters)."""
     recs = [g for g in gen_records(gen_rows, gold=gold_answers(passages)) if g.variant == NORMAL]
     keys = []
     for ev, _ in evaluator_selves(recs):
@@ -306,10 +413,17 @@ def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
                and (combo == ALL or g.combo == combo)]
         return rate_stats(sub)[field_]
 
+    def interval(key, combo, col):
+        more = {"knowledge": key[1], **({} if combo == ALL else {"combo": combo})}
+        return iv.mean("comparisons", _pref_at(key[0], ALL, **more), col, 100.0)
+
     combos = [c[0] for c in COMBOS] + [ALL]
-    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref"))) for c in combos]
-    cols.append(Column(("Factual (%)", "TF+FT"), TEXT, lambda k: _pct_cell(stat(k, ALL, "factual_pref"))))
-    cols += [Column(("Accuracy (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "accuracy"))) for c in combos]
+    cols = [Column(("Self (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "self_pref")),
+                   interval=_with(iv, lambda k, c=c: interval(k, c, "self_chosen"))) for c in combos]
+    cols.append(Column(("Factual (%)", "TF+FT"), TEXT, lambda k: _pct_cell(stat(k, ALL, "factual_pref")),
+                       interval=_with(iv, lambda k: interval(k, ALL, "true_chosen"))))
+    cols += [Column(("Accuracy (%)", c), TEXT, lambda k, c=c: _pct_cell(stat(k, c, "accuracy")),
+                    interval=_with(iv, lambda k, c=c: interval(k, c, "correct"))) for c in combos]
     cols.append(Column(("n", "ok"), TEXT, lambda k: _count(stat(k, ALL, "n_ok"))))
     cols.append(Column(("n", "graded"), TEXT, lambda k: _count(stat(k, ALL, "n_graded"))))
     cols.append(Column(("n", "not ok"), TEXT, lambda k: _count(stat(k, ALL, "not_ok"))))
@@ -318,8 +432,9 @@ def knowledge_breakdown(gen_rows, passages=None) -> TableSpec:
         "0, 1-4, 5 correct answers out of 5) and the factuality of the (self, other) passages; Factual = "
         "true passage chosen among asymmetric pairs; Accuracy = the evaluator's answer matches the gold "
         "answer (the authors' check), among the ok comparisons (graded: those with a known gold)."
+        + (iv.words() if iv else "")
     )
-    return build_table(keys, keys, ["Evaluator", "Knowledge"], cols, caption=caption)
+    return _finish(build_table(keys, keys, ["Evaluator", "Knowledge"], cols, caption=caption), iv)
 
 
 def _count(n: int) -> tuple[float, str]:
@@ -333,7 +448,7 @@ NO_DISTINCT = {"qa": "no distinct Gen-by-QA passages", "long": "no distinct long
 
 
 def _style_table(recs: Sequence[GenRecord], variant: str, head: str, caption: str,
-                 missing: Sequence[tuple[str, str]] = ()) -> TableSpec:
+                 missing: Sequence[tuple[str, str]] = (), iv: Intervals | None = None) -> TableSpec:
     """``missing``: (evaluator, self author) rows to show as "no distinct ...
     passages" instead of numbers."""
     sub = [g for g in recs if g.variant == variant and g.combo == "TT"]
@@ -349,9 +464,16 @@ def _style_table(recs: Sequence[GenRecord], variant: str, head: str, caption: st
             return (math.nan, NO_DISTINCT[variant]) if field_ == "self_pref" else (math.nan, MISSING)
         return fmt(stat(key, field_))
 
+    def interval(key, col):
+        if key in absent:
+            return NAN2
+        return iv.mean("comparisons", _pref_at(key[0], key[1], variant, combo="TT"), col, 100.0)
+
     cols = [
-        Column((head,), TEXT, lambda k: cell(k, "self_pref", _pct_cell)),
-        Column(("Order (%)",), TEXT, lambda k: cell(k, "order_pref", _pct_cell)),
+        Column((head,), TEXT, lambda k: cell(k, "self_pref", _pct_cell),
+               interval=_with(iv, lambda k: interval(k, "self_chosen"))),
+        Column(("Order (%)",), TEXT, lambda k: cell(k, "order_pref", _pct_cell),
+               interval=_with(iv, lambda k: interval(k, "first"))),
         Column(("n",), TEXT, lambda k: cell(k, "n_ok", _count)),
         Column(("not ok",), TEXT, lambda k: cell(k, "not_ok", _count)),
     ]
@@ -359,8 +481,8 @@ def _style_table(recs: Sequence[GenRecord], variant: str, head: str, caption: st
     note = "; ".join(f"{ev} (self {own}): no {variant} passage of {own} distinct from its other variants is left "
                      "after the import (a copy of another variant is dropped as duplicate_variant: drops.tsv, "
                      "import log)" for ev, own in missing)
-    return build_table(keys, labels, ["Evaluator", "Versus"], cols, caption=caption,
-                       note=f"{note}." if note else "")
+    return _finish(build_table(keys, labels, ["Evaluator", "Versus"], cols,
+                               caption=caption + (iv.words() if iv else ""), note=f"{note}." if note else ""), iv)
 
 
 def _without_variant(recs: Sequence[GenRecord], passages, variant: str) -> list[tuple[str, str]]:
@@ -374,7 +496,7 @@ def _without_variant(recs: Sequence[GenRecord], passages, variant: str) -> list[
     return [(ev, own) for ev, own in evaluator_selves(recs) if ev not in done and own not in have]
 
 
-def style_tables(gen_rows, passages=None) -> tuple[TableSpec, TableSpec]:
+def style_tables(gen_rows, passages=None, iv: Intervals | None = None) -> tuple[TableSpec, TableSpec]:
     """Tables 4 and 5: per evaluator and the passage it was compared with
     (``Versus``: the other author, e.g. ``human`` for Gen-by-QA and
     ``<self>:normal`` for long in the study's style run), the share of ``ok``
@@ -388,11 +510,11 @@ def style_tables(gen_rows, passages=None) -> tuple[TableSpec, TableSpec]:
     t4 = _style_table(recs, "qa", "Gen-By-QA Preference (%)",
                       "Preference to passages generated from the QA pair (Gen-by-QA) over normal passages, "
                       "true answers only. Order: the passage shown first chosen.",
-                      _without_variant(recs, passages, "qa"))
+                      _without_variant(recs, passages, "qa"), iv)
     t5 = _style_table(recs, "long", "Long Passage Preference (%)",
                       "Preference to long passages (≥ 300 words) over normal-length passages, true answers "
                       "only. Order: the passage shown first chosen.",
-                      _without_variant(recs, passages, "long"))
+                      _without_variant(recs, passages, "long"), iv)
     return t4, t5
 
 
@@ -400,10 +522,12 @@ def style_tables(gen_rows, passages=None) -> tuple[TableSpec, TableSpec]:
 # Table 1
 # --------------------------------------------------------------------------
 def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexity_rows,
-           perplexity_model: str | None = None) -> TableSpec:
+           perplexity_model: str | None = None, iv: Intervals | None = None) -> TableSpec:
     """Table 1: knowledge levels (%) and passage statistics per author (see the
     module docstring for the rows); ``†``: Welch p < 0.05 against human.
-    ``perplexity_model`` names the scoring LM in the caption."""
+    ``perplexity_model`` names the scoring LM in the caption. With ``iv``:
+    every share, length and perplexity has its interval over the author's
+    questions (Average: of the mean of the models' values)."""
     classes = level_classes(levels_by_author)
     lengths, order = normal_true_lengths(passages)
     ppl, ppl_authors = normal_true_perplexities(perplexity_rows)
@@ -437,15 +561,25 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
         vals = finite(fn(a) for a in models)
         return float(np.mean(vals)) if len(vals) else math.nan
 
+    def interval(name, col, author, scale=1.0, where=None):
+        where = where or {}
+        if author != "Average":
+            return iv.mean(name, {"author": author, **where}, col, scale)
+        return iv.average(name, [{"author": a, **where} for a in models], col, scale)
+
+    normal_true = {"variant": NORMAL, "factual": True}
     cols = []
     for cls, lab in (("no", "No (%)"), ("partial", "Partial (%)"), ("full", "Full (%)")):
         cols.append(Column(("Knowledge Level", lab), TEXT,
-                           lambda a, c=cls: _pct_cell(avg_or(lambda x: knowledge(x, c), a[0]))))
+                           lambda a, c=cls: _pct_cell(avg_or(lambda x: knowledge(x, c), a[0])),
+                           interval=_with(iv, lambda a, c=cls: interval("knowledge", c, a[0], 100.0))))
     cols.append(Column(("Knowledge Level", "n"), TEXT,
                        lambda a: _count(sum(classes[a[0]].values())) if a[0] in classes else (math.nan, MISSING)))
     cols.append(Column(("Passage Statistics", "Average Length"), TEXT,
-                       lambda a: (round_half_up(avg_or(length, a[0]), 2), number_text(avg_or(length, a[0]), 2))))
-    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0])))
+                       lambda a: (round_half_up(avg_or(length, a[0]), 2), number_text(avg_or(length, a[0]), 2)),
+                       interval=_with(iv, lambda a: interval("passages", "words", a[0], where=normal_true))))
+    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0]),
+                       interval=_with(iv, lambda a: interval("perplexity", "perplexity", a[0], where=normal_true))))
     keys = [(a,) for a in models] + ([("Average",)] if len(models) >= 2 else []) + [(HUMAN,)]
     labels = [("Human",) if k == (HUMAN,) else k for k in keys]
     caption = (
@@ -453,8 +587,9 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
         "statistics of the normal TRUE passages (average length in words, mean perplexity under "
         f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
         f"author. {DAGGER} p < 0.05 (Welch's t-test of the perplexities against the human passages)."
+        + (iv.words() if iv else "")
     )
-    return build_table(keys, labels, ["Model"], cols, caption=caption)
+    return _finish(build_table(keys, labels, ["Model"], cols, caption=caption), iv)
 
 
 # --------------------------------------------------------------------------
