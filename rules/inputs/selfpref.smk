@@ -108,5 +108,6 @@ def get_sp_report_params(wildcards):
             "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
             "intervals": config["intervals"],
+            "seed": config["seed"],
         }
     )
