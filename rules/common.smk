@@ -126,7 +126,7 @@ def model_config(wildcards):
 
 
 def _model_params(wildcards):
-    return {k: v for k, v in model_config(wildcards).items() if k != "threads"}
+    return {k: v for k, v in model_config(wildcards).items() if k not in ("threads", "paper_name")}
 
 
 def get_model_file(wildcards):
