@@ -146,18 +146,19 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
 
 
+def paper_name(given: str | Mapping[str, str] | None, paper: str, known: Sequence[str]) -> str | None:
+    """The name ``paper``'s tables give a model whose ``paper_name`` is
+    ``given`` (one per paper, or one name that applies to the paper whose
+    tables use it, i.e. is among ``known``); None: none."""
+    if isinstance(given, Mapping):
+        given = given.get(paper)
+    return given if given in known else None
+
+
 def paper_names(config: Mapping[str, Any], paper: str, known: Sequence[str]) -> dict[str, str]:
-    """Configured model -> the name ``paper``'s tables give it (its
-    ``paper_name``: one per paper, or one name that applies to the paper
-    whose tables use it, i.e. is among ``known``)."""
-    out = {}
-    for name, spec in active_models(config).items():
-        given = spec.get("paper_name")  # optional: a model the papers do not report has none
-        if isinstance(given, Mapping):
-            given = given.get(paper)
-        if given is not None and given in known:
-            out[name] = given
-    return out
+    """Active model -> the name ``paper``'s tables give it (:func:`paper_name`)."""
+    named = {name: paper_name(spec.get("paper_name"), paper, known) for name, spec in active_models(config).items()}
+    return {name: given for name, given in named.items() if given is not None}
 
 
 def check_paper_names(config: Mapping[str, Any]) -> None:
