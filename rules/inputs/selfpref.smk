@@ -107,5 +107,6 @@ def get_sp_report_params(wildcards):
             "perplexity_model": SELFPREF.perplexity_model,
             "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+            "scorecard": grid_params(config, "selfpref"),
         }
     )

@@ -226,7 +226,8 @@ def cmd_report(args, params) -> None:
     perplexity = [r for path in args.perplexity for r in read_jsonl(path)]
     passages = read_jsonl(args.passages)
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
-                          dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"))
+                          dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
+                          scorecard=params["scorecard"])
 
 
 COMMANDS = {

@@ -35,7 +35,8 @@ from authbench.judges import MAIN_DERIVATION
 from authbench.published import load, paper_models
 
 __all__ = ["COLUMNS", "Grid", "authority_rows", "categories_rows", "compare", "grid_params", "rag_rows",
-           "selfpref_rows", "statistics_rows", "write_scorecard"]
+           "sample_sizes", "selfpref_rows", "statistics_rows", "write_authority_scorecard", "write_rag_scorecard",
+           "write_scorecard", "write_selfpref_scorecard", "write_statistics_scorecard"]
 
 # the columns of a reproduced row (the key of authbench.published.KEY without paper)
 KEY = ("table", "model", "judge", "context", "setting", "metric")
@@ -72,12 +73,20 @@ def grid_params(config: Mapping[str, Any], study: str) -> dict:
     datasets, RAGAuth's strategies and k."""
     from authbench.config import models_for
 
-    rag = config.get("ragauth") or {}
+    rag = config.get("ragauth") or {}  # optional sections
+    sampling = config["domainauth"]["sampling"]
+    bias = [f"{k} {sampling[k]}" for k in ("bias_per_level", "bias_per_category") if sampling[k] is not None]
+    rescored = "entityauth" in config and config["entityauth"]["coarse_source"] == "rescore"
     return {"models": {name: spec.get("paper_name") for name, spec in models_for(config, study).items()},
             "judges": list(config["judges"]), "contexts": list(config["contexts"]),
             "settings": list(config["settings"]),
             "entity_datasets": [d.split("/", 1)[1] for d in entity_datasets(config)],
-            "strategies": list(rag.get("strategies") or []), "k": [str(k) for k in rag.get("k") or []]}
+            "strategies": list(rag.get("strategies") or []), "k": [str(k) for k in rag.get("k") or []],
+            # Table 8's domains: a sample per level and category, not every domain as in the paper
+            "bias_scope": f"sample: config domainauth.sampling {', '.join(bias)}" if bias else "",
+            # Tables 6 and 12 from the N=10 lists scored against the coarse labels, not from N=5 lists
+            "rescored": "N=10 lists rescored (entityauth.coarse_source: rescore)" if rescored else "",
+            "samples": sample_sizes(config)}
 
 
 @dataclass(frozen=True)
@@ -137,10 +146,13 @@ def _row(table, model, ours, judge, context, setting, metric, value, lo=math.nan
 
 # --- AuthorityBench -------------------------------------------------------------------------
 
-def authority_rows(metrics: pd.DataFrame, names: Mapping[str, str]) -> list[dict]:
+def authority_rows(metrics: pd.DataFrame, names: Mapping[str, str], scopes: Mapping[int, str] | None = None
+                   ) -> list[dict]:
     """Reproduced rows of Tables 1-4, 6, 9-12 from the long metrics table
     (one parse mode; columns of ``authbench.studies.authority.evaluate.METRIC_COLUMNS``,
-    optionally ``lo``/``hi`` in the value's unit): values x 100, as printed."""
+    optionally ``lo``/``hi`` in the value's unit): values x 100, as printed.
+    ``scopes``: table -> how its numbers were made where it differs from the paper."""
+    scopes = scopes or {}
     out = []
     for rec in metrics.to_dict("records"):
         model = str(rec["model"])
@@ -156,17 +168,17 @@ def authority_rows(metrics: pd.DataFrame, names: Mapping[str, str]) -> list[dict
         if setting == "pairs" and kind == "domainauth" and metric == "acc" and deriv == "direct" \
                 and difficulty in ("easy", "hard"):
             out.append(_row(3, *args, judge, rec["context"], f"difficulty={difficulty}", "pair_accuracy",
-                            _number(rec["value"]) * 100, lo, hi))
+                            _number(rec["value"]) * 100, lo, hi, scope=scopes.get(3, "")))
         tables = AUTHORITY_TABLES.get((kind, setting))
         if tables is None or difficulty != "all" or metric not in ("rho", "tau"):
             continue
         if deriv == MAIN_DERIVATION.get(judge):
             out.append(_row(tables[0], *args, judge, rec["context"], where, metric, _number(rec["value"]) * 100,
-                            lo, hi))
+                            lo, hi, scope=scopes.get(tables[0], "")))
         for label, (j, d) in DERIVATIONS.items():
             if (j, d) == (judge, deriv) and metric == "rho":
                 out.append(_row(tables[1], *args, label, rec["context"], where, metric,
-                                _number(rec["value"]) * 100, lo, hi))
+                                _number(rec["value"]) * 100, lo, hi, scope=scopes.get(tables[1], "")))
     return out
 
 
@@ -214,6 +226,8 @@ def authority_reason(row: Mapping, grid: Grid) -> str:
         return f"setting not in the grid ({SETTING_OF[table]})"
     if "domain" in setting and setting["domain"] not in grid.entity_datasets:
         return f"dataset not in the grid (EntityAuth {setting['domain']})"
+    if table == 8:
+        return f"no {setting['category']} domain scored in this run's bias sample"
     return NO_VALUE
 
 
@@ -277,7 +291,8 @@ def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], pass
     for author, words in lengths.items():
         if author in authors and words and author != "human":
             out.append(_row(1, authors[author], author, "", "", ds, "avg_length", sum(words) / len(words),
-                            kind="data" if author in RELEASED_AUTHORS else "model"))
+                            kind="data" if author in RELEASED_AUTHORS else "model",
+                            scope=f"the {len(words)} passages of this run's sample (config selfpref.items)"))
     for r in summary:
         ev = str(r["evaluator"])
         if ev not in names or r["variant"] != "normal":
@@ -471,3 +486,55 @@ def write_scorecard(outdir: str | Path, title: str, hit: pd.DataFrame, miss: pd.
     frame = frame.reindex(columns=[*COLUMNS, "reason"])
     frame.to_csv(tsv, sep="\t", index=False, float_format="%.6g")
     return [md, tsv]
+
+
+# --- each report's scorecard ------------------------------------------------------------------
+
+def _grid(params: Mapping[str, Any] | None, paper: str, **more) -> Grid:
+    return Grid.of(params, paper, **more) if params else Grid({}, **more)
+
+
+def write_authority_scorecard(outdir: str | Path, title: str, tables: Sequence[int], metrics: pd.DataFrame,
+                              params: Mapping[str, Any] | None, predictions: pd.DataFrame | None = None
+                              ) -> list[Path]:
+    """A DomainAuth (``tables`` :data:`DOMAINAUTH_TABLES`, with Table 8 from
+    ``predictions``) or EntityAuth (:data:`ENTITYAUTH_TABLES`) report's
+    scorecard; ``params``: :func:`grid_params` (None: no model is named)."""
+    grid = _grid(params, "authoritybench")
+    rescored = params["rescored"] if params else ""
+    rows = authority_rows(metrics, grid.names, {6: rescored, 12: rescored} if rescored else {})
+    if 8 in tables:
+        rows += categories_rows(predictions, grid.names, params["bias_scope"] if params else "")
+    return write_scorecard(outdir, title, *compare("authoritybench", tables, rows,
+                                                   lambda r: authority_reason(r, grid)))
+
+
+def write_rag_scorecard(outdir: str | Path, accuracy: Iterable[Mapping], params: Mapping[str, Any] | None
+                        ) -> list[Path]:
+    """RAGAuth's scorecard (Table 5) from its accuracy rows."""
+    grid = _grid(params, "authoritybench")
+    return write_scorecard(outdir, "RAGAuth", *compare("authoritybench", (5,), rag_rows(accuracy, grid.names),
+                                                       lambda r: rag_reason(r, grid)))
+
+
+def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge: Mapping[str, Sequence[Mapping]],
+                             passages: Sequence[Mapping], summary: Iterable[Mapping], rates: Iterable[Mapping],
+                             self_map: Mapping[str, str | None], params: Mapping[str, Any] | None) -> list[Path]:
+    """A self-preference dataset's scorecard (Tables 1-9 of that dataset;
+    the knowledge files of authors that are no evaluator are the released
+    ones: data rows)."""
+    label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
+    grid = _grid(params, "selfpref", datasets=(label,))
+    rows = selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
+                         [a for a in knowledge if a not in self_map])
+    return write_scorecard(outdir, f"self-preference, {label}", *compare(
+        "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)))
+
+
+def write_statistics_scorecard(outdir: str | Path, stats: Sequence[Any], params: Mapping[str, Any] | None
+                               ) -> list[Path]:
+    """Table 7's scorecard (data rows only) from the built datasets."""
+    grid = _grid(params, "authoritybench")
+    rows = statistics_rows(stats, params["samples"] if params else {})
+    return write_scorecard(outdir, "benchmark statistics (Table 7)", *compare(
+        "authoritybench", (7,), rows, lambda r: statistics_reason(r, grid)))

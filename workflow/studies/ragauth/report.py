@@ -230,13 +230,16 @@ def write_accuracy(rows: Iterable[Mapping], path: str | Path) -> None:
     write_tsv(rows, path, ACCURACY_COLUMNS)
 
 
-def write_rag_report(rows, outdir: str | Path) -> list[Path]:
+def write_rag_report(rows, outdir: str | Path, scorecard: Mapping | None = None) -> list[Path]:
     """``accuracy.tsv`` (:func:`write_accuracy`), the tables of
     :data:`~authbench.studies.ragauth.outputs.RAGAUTH` (``tables/table5_ragauth``
-    and ``tables/table5_topics``, ``.csv/.md/.tex``) and ``contents.md`` under
-    ``outdir``; return the tables' paths."""
+    and ``tables/table5_topics``, ``.csv/.md/.tex``), ``contents.md`` and
+    ``scorecard.md/.tsv`` (``scorecard``: the grid of
+    :func:`authbench.studies.scorecard.grid_params`; None: no model is named)
+    under ``outdir``; return the tables' paths."""
     from authbench.render.catalog import contents_md, plan, write_tables
     from authbench.studies.ragauth.outputs import RAGAUTH
+    from authbench.studies.scorecard import write_rag_scorecard
 
     outdir = Path(outdir)
     rows = list(rows)
@@ -244,4 +247,5 @@ def write_rag_report(rows, outdir: str | Path) -> list[Path]:
     written = plan(RAGAUTH, {})  # every item is always written
     paths = write_tables(RAGAUTH, written["written"], rows, outdir)
     (outdir / "contents.md").write_text(contents_md(RAGAUTH, written), encoding="utf-8")
+    write_rag_scorecard(outdir, rows, scorecard)
     return paths

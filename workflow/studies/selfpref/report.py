@@ -18,7 +18,9 @@ from authbench.render.catalog import contents_md, plan, write_tables
 from authbench.render.tables import TableSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF
-from authbench.studies.selfpref.rows import RATE_COLUMNS, RERANK_SUMMARY_COLUMNS, rates_long, rerank_summary
+from authbench.studies.scorecard import write_selfpref_scorecard
+from authbench.studies.selfpref.rows import (RATE_COLUMNS, RERANK_SUMMARY_COLUMNS, preference_rates, rates_long,
+                                             rerank_summary)
 from authbench.studies.selfpref.tables import raw_score_tables, style_tables
 
 
@@ -68,11 +70,14 @@ def write_selfpref_report(
     outdir: str | Path,
     dataset: str | None = None,
     perplexity_model: str | None = None,
+    scorecard: Mapping | None = None,
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
     (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
     ``rates.tsv`` (:func:`~authbench.studies.selfpref.rows.rates_long`), ``rerank_summary.tsv``
-    (:func:`~authbench.studies.selfpref.rows.rerank_summary`) and ``contents.md`` under ``outdir``; every
+    (:func:`~authbench.studies.selfpref.rows.rerank_summary`), ``contents.md`` and ``scorecard.md/.tsv``
+    (the paper's numbers beside these: :mod:`authbench.studies.scorecard`; ``scorecard``: its grid, None: no
+    model is named) under ``outdir``; every
     file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
     named in the captions, ``perplexity_model`` in Table 1's. Returns the paths."""
     outdir = Path(outdir)
@@ -85,7 +90,10 @@ def write_selfpref_report(
     rates_path = outdir / "rates.tsv"
     _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
     summary_path = outdir / "rerank_summary.tsv"
-    _write_rows(rerank_summary(inputs.rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
+    summary = rerank_summary(inputs.rerank_rows)
+    _write_rows(summary, summary_path, RERANK_SUMMARY_COLUMNS)
     contents = outdir / "contents.md"
     contents.write_text(contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""), encoding="utf-8")
-    return paths + [rates_path, summary_path, contents]
+    card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
+                                    preference_rates(inputs.gen_rows), inputs.self_map, scorecard)
+    return paths + [rates_path, summary_path, contents, *card]
