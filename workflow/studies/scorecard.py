@@ -400,7 +400,7 @@ def statistics_reason(row: Mapping, grid: Grid) -> str:
     if setting.get("subtask") == "EntityAuth" and setting.get("domain") not in grid.entity_datasets:
         return f"dataset not in the grid (EntityAuth {setting.get('domain')})"
     if setting.get("subtask") == "RAGAuth":
-        return "RAGAuth not in this run (its release is not redistributed)"
+        return "RAGAuth not in this run"
     return "not built by this run"
 
 
