@@ -114,7 +114,7 @@ def cmd_report(args, params) -> None:
         raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")
     cells = [((m, s, str(k)), read_jsonl(path)) for (m, s, k), path in zip(params["cells"], args.judgments)]
     rows = accuracy_rows(cells, params["bootstrap"], params["seed"])
-    write_rag_report(rows, args.outdir, params["scorecard"])
+    write_rag_report(rows, args.outdir, params.get("scorecard"))
 
 
 COMMANDS = {

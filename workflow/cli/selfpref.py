@@ -227,7 +227,7 @@ def cmd_report(args, params) -> None:
     passages = read_jsonl(args.passages)
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
                           dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
-                          scorecard=params["scorecard"])
+                          scorecard=params.get("scorecard"))
 
 
 COMMANDS = {
