@@ -25,7 +25,7 @@ frame carries one (``lo``/``hi`` columns, or RAGAuth's ``ci_low``/``ci_high``);
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -102,10 +102,10 @@ class Grid:
     entity_datasets: Sequence[str] = ()
     strategies: Sequence[str] = ()
     k: Sequence[str] = ()
-    datasets: Sequence[str] = field(default=())  # self-preference: the paper's labels of this report's dataset
+    datasets: Sequence[str] = ()  # self-preference: the paper's labels of this report's dataset
 
     @classmethod
-    def of(cls, params: Mapping[str, Any], paper: str, **more) -> "Grid":
+    def of(cls, params: Mapping[str, Any], paper: str, **more) -> Grid:
         known = paper_models(paper)
         named = {m: paper_name(given, paper, known) for m, given in params["models"].items()}
         names = {m: n for m, n in named.items() if n is not None}
@@ -337,11 +337,11 @@ def selfpref_reason(row: Mapping, grid: Grid) -> str:
         return "a difference of two compared numbers (not compared again)"
     if table in (4, 5):
         return "Tables 4-5 are not compared yet"
-    names = grid.paper_names | set(RELEASED_AUTHORS.values())
-    if row["model"] not in names:
+    released = set(RELEASED_AUTHORS.values())
+    if row["model"] not in grid.paper_names | (released if table == 1 else set()):  # Table 1: authors too
         return NOT_CONFIGURED
     for key in ("author", "other"):
-        if setting.get(key, "self") not in names | {"self", "Aggregated"}:
+        if setting.get(key, "self") not in grid.paper_names | released | {"self", "Aggregated"}:
             return f"{key} {setting[key]} not configured (no evaluator or released passages with this name)"
     return NO_VALUE
 
@@ -449,15 +449,20 @@ def summary(hit: pd.DataFrame, miss: pd.DataFrame) -> str:
             f"paper's); {len(miss)} published numbers without a counterpart.")
 
 
+EXPLAIN = ("Each published number (resources/published/) beside the number this run reproduced in the same place, "
+           "in the paper's units; [lo, hi]: its 95% interval where the run has one (inside: the published value lies "
+           "in it; n/a: no interval). kind data: counted from the data alone; scope: where the config samples less "
+           "than the paper did.")
+HEADER = ("| kind | table | model | ours | judge | context | setting | metric | reproduced | [lo, hi] | published | Δ "
+          "| inside | scope |")
+
+
 def scorecard_md(title: str, hit: pd.DataFrame, miss: pd.DataFrame) -> str:
-    lines = [f"# Scorecard: {title}", "", summary(hit, miss), "",
-             "Each published number (resources/published/) beside the number this run reproduced in the same place, "
-             "in the paper's units; [lo, hi]: its 95% interval where the run has one (inside: the published value "
-             "lies in it; n/a: no interval). kind data: counted from the data alone; scope: where the config samples "
-             "less than the paper did.", ""]
+    """The scorecard as Markdown: title, :func:`summary`, what the columns
+    mean, the compared numbers, the missing ones counted by reason."""
+    lines = [f"# Scorecard: {title}", "", summary(hit, miss), "", EXPLAIN, ""]
     if len(hit):
-        lines += ["| kind | table | model | ours | judge | context | setting | metric | reproduced | [lo, hi] | "
-                  "published | Δ | inside | scope |", "|" + "---|" * 14]
+        lines += [HEADER, "|" + "---|" * 14]
         for r in hit.to_dict("records"):
             interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["inside"] != "n/a" else ""
             lines.append("| " + " | ".join(str(x) for x in (
