@@ -431,8 +431,13 @@ def compare(paper: str, tables: Sequence[int], reproduced: Sequence[Mapping], re
     return hit, miss.reset_index(drop=True)
 
 
-def _fmt(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"
+COUNTS = ("corpus_items", "listwise_instances", "pairwise_instances", "queries", "n_domains")  # shown as integers
+
+
+def _fmt(x: float, metric: str = "") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return f"{x:.0f}" if metric in COUNTS else f"{x:.2f}"
 
 
 def summary(hit: pd.DataFrame, miss: pd.DataFrame) -> str:
@@ -467,7 +472,8 @@ def scorecard_md(title: str, hit: pd.DataFrame, miss: pd.DataFrame) -> str:
             interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]" if r["inside"] != "n/a" else ""
             lines.append("| " + " | ".join(str(x) for x in (
                 r["kind"], r["table"], r["model"], r["ours"], r["judge"], r["context"], r["setting"], r["metric"],
-                _fmt(r["reproduced"]), interval, _fmt(r["published"]), _fmt(r["delta"]), r["inside"], r["scope"]))
+                _fmt(r["reproduced"], r["metric"]), interval, _fmt(r["published"], r["metric"]),
+                _fmt(r["delta"], r["metric"]), r["inside"], r["scope"]))
                 + " |")
         lines.append("")
     if len(miss):
