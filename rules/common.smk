@@ -35,6 +35,7 @@ from authbench.studies.authority.outputs import check_labels, has_secondary, sec
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, knowledge_authors, other_authors
 from authbench.studies.statistics import STATISTICS, authority_datasets, selfpref_datasets
+from authbench.studies.scorecard import grid_params
 
 # Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one
 # running Snakemake, checked here to import the package (or, with --sdm conda or
@@ -127,7 +128,7 @@ def model_config(wildcards):
 
 
 def _model_params(wildcards):
-    return {k: v for k, v in model_config(wildcards).items() if k != "threads"}
+    return {k: v for k, v in model_config(wildcards).items() if k not in ("threads", "paper_name")}
 
 
 def get_model_file(wildcards):

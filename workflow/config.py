@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import itertools
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import jsonschema
 import yaml
@@ -141,6 +141,7 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
         )
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
+    check_paper_names(config)
     if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("studies", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
     for prompt_set in config["prompt_sets"] or {}:
@@ -148,6 +149,43 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
             raise ConfigError(f"config key 'prompt_sets.{prompt_set}': a set's name is lower-case letters, digits "
                               f"and _, and not {PAPER_SET!r} (the set of 'prompts')")
     check_prompt_sets(config, [c for c in cells(config) if SET_SEPARATOR not in c.model])
+
+
+def paper_name(given: str | Mapping[str, str] | None, paper: str, known: Sequence[str]) -> str | None:
+    """The name ``paper``'s tables give a model whose ``paper_name`` is
+    ``given`` (one per paper, or one name that applies to the paper whose
+    tables use it, i.e. is among ``known``); None: none."""
+    if isinstance(given, Mapping):
+        given = given.get(paper)
+    return given if given in known else None
+
+
+def paper_names(config: Mapping[str, Any], paper: str, known: Sequence[str]) -> dict[str, str]:
+    """Active model -> the name ``paper``'s tables give it (:func:`paper_name`)."""
+    named = {name: paper_name(spec.get("paper_name"), paper, known) for name, spec in active_models(config).items()}
+    return {name: given for name, given in named.items() if given is not None}
+
+
+def check_paper_names(config: Mapping[str, Any]) -> None:
+    """Every ``models.<name>.paper_name`` names a model of the published
+    tables (:func:`authbench.published.paper_models`: of the paper it is
+    given for, else of either paper): else a :class:`ConfigError` naming
+    the known names."""
+    named = {name: spec["paper_name"] for name, spec in active_models(config).items() if "paper_name" in spec}
+    if not named:
+        return
+    from authbench.published import PAPERS, paper_models
+
+    known = {paper: paper_models(paper) for paper in PAPERS}
+    for name, given in named.items():
+        pairs = given.items() if isinstance(given, Mapping) else [(None, given)]
+        for paper, value in pairs:
+            names = known[paper] if paper else sorted({m for ms in known.values() for m in ms})
+            if value not in names:
+                key = f"models.{name}.paper_name" + (f".{paper}" if paper else "")
+                raise ConfigError(f"config key '{key}' is {value!r}, which no table of "
+                                  f"{'the ' + paper + ' paper' if paper else 'the papers'} names; known names: "
+                                  f"{', '.join(names)}")
 
 
 def check_data(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:

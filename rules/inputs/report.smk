@@ -33,6 +33,7 @@ def get_domain_report_params(wildcards):
             "categories": config["domainauth"]["categories"],
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
+            "scorecard": grid_params(config, "domainauth"),
             **secondary,
         }
     )
@@ -62,6 +63,7 @@ def get_entity_report_params(wildcards):
             "coarse_source": config["entityauth"]["coarse_source"],
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
+            "scorecard": grid_params(config, "entityauth"),
             **({"score_names": scores} if scores else {}),
         }
     )
@@ -110,6 +112,7 @@ def get_statistics_params(wildcards):
             "hard_max_delta": sampling["hard_max_delta"],
             "selfpref": sp,
             "authors": config["selfpref"]["authors"] if sp else [],
+            "scorecard": grid_params(config, "domainauth"),
         }
     )
 

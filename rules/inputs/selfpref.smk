@@ -109,5 +109,6 @@ def get_sp_report_params(wildcards):
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
             "intervals": config["intervals"],
             "seed": config["seed"],
+            "scorecard": grid_params(config, "selfpref"),
         }
     )

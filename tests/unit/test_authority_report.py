@@ -126,10 +126,11 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     from authbench.config import cells, check_config, validate_schema
     from authbench.render.catalog import plan as report_plan, report_files
     from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
+    from authbench.studies.scorecard import grid_params
 
     config = yaml.safe_load((root / "config.yaml").read_text())
     config.update(studies=["domainauth"], settings=list(settings), contexts=list(contexts), judges=list(judges),
-                  models={"m": {"engine": "instant", "model": "rehearsal"}})
+                  models={"m": {"engine": "instant", "model": "rehearsal", "paper_name": "Qwen3-8B"}})
     dom = config["domainauth"]
     dom.update(source=str(FIXTURE / "urls.csv"), text=str(FIXTURE / "texts.tsv"))
     dom["sampling"].update(SAMPLING)
@@ -149,7 +150,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
              root / f"resources/prompts/domainauth/{cell.judge}_{cell.context}.yaml", "--responses",
              d / "responses.jsonl", "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json",
              cell=cell.id, judge=cell.judge, context=cell.context, setting=cell.setting, seed=13, constrained=True,
-             cache=None, model=config["models"]["m"], expected_scores=False)
+             cache=None, model={k: v for k, v in config["models"]["m"].items() if k != "paper_name"},
+             expected_scores=False)
         manifests.append(d / "manifest.json")
         if cell.setting == "bias":
             _cli("authority-predictions", "--instances", instances, "--judgments", d / "judgments.jsonl",
@@ -167,7 +169,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
          "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
          judges=config["judges"], contexts=config["contexts"], plan=report_plan(DOMAINAUTH, config),
-         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict", judge_validity=None)
+         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict", judge_validity=None,
+         scorecard=grid_params(config, "domainauth"))
     return out, report_files(DOMAINAUTH, str(out), config)
 
 
@@ -203,6 +206,20 @@ def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
     assert len(costs) == len(list((tmp_path / "cells").rglob("manifest.json")))  # every cell costed
     empty = "written, empty: no fine or coarse list cell with a rho" in contents
     assert empty == (not {"fine", "coarse"} & set(settings))
+    # the scorecard: the instant model is Qwen3-8B; every published Qwen3-8B number of the grid's tables is matched
+    assert "| Scorecard: the papers' published numbers beside this run's | scorecard.md/.tsv | written |" in contents
+    card = pd.read_csv(out / "scorecard.tsv", sep="\t", keep_default_na=False)
+    qwen = card[card["model"] == "Qwen3-8B"]
+    reasons = set(qwen["reason"]) - {""}
+    assert all("not in the grid" in r for r in reasons), reasons
+    compared = qwen[qwen["reason"] == ""]
+    shown = {1: "fine", 9: "fine", 2: "coarse", 10: "coarse", 3: "pairs"}
+    assert set(compared["table"]) == {t for t, s in shown.items() if s in settings}
+    assert (compared["ours"] == "m").all()  # Table 8 has no Qwen3-8B row: settings [bias] compares none
+    assert set(compared["context"]) == (set(contexts) if len(compared) else set())
+    data = card[card["kind"] == "data"]  # Table 8's caption numbers, counted from the bias sample's domains
+    assert set(data["metric"]) == ({"true_mean_pagerank", "n_domains"} if "bias" in settings else set())
+    assert (data["scope"] == "sample: config domainauth.sampling bias_per_level 1, bias_per_category 1").all()
 
 
 def A_TITLE(stem):
@@ -247,7 +264,8 @@ def test_report_items_and_files():
 
     config = {"settings": ["fine"], "judges": ["point"], "expected_scores": False, "domainauth": {"secondary": None}}
     files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
-    assert files == {"metrics.tsv", "contents.md", "figures/fig3_label_distribution.png", "tables/costs.csv",
+    assert files == {"metrics.tsv", "contents.md", "scorecard.md", "scorecard.tsv",
+                     "figures/fig3_label_distribution.png", "tables/costs.csv",
                      "tables/costs.md", "figures/cost_vs_rho.png",
                      *(f"tables/table1_fine.{e}" for e in ("csv", "md", "tex"))}
     assert "fig6_bias_heatmap" not in _plan(DOMAINAUTH, ["fine"], ["point"])["skipped"]

@@ -189,3 +189,45 @@ def test_selfpref_evaluators_are_the_papers(merged):
         for name in SELFPREF_EVALUATORS:
             gen = GenerateConfig().merge(models[name].get("generate")).merge(sp[step]["generate"])
             assert (gen.temperature, gen.top_p) == (1.0, 1.0), (step, name)
+
+
+def test_every_paper_model_has_its_paper_name(merged):
+    """Each paper model maps to the row its paper's tables print (issue 21's
+    scorecard); Llama-3.1-8B-Instruct is in both papers, "LLaMA" in the
+    self-preference one."""
+    from authbench.config import paper_names
+    from authbench.published import paper_models
+
+    ab = paper_names(merged, "authoritybench", paper_models("authoritybench"))
+    sp = paper_names(merged, "selfpref", paper_models("selfpref"))
+    assert ab == {name: name for name in PAPER_MODELS}
+    assert sp == {"gpt-3.5-turbo": "GPT-3.5", "gpt-4o-mini": "GPT-4o-mini", "gemini-2.0-flash": "Gemini",
+                  "Llama-3.1-8B-Instruct": "LLaMA", "Mistral-7B-Instruct-v0.3": "Mistral"}
+    assert set(ab.values()) == set(paper_models("authoritybench"))
+
+
+@pytest.mark.parametrize("given, key", [
+    ("Qwen3-9B", "models.Qwen3-8B.paper_name"),
+    ({"selfpref": "Qwen3-8B"}, "models.Qwen3-8B.paper_name.selfpref"),
+])
+def test_a_paper_name_no_table_uses_is_a_config_error(merged, given, key):
+    from authbench.errors import ConfigError
+
+    config = copy.deepcopy(merged)
+    config["models"]["Qwen3-8B"]["paper_name"] = given
+    validate_schema(config)
+    with pytest.raises(ConfigError) as err:
+        check_config(config)
+    text = str(err.value)
+    assert f"'{key}'" in text and repr(given if isinstance(given, str) else "Qwen3-8B") in text
+    assert "known names: " in text and "GPT-3.5" in text and "Mistral" in text
+    assert ("Qwen3-14B" in text) == isinstance(given, str)  # a per-paper name lists that paper's names only
+
+
+def test_a_paper_name_of_the_wrong_type_fails_the_schema(merged):
+    from authbench.errors import ConfigError
+
+    config = copy.deepcopy(merged)
+    config["models"]["Qwen3-8B"]["paper_name"] = {"authoritybench": "Qwen3-8B", "arxiv": "x"}
+    with pytest.raises(ConfigError, match="models.Qwen3-8B.paper_name"):
+        validate_schema(config)

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from authbench.cli import main
 from authbench.records import write_jsonl, write_tsv
+from wfrun import read_tsv
 from authbench.studies import statistics as S
 from authbench.studies.authority.domains import build_domains, write_drops, write_labels
 from authbench.studies.authority.entities import build_entities, entity_item, write_entities, write_entity_drops
@@ -106,7 +107,7 @@ def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, ca
     params = ('{"written": ["table7_statistics", "table7_levels", "table7_drops"], '
               '"datasets": ["domainauth", "entityauth/songs"], "labels": [null, null], '
               '"instance_sets": [["fine", "coarse", "pairs"], ["fine"]], "easy_min_delta": 5, "hard_max_delta": 2, '
-              '"selfpref": [], "authors": []}')
+              '"selfpref": [], "authors": [], "scorecard": null}')
     args = ["benchmark-statistics", "--labels", str(built / "da_labels.tsv"), str(built / "songs_labels.tsv"),
             "--drops", str(built / "da_drops.tsv"), str(built / "songs_drops.tsv"),
             "--instances", *(str(built / f"da_{s}.jsonl") for s in ("fine", "coarse", "pairs")),
@@ -118,6 +119,12 @@ def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, ca
     csv_text = (tmp_path / "tables" / "table7_statistics.csv").read_text()
     assert "EntityAuth,Songs,Sitelinks,0-9,2000,,3,,,0,157" in csv_text
     assert not (tmp_path / "tables" / "selfpref_statistics.md").exists()
+    card = {(r["setting"], r["metric"]): r for r in read_tsv(tmp_path / "scorecard.tsv")}  # Table 7 beside the paper's
+    songs = card[("subtask=EntityAuth;domain=songs", "corpus_items")]
+    assert (songs["kind"], songs["reproduced"], songs["published"]) == ("data", "2000", "2000")
+    assert card[("subtask=EntityAuth;domain=movies", "corpus_items")]["reason"] == \
+        "dataset not in the grid (EntityAuth movies)"
+    assert (tmp_path / "scorecard.md").read_text().startswith("# Scorecard: benchmark statistics (Table 7)")
     bad = params.replace('["fine"]]', '["fine"], ["fine"]]').replace('"entityauth/songs"', '"entityauth/songs", "x"')
     assert '["fine"], ["fine"]]' in bad
     assert main(args + ["--params", bad]) == 2

@@ -78,7 +78,8 @@ def cmd_benchmark_statistics(args, params) -> None:
         start += len(n_sets)
     write_statistics(args.outdir, params["written"], Inputs(
         datasets, args.rag, params["easy_min_delta"], params["hard_max_delta"],
-        list(zip(params["selfpref"], args.sp_questions, args.sp_passages, args.sp_drops)), params["authors"]))
+        list(zip(params["selfpref"], args.sp_questions, args.sp_passages, args.sp_drops)), params["authors"],
+        params.get("scorecard")))
 
 
 COMMANDS = {

@@ -251,7 +251,8 @@ def cmd_domainauth_report(args, params) -> None:
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests, params["plan"],
                             params["category_order"], params.get("categories"), params["parse"],
-                            params["judge_validity"], grid=_grid(params, "settings", "judges", "contexts"))
+                            params["judge_validity"], grid=_grid(params, "settings", "judges", "contexts"),
+                            scorecard=params.get("scorecard"))
     if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
         from authbench.studies.authority.labels import secondary_specs
         from authbench.studies.authority.secondary import write_secondary_report
@@ -270,7 +271,8 @@ def cmd_entityauth_report(args, params) -> None:
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
                             params["plan"], params["coarse_source"], params["parse"], params["judge_validity"],
-                            grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"))
+                            grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"),
+                            scorecard=params.get("scorecard"))
 
 
 COMMANDS = {

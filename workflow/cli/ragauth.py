@@ -114,7 +114,8 @@ def cmd_report(args, params) -> None:
     if len(params["cells"]) != len(args.judgments):
         raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")
     cells = [((m, s, str(k)), read_jsonl(path)) for (m, s, k), path in zip(params["cells"], args.judgments)]
-    write_rag_report(cells, IntervalSpec.from_config(params), args.outdir, params["intervals"]["show"])
+    write_rag_report(cells, IntervalSpec.from_config(params), args.outdir, params["intervals"]["show"],
+                     params.get("scorecard"))
 
 
 COMMANDS = {

@@ -228,7 +228,8 @@ def cmd_report(args, params) -> None:
     passages = read_jsonl(args.passages)
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
                           dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
-                          spec=IntervalSpec.from_config(params), intervals=params["intervals"]["show"])
+                          spec=IntervalSpec.from_config(params), intervals=params["intervals"]["show"],
+                          scorecard=params.get("scorecard"))
 
 
 COMMANDS = {

@@ -11,7 +11,8 @@ derived from that list here:
   with its written caption (:meth:`Table.written_caption`);
 * :func:`report_entry`: an item's entry in Snakemake's ``--report``: its
   caption (a generated ``.rst`` file holding the definition's caption: a
-  caption cannot be missing), category, subcategory and labels.
+  caption cannot be missing), category, subcategory and labels; and the
+  report's ``scorecard.md`` (:data:`SCORECARD`), when it has one.
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
 config's grid has data for the item, the reason it is skipped (shown in
@@ -29,6 +30,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 TABLE_EXTS = ("csv", "md", "tex")
+# the papers' numbers beside ours (authbench.studies.scorecard): a report lists them in extra (or a table's also)
+SCORECARD = ("scorecard.md", "scorecard.tsv")
+SCORECARD_TITLE = "Scorecard: the papers' published numbers beside this run's"
+SCORECARD_CAPTION = (
+    "The papers' published numbers (resources/published/) beside the numbers this run reproduced in the same place, "
+    "in the paper's units: reproduced [95% interval], published, difference, and whether the published value lies "
+    "inside the interval; the summary line first; published numbers without a counterpart counted by reason; data "
+    "rows: counted from the data alone.")
 
 Needs = Callable[[Mapping[str, Any]], "str | None"]
 
@@ -184,6 +193,8 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
             for it in report.items if it.stem in plan["written"] and it.listed]
     rows += [(it.title, "-", f"skipped: {skipped[it.stem]}") for it in report.items if it.stem in skipped]
     rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
+    if SCORECARD[0] in report.extra:
+        rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
     head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
@@ -254,9 +265,14 @@ def report_entry(report: Report, path: str, caption_dir: str) -> dict | None:
     definition), the category (the report's name), the subcategory (tables,
     figures) and labels (study, title, and each wildcard of the path)."""
     it = find_item(report, path)
+    slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
+    if it is None and path.rsplit("/", 1)[-1] == SCORECARD[0]:
+        caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, "scorecard.rst"),
+                                   caption_rst(SCORECARD_CAPTION))
+        return {"caption": caption, "category": report.name, "subcategory": "scorecard",
+                "labels": {"study": report.name, "file": SCORECARD_TITLE}}
     if it is None:
         return None
-    slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
     caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, f"{it.kind}_{it.stem}.rst"),
                                caption_rst(it.caption))
     labels = {"study": report.name, it.kind[:-1]: it.title}

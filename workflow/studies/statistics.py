@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 from authbench.config import entity_datasets, rag_plan, selfpref_plan
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
-from authbench.render.catalog import Report, Table, builders_caption, write_tables
+from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
 from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
 from authbench.studies.authority.labels import FINE_LEVELS
 
@@ -215,7 +215,7 @@ STATISTICS = Report("Benchmark statistics", items=(
           "Table 7: overview of the AuthorityBench datasets this run built: corpus size, N=5 / N=10 lists, hard / "
           "easy pairs and the rows and items each build dropped (RAGAuth: queries and documents).", _authority,
           build=lambda x: table_statistics(x.authority, x.easy_min_delta, x.hard_max_delta),
-          caption_of=builders_caption),
+          caption_of=builders_caption, also=SCORECARD),  # Table 7's counts beside the paper's (write_statistics)
     Table("table7_levels", "Table 7 (detail): items per level",
           "Table 7 (detail): items per authority level 0-9 of each labelled corpus (DomainAuth, each EntityAuth "
           "set).", _authority, build=lambda x: table_levels(x.authority), caption_of=builders_caption),
@@ -240,6 +240,7 @@ class Inputs:
     hard_max_delta: int
     sp: Sequence[tuple] = ()
     authors: Sequence[str] = ()
+    scorecard: Mapping | None = None  # authbench.studies.scorecard.grid_params (None: no model is named)
 
     @cached_property
     def authority(self) -> list[DatasetStats]:
@@ -258,5 +259,11 @@ class Inputs:
 
 def write_statistics(outdir: str | Path, written: Sequence[str], inputs: Inputs) -> list[Path]:
     """The tables ``written`` (of :func:`authbench.render.catalog.plan` of
-    :data:`STATISTICS`) under ``outdir/tables``."""
-    return write_tables(STATISTICS, written, inputs, outdir)
+    :data:`STATISTICS`) under ``outdir/tables``; with Table 7 its scorecard
+    (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""
+    paths = write_tables(STATISTICS, written, inputs, outdir)
+    if "table7_statistics" in written:
+        from authbench.studies.scorecard import write_statistics_scorecard
+
+        paths += write_statistics_scorecard(outdir, inputs.authority, inputs.scorecard)
+    return paths

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
 from authbench.judges import JUDGE_NAMES, PAIR_JUDGES, PAIRS_SETTING_JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judges_on
-from authbench.render.catalog import Figure, Needs, Report, Table, always
+from authbench.render.catalog import SCORECARD, Figure, Needs, Report, Table, always
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 
@@ -95,7 +95,7 @@ COSTS = (
 DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%)." + FAIL_NOTE
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
-DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=COSTS, items=(
+DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", *SCORECARD), closing=COSTS, items=(
     results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "fine"), needs("fine")),
@@ -129,7 +129,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=
           also=("item_scores.tsv", "secondary.tsv")),
 ))
 
-ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv"), closing=COSTS, items=(
+ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", *SCORECARD), closing=COSTS, items=(
     results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
                   "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                   "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),

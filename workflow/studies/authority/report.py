@@ -23,6 +23,7 @@ from authbench.studies.authority.diagnostics import (DAGGER, DIAGNOSTICS, FLAGGE
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, Results
+from authbench.studies.scorecard import DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, write_authority_scorecard
 
 log = logging.getLogger("authbench")
 
@@ -178,14 +179,15 @@ def _inputs(every: pd.DataFrame, parse: str, datasets: Sequence[str], rule: Vali
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
                             manifests: Sequence[str], plan: Mapping, category_order: Sequence[str],
                             categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
-                            validity: Mapping | None = None, grid: str = "") -> None:
+                            validity: Mapping | None = None, grid: str = "", scorecard: Mapping | None = None) -> None:
     """DomainAuth's tables of ``plan`` (:func:`authbench.render.catalog.plan` of
     :data:`~authbench.studies.authority.outputs.DOMAINAUTH`: written and
     skipped stems), Figure 3, Figure 6 (with predictions), the cost table,
     metrics.tsv and contents.md (``grid``: the grid's one-line summary).
     ``categories``: the config's category rules (worded in Table 8's caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
-    config ``judge_validity`` (None: its defaults), the rule behind ``†``."""
+    config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``scorecard``: the grid
+    (:func:`authbench.studies.scorecard.grid_params`) of ``scorecard.md`` (None: no model is named)."""
     out, every = report_folder(outdir, metric_files)
     rule = ValidityRule.from_config(validity)
     pred = None
@@ -201,20 +203,21 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
                                     out / "figures" / "fig3_label_distribution.png")
     if pred is not None:
         figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png")
+    write_authority_scorecard(out, DOMAINAUTH.name, DOMAINAUTH_TABLES, inputs.metrics, scorecard, pred)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
                             plan: Mapping, coarse_source: str = "lists", parse: str = "strict",
                             validity: Mapping | None = None, grid: str = "",
-                            score_names: Mapping[str, str] | None = None) -> None:
+                            score_names: Mapping[str, str] | None = None, scorecard: Mapping | None = None) -> None:
     """EntityAuth's tables of ``plan`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
     contents.md (``plan``, ``grid``: as :func:`write_domainauth_report`'s, of
     :data:`~authbench.studies.authority.outputs.ENTITYAUTH`).
     ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
     ``parse``: the parse mode whose numbers the tables show; ``validity``:
     config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``score_names``: dataset -> what
-    its labels' score is, for Figure 3 (default sitelinks)."""
+    its labels' score is, for Figure 3 (default sitelinks); ``scorecard``: as :func:`write_domainauth_report`'s."""
     out, every = report_folder(outdir, metric_files)
     rule = ValidityRule.from_config(validity)
     inputs = _inputs(every, parse, [f"entityauth/{d}" for d in datasets], rule, coarse_source=coarse_source)
@@ -227,3 +230,4 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
     figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png",
                                            {d.capitalize(): n for d, n in (score_names or {}).items()})
+    write_authority_scorecard(out, ENTITYAUTH.name, ENTITYAUTH_TABLES, inputs.metrics, scorecard)

@@ -306,17 +306,21 @@ class Inputs:
     tags: Mapping[tuple, str]
 
 
-def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: str = "inline") -> list[Path]:
+def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: str = "inline",
+                     scorecard: Mapping | None = None) -> list[Path]:
     """``units.parquet`` (:func:`unit_frame`, read back for everything
     after), ``accuracy.tsv`` (:func:`write_accuracy`), ``comparisons.tsv/.md``
     (:func:`comparisons`), the tables of
     :data:`~authbench.studies.ragauth.outputs.RAGAUTH` (``tables/table5_ragauth``
     and ``tables/table5_topics``, ``.csv/.md/.tex``; ``intervals``: how
-    Markdown and LaTeX show the intervals) and ``contents.md`` under
-    ``outdir``; return the tables' paths."""
+    Markdown and LaTeX show the intervals), ``contents.md`` and
+    ``scorecard.md/.tsv`` (``scorecard``: the grid of
+    :func:`authbench.studies.scorecard.grid_params`; None: no model is named)
+    under ``outdir``; return the tables' paths."""
     from authbench.render.catalog import contents_md, plan, write_tables
     from authbench.render.comparisons import write_comparisons
     from authbench.studies.ragauth.outputs import RAGAUTH
+    from authbench.studies.scorecard import write_rag_scorecard
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -329,4 +333,5 @@ def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: s
     written = plan(RAGAUTH, {})  # every item is always written
     paths = write_tables(RAGAUTH, written["written"], Inputs(rows, units, spec, tags), outdir, intervals)
     (outdir / "contents.md").write_text(contents_md(RAGAUTH, written), encoding="utf-8")
+    write_rag_scorecard(outdir, rows, scorecard)
     return paths

@@ -24,8 +24,9 @@ from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
 from authbench.stats import IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF
+from authbench.studies.scorecard import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
-                                             author_order, rates_long, rerank_summary, unit_frames)
+                                             author_order, preference_rates, rates_long, rerank_summary, unit_frames)
 from authbench.studies.selfpref.tables import UNIT_OF, Intervals, raw_score_tables, style_tables
 
 
@@ -144,11 +145,14 @@ def write_selfpref_report(
     perplexity_model: str | None = None,
     spec: IntervalSpec | None = None,
     intervals: str = "inline",
+    scorecard: Mapping | None = None,
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
     (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
     ``rates.tsv`` (:func:`~authbench.studies.selfpref.rows.rates_long`), ``rerank_summary.tsv``
-    (:func:`~authbench.studies.selfpref.rows.rerank_summary`) and ``contents.md`` under ``outdir``; every
+    (:func:`~authbench.studies.selfpref.rows.rerank_summary`), ``contents.md`` and ``scorecard.md/.tsv``
+    (the paper's numbers beside these: :mod:`authbench.studies.scorecard`; ``scorecard``: its grid, None: no
+    model is named) under ``outdir``; every
     file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
     named in the captions, ``perplexity_model`` in Table 1's; ``spec`` (config
     ``intervals``; default settings without) the intervals and comparisons,
@@ -175,7 +179,10 @@ def write_selfpref_report(
     rates_path = outdir / "rates.tsv"
     _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
     summary_path = outdir / "rerank_summary.tsv"
-    _write_rows(rerank_summary(inputs.rerank_rows), summary_path, RERANK_SUMMARY_COLUMNS)
+    summary = rerank_summary(inputs.rerank_rows)
+    _write_rows(summary, summary_path, RERANK_SUMMARY_COLUMNS)
     contents = outdir / "contents.md"
     contents.write_text(contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""), encoding="utf-8")
-    return paths + [rates_path, summary_path, *compared, contents]
+    card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
+                                    preference_rates(inputs.gen_rows), inputs.self_map, scorecard)
+    return paths + [rates_path, summary_path, *compared, contents, *card]
