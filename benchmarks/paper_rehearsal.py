@@ -52,6 +52,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Mapping
 
 import yaml
 
@@ -209,6 +210,9 @@ def main(argv=None) -> None:
     ap.add_argument("--load-fixed-s", type=float, default=90.0,
                     help="vLLM start-up besides reading weights (CUDA init, graph capture, warm-up)")
     ap.add_argument("--load-gbps", type=float, default=1.0, help="weights read from the cluster filesystem, GB/s")
+    ap.add_argument("--overlay", action="append", default=[], type=Path,
+                    help="a further configfile after the rehearsal's (a reduced rehearsal, e.g. one study or model; "
+                         "the paper plan is then not the same: say so where you quote its numbers)")
     args = ap.parse_args(argv)
 
     work = Path(args.workdir).resolve()
@@ -230,7 +234,7 @@ def main(argv=None) -> None:
     config = merged_config(ROOT / args.config)
     over = overlay(config, work)
     (work / "rehearsal.yaml").write_text(yaml.safe_dump(over, sort_keys=False))
-    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml"]
+    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *map(Path.resolve, args.overlay)]
     usage = work / "usage.jsonl"
     env = {**os.environ, "AUTHBENCH_USAGE_LOG": str(usage),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -271,17 +275,47 @@ def main(argv=None) -> None:
     report(work, args)
 
 
+def analysis_layer(results: Path, by_step: Mapping[str, list[dict]]) -> None:
+    """Issue 21's analysis layer at paper counts: the per-unit Parquet files,
+    the comparisons, and the CPU time and peak RSS of the steps that compute
+    the intervals (evaluate: every cell's; the report steps: tables and
+    paired comparisons)."""
+    import pyarrow.parquet as pq
+
+    files = sorted(results.rglob("*.parquet"))
+    rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    size = sum(f.stat().st_size for f in files)
+    in_cells = [f for f in files if "/cells/" in str(f)]
+    print("Analysis layer (issue 21): per-unit records and intervals.\n")
+    print("| what | files | rows | MB |\n|---|---:|---:|---:|")
+    print(f"| per-unit Parquet, cells | {len(in_cells):,} | "
+          f"{sum(pq.ParquetFile(f).metadata.num_rows for f in in_cells):,} | "
+          f"{sum(f.stat().st_size for f in in_cells) / 1e6:,.1f} |")
+    print(f"| per-unit Parquet, all | {len(files):,} | {rows:,} | {size / 1e6:,.1f} |")
+    comparisons = sorted(results.rglob("comparisons.tsv"))
+    n_comp = sum(max(0, len(f.read_text().splitlines()) - 1) for f in comparisons)
+    print(f"| comparisons.tsv | {len(comparisons)} | {n_comp:,} | "
+          f"{sum(f.stat().st_size for f in comparisons) / 1e6:,.2f} |\n")
+    print("| steps | jobs | CPU s (sum) | CPU s per job (max) | peak RSS MB (max) |\n|---|---:|---:|---:|---:|")
+    for rule in sorted(r for r in by_step if r.endswith(("_evaluate", "_report", "_baselines"))):
+        steps = by_step[rule]
+        print(f"| {rule} | {len(steps)} | {fmt(sum(s['cpu_s'] for s in steps), 1)} | "
+              f"{fmt(max(s['cpu_s'] for s in steps), 1)} | {fmt(max(s['peak_rss_mb'] for s in steps))} |")
+    print()
+
+
 def report(work: Path, args) -> None:
     """The tables, from a finished rehearsal in ``work`` (the two plans are made again)."""
     os.chdir(work)
     config = merged_config(ROOT / args.config)
-    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml"]
+    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *map(Path.resolve, args.overlay)]
     results, cache = Path(config["results"]), Path(config["cache"])
     state = json.loads((work / "rehearsal_state.json").read_text()) if (work / "rehearsal_state.json").is_file() else {}
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     env.pop("AUTHBENCH_USAGE_LOG", None)
     t = time.perf_counter()
-    paper_plan = snakemake(work, configs[:2] + [work / "plan.yaml"], "-n", "--cores", "8", "--forceall", env=env)
+    paper_plan = snakemake(work, configs[:2] + [work / "plan.yaml"] + configs[3:], "-n", "--cores", "8", "--forceall",
+                           env=env)
     paper_dry = time.perf_counter() - t
     t = time.perf_counter()
     plan = snakemake(work, configs, "-n", "--cores", str(args.cores), "--forceall", env=env)
@@ -346,6 +380,8 @@ def report(work: Path, args) -> None:
           f"{cache_files / max(1, len(cells)):.2f} (goal <= 2). Bad cache records counted: "
           f"{sum(sum(m.get('cache_problems', {}).values()) for m in cells)}. Manifests of computed cells "
           f"whose engines are not all marked `not_a_model`: {len(not_marked)} {not_marked[:3]}.\n")
+
+    analysis_layer(results, by_step)
 
     # --- cost per prompt vs GPU hours
     models = {name: spec for name, spec in config["models"].items() if spec}
