@@ -65,7 +65,8 @@ def get_judge_params(wildcards):
 
 
 def get_evaluate_params(wildcards):
-    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting)})
+    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting),
+                  "intervals": config["intervals"]})
 
 
 def get_prediction_secondary(wildcards):
@@ -89,4 +90,5 @@ def get_baseline_instances(wildcards):
 
 
 def get_baseline_params(wildcards):
-    return _json({"dataset": wildcards.dataset, "seed": config["seed"], **_baselines(wildcards)})
+    return _json({"dataset": wildcards.dataset, "seed": config["seed"], "intervals": config["intervals"],
+                  **_baselines(wildcards)})

@@ -164,9 +164,11 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
 
 
-def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path) -> list[Path]:
+def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path,
+                 intervals: str = "inline") -> list[Path]:
     """Build and write every table of ``stems`` that has a builder, each with
-    :meth:`Table.written_caption`, under ``folder/tables``."""
+    :meth:`Table.written_caption`, under ``folder/tables`` (``intervals``:
+    config ``intervals.show``, :func:`authbench.render.tables.write_table`)."""
     from authbench.render.tables import write_table
 
     paths: list[Path] = []
@@ -174,7 +176,7 @@ def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str 
         it = report.item(stem)
         if isinstance(it, Table) and it.build is not None:
             spec = it.build(inputs)
-            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec))
+            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec), intervals)
     return paths
 
 

@@ -95,7 +95,8 @@ COSTS = (
 DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%)." + FAIL_NOTE
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
-DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=COSTS, items=(
+# comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
+DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md"), closing=COSTS, items=(
     results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "fine"), needs("fine")),
@@ -113,7 +114,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=
                   Results("pairs", "pairs"), needs("pairs", PAIRS_SETTING_JUDGES)),
     Table("table8_categories", "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
           TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
-          caption_of=lambda x, spec: x.categories_caption(TABLE8)),
+          caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
@@ -129,7 +130,8 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md"), closing=
           also=("item_scores.tsv", "secondary.tsv")),
 ))
 
-ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv"), closing=COSTS, items=(
+ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", "comparisons.tsv",
+                                          "comparisons.md"), closing=COSTS, items=(
     results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
                   "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                   "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),
