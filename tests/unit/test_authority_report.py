@@ -117,6 +117,8 @@ def _cli(*args, **params):
     assert main([*map(str, args), "--params", json.dumps(params)]) == 0
 
 
+INTERVALS = {"show": "inline", "resamples": 200, "seed": 0, "level": 0.95, "min_units": 5}  # config intervals
+
 def _domainauth_report(root, work, settings, contexts, judges=("point", "list_rank", "list_score", "pair_rank",
                                                                  "pair_score")):
     """The DomainAuth rules' chain through the CLI (engine instant: no model) on the with-text fixture, for a
@@ -139,7 +141,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     _cli("domainauth-build", "--source", dom["source"], "--labels", labels, "--drops", drops,
          **{k: dom[k] for k in ("status_filter", "text", "text_max_words", "categories")})
     _cli("domainauth-sample", "--labels", labels, "--outdir", inst, sampling=dom["sampling"], seed=13)
-    metrics, manifests, predictions = [], [], []
+    metrics, manifests, predictions, units = [], [], [], []
     for cell in cells(config):
         d = work / "cells" / cell.judge / cell.context / cell.setting
         ident = dict(dataset=cell.dataset, model=cell.model, judge=cell.judge, context=cell.context,
@@ -157,17 +159,19 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
             predictions.append(d / "predictions.tsv")
             continue
         _cli("authority-evaluate", "--instances", instances, "--judgments", d / "judgments.jsonl", "--manifest",
-             d / "manifest.json", "--metrics", d / "metrics.tsv", **ident,
-             scales=scales(config, cell.dataset, cell.setting))
+             d / "manifest.json", "--metrics", d / "metrics.tsv", "--units", d / "units.parquet", **ident,
+             scales=scales(config, cell.dataset, cell.setting), intervals=INTERVALS)
         metrics.append(d / "metrics.tsv")
+        units.append(d / "units.parquet")
     plan = baseline_plan(config, "domainauth")
-    _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", dataset="domainauth",
-         seed=13, **plan)
+    _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", "--units",
+         work / "baselines.parquet", dataset="domainauth", seed=13, intervals=INTERVALS, **plan)
     out = work / "report"
-    _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
-         "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
-         judges=config["judges"], contexts=config["contexts"], plan=report_plan(DOMAINAUTH, config),
-         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict", judge_validity=None)
+    _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--units", *units,
+         work / "baselines.parquet", "--labels", labels, "--predictions", *predictions, "--manifests", *manifests,
+         "--outdir", out, settings=config["settings"], judges=config["judges"], contexts=config["contexts"],
+         plan=report_plan(DOMAINAUTH, config), category_order=list(dom["categories"]), categories=dom["categories"],
+         parse="strict", judge_validity=None, intervals=INTERVALS)
     return out, report_files(DOMAINAUTH, str(out), config)
 
 
@@ -247,7 +251,8 @@ def test_report_items_and_files():
 
     config = {"settings": ["fine"], "judges": ["point"], "expected_scores": False, "domainauth": {"secondary": None}}
     files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
-    assert files == {"metrics.tsv", "contents.md", "figures/fig3_label_distribution.png", "tables/costs.csv",
+    assert files == {"metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md",
+                     "figures/fig3_label_distribution.png", "tables/costs.csv",
                      "tables/costs.md", "figures/cost_vs_rho.png",
                      *(f"tables/table1_fine.{e}" for e in ("csv", "md", "tex"))}
     assert "fig6_bias_heatmap" not in _plan(DOMAINAUTH, ["fine"], ["point"])["skipped"]

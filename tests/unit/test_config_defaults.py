@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NOT_CONFIG = {
     # a passage record of passages.jsonl (its variant field), not a config passage entry
     ("workflow/studies/selfpref/rows.py", 'r.get("variant", NORMAL)'),
+    # a model's generate.seed (no schema default), not intervals.seed
+    ("workflow/llm/engines/llamacpp.py", ').get("seed", 0)'),
+    ("workflow/llm/serve.py", ').get("seed") or 0'),
 }
 
 
@@ -113,7 +116,7 @@ def _value(cfg, dotted):
 
 @pytest.mark.parametrize("dotted, value", [
     ("expected_scores", True), ("parse", "strict"), ("judge_validity.min_calls", 10),
-    ("judge_validity.position_rho", 0.8), ("domainauth.text_max_words", 100), ("domainauth.secondary.bootstrap", 1000),
+    ("judge_validity.position_rho", 0.8), ("domainauth.text_max_words", 100),
     ("domainauth.label.levels", 10), ("ragauth.build.max_docs", 10), ("selfpref.rerank.retries", 0),
     ("selfpref.rerank.false_answer", "author"), ("selfpref.compare.retries", 0), ("models.m.n_ctx", 2048),
     ("models.m.threads", 2), ("models.m.gpus", 0), ("models.m.prompt_format", "completion"),

@@ -202,7 +202,8 @@ class Inputs:
         head = results.rescored if results.rescored and self.coarse_source == "rescore" else caption
         entity = self.datasets[0].startswith("entityauth/")
         units = {"pairs": "pairs", "expected": "lists or pairs"}.get(results.kind, "lists")
-        note = interval_note(spec, units, self.intervals, self.show)
+        # metrics written before issue 21 have no intervals: no claim either way
+        note = interval_note(spec, units, self.intervals if "lo" in self.metrics.columns else None, self.show)
         if not results.judges:  # the E[s] table marks nothing (its rows are not the results tables')
             return head + parse_note(spec, other, self.parse) + note
         return head + parse_note(spec, other, self.parse) + validity_note(

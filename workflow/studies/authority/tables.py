@@ -140,6 +140,7 @@ class _Lookup:
     def __init__(self, sub: pd.DataFrame):
         self._rows: dict[tuple, tuple[float, float, float]] = {}
         self._extra: dict[tuple, tuple[float, float, str]] = {}
+        self.has_intervals = "lo" in sub.columns  # metrics written before issue 21 have none
         for rec in sub.to_dict("records"):
             key = tuple(str(rec[k]) for k in self.KEY)
             val = (
@@ -219,8 +220,8 @@ def _judge_value(label: tuple, group: str, flags: set, judge: str, look: _Lookup
         flagged = (r[0], r[1] if context is None else context, judge) in flags
         return v, format_cell(v, PCT) + (DAGGER if flagged and not math.isnan(v) else "")
 
-    return Column(label, TEXT, get, group=group, interval=lambda r: look.interval(*key(r)),
-                  tag=lambda r: look.tag(*key(r)))
+    return Column(label, TEXT, get, group=group, interval=(lambda r: look.interval(*key(r))) if look.has_intervals
+                  else None, tag=lambda r: look.tag(*key(r)))
 
 
 def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
@@ -511,7 +512,7 @@ def table_categories(
 
     def _interval(r, cat, which):
         g = groups.get((r[0], r[1], cat))
-        if intervals is None or g is None:
+        if g is None:
             return math.nan, math.nan
         scored = g[g["pred"].notna()]
         x = scored["pred"] if which == "pred" else scored["pred"] - scored["level"]
@@ -526,9 +527,9 @@ def table_categories(
     for raw, cat in zip(categories_order, cats):
         head = labels.get(raw, CATEGORY_HEADERS.get(cat, str(raw)))
         cols.append(Column((head, "Pred"), NUM, lambda r, c=cat: _stat(r, c, "pred"),
-                           interval=lambda r, c=cat: _interval(r, c, "pred")))
+                           interval=(lambda r, c=cat: _interval(r, c, "pred")) if intervals else None))
         cols.append(Column((head, "Bias"), SIGNED, lambda r, c=cat: _stat(r, c, "bias"),
-                           interval=lambda r, c=cat: _interval(r, c, "bias")))
+                           interval=(lambda r, c=cat: _interval(r, c, "bias")) if intervals else None))
         cols.append(Column((head, "N"), COUNT, lambda r, c=cat: _stat(r, c, "n")))
     cols.append(Column(("", "unscored"), COUNT, _unscored))
 
@@ -621,7 +622,8 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
             return got[2] if got and not math.isnan(cell(r, setting, difficulty, metric)) else ""
 
         label = (setting, {"rho": RHO, "tau": TAU}[metric]) if metric != "acc" else ("pairs", f"{difficulty} acc")
-        return Column(label, PCT, lambda r: cell(r, setting, difficulty, metric), interval=bounds, tag=tag)
+        return Column(label, PCT, lambda r: cell(r, setting, difficulty, metric),
+                      interval=bounds if "lo" in metrics.columns else None, tag=tag)
 
     cols: list[Column] = []
     for setting, label in _LIST_SETTINGS:
