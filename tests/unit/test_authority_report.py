@@ -207,6 +207,15 @@ def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
     assert len(costs) == len(list((tmp_path / "cells").rglob("manifest.json")))  # every cell costed
     empty = "written, empty: no fine or coarse list cell with a rho" in contents
     assert empty == (not {"fine", "coarse"} & set(settings))
+    # issue 21: every metric row's interval, the paired comparisons of the cells' units, listed in contents.md
+    from authbench.render.comparisons import COLUMNS
+
+    metrics = pd.read_csv(out / "metrics.tsv", sep="\t")
+    assert {"lo", "hi"} <= set(metrics.columns)
+    comparisons = pd.read_csv(out / "comparisons.tsv", sep="\t", keep_default_na=False)
+    assert tuple(comparisons.columns) == COLUMNS
+    assert f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, " in contents
+    assert (len(comparisons) > 0) == (settings != ["bias"])
 
 
 def A_TITLE(stem):
