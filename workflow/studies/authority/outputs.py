@@ -119,7 +119,8 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
     Figure("fig6_bias_heatmap", "Figure 6: PointJudge bias per PageRank level",
-           "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level.",
+           "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level; beneath each value its 95% "
+           "bootstrap interval over the level's scored items (none with fewer than intervals.min_units).",
            needs("bias", judges_on("bias")), listed=False),
     # written by the secondary-label step (authbench.studies.authority.secondary.write_secondary_report)
     Table("secondary_labels", "Secondary labels: judge scores vs. each secondary label",

@@ -263,7 +263,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
                                     out / "figures" / "fig3_label_distribution.png")
     if pred is not None:
-        figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png")
+        figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png", intervals)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
