@@ -1,7 +1,7 @@
 # AuthorityBench judge cells and their evaluation: one job per cell (dataset x
 # model x judge x context x setting). Its prompt template is an input, so
 # editing one template reruns exactly the cells that read it. Parsed judgments
-# -> metric rows per cell; per-item predictions (bias analysis, secondary labels);
+# -> metric rows per cell and their units (units.parquet); per-item predictions (bias analysis, secondary labels);
 # non-LLM baseline rows.
 
 
@@ -70,7 +70,8 @@ rule authority_evaluate:
         manifest=f"{CELL}/manifest.json",
         template=get_template,  # its example reply: the judge-validity diagnostic example_copy
     output:
-        f"{CELL}/metrics.tsv",
+        metrics=f"{CELL}/metrics.tsv",
+        units=f"{CELL}/units.parquet",
     log:
         f"{LOGS}/{{dataset}}/evaluate/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     conda:
@@ -79,7 +80,7 @@ rule authority_evaluate:
         p=get_evaluate_params,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
-        "--manifest {input.manifest} --template {input.template} --metrics {output} --params {params.p:q} 2> {log}"
+        "--manifest {input.manifest} --template {input.template} --metrics {output.metrics} --units {output.units} --params {params.p:q} 2> {log}"
 
 
 # Per-item scores of a cell (Table 8 reads the PointJudge bias cells'; with
@@ -107,7 +108,8 @@ rule authority_baselines:
     input:
         get_baseline_instances,
     output:
-        P.baselines("{dataset}"),
+        metrics=P.baselines("{dataset}"),
+        units=P.baseline_units("{dataset}"),
     log:
         f"{LOGS}/{{dataset}}/baselines.log",
     conda:
@@ -116,5 +118,5 @@ rule authority_baselines:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output} "
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output.metrics} --units {output.units} "
         "--params {params.p:q} 2> {log}"

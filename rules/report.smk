@@ -13,6 +13,7 @@ rule domainauth_report:
     input:
         metrics=get_domain_metrics,
         baselines=P.baselines("domainauth"),
+        units=get_domain_units,
         labels=P.labels("domainauth"),
         predictions=get_point_predictions,
         item_predictions=get_secondary_predictions,
@@ -28,7 +29,8 @@ rule domainauth_report:
         outdir=outdir,
         item_predictions=secondary_predictions_arg,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --labels {input.labels} "
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --units {input.units} "
+        "--labels {input.labels} "
         "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
 
@@ -47,7 +49,7 @@ rule entityauth_report:
         outdir=outdir,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
-        "--labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "--units {input.units} --labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 # Table 7 (benchmark statistics) from the built datasets of every study: no

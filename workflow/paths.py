@@ -95,6 +95,9 @@ class Layout:
     def baselines(self, dataset: str) -> str:
         return f"{self.root}/{dataset}/baselines/metrics.tsv"
 
+    def baseline_units(self, dataset: str) -> str:  # the units behind the baselines' metric rows
+        return f"{self.root}/{dataset}/baselines/units.parquet"
+
     def secondary(self) -> str:  # DomainAuth's secondary label columns
         return f"{self.root}/domainauth/secondary.tsv"
 

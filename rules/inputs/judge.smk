@@ -62,7 +62,8 @@ def get_judge_params(wildcards):
 
 def get_evaluate_params(wildcards):
     return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting),
-                  "near_constant": config["judge_validity"]["near_constant"]})
+                  "near_constant": config["judge_validity"]["near_constant"],
+                  "intervals": config["intervals"], "seed": config["seed"]})
 
 
 def get_prediction_secondary(wildcards):
@@ -86,4 +87,5 @@ def get_baseline_instances(wildcards):
 
 
 def get_baseline_params(wildcards):
-    return _json({"dataset": wildcards.dataset, "seed": config["seed"], **_baselines(wildcards)})
+    return _json({"dataset": wildcards.dataset, "seed": config["seed"], "intervals": config["intervals"],
+                  **_baselines(wildcards)})

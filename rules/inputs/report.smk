@@ -4,6 +4,11 @@ def get_domain_metrics(wildcards):
     return P.cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
 
 
+def get_domain_units(wildcards):  # the paired comparisons read every cell's and the baselines' units
+    cells = (c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias")
+    return P.cell_files(cells, "units.parquet") + [P.baseline_units("domainauth")]
+
+
 def get_domain_manifests(wildcards):
     return P.cell_files((c for c in CELLS if c.dataset == "domainauth"), "manifest.json")
 
@@ -34,6 +39,8 @@ def get_domain_report_params(wildcards):
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
             "scorecard": grid_params(config, "domainauth"),
+            "intervals": config["intervals"],
+            "seed": config["seed"],
             **secondary,
         }
     )
@@ -44,6 +51,7 @@ def get_entity_report_inputs(wildcards):
     return {
         "metrics": P.cell_files(entity_cells, "metrics.tsv"),
         "baselines": [P.baselines(d) for d in ENTITY_DATASETS],
+        "units": P.cell_files(entity_cells, "units.parquet") + [P.baseline_units(d) for d in ENTITY_DATASETS],
         "labels": [P.labels(d) for d in ENTITY_DATASETS],
         "reuse": [P.reuse(d) for d in ENTITY_DATASETS],
         "manifests": P.cell_files(entity_cells, "manifest.json"),
@@ -64,6 +72,8 @@ def get_entity_report_params(wildcards):
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
             "scorecard": grid_params(config, "entityauth"),
+            "intervals": config["intervals"],
+            "seed": config["seed"],
             **({"score_names": scores} if scores else {}),
         }
     )

@@ -117,6 +117,8 @@ def _cli(*args, **params):
     assert main([*map(str, args), "--params", json.dumps(params)]) == 0
 
 
+INTERVALS = {"show": "inline", "resamples": 200, "level": 0.95, "min_units": 5}  # config intervals
+
 def _domainauth_report(root, work, settings, contexts, judges=("point", "list_rank", "list_score", "pair_rank",
                                                                  "pair_score")):
     """The DomainAuth rules' chain through the CLI (engine instant: no model) on the with-text fixture, for a
@@ -140,7 +142,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     _cli("domainauth-build", "--source", dom["source"], "--labels", labels, "--drops", drops,
          **{k: dom[k] for k in ("status_filter", "text", "text_max_words", "categories")})
     _cli("domainauth-sample", "--labels", labels, "--outdir", inst, sampling=dom["sampling"], seed=13)
-    metrics, manifests, predictions = [], [], []
+    metrics, manifests, predictions, units = [], [], [], []
     for cell in cells(config):
         d = work / "cells" / cell.judge / cell.context / cell.setting
         ident = dict(dataset=cell.dataset, model=cell.model, judge=cell.judge, context=cell.context,
@@ -159,18 +161,20 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
             predictions.append(d / "predictions.tsv")
             continue
         _cli("authority-evaluate", "--instances", instances, "--judgments", d / "judgments.jsonl", "--manifest",
-             d / "manifest.json", "--metrics", d / "metrics.tsv", **ident,
-             scales=scales(config, cell.dataset, cell.setting), near_constant=config["judge_validity"]["near_constant"])
+             d / "manifest.json", "--metrics", d / "metrics.tsv", "--units", d / "units.parquet", **ident,
+             scales=scales(config, cell.dataset, cell.setting), near_constant=config["judge_validity"]["near_constant"],
+             intervals=INTERVALS, seed=0)
         metrics.append(d / "metrics.tsv")
+        units.append(d / "units.parquet")
     plan = baseline_plan(config, "domainauth")
-    _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", dataset="domainauth",
-         seed=13, **plan)
+    _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", "--units",
+         work / "baselines.parquet", dataset="domainauth", seed=13, intervals=INTERVALS, **plan)
     out = work / "report"
-    _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--labels", labels,
-         "--predictions", *predictions, "--manifests", *manifests, "--outdir", out, settings=config["settings"],
-         judges=config["judges"], contexts=config["contexts"], plan=report_plan(DOMAINAUTH, config),
-         category_order=list(dom["categories"]), categories=dom["categories"], parse="strict", judge_validity=None,
-         scorecard=grid_params(config, "domainauth"))
+    _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--units", *units,
+         work / "baselines.parquet", "--labels", labels, "--predictions", *predictions, "--manifests", *manifests,
+         "--outdir", out, settings=config["settings"], judges=config["judges"], contexts=config["contexts"],
+         plan=report_plan(DOMAINAUTH, config), category_order=list(dom["categories"]), categories=dom["categories"],
+         parse="strict", judge_validity=None, scorecard=grid_params(config, "domainauth"), intervals=INTERVALS, seed=0)
     return out, report_files(DOMAINAUTH, str(out), config)
 
 
@@ -220,6 +224,15 @@ def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
     data = card[card["kind"] == "data"]  # Table 8's caption numbers, counted from the bias sample's domains
     assert set(data["metric"]) == ({"true_mean_pagerank", "n_domains"} if "bias" in settings else set())
     assert (data["scope"] == "sample: config domainauth.sampling bias_per_level 1, bias_per_category 1").all()
+    # issue 21: every metric row's interval, the paired comparisons of the cells' units, listed in contents.md
+    from authbench.render.comparisons import COLUMNS
+
+    metrics = pd.read_csv(out / "metrics.tsv", sep="\t")
+    assert {"lo", "hi"} <= set(metrics.columns)
+    comparisons = pd.read_csv(out / "comparisons.tsv", sep="\t", keep_default_na=False)
+    assert tuple(comparisons.columns) == COLUMNS
+    assert f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, " in contents
+    assert (len(comparisons) > 0) == (settings != ["bias"])
 
 
 def A_TITLE(stem):
@@ -264,7 +277,7 @@ def test_report_items_and_files():
 
     config = {"settings": ["fine"], "judges": ["point"], "expected_scores": False, "domainauth": {"secondary": None}}
     files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
-    assert files == {"metrics.tsv", "contents.md", "scorecard.md", "scorecard.tsv",
+    assert files == {"metrics.tsv", "contents.md", "scorecard.md", "scorecard.tsv", "comparisons.tsv", "comparisons.md",
                      "figures/fig3_label_distribution.png", "tables/costs.csv",
                      "tables/costs.md", "figures/cost_vs_rho.png",
                      *(f"tables/table1_fine.{e}" for e in ("csv", "md", "tex"))}

@@ -113,7 +113,7 @@ def _value(cfg, dotted):
 
 @pytest.mark.parametrize("dotted, value", [
     ("expected_scores", True), ("parse", "strict"), ("judge_validity.min_calls", 10),
-    ("judge_validity.position_rho", 0.8), ("domainauth.text_max_words", 100), ("domainauth.secondary.bootstrap", 1000),
+    ("judge_validity.position_rho", 0.8), ("domainauth.text_max_words", 100),
     ("domainauth.label.levels", 10), ("ragauth.build.max_docs", 10), ("selfpref.rerank.retries", 0),
     ("selfpref.rerank.false_answer", "author"), ("selfpref.compare.retries", 0), ("models.m.n_ctx", 2048),
     ("models.m.threads", 2), ("models.m.gpus", 0), ("models.m.prompt_format", "completion"),

@@ -515,8 +515,9 @@ def test_demo_data_path_with_the_instant_engine(root, tmp_path):
                 write_jsonl(judged([(r["request_id"], fmt, 5, demo[judge]) for r in rows]), d / "judgments.jsonl")
             cli("authority-evaluate", "--instances", tmp_path / f"inst/{setting}.jsonl", "--judgments",
                 d / "judgments.jsonl", "--manifest", d / "manifest.json", "--template", template, "--metrics",
-                d / "metrics.tsv", dataset="domainauth", model=model, judge=judge, context="wo_text",
-                setting=setting, scales=[setting], near_constant=cfg["judge_validity"]["near_constant"])
+                d / "metrics.tsv", "--units", d / "units.parquet", dataset="domainauth", model=model, judge=judge,
+                context="wo_text", setting=setting, scales=[setting], near_constant=cfg["judge_validity"]["near_constant"],
+                intervals={"show": "inline", "resamples": 100, "level": 0.95, "min_units": 5}, seed=0)
             got = pd.read_csv(d / "metrics.tsv", sep="\t")
             strict = got[got["parse"] == "strict"]
             flags.update(flagged_cells(strict, ValidityRule.from_config(cfg["judge_validity"])))

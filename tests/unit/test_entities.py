@@ -321,6 +321,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     config["studies"], config["judges"] = ["entityauth"], ["pair_score"]
     config["entityauth"]["datasets"] = {"songs": config["entityauth"]["datasets"]["songs"]}
     grid = cells(config)
+    intervals = {"show": "inline", "resamples": 100, "level": 0.95, "min_units": 5}  # config intervals
     assert [(c.dataset, c.setting) for c in grid if c.model == "gemma3-270m"] == (
         [("entityauth/songs", "fine"), ("entityauth/songs", "coarse")] if coarse_source == "lists"
         else [("entityauth/songs", "fine")])
@@ -339,9 +340,9 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
              judge="pair_score", context="wo_text", setting=cell.setting, seed=13, constrained=True, cache=None,
              model=model, expected_scores=False)
         _cli("authority-evaluate", "--instances", inst / f"{cell.setting}.jsonl", "--judgments", d / "judgments.jsonl",
-             "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", dataset=cell.dataset, model=cell.model,
-             judge="pair_score", context="wo_text", setting=cell.setting,
-             scales=scales(config, cell.dataset, cell.setting), near_constant=0.9)
+             "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", "--units", d / "units.parquet",
+             dataset=cell.dataset, model=cell.model, judge="pair_score", context="wo_text", setting=cell.setting,
+             scales=scales(config, cell.dataset, cell.setting), near_constant=0.9, intervals=intervals, seed=0)
         metrics.append(d / "metrics.tsv")
         manifests.append(d / "manifest.json")
     n_calls = [json.loads(m.read_text())["n_calls"] for m in manifests]
@@ -363,10 +364,11 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
         expected = main[("coarse", 2)]
         assert expected == pytest.approx(rescored[0])
     out = tmp_path / "report"
-    _cli("entityauth-report", "--metrics", *metrics, "--labels", labels, "--reuse", inst / "reuse.tsv",
+    _cli("entityauth-report", "--metrics", *metrics, "--units", *(m.with_name("units.parquet") for m in metrics),
+         "--labels", labels, "--reuse", inst / "reuse.tsv",
          "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
          plan=plan(ENTITYAUTH, {"judges": ["pair_score"], "expected_scores": False}), coarse_source=coarse_source,
-         parse="strict", judge_validity=None)
+         parse="strict", judge_validity=None, intervals=intervals, seed=0)
     table = pd.read_csv(out / "tables" / "table6_coarse.csv")
     assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"
     rho = [c for c in table.columns if c.startswith("PairJudge") and "PointScore" in c and c.endswith("ρ")]

@@ -424,6 +424,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
     from wfrun import read_tsv
 
     config = yaml.safe_load((root / "config.yaml").read_text())
+    intervals = {"show": "inline", "resamples": 100, "level": 0.95, "min_units": 5}  # config intervals
     da = config["domainauth"]
     labels, inst = tmp_path / "labels.tsv", tmp_path / "instances"
     _cli("domainauth-build", "--source", root / da["source"], "--labels", labels, "--drops", tmp_path / "drops.tsv",
@@ -442,13 +443,15 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
                  cell=f"domainauth/m/{judge}/wo_text/{setting}", judge=judge, context="wo_text", setting=setting,
                  seed=13, constrained=True, cache=None, model=model, expected_scores=flag)
             _cli("authority-evaluate", "--instances", inst / f"{setting}.jsonl", "--judgments", d / "judgments.jsonl",
-                 "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", dataset="domainauth", model="m",
-                 judge=judge, context="wo_text", setting=setting, scales=[setting], near_constant=0.9)
+                 "--manifest", d / "manifest.json", "--metrics", d / "metrics.tsv", "--units", d / "units.parquet",
+                 dataset="domainauth", model="m", judge=judge, context="wo_text", setting=setting, scales=[setting],
+                 near_constant=0.9, intervals=intervals, seed=0)
             metrics.append(d / "metrics.tsv")
             manifests.append(d / "manifest.json")
         report = tmp_path / str(flag) / "report"
-        _cli("domainauth-report", "--metrics", *metrics, "--labels", labels, "--manifests", *manifests,
-             "--outdir", report, settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
+        _cli("domainauth-report", "--metrics", *metrics, "--units", *(m.with_name("units.parquet") for m in metrics),
+             "--labels", labels, "--manifests", *manifests, "--outdir", report, intervals=intervals, seed=0,
+             settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
              plan=plan(DOMAINAUTH, {"settings": ["fine", "pairs"], "judges": ["point", "list_score", "pair_score"],
                                     "expected_scores": flag, "domainauth": {"secondary": None}}),
              category_order=list(da["categories"]), categories=da["categories"], parse="strict", judge_validity=None)

@@ -79,6 +79,14 @@ def test_bias_matrix_values(pred):
     expected.loc["m2 (w/o)", 2] = ((1 - 2) + (4 - 2) + (0 - 2)) / 3  # -1/3
     pd.testing.assert_frame_equal(mat, expected, check_names=False)
     assert np.isnan(mat.loc["m1 (w/o)", 5])  # only an unscored item at level 5
+    # issue 21: the bounds of each mean's bootstrap interval over its items (blank with too few)
+    from authbench.stats import IntervalSpec
+
+    spec = IntervalSpec(resamples=200, seed=1, min_units=3)
+    lo, hi = F.bias_matrix(pred, spec, 0), F.bias_matrix(pred, spec, 1)
+    assert lo.loc["m2 (w/o)", 2] <= mat.loc["m2 (w/o)", 2] <= hi.loc["m2 (w/o)", 2]
+    assert lo.loc["m2 (w/o)", 2] < hi.loc["m2 (w/o)", 2]
+    assert lo.drop(index="m2 (w/o)").isna().all().all() and lo.loc["m2 (w/o)"].notna().sum() == 1  # < 3 items
 
 
 def test_bias_matrix_rejects_bad_input(pred):

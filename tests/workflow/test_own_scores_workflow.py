@@ -40,8 +40,8 @@ def run(tmp_path_factory):
     # the test's own overlay: no model (instant replies), fewer lists and resamples
     fast = {"models": {"gemma3-270m": {"engine": "instant"}, "qwen2.5-coder-0.5b": None},
             "cache": None,
-            "domainauth": {"secondary": {"bootstrap": 200},
-                           "sampling": {"fine_lists": 2, "coarse_lists": 2, "easy_pairs": 3, "hard_pairs": 3}},
+            "intervals": {"resamples": 200},
+            "domainauth": {"sampling": {"fine_lists": 2, "coarse_lists": 2, "easy_pairs": 3, "hard_pairs": 3}},
             "settings": ["fine", "bias"]}
     (work / "fast.yaml").write_text(yaml.safe_dump(fast))
     proc = snakemake(work, "--cores", "2", overlays=[OVERLAY, work / "fast.yaml"], timeout=600)

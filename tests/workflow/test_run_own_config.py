@@ -26,7 +26,7 @@ def test_jobs_use_the_interpreter_running_snakemake_not_python_on_path(tmp_path)
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     fast = {"models": {"gemma3-270m": {"engine": "instant"}, "qwen2.5-coder-0.5b": None}, "cache": None,
-            "judges": ["point"], "settings": ["bias"], "domainauth": {"secondary": {"bootstrap": 50}}}
+            "judges": ["point"], "settings": ["bias"], "intervals": {"resamples": 100}}
     (work / "fast.yaml").write_text(yaml.safe_dump(fast))
     # the first `python` on PATH lacks the package (as the system one in a new shell) and says when it is run
     called = tmp_path / "python_on_path_was_run"

@@ -160,8 +160,10 @@ def cmd_judge(args, params) -> None:
 def _metric_columns() -> list[str]:
     from authbench.studies.authority.evaluate import METRIC_COLUMNS
 
-    # expected_fallback_rate: E[s] rows only (share of score slots without a distribution)
-    return [*METRIC_COLUMNS, "parse", "n_calls", "expected_fallback_rate"]
+    # lo / hi: the row's 95% interval over its units; expected_fallback_rate: E[s] rows only (share of score
+    # slots without a distribution)
+    at = METRIC_COLUMNS.index("value") + 1
+    return [*METRIC_COLUMNS[:at], "lo", "hi", *METRIC_COLUMNS[at:], "parse", "n_calls", "expected_fallback_rate"]
 
 
 def cmd_evaluate(args, params) -> None:
@@ -171,10 +173,14 @@ def cmd_evaluate(args, params) -> None:
     include ``example_copy``; ``near_constant`` (config
     ``judge_validity.near_constant``) is the share of a list's items on one
     score that makes the list near-constant. Score judges with E[s] in their
-    judgments get their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`)."""
+    judgments get their E[s] rows too (:func:`authbench.studies.authority.evaluate.evaluate_expected`).
+    Every row's units go to ``--units`` (Parquet) and its interval over them to
+    the row's ``lo`` / ``hi``."""
     from authbench.llm.expected import fallback_rate
+    from authbench.stats import IntervalSpec
     from authbench.studies.authority.diagnostics import cell_diagnostics
-    from authbench.studies.authority.evaluate import PARSE_MODES, evaluate_cell, evaluate_expected
+    from authbench.studies.authority.evaluate import (PARSE_MODES, evaluate_cell, evaluate_expected, with_intervals,
+                                                      write_units)
     from authbench.studies.authority.prompts import load_template
 
     instances = read_jsonl(args.instances)
@@ -182,24 +188,27 @@ def cmd_evaluate(args, params) -> None:
     summary = json.loads(Path(args.manifest).read_text())
     template = load_template(args.template) if args.template else None
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
-    rows = [
-        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
-         "n_calls": summary["n_calls"]}
-        for mode in PARSE_MODES
-        for scale in params["scales"]  # authbench.studies.authority.outputs.scales (rules/common.smk)
-        for row in (evaluate_cell(params["judge"], scale, instances, judgments, mode)
-                    + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template,
-                                       params["near_constant"]))
-    ]
+    rows, units = [], []
+    for mode in PARSE_MODES:
+        for scale in params["scales"]:  # authbench.studies.authority.outputs.scales (rules/common.smk)
+            mine: list[dict] = []
+            rows += [{**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+                      "n_calls": summary["n_calls"]}
+                     for row in (evaluate_cell(params["judge"], scale, instances, judgments, mode, mine)
+                                 + cell_diagnostics(params["judge"], scale, instances, judgments, mode, template,
+                                                                   params["near_constant"]))]
+            units += [{**ident, **u, "parse": mode} for u in mine]
     fallback = fallback_rate(judgments)
-    rows += [
-        {**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
-         "n_calls": summary["n_calls"], "expected_fallback_rate": fallback}
-        for mode in PARSE_MODES
-        for scale in params["scales"]
-        for row in evaluate_expected(params["judge"], scale, instances, judgments, mode)
-    ]
-    write_tsv(rows, args.metrics, _metric_columns())
+    for mode in PARSE_MODES:
+        for scale in params["scales"]:
+            mine = []
+            rows += [{**ident, **row, "parse_failure_rate": summary["parse_failure_rate"], "parse": mode,
+                      "n_calls": summary["n_calls"], "expected_fallback_rate": fallback}
+                     for row in evaluate_expected(params["judge"], scale, instances, judgments, mode, mine)]
+            units += [{**ident, **u, "parse": mode} for u in mine]
+    write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics,
+              _metric_columns())
+    write_units(units, args.units)
 
 
 def cmd_predictions(args, params) -> None:
@@ -223,9 +232,11 @@ def cmd_predictions(args, params) -> None:
 
 
 def cmd_baselines(args, params) -> None:
-    from authbench.studies.authority.evaluate import baseline_scorer, evaluate_scores
+    """The baselines' metric rows (with intervals) and their units (``--units``)."""
+    from authbench.stats import IntervalSpec
+    from authbench.studies.authority.evaluate import baseline_scorer, evaluate_scores, with_intervals, write_units
 
-    rows = []  # params carry authbench.studies.authority.outputs.baseline_plan (rules/common.smk)
+    rows, units = [], []  # params carry authbench.studies.authority.outputs.baseline_plan (rules/common.smk)
     for name, spec in params["baselines"].items():
         if not spec:
             continue
@@ -233,10 +244,14 @@ def cmd_baselines(args, params) -> None:
         for setting, scale in params["evaluations"]:
             instances = read_jsonl(Path(args.instances_dir) / f"{setting}.jsonl")
             for context in params["contexts"]:
-                for row in evaluate_scores(scale, "point", instances, scorer):
-                    rows.append({"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context,
-                                 **row, "parse_failure_rate": 0.0, "parse": "", "n_calls": 0})  # nothing parsed
-    write_tsv(rows, args.metrics, _metric_columns())
+                ident = {"benchmark": params["dataset"], "model": f"baseline:{name}", "context": context}
+                mine: list[dict] = []
+                rows += [{**ident, **row, "parse_failure_rate": 0.0, "parse": "", "n_calls": 0}  # nothing parsed
+                         for row in evaluate_scores(scale, "point", instances, scorer, mine)]
+                units += [{**ident, **u, "parse": ""} for u in mine]
+    write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics,
+              _metric_columns())
+    write_units(units, args.units)
 
 
 def _grid(params, *keys) -> str:
@@ -247,12 +262,14 @@ def _grid(params, *keys) -> str:
 def cmd_domainauth_report(args, params) -> None:
     """``params["plan"]``: the tables the config produces (rules/common.smk:
     :func:`authbench.render.catalog.plan` of DOMAINAUTH)."""
+    from authbench.stats import IntervalSpec
     from authbench.studies.authority.report import write_domainauth_report
 
     write_domainauth_report(args.outdir, args.metrics, args.labels, args.predictions, args.manifests, params["plan"],
                             params["category_order"], params.get("categories"), params["parse"],
                             params["judge_validity"], grid=_grid(params, "settings", "judges", "contexts"),
-                            scorecard=params.get("scorecard"))
+                            scorecard=params.get("scorecard"), units=args.units,
+                            intervals=IntervalSpec.from_config(params), show=params["intervals"]["show"])
     if params.get("secondary"):  # the secondary-label table (authbench.studies.authority.secondary)
         from authbench.studies.authority.labels import secondary_specs
         from authbench.studies.authority.secondary import write_secondary_report
@@ -262,17 +279,19 @@ def cmd_domainauth_report(args, params) -> None:
                              "given (no cell of this config gives per-item scores)")
         write_secondary_report(args.outdir, args.item_predictions,
                                secondary_specs(params["secondary"], "domainauth.secondary"),
-                               int(params["secondary"]["bootstrap"]), params["seed"], params["parse"])
+                               int(params["intervals"]["resamples"]), params["seed"], params["parse"])
 
 
 def cmd_entityauth_report(args, params) -> None:
     """``params["plan"]``: as :func:`cmd_domainauth_report`'s (of ENTITYAUTH)."""
+    from authbench.stats import IntervalSpec
     from authbench.studies.authority.report import write_entityauth_report
 
     write_entityauth_report(args.outdir, args.metrics, params["datasets"], args.labels, args.reuse, args.manifests,
                             params["plan"], params["coarse_source"], params["parse"], params["judge_validity"],
                             grid=_grid(params, "datasets", "judges"), score_names=params.get("score_names"),
-                            scorecard=params.get("scorecard"))
+                            scorecard=params.get("scorecard"), units=args.units,
+                            intervals=IntervalSpec.from_config(params), show=params["intervals"]["show"])
 
 
 COMMANDS = {
@@ -283,10 +302,10 @@ COMMANDS = {
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
                                     "manifest", "threads?"]),
-    "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics"]),
+    "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics", "units"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "secondary?", "predictions"]),
-    "authority-baselines": (cmd_baselines, ["instances_dir", "metrics"]),
-    "domainauth-report": (cmd_domainauth_report, ["metrics+", "labels", "predictions*", "item_predictions*",
+    "authority-baselines": (cmd_baselines, ["instances_dir", "metrics", "units"]),
+    "domainauth-report": (cmd_domainauth_report, ["metrics+", "units+", "labels", "predictions*", "item_predictions*",
                                                   "manifests+", "outdir"]),
-    "entityauth-report": (cmd_entityauth_report, ["metrics+", "labels+", "reuse+", "manifests+", "outdir"]),
+    "entityauth-report": (cmd_entityauth_report, ["metrics+", "units+", "labels+", "reuse+", "manifests+", "outdir"]),
 }

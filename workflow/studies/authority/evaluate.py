@@ -28,17 +28,28 @@ Policies (docs/decisions.md):
   where the engine gave no distribution) under the same rules, as derivations
   of their own (:func:`expected_derivation`: ``expected``,
   ``average_expected``, ``bubble_expected``), so the argmax rows are unchanged.
+* Units (issue 21): every metric row is the mean over its units, one per list
+  (ρ, τ) or pair (accuracy: 1.0 correct, 0.0 wrong); ``units`` (a list given
+  to :func:`evaluate_cell` / :func:`evaluate_scores`) collects them with
+  their details (:data:`UNIT_COLUMNS`, written as ``units.parquet``), and
+  :func:`with_intervals` adds each row's bootstrap interval over them.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
 
 from authbench.errors import InputError
 from authbench.judges import SCORE_JUDGES
 from authbench.net import tld_prior_score
+from authbench.records import is_missing
 from authbench.seeding import rng
+from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority import metrics as M
 from authbench.studies.authority import ranking as R
 from authbench.studies.authority.sampling import item_key
@@ -59,6 +70,18 @@ METRIC_COLUMNS = (
     "n_constant",
     "parse_failure_rate",
 )
+# The units behind the metric rows (units.parquet: the evaluate and baseline
+# commands write them; the reports' intervals and paired comparisons read
+# them): the row's identity, the unit (the instance id of a list or pair) and
+# its value (ρ or τ of the list; 1.0 / 0.0 for a correct / wrong pair), then
+# JSON details: the item keys in presentation order (pairs: A then B), their
+# true levels and the predictions (a list's predicted values; a pair's A and B
+# scores, or its choice), the status (lists: ok / constant; pairs: correct /
+# wrong / tie / unparsed) and the item shown as A (pairs).
+UNIT_COLUMNS = ("benchmark", "model", "context", "setting", "judge", "derivation", "difficulty", "metric", "parse",
+                "unit", "value", "items", "truth", "pred", "status", "a_item")
+# what identifies a metric row and its units (with_intervals)
+ROW_KEY = ("benchmark", "model", "context", "setting", "judge", "derivation", "difficulty", "metric", "parse")
 # PointJudge point predictions (Table 8, Figure 6).
 PRED_COLUMNS = ("model", "context", "domain", "level", "pred", "category")
 
@@ -111,34 +134,70 @@ def _row(setting: str, judge: str, derivation: str, difficulty: str, metric: str
             "metric": metric, "value": value, "n": n, "n_constant": n_constant}
 
 
-def _list_rows(setting: str, judge: str, derivation: str, pairs: list[tuple[list, list]]) -> list[dict]:
-    res = M.mean_list_correlation(pairs)
+def _json(values) -> str:
+    return json.dumps(list(values), default=lambda v: v.item() if hasattr(v, "item") else str(v))
+
+
+def _list_rows(setting: str, judge: str, derivation: str, insts: Sequence[Mapping], pairs: list[tuple[list, list]],
+               units: list | None = None) -> list[dict]:
+    """ρ and τ rows of lists ``pairs`` (true levels, predicted values) of
+    ``insts``; their per-list units appended to ``units``."""
+    per_list: list[dict] = []
+    res = M.mean_list_correlation(pairs, per_list)
+    if units is not None:
+        for inst, (truth, pred), r in zip(insts, pairs, per_list, strict=True):
+            detail = {"unit": inst["instance_id"], "items": _json(item_key(it) for it in inst["items"]),
+                      "truth": _json(truth), "pred": _json(pred), "status": "constant" if r["constant"] else "ok",
+                      "a_item": ""}
+            units += [{"setting": setting, "judge": judge, "derivation": derivation, "difficulty": "all",
+                       "metric": m, "value": r[m], **detail} for m in ("rho", "tau")]
     return [
         _row(setting, judge, derivation, "all", "rho", res["rho"], res["n_lists"], res["n_constant"]),
         _row(setting, judge, derivation, "all", "tau", res["tau"], res["n_lists"], res["n_constant"]),
     ]
 
 
-def _pair_rows(setting: str, judge: str, flags: Mapping[str, list[bool]]) -> list[dict]:
+def _pair_outcome(inst: Mapping, key: str, a: int, pred: list, correct: bool) -> dict:
+    """One pair's outcome: ``a`` the position of the item shown as A, ``pred``
+    the judge's A and B scores (or its choice)."""
+    items, order = inst["items"], (a, 1 - a)
+    status = ("correct" if correct else "unparsed" if any(is_missing(p) for p in pred)
+              else "tie" if len(pred) == 2 and pred[0] == pred[1] else "wrong")
+    return {"difficulty": inst["difficulty"], "correct": bool(correct), "unit": inst["instance_id"],
+            "items": _json(item_key(items[i]) for i in order), "truth": _json(items[i][key] for i in order),
+            "pred": _json(pred), "status": status, "a_item": item_key(items[a])}
+
+
+def _pair_rows(setting: str, judge: str, outcomes: Sequence[Mapping], units: list | None = None) -> list[dict]:
+    """Accuracy rows per difficulty; each pair a unit (1.0 correct, 0.0 wrong)."""
+    by: dict[str, list[Mapping]] = defaultdict(list)
+    for o in outcomes:
+        by[o["difficulty"]].append(o)
     rows = []
-    for difficulty in sorted(flags):
-        acc = M.accuracy(flags[difficulty])
+    for difficulty in sorted(by):
+        acc = M.accuracy(o["correct"] for o in by[difficulty])
         rows.append(_row(setting, judge, "direct", difficulty, "acc", acc["acc"], acc["n"]))
+        if units is not None:
+            units += [{"setting": setting, "judge": judge, "derivation": "direct", "metric": "acc",
+                       "value": float(o["correct"]), **{k: v for k, v in o.items() if k != "correct"}}
+                      for o in by[difficulty]]
     return rows
 
 
-def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], score_of) -> list[dict]:
+def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], score_of,
+                    units: list | None = None) -> list[dict]:
     """Metric rows for any per-item scorer (PointJudge, baselines).
     ``score_of(instance, position)`` returns a number or None. ``setting`` names
-    the label scale the rows are computed against (see :func:`evaluate_cell`)."""
+    the label scale the rows are computed against (see :func:`evaluate_cell`);
+    ``units`` collects the rows' units (module docstring)."""
     key = LABEL_KEY[setting]
     if setting == "pairs":
-        flags: dict[str, list[bool]] = defaultdict(list)
+        outcomes = []
         for inst in instances:
             a, b = inst["items"]
-            flags[inst["difficulty"]].append(
-                M.pair_correct(a[key], b[key], score_of(inst, 0), score_of(inst, 1)))
-        return _pair_rows(setting, judge, flags)
+            pa, pb = score_of(inst, 0), score_of(inst, 1)
+            outcomes.append(_pair_outcome(inst, key, 0, [pa, pb], M.pair_correct(a[key], b[key], pa, pb)))
+        return _pair_rows(setting, judge, outcomes, units)
     if setting == "bias":
         return []
     pairs = []
@@ -146,11 +205,11 @@ def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], scor
         n = len(inst["items"])
         scores = {i: score_of(inst, i) for i in range(n)}
         pairs.append(([it[key] for it in inst["items"]], R.scores_to_predicted_values(scores, n)))
-    return _list_rows(setting, judge, "direct", pairs)
+    return _list_rows(setting, judge, "direct", instances, pairs, units)
 
 
 def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
-                  parse: str = "strict") -> list[dict]:
+                  parse: str = "strict", units: list | None = None) -> list[dict]:
     """Metric rows of one LLM cell (without the cell's identity columns).
 
     ``setting`` is the label scale the rows are computed against and written
@@ -159,11 +218,12 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
     EntityAuth's fine lists are evaluated once with ``"fine"`` and once with
     ``"coarse"`` (:func:`authbench.studies.authority.outputs.scales`). The
     anchor rule of BubbleSort applies whenever the lists carry anchors.
-    ``parse``: what a failed reply contributes (:data:`PARSE_MODES`)."""
+    ``parse``: what a failed reply contributes (:data:`PARSE_MODES`);
+    ``units``: collects the rows' units (module docstring)."""
     key = LABEL_KEY[setting]
     if judge == "point":
         by_key = {j["request_id"].split(":", 1)[1]: usable_value(j, parse) for j in judgments}
-        return evaluate_scores(setting, judge, instances, lambda inst, i: by_key[item_key(inst["items"][i])])
+        return evaluate_scores(setting, judge, instances, lambda inst, i: by_key[item_key(inst["items"][i])], units)
 
     if judge.startswith("list"):
         by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
@@ -178,20 +238,21 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
             else:
                 pred = R.scores_to_predicted_values({int(k): v for k, v in value.items()}, n)
             pairs.append(([it[key] for it in inst["items"]], pred))
-        return _list_rows(setting, judge, "direct", pairs)
+        return _list_rows(setting, judge, "direct", instances, pairs, units)
 
     comps = comparisons_by_instance(judge, judgments, parse)
     if setting == "pairs":
-        flags: dict[str, list[bool]] = defaultdict(list)
+        outcomes = []
         for inst in instances:
             (rec,) = comps[inst["instance_id"]]
             la, lb = inst["items"][rec["a"]][key], inst["items"][rec["b"]][key]
             if judge == "pair_rank":
-                ok = M.choice_correct(la, lb, rec["choice"])
+                pred, ok = [rec["choice"]], M.choice_correct(la, lb, rec["choice"])
             else:
-                ok = M.pair_correct(la, lb, rec["score_a"], rec["score_b"])
-            flags[inst["difficulty"]].append(ok)
-        return _pair_rows(setting, judge, flags)
+                pred = [rec["score_a"], rec["score_b"]]
+                ok = M.pair_correct(la, lb, *pred)
+            outcomes.append(_pair_outcome(inst, key, rec["a"], pred, ok))
+        return _pair_rows(setting, judge, outcomes, units)
 
     mode = "rank" if judge == "pair_rank" else "score"
     bubble, average = [], []
@@ -204,9 +265,9 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
         bubble.append((truth, _strict_bubble_values(values, records) if parse == "strict" else values))
         if mode == "score":
             average.append((truth, R.scores_to_predicted_values(R.average_score(records, n), n)))
-    rows = _list_rows(setting, judge, "bubble", bubble)
+    rows = _list_rows(setting, judge, "bubble", instances, bubble, units)
     if average:
-        rows += _list_rows(setting, judge, "average", average)
+        rows += _list_rows(setting, judge, "average", instances, average, units)
     return rows
 
 
@@ -220,7 +281,7 @@ def expected_derivation(derivation: str) -> str:
 
 
 def evaluate_expected(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
-                      parse: str = "strict") -> list[dict]:
+                      parse: str = "strict", units: list | None = None) -> list[dict]:
     """The E[s] rows of a score judge's cell: :func:`evaluate_cell`'s rows
     with every judgment's ``expected`` (E[s] per score slot) in place of its
     argmax ``value`` (the same parse modes, unscored-item, tie and BubbleSort
@@ -235,8 +296,35 @@ def evaluate_expected(judge: str, setting: str, instances: Sequence[Mapping], ju
         raise InputError(f"{judge}/{setting}: {len(judgments) - have} of {len(judgments)} judgments have no "
                          "'expected' field (a judgments file of mixed runs?); rerun the cell")
     swapped = [{**j, "value": j["expected"]} for j in judgments]
-    return [{**row, "derivation": expected_derivation(row["derivation"])}
-            for row in evaluate_cell(judge, setting, instances, swapped, parse)]
+    mine: list[dict] = []
+    rows = evaluate_cell(judge, setting, instances, swapped, parse, mine)
+    if units is not None:
+        units += [{**u, "derivation": expected_derivation(u["derivation"])} for u in mine]
+    return [{**row, "derivation": expected_derivation(row["derivation"])} for row in rows]
+
+
+def with_intervals(rows: Sequence[Mapping], units: Sequence[Mapping], spec: IntervalSpec) -> list[dict]:
+    """``rows`` (with their :data:`ROW_KEY` columns) with ``lo`` / ``hi``: the
+    percentile-bootstrap interval of the mean over each row's units
+    (:func:`authbench.stats.mean_interval`, seeded by the row's identity, so it
+    does not depend on job order); NaN for rows without units (the
+    judge-validity diagnostics) or with fewer than ``spec.min_units``."""
+    by: dict[tuple, list[float]] = defaultdict(list)
+    for u in units:
+        by[tuple(str(u[k]) for k in ROW_KEY)].append(u["value"])
+    out = []
+    for r in rows:
+        key = tuple(str(r[k]) for k in ROW_KEY)
+        lo, hi = mean_interval(by[key], spec, key) if key in by else (math.nan, math.nan)
+        out.append({**r, "lo": lo, "hi": hi})
+    return out
+
+
+def write_units(units: Sequence[Mapping], path: str) -> None:
+    """The units as Parquet (:data:`UNIT_COLUMNS`; pyarrow)."""
+    frame = pd.DataFrame(list(units), columns=list(UNIT_COLUMNS))
+    frame["value"] = frame["value"].astype(float)
+    frame.to_parquet(path, engine="pyarrow", index=False)
 
 
 def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping], parse: str = "strict") -> list[dict]:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from authbench.errors import excerpt
 from authbench.render.figures import STYLE_RC, new_figure, save_figure
+from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority.tables import CONTEXT_ORDER, context_label
 from matplotlib import colors as mcolors
 
@@ -142,13 +143,15 @@ def _row_keys(pred: pd.DataFrame) -> list[tuple[str, str]]:
     return [(m, c) for m in models for c in ctx_order if (m, c) in present]
 
 
-def bias_matrix(pred: pd.DataFrame) -> pd.DataFrame:
+def bias_matrix(pred: pd.DataFrame, intervals: IntervalSpec | None = None, bound: int = 0) -> pd.DataFrame:
     """The matrix plotted in Figure 6.
 
     Rows ``"model (w/o)"`` / ``"model (w/)"`` for each model x context present
     (models in order of first appearance, w/o before w/); columns true levels
     0–9; cell = mean(pred − level) over the scored items (NaN predictions are
-    excluded); NaN where no scored item has that level.
+    excluded); NaN where no scored item has that level. With ``intervals``:
+    the lower (``bound`` 0) or upper (1) bound of the mean's bootstrap
+    interval over those items instead (NaN with too few items).
     """
     what = "bias_matrix"
     _require(pred, ("model", "context", "level", "pred"), what)
@@ -161,7 +164,9 @@ def bias_matrix(pred: pd.DataFrame) -> pd.DataFrame:
             "err": pd.to_numeric(pred["pred"], errors="coerce").to_numpy(dtype=float) - level.to_numpy(),
         }
     )
-    means = df.dropna(subset=["err"]).groupby(["model", "context", "level"])["err"].mean()
+    groups = df.dropna(subset=["err"]).groupby(["model", "context", "level"])["err"]
+    means = groups.mean() if intervals is None else groups.apply(
+        lambda g: mean_interval(g.to_numpy(dtype=float), intervals, ("fig6", *g.name))[bound])
     keys = _row_keys(pred)
     data = np.full((len(keys), len(FINE_LEVELS)), np.nan)
     for i, key in enumerate(keys):
@@ -174,15 +179,18 @@ def bias_matrix(pred: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(data, index=index, columns=columns)
 
 
-def plot_bias_heatmap(pred: pd.DataFrame, out_png: Path) -> list[Path]:
+def plot_bias_heatmap(pred: pd.DataFrame, out_png: Path, intervals: IntervalSpec | None = None) -> list[Path]:
     """Figure 6: heatmap of mean(pred − true) per model x context and true
     level; red = over-estimation, blue = under-estimation, centred at 0,
-    values annotated, empty cells grey.
+    values annotated (with ``intervals``: their bootstrap interval over the
+    items beneath, where there are enough), empty cells grey.
 
     Writes ``out_png`` and the PDF next to it; returns both paths.
     """
     mat = bias_matrix(pred)
     arr = mat.to_numpy(dtype=float)
+    lo, hi = ((bias_matrix(pred, intervals, k).to_numpy(dtype=float) for k in (0, 1)) if intervals is not None
+              else (np.full(arr.shape, np.nan),) * 2)
     finite = arr[np.isfinite(arr)]
     vlim = float(np.abs(finite).max()) if finite.size else 1.0
     vlim = vlim if vlim > 0 else 1.0
@@ -201,13 +209,15 @@ def plot_bias_heatmap(pred: pd.DataFrame, out_png: Path) -> list[Path]:
                     continue
                 text = f"{v:.2f}"
                 text = "0.00" if text == "-0.00" else text
+                if not (math.isnan(lo[i, j]) or math.isnan(hi[i, j])):
+                    text += f"\n[{lo[i, j]:.1f}, {hi[i, j]:.1f}]"
                 ax.text(
                     j,
                     i,
                     text,
                     ha="center",
                     va="center",
-                    fontsize=7,
+                    fontsize=7 if "\n" not in text else 5,
                     color="white" if abs(v) > 0.6 * vlim else "black",
                 )
         ax.set_xticks(range(arr.shape[1]), [str(c) for c in mat.columns])

@@ -56,13 +56,17 @@ def list_correlation(true_levels: Sequence[float], predicted: Sequence[float]) -
     return {"rho": float(rho), "tau": float(tau), "constant": False}
 
 
-def mean_list_correlation(rows: Iterable[tuple[Sequence[float], Sequence[float]]]) -> dict:
+def mean_list_correlation(rows: Iterable[tuple[Sequence[float], Sequence[float]]],
+                          per_list: list | None = None) -> dict:
     """Mean rho / tau over lists given as ``(true_levels, predicted)`` rows.
 
     Constant lists count as 0.  Returns ``{"rho", "tau", "n_lists",
-    "n_constant"}``; for no lists rho and tau are NaN.
+    "n_constant"}``; for no lists rho and tau are NaN. ``per_list``: a list
+    that gets each list's :func:`list_correlation` (the units of the means).
     """
     results = [list_correlation(truth, pred) for truth, pred in rows]
+    if per_list is not None:
+        per_list.extend(results)
     if not results:
         return {"rho": math.nan, "tau": math.nan, "n_lists": 0, "n_constant": 0}
     return {

@@ -95,7 +95,9 @@ COSTS = (
 DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%)." + FAIL_NOTE
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
-DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", *SCORECARD), closing=COSTS, items=(
+# comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
+DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md", *SCORECARD),
+                    closing=COSTS, items=(
     results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "fine"), needs("fine")),
@@ -113,12 +115,13 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", *SCORECAR
                   Results("pairs", "pairs"), needs("pairs", PAIRS_SETTING_JUDGES)),
     Table("table8_categories", "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
           TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
-          caption_of=lambda x, spec: x.categories_caption(TABLE8)),
+          caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
     Figure("fig6_bias_heatmap", "Figure 6: PointJudge bias per PageRank level",
-           "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level.",
+           "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level; beneath each value its 95% "
+           "bootstrap interval over the level's scored items (none with fewer than intervals.min_units).",
            needs("bias", judges_on("bias")), listed=False),
     # written by the secondary-label step (authbench.studies.authority.secondary.write_secondary_report)
     Table("secondary_labels", "Secondary labels: judge scores vs. each secondary label",
@@ -129,7 +132,8 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", *SCORECAR
           also=("item_scores.tsv", "secondary.tsv")),
 ))
 
-ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", *SCORECARD), closing=COSTS, items=(
+ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", "comparisons.tsv",
+                                          "comparisons.md", *SCORECARD), closing=COSTS, items=(
     results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
                   "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                   "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),

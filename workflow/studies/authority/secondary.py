@@ -16,7 +16,7 @@ which carry the secondary label columns. Per model x judge x context
   scored items that carry the label; a binary label (two values) also gets
   ROC AUC = P(score of a random positive > score of a random negative) +
   ½ P(tie), the Mann-Whitney U over n₁·n₀, positive = the second value;
-* a 95% percentile-bootstrap interval for each: ``bootstrap`` resamples of
+* a 95% percentile-bootstrap interval for each: config ``intervals.resamples`` resamples of
   the items (with replacement), drawn from a generator seeded by (seed,
   model, judge, context, label); ρ and AUC of one label share the draws.
   A resample where the number is undefined (constant scores or labels for

@@ -42,6 +42,7 @@ from authbench.judges import JUDGES, PAIRS_TABLE_ORDER
 from authbench.render.tables import (
     COUNT,
     FAIL,
+    NOT_BEST_TAG,
     NUM,
     PCT,
     SIGNED,
@@ -54,6 +55,7 @@ from authbench.render.tables import (
     is_baseline,
     round2,
 )
+from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
 from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS, expected_derivation
 
@@ -130,12 +132,15 @@ def _select(metrics: pd.DataFrame, what: str, **filters) -> pd.DataFrame:
 
 class _Lookup:
     """Index of metrics rows keyed by (model, context, judge, derivation,
-    difficulty, metric)."""
+    difficulty, metric); with the rows' intervals (columns ``lo``, ``hi``)
+    and paired-comparison tags (column ``tag``) where the metrics have them."""
 
     KEY = ("model", "context", "judge", "derivation", "difficulty", "metric")
 
     def __init__(self, sub: pd.DataFrame):
         self._rows: dict[tuple, tuple[float, float, float]] = {}
+        self._extra: dict[tuple, tuple[float, float, str]] = {}
+        self.has_intervals = "lo" in sub.columns  # metrics written before issue 21 have none
         for rec in sub.to_dict("records"):
             key = tuple(str(rec[k]) for k in self.KEY)
             val = (
@@ -147,6 +152,9 @@ class _Lookup:
             if old is not None and not _same(old, val):
                 raise ValueError(f"conflicting duplicate metrics rows for {dict(zip(self.KEY, key))}")
             self._rows[key] = val
+            self._extra[key] = (_to_float(rec["lo"]) if "lo" in rec else math.nan,
+                                _to_float(rec["hi"]) if "hi" in rec else math.nan,
+                                rec["tag"] if isinstance(rec.get("tag"), str) else "")
 
     def get(self, model, context, judge, derivation, difficulty, metric):
         return self._rows.get((model, context, judge, derivation, difficulty, metric))
@@ -154,6 +162,15 @@ class _Lookup:
     def value(self, *key) -> float:
         hit = self.get(*key)
         return math.nan if hit is None else round2(hit[0], 100)
+
+    def interval(self, *key) -> tuple[float, float]:
+        """The row's interval in display units (NaN: none, or too few units)."""
+        lo, hi, _ = self._extra.get(key, (math.nan, math.nan, ""))
+        return round2(lo, 100), round2(hi, 100)
+
+    def tag(self, *key) -> str:
+        """The row's paired-comparison marks (° ≈; shown after a value only)."""
+        return "" if math.isnan(self.value(*key)) else self._extra.get(key, (0, 0, ""))[2]
 
     def fail(self, model, context, judge, derivation, difficulty, metrics) -> float:
         for m in metrics:
@@ -193,16 +210,18 @@ def _flagged(sub: pd.DataFrame, rule: ValidityRule | None) -> set[tuple[str, str
     return {(model, context, judge) for _, model, context, _, judge in flagged_cells(sub, rule)}
 
 
-def _judge_value(label: tuple, group: str, flags: set, judge: str, value, context=None) -> Column:
-    """A judge's value column (``value(row)``, display units); ``†`` on the
-    values of a flagged cell (``context``: fixed, or the row's second key)."""
+def _judge_value(label: tuple, group: str, flags: set, judge: str, look: _Lookup, key, context=None) -> Column:
+    """A judge's value column: the metric row ``key(row)`` of ``look`` (display
+    units) with its interval and comparison tags; ``†`` on the values of a
+    flagged cell (``context``: fixed, or the row's second key)."""
 
     def get(r):
-        v = value(r)
+        v = look.value(*key(r))
         flagged = (r[0], r[1] if context is None else context, judge) in flags
         return v, format_cell(v, PCT) + (DAGGER if flagged and not math.isnan(v) else "")
 
-    return Column(label, TEXT, get, group=group)
+    return Column(label, TEXT, get, group=group, interval=(lambda r: look.interval(*key(r))) if look.has_intervals
+                  else None, tag=lambda r: look.tag(*key(r)))
 
 
 def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
@@ -257,7 +276,8 @@ def table_main(metrics: pd.DataFrame, benchmark: str, setting: str, rule: Validi
                     metric,
                     flags,
                     judge,
-                    lambda r, j=judge, d=deriv, m=metric: look.value(r[0], r[1], j, d, "all", m),
+                    look,
+                    lambda r, j=judge, d=deriv, m=metric: (r[0], r[1], j, d, "all", m),
                 )
             )
         cols.append(
@@ -327,7 +347,8 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None
                     f"acc:{ctx}",  # the paper marks per row (model x difficulty) per context
                     flags,
                     judge,
-                    lambda r, j=judge, c=ctx: look.value(r[0], c, j, "direct", r[1], "acc"),
+                    look,
+                    lambda r, j=judge, c=ctx: (r[0], c, j, "direct", r[1], "acc"),
                     context=ctx,
                 )
             )
@@ -383,7 +404,8 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
             "rho",
             flags,
             judge,
-            lambda r, j=judge, d=deriv: look.value(r[0], r[1], j, d, "all", "rho"),
+            look,
+            lambda r, j=judge, d=deriv: (r[0], r[1], j, d, "all", "rho"),
         )
         for label, judge, deriv in spec
     ]
@@ -440,11 +462,13 @@ def table_categories(
     pred: pd.DataFrame,
     categories_order: Sequence[str],
     category_labels: dict[str, str] | None = None,
+    intervals: IntervalSpec | None = None,
 ) -> TableSpec:
     """Table 8: mean predicted score and bias per domain category.
 
     Rows model x context; per category ``Pred`` (mean prediction), ``Bias``
-    (mean of prediction − true level) and ``N`` (scored items), then
+    (mean of prediction − true level), each with its bootstrap interval over
+    the scored items (``intervals``; None: no intervals), and ``N`` (scored items), then
     ``unscored`` (items in the listed categories whose reply gave no score).
     The note gives the true mean level and N per category over the unique
     domains, e.g. ``True means: Gov 5.68 (N=378); ...``.  No highlighting.
@@ -486,6 +510,15 @@ def table_categories(
             return round2(scored["pred"].mean())
         return round2((scored["pred"] - scored["level"]).mean())
 
+    def _interval(r, cat, which):
+        g = groups.get((r[0], r[1], cat))
+        if g is None:
+            return math.nan, math.nan
+        scored = g[g["pred"].notna()]
+        x = scored["pred"] if which == "pred" else scored["pred"] - scored["level"]
+        lo, hi = mean_interval(x.to_numpy(dtype=float), intervals, ("table8", r[0], r[1], cat, which))
+        return round2(lo), round2(hi)
+
     def _unscored(r):
         g = df[(df["model"] == r[0]) & (df["context"] == r[1])]
         return float(g["pred"].isna().sum())
@@ -493,8 +526,10 @@ def table_categories(
     cols: list[Column] = []
     for raw, cat in zip(categories_order, cats):
         head = labels.get(raw, CATEGORY_HEADERS.get(cat, str(raw)))
-        cols.append(Column((head, "Pred"), NUM, lambda r, c=cat: _stat(r, c, "pred")))
-        cols.append(Column((head, "Bias"), SIGNED, lambda r, c=cat: _stat(r, c, "bias")))
+        cols.append(Column((head, "Pred"), NUM, lambda r, c=cat: _stat(r, c, "pred"),
+                           interval=(lambda r, c=cat: _interval(r, c, "pred")) if intervals else None))
+        cols.append(Column((head, "Bias"), SIGNED, lambda r, c=cat: _stat(r, c, "bias"),
+                           interval=(lambda r, c=cat: _interval(r, c, "bias")) if intervals else None))
         cols.append(Column((head, "N"), COUNT, lambda r, c=cat: _stat(r, c, "n")))
     cols.append(Column(("", "unscored"), COUNT, _unscored))
 
@@ -539,6 +574,7 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
     sub = metrics[(metrics["benchmark"].astype(str) == benchmark)
                   & ~metrics["model"].astype(str).map(is_baseline)]
     cells: dict[tuple, tuple[float, float]] = {}
+    extra: dict[tuple, tuple[float, float, str]] = {}  # interval, ° tag (no ≈: the columns mix judges)
     fallback: dict[tuple, list[float]] = {}
     has_fallback = "expected_fallback_rate" in sub.columns
     for rec in sub.to_dict("records"):
@@ -548,6 +584,8 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
         if key in cells and not _same(cells[key], val):
             raise ValueError(f"{what}: conflicting duplicate metrics rows for {key}")
         cells[key] = val
+        extra[key] = (_to_float(rec["lo"]) if "lo" in rec else math.nan, _to_float(rec["hi"]) if "hi" in rec else
+                      math.nan, rec["tag"].replace(NOT_BEST_TAG, "") if isinstance(rec.get("tag"), str) else "")
         if has_fallback and str(rec["derivation"]).endswith("expected"):
             fallback.setdefault(key[:4], []).append(_to_float(rec["expected_fallback_rate"]))
     expected_judges = {(k[0], k[1], k[2]) for k in cells if k[3].endswith("expected")}
@@ -564,21 +602,37 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
         base = "direct" if setting == "pairs" else {j: d for j, _, d in _EXPECTED_JUDGES}[row[2]]
         return expected_derivation(base) if row[3] else base
 
+    def key(row, setting, difficulty, metric) -> tuple:
+        return row[0], row[1], row[2], deriv(row, setting), setting, difficulty, metric
+
     def cell(row, setting, difficulty, metric, which=0) -> float:
-        hit = cells.get((row[0], row[1], row[2], deriv(row, setting), setting, difficulty, metric))
+        hit = cells.get(key(row, setting, difficulty, metric))
         if hit is None or math.isnan(hit[which]):
             return math.nan
         return float(hit[1]) if which else round2(hit[0], 100)
 
+    def value(setting, difficulty, metric) -> Column:
+        """A value column with its interval and ° tag."""
+        def bounds(r):
+            lo, hi, _ = extra.get(key(r, setting, difficulty, metric), (math.nan, math.nan, ""))
+            return round2(lo, 100), round2(hi, 100)
+
+        def tag(r):
+            got = extra.get(key(r, setting, difficulty, metric))
+            return got[2] if got and not math.isnan(cell(r, setting, difficulty, metric)) else ""
+
+        label = (setting, {"rho": RHO, "tau": TAU}[metric]) if metric != "acc" else ("pairs", f"{difficulty} acc")
+        return Column(label, PCT, lambda r: cell(r, setting, difficulty, metric),
+                      interval=bounds if "lo" in metrics.columns else None, tag=tag)
+
     cols: list[Column] = []
     for setting, label in _LIST_SETTINGS:
         if setting in settings:
-            cols += [Column((label, RHO), PCT, lambda r, s=setting: cell(r, s, "all", "rho")),
-                     Column((label, TAU), PCT, lambda r, s=setting: cell(r, s, "all", "tau")),
+            cols += [value(setting, "all", "rho"), value(setting, "all", "tau"),
                      Column((label, "constant lists"), COUNT, lambda r, s=setting: cell(r, s, "all", "rho", 1))]
     if "pairs" in settings:
         for diff in DIFFICULTY_ORDER:
-            cols.append(Column(("pairs", f"{diff} acc"), PCT, lambda r, d=diff: cell(r, "pairs", d, "acc")))
+            cols.append(value("pairs", diff, "acc"))
 
     def fallback_pct(row) -> float:
         got = [v for key, vals in fallback.items() if key[:3] == tuple(row[:3]) and row[3]

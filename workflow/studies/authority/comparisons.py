@@ -1,0 +1,159 @@
+"""Paired comparisons of DomainAuth's and EntityAuth's cells (issue 21), from
+the units behind their metric rows (``units.parquet``,
+:data:`authbench.studies.authority.evaluate.UNIT_COLUMNS`).
+
+Cells of one dataset, label scale (setting), difficulty and metric that
+judged the same units (the same list or pair ids; cells are paired only when
+their unit sets are equal) are compared unit by unit
+(:func:`authbench.render.comparisons.comparison_row`: Δ = a − b in the
+tables' units (×100), its paired-bootstrap interval and p; McNemar's exact p
+beside it for pair accuracy), Holm-adjusted within each family
+(:data:`FAMILIES`):
+
+* ``vs baseline``: every LLM cell (model × judge × derivation × context) vs
+  every baseline (random, position, tld_prior where configured) in its context;
+* ``w/ vs w/o text``: every model × judge × derivation, w/ − w/o;
+* ``model vs model``: every two models, per judge × derivation × context;
+* ``judge vs judge``: every two judges per model × context, each by its main
+  derivation (the main tables' number: :data:`authbench.judges.MAIN_DERIVATION`
+  on lists, ``direct`` on pairs);
+* ``vs column best``: every value of a table column vs that column's best
+  value on the same units (Tables 1, 2, 4, 6, 9-12: a judge × derivation ×
+  metric over models and contexts; Table 3: a judge × context per
+  difficulty); not for the E[s] rows (their table's columns mix judges).
+
+:func:`compare` returns the frame (:func:`authbench.render.comparisons.finish`)
+and the tags of the metric rows (:data:`~authbench.render.tables.NOT_RANDOM_TAG`
+``°``: the row's ``vs baseline`` comparison with ``baseline:random`` is not
+``distinct == "yes"``; :data:`~authbench.render.tables.NOT_BEST_TAG` ``≈``:
+its ``vs column best`` comparison is not).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from authbench.judges import MAIN_DERIVATION
+from authbench.render.comparisons import comparison_row, finish
+from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, is_baseline
+from authbench.stats import IntervalSpec
+from authbench.studies.authority.evaluate import ROW_KEY
+from authbench.studies.authority.tables import context_label
+
+__all__ = ["FAMILIES", "RANDOM", "compare", "read_units", "tag_column"]
+
+FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "judge vs judge", "vs column best")
+RANDOM = "baseline:random"
+GROUP = ("benchmark", "setting", "difficulty", "metric")
+CELL = ("model", "context", "judge", "derivation")
+SYMBOL = {"rho": "ρ", "tau": "τ", "acc": "acc"}
+
+
+def read_units(paths: Sequence[str], parse: str) -> pd.DataFrame:
+    """The units of ``paths`` (Parquet) of the shown parse mode (the
+    baselines' rows carry none and belong to both); identity, unit, value."""
+    frames = [pd.read_parquet(p, columns=[*ROW_KEY, "unit", "value"], engine="pyarrow") for p in paths]
+    units = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*ROW_KEY, "unit", "value"])
+    mode = units["parse"].fillna("").astype(str)
+    return units[(mode == "") | (mode == parse)]
+
+
+def _cells(units: pd.DataFrame) -> dict[tuple, dict[tuple, pd.Series]]:
+    """(benchmark, setting, difficulty, metric) -> cell (model, context, judge,
+    derivation) -> its unit values indexed by unit id, in first-seen order."""
+    out: dict[tuple, dict[tuple, pd.Series]] = defaultdict(dict)
+    for key, g in units.groupby([*GROUP, *CELL], sort=False):
+        key = tuple(str(k) for k in key)
+        out[key[:4]][key[4:]] = pd.Series(g["value"].to_numpy(dtype=float), index=g["unit"].astype(str).to_numpy())
+    return out
+
+
+def _label(cell: tuple) -> str:
+    model, context, judge, derivation = cell
+    if is_baseline(model):
+        return f"{model} {context_label(context)}"
+    return f"{model} {judge}/{derivation} {context_label(context)}"
+
+
+def _main(cell: tuple, setting: str) -> bool:
+    return cell[3] == ("direct" if setting == "pairs" else MAIN_DERIVATION[cell[2]])
+
+
+def _column(cell: tuple, setting: str) -> tuple | None:
+    """The table column a cell's value sits in (None: the E[s] rows)."""
+    if cell[3].endswith("expected"):
+        return None
+    return (cell[2], cell[3], cell[1]) if setting == "pairs" else (cell[2], cell[3])
+
+
+def compare(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict[tuple, str]]:
+    """The comparisons of :data:`FAMILIES` (module docstring) and the tags:
+    ``{(benchmark, model, context, judge, derivation, setting, difficulty,
+    metric): "°≈"}`` for the LLM cells' metric rows (empty marks left out)."""
+    rows: list[dict] = []
+    refs: list[tuple] = []  # per row: (family, group, a, b)
+    for group, cells in _cells(units).items():
+        benchmark, setting, difficulty, metric = group
+        what = f"{benchmark} {setting} {SYMBOL.get(metric, metric)}" + ("" if difficulty == "all" else f" {difficulty}")
+        unit = "pairs" if metric == "acc" else "lists"
+
+        def add(family: str, a: tuple, b: tuple) -> None:
+            x, y = cells[a], cells[b]
+            if set(x.index) != set(y.index):  # not the same units: no paired comparison
+                return
+            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x.to_numpy(),
+                                       y.reindex(x.index).to_numpy(), spec, (), scale=100.0,
+                                       binary=metric == "acc"))
+            refs.append((family, group, a, b))
+
+        llm = [c for c in cells if not is_baseline(c[0])]
+        for a in llm:
+            for b in (c for c in cells if is_baseline(c[0]) and c[1] == a[1]):
+                add("vs baseline", a, b)
+        for a in llm:
+            if a[1] == "w_text" and (a[0], "wo_text", *a[2:]) in cells:
+                add("w/ vs w/o text", a, (a[0], "wo_text", *a[2:]))
+        for _, same in _by(llm, lambda c: (c[1], c[2], c[3])).items():
+            for a, b in itertools.combinations(same, 2):
+                add("model vs model", a, b)
+        for _, same in _by([c for c in llm if _main(c, setting)], lambda c: (c[0], c[1])).items():
+            for a, b in itertools.combinations(same, 2):
+                add("judge vs judge", a, b)
+        for col, same in _by(llm, lambda c: _column(c, setting)).items():
+            if col is None:
+                continue
+            means = [(float(cells[c].mean()) if len(cells[c]) else -np.inf) for c in same]
+            best = same[int(np.argmax(means))]
+            for a in same:
+                if a != best:
+                    add("vs column best", a, best)
+    frame = finish(rows)
+    tags: dict[tuple, str] = defaultdict(str)
+    for (family, group, a, b), distinct in zip(refs, frame["distinct"]):
+        if distinct == "yes":
+            continue
+        benchmark, setting, difficulty, metric = group
+        key = (benchmark, *a, setting, difficulty, metric)
+        if family == "vs baseline" and b[0] == RANDOM:
+            tags[key] = NOT_RANDOM_TAG + tags[key]
+        elif family == "vs column best":
+            tags[key] += NOT_BEST_TAG
+    return frame, dict(tags)
+
+
+def _by(cells: Sequence[tuple], key) -> dict:
+    out: dict = defaultdict(list)
+    for c in cells:
+        out[key(c)].append(c)
+    return out
+
+
+def tag_column(metrics: pd.DataFrame, tags: Mapping[tuple, str]) -> list[str]:
+    """Each metric row's tags (``""`` for none), for the tables (column ``tag``)."""
+    cols = ("benchmark", "model", "context", "judge", "derivation", "setting", "difficulty", "metric")
+    keys = metrics[list(cols)].astype(str).itertuples(index=False, name=None)
+    return [tags.get(k, "") for k in keys]
