@@ -64,3 +64,18 @@ def test_editing_one_template_of_the_set_reruns_exactly_its_cells(run):
     assert sorted(judged) == sorted(
         f"dataset=domainauth, model=gemma3-270m@reworded, judge=point, context=wo_text, setting={s}"
         for s in ("fine", "pairs"))
+
+
+def test_comparisons_have_the_set_vs_set_family(run):
+    work, _ = run
+    report = work / "results" / "prompt_sets" / "domainauth" / "report"
+    rows = read_tsv(report / "comparisons.tsv")
+    sets = [r for r in rows if r["family"] == "prompt set vs prompt set"]
+    # PointJudge, w/o text, argmax (direct) and E[s] (expected): fine ρ and τ, pairs acc per difficulty
+    assert {(r["a"], r["b"]) for r in sets} == {(f"gemma3-270m@reworded point/{d} w/o", f"gemma3-270m point/{d} w/o")
+                                                for d in ("direct", "expected")}
+    assert sorted(r["what"] for r in sets if "/direct" in r["a"]) == [
+        "domainauth fine ρ", "domainauth fine τ", "domainauth pairs acc easy", "domainauth pairs acc hard"]
+    # model vs model stays within one prompt set: the two sets' cells are never compared there
+    assert not [r for r in rows if r["family"] == "model vs model"]
+    assert "## prompt set vs prompt set" in (report / "comparisons.md").read_text()

@@ -13,7 +13,11 @@ beside it for pair accuracy), Holm-adjusted within each family
 * ``vs baseline``: every LLM cell (model × judge × derivation × context) vs
   every baseline (random, position, tld_prior where configured) in its context;
 * ``w/ vs w/o text``: every model × judge × derivation, w/ − w/o;
-* ``model vs model``: every two models, per judge × derivation × context;
+* ``model vs model``: every two models, per judge × derivation × context
+  (within one prompt set);
+* ``prompt set vs prompt set``: every cell of an extra prompt set
+  (``<model>@<set>``, config ``prompt_sets``) vs the same model's cell of the
+  paper set (:func:`authbench.config.split_model`);
 * ``judge vs judge``: every two judges per model × context, each by its main
   derivation (the main tables' number: :data:`authbench.judges.MAIN_DERIVATION`
   on lists, ``direct`` on pairs);
@@ -37,6 +41,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from authbench.config import split_model
 from authbench.judges import MAIN_DERIVATION
 from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, is_baseline
@@ -46,7 +51,8 @@ from authbench.studies.authority.tables import context_label
 
 __all__ = ["FAMILIES", "RANDOM", "compare", "read_units", "tag_column"]
 
-FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "judge vs judge", "vs column best")
+FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "prompt set vs prompt set", "judge vs judge",
+            "vs column best")
 RANDOM = "baseline:random"
 GROUP = ("benchmark", "setting", "difficulty", "metric")
 CELL = ("model", "context", "judge", "derivation")
@@ -117,9 +123,13 @@ def compare(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict
         for a in llm:
             if a[1] == "w_text" and (a[0], "wo_text", *a[2:]) in cells:
                 add("w/ vs w/o text", a, (a[0], "wo_text", *a[2:]))
-        for _, same in _by(llm, lambda c: (c[1], c[2], c[3])).items():
+        for _, same in _by(llm, lambda c: (c[1], c[2], c[3], split_model(c[0])[1])).items():
             for a, b in itertools.combinations(same, 2):
                 add("model vs model", a, b)
+        for a in llm:
+            model, prompt_set = split_model(a[0])
+            if (model, *a[1:]) in cells and model != a[0]:
+                add("prompt set vs prompt set", a, (model, *a[1:]))
         for _, same in _by([c for c in llm if _main(c, setting)], lambda c: (c[0], c[1])).items():
             for a, b in itertools.combinations(same, 2):
                 add("judge vs judge", a, b)
