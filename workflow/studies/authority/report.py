@@ -20,7 +20,7 @@ import pandas as pd
 from authbench.render import costs
 from authbench.render.catalog import Report, contents_md, write_tables
 from authbench.render.comparisons import write_comparisons
-from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, stack_tables
+from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, has_blank_interval, stack_tables
 from authbench.stats import ALPHA, IntervalSpec
 from authbench.studies.authority import figures, tables
 from authbench.studies.authority.comparisons import compare, read_units, tag_column
@@ -149,9 +149,7 @@ def interval_note(spec: TableSpec, units: str, intervals: IntervalSpec | None, s
     where = "in the CSV (lo, hi)" if show == "off" else "[lo, hi]"
     text = (f" {where}: {intervals.level:.0%} percentile-bootstrap interval over the {units} "
             f"({intervals.resamples} resamples, seeded)")
-    cols = [j for j, w in enumerate(spec.with_interval) if w]
-    shown = spec.values.iloc[:, cols].notna().to_numpy()
-    if (shown & spec.lo.iloc[:, cols].isna().to_numpy()).any():
+    if has_blank_interval(spec):
         text += f"; blank: fewer than {intervals.min_units} {units}"
     text += "."
     tags = "".join(spec.tags.to_numpy().ravel().tolist())
