@@ -214,6 +214,7 @@ def main(argv=None) -> None:
                     help="a further configfile after the rehearsal's (a reduced rehearsal, e.g. one study or model; "
                          "the paper plan is then not the same: say so where you quote its numbers)")
     args = ap.parse_args(argv)
+    args.overlay = [p.resolve() for p in args.overlay]  # before the chdir into the working folder
 
     work = Path(args.workdir).resolve()
     if args.report_only:
@@ -234,7 +235,7 @@ def main(argv=None) -> None:
     config = merged_config(ROOT / args.config)
     over = overlay(config, work)
     (work / "rehearsal.yaml").write_text(yaml.safe_dump(over, sort_keys=False))
-    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *map(Path.resolve, args.overlay)]
+    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *args.overlay]
     usage = work / "usage.jsonl"
     env = {**os.environ, "AUTHBENCH_USAGE_LOG": str(usage),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -308,7 +309,7 @@ def report(work: Path, args) -> None:
     """The tables, from a finished rehearsal in ``work`` (the two plans are made again)."""
     os.chdir(work)
     config = merged_config(ROOT / args.config)
-    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *map(Path.resolve, args.overlay)]
+    configs = [work / "config.yaml", ROOT / args.config, work / "rehearsal.yaml", *args.overlay]
     results, cache = Path(config["results"]), Path(config["cache"])
     state = json.loads((work / "rehearsal_state.json").read_text()) if (work / "rehearsal_state.json").is_file() else {}
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
