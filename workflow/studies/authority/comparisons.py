@@ -49,7 +49,7 @@ from authbench.stats import IntervalSpec
 from authbench.studies.authority.evaluate import ROW_KEY
 from authbench.studies.authority.tables import context_label
 
-__all__ = ["FAMILIES", "RANDOM", "compare", "read_units", "tag_column"]
+__all__ = ["FAMILIES", "RANDOM", "cells_of", "compare", "read_units", "tag_column"]
 
 FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "prompt set vs prompt set", "judge vs judge",
             "vs column best")
@@ -59,22 +59,46 @@ CELL = ("model", "context", "judge", "derivation")
 SYMBOL = {"rho": "ρ", "tau": "τ", "acc": "acc"}
 
 
-def read_units(paths: Sequence[str], parse: str) -> pd.DataFrame:
-    """The units of ``paths`` (Parquet) of the shown parse mode (the
-    baselines' rows carry none and belong to both); identity, unit, value."""
-    frames = [pd.read_parquet(p, columns=[*ROW_KEY, "unit", "value"], engine="pyarrow") for p in paths]
-    units = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*ROW_KEY, "unit", "value"])
-    mode = units["parse"].fillna("").astype(str)
-    return units[(mode == "") | (mode == parse)]
+Cells = dict  # (benchmark, setting, difficulty, metric) -> cell -> (unit codes, values), sorted by unit
 
 
-def _cells(units: pd.DataFrame) -> dict[tuple, dict[tuple, pd.Series]]:
+def read_units(paths: Sequence[str], parse: str) -> Cells:
+    """The units of ``paths`` (Parquet; each a cell's or the baselines') of
+    the shown parse mode (the baselines' rows carry none and belong to
+    both), as :func:`cells_of` gives them. Read file by file, keeping only
+    each cell's unit codes and values (12 bytes a unit): the paper grid's
+    DomainAuth report reads about a million units per model."""
+    import pyarrow.parquet as pq
+
+    columns = [*ROW_KEY, "unit", "value"]
+    text = [c for c in columns if c != "value"]
+    codes: dict[str, int] = {}
+    out: Cells = defaultdict(dict)
+    for path in paths:  # text columns as Parquet dictionaries (categoricals), never as a column of Python strings
+        frame = pq.read_table(path, columns=columns, read_dictionary=text).to_pandas()
+        mode = frame["parse"].astype(object).fillna("")
+        for group, cells in cells_of(frame[((mode == "") | (mode == parse)).to_numpy()], codes).items():
+            out[group].update(cells)
+    return out
+
+
+def cells_of(units: pd.DataFrame, codes: dict[str, int] | None = None) -> Cells:
     """(benchmark, setting, difficulty, metric) -> cell (model, context, judge,
-    derivation) -> its unit values indexed by unit id, in first-seen order."""
-    out: dict[tuple, dict[tuple, pd.Series]] = defaultdict(dict)
-    for key, g in units.groupby([*GROUP, *CELL], sort=False):
+    derivation) -> its units as (unit codes, values), sorted by unit code
+    (``codes``: unit id -> code, shared by every call of one report): two
+    cells judged the same units when their code arrays are equal."""
+    codes = {} if codes is None else codes
+    ids = pd.Categorical(units["unit"].astype(object).astype(str)) if not isinstance(
+        units["unit"].dtype, pd.CategoricalDtype) else units["unit"].array
+    mapped = np.fromiter((codes.setdefault(str(u), len(codes)) for u in ids.categories), dtype=np.int64,
+                         count=len(ids.categories))
+    unit = mapped[np.asarray(ids.codes)]
+    values = units["value"].to_numpy(dtype=float)
+    out: Cells = defaultdict(dict)
+    for key, idx in units.groupby([*GROUP, *CELL], sort=False, observed=True).indices.items():
         key = tuple(str(k) for k in key)
-        out[key[:4]][key[4:]] = pd.Series(g["value"].to_numpy(dtype=float), index=g["unit"].astype(str).to_numpy())
+        order = idx[np.argsort(unit[idx], kind="stable")]
+        out[key[:4]][key[4:]] = (unit[order], values[order])
     return out
 
 
@@ -96,23 +120,23 @@ def _column(cell: tuple, setting: str) -> tuple | None:
     return (cell[2], cell[3], cell[1]) if setting == "pairs" else (cell[2], cell[3])
 
 
-def compare(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict[tuple, str]]:
-    """The comparisons of :data:`FAMILIES` (module docstring) and the tags:
+def compare(units: pd.DataFrame | Cells, spec: IntervalSpec) -> tuple[pd.DataFrame, dict[tuple, str]]:
+    """The comparisons of :data:`FAMILIES` (module docstring) of ``units``
+    (a frame of unit rows, or :func:`read_units`' cells) and the tags:
     ``{(benchmark, model, context, judge, derivation, setting, difficulty,
     metric): "°≈"}`` for the LLM cells' metric rows (empty marks left out)."""
     rows: list[dict] = []
     refs: list[tuple] = []  # per row: (family, group, a, b)
-    for group, cells in _cells(units).items():
+    for group, cells in (units if isinstance(units, dict) else cells_of(units)).items():
         benchmark, setting, difficulty, metric = group
         what = f"{benchmark} {setting} {SYMBOL.get(metric, metric)}" + ("" if difficulty == "all" else f" {difficulty}")
         unit = "pairs" if metric == "acc" else "lists"
 
         def add(family: str, a: tuple, b: tuple) -> None:
-            x, y = cells[a], cells[b]
-            if set(x.index) != set(y.index):  # not the same units: no paired comparison
+            (xc, x), (yc, y) = cells[a], cells[b]
+            if not np.array_equal(xc, yc):  # not the same units: no paired comparison
                 return
-            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x.to_numpy(),
-                                       y.reindex(x.index).to_numpy(), spec, (), scale=100.0,
+            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x, y, spec, (), scale=100.0,
                                        binary=metric == "acc"))
             refs.append((family, group, a, b))
 
@@ -136,7 +160,7 @@ def compare(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, dict
         for col, same in _by(llm, lambda c: _column(c, setting)).items():
             if col is None:
                 continue
-            means = [(float(cells[c].mean()) if len(cells[c]) else -np.inf) for c in same]
+            means = [(float(cells[c][1].mean()) if len(cells[c][1]) else -np.inf) for c in same]
             best = same[int(np.argmax(means))]
             for a in same:
                 if a != best:
