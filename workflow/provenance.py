@@ -54,7 +54,7 @@ def git_state(root: Path | None = None) -> dict:
     return {"commit": commit.strip(), "dirty": status is None or bool(status.strip())}
 
 
-def package_versions(names: Iterable[str] = ENGINE_PACKAGES) -> dict[str, str]:
+def package_versions(names: Iterable[str]) -> dict[str, str]:
     """Installed versions of ``names`` (importlib.metadata: nothing imported)."""
     out = {}
     for name in names:
@@ -99,7 +99,7 @@ def slurm() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def _host() -> str:
     """Everything of :func:`block` but the servers' replies, as JSON (once a process)."""
-    out: dict = {"pipeline": git_state(), "packages": package_versions()}
+    out: dict = {"pipeline": git_state(), "packages": package_versions(ENGINE_PACKAGES)}
     torch = sys.modules.get("torch")  # never imported just for this
     cuda = getattr(getattr(torch, "version", None), "cuda", None)
     if cuda:
