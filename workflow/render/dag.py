@@ -46,7 +46,7 @@ def data_files(config: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     ``models``: model files are named by their revision) that names an
     existing file, in key order."""
     out = []
-    for key, value in sorted(config.items(), key=lambda kv: str(kv[0])) if isinstance(config, Mapping) else ():
+    for key, value in sorted(config.items(), key=lambda kv: str(kv[0])):
         name = f"{prefix}{key}"
         if name == "models":
             continue
