@@ -76,19 +76,23 @@ if statistics_outputs():
             "--params {params.p:q} 2> {log}"
 
 
-# The rule graph and the job DAG of the current config (dot + SVG) and the
-# merged config itself: what to cite next to a table. Not part of `all`
-# (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`.
+# The rule graph and the job DAG of the current config (dot + SVG), the
+# merged config itself and provenance.md (commit, config and data hashes,
+# models, how to rerun): what to cite next to a table. Not part of `all`
+# (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`;
+# `snakemake --report report.html all provenance_dag` then shows provenance.md first.
 rule provenance_dag:
     output:
         expand(f"{P.provenance}/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),
         f"{P.provenance}/config.json",
+        report(f"{P.provenance}/provenance.md", **provenance_entry(CAPTIONS)),
     log:
         f"{LOGS}/provenance.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": []}),
+        p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": [],
+                                   "configfiles": [str(f) for f in workflow.config_settings.configfiles]}),
         outdir=outdir,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

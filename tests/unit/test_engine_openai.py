@@ -251,3 +251,39 @@ def test_answer_without_choices_fails_clearly():
     with Loopback(lambda s: Reply(200, {"object": "error"})) as srv:
         with pytest.raises(OpenAIEngineError, match=r"request 'r'.*choices"):
             list(engine(srv.url).generate([Request("r", "p", 2)], GenerateConfig()))
+
+
+# --- what the server says it ran: the manifest's provenance ---------------------
+def test_served_model_and_fingerprint_reach_the_manifest_without_the_key(monkeypatch, tmp_path):
+    """The ``model`` and ``system_fingerprint`` of the answers are the cell's
+    ``provenance.served`` (distinct pairs of the replies computed now; a cached
+    rerun has none); a key the server echoes is scrubbed, and the key in the
+    environment is nowhere in the manifest."""
+    import dataclasses
+
+    from authbench.llm.runner import run_requests, write_cell
+
+    template = tmp_path / "t.yaml"
+    template.write_text("template")
+    monkeypatch.setenv("AB_TEST_KEY", KEY)
+    fingerprints = iter(["fp_1", "fp_2", "fp_1", f"fp_{KEY}"])
+
+    def handler(seen):
+        return Reply(200, {**completion("A"), "model": "served-real", "system_fingerprint": next(fingerprints)})
+
+    cfg = {"engine": "openai", "model": "served-model", "prompt_format": "completion",
+           "openai": {"base_url": "", "api_key_env": "AB_TEST_KEY", "concurrency": 1}}
+    requests = [{"request_id": f"r{i}", "prompt": f"p{i}", "output": "pair_choice", "n": 2} for i in range(4)]
+    out = {name: str(tmp_path / f"{name}.json") for name in ("responses", "judgments", "manifest")}
+    with Loopback(handler) as srv:
+        cfg["openai"]["base_url"] = srv.url + "/v1"
+        run = run_requests(requests, cfg, None, "c", cache_dir=str(tmp_path / "cache"), constrained=False)
+        write_cell(out, dataclasses.replace(run, template=str(template)))
+        text = (tmp_path / "manifest.json").read_text()
+        assert KEY not in text and KEY not in json.dumps(run.stats.served)
+        assert json.loads(text)["provenance"]["served"] == [
+            {"model": "served-real", "system_fingerprint": fp} for fp in ("fp_***", "fp_1", "fp_2")]
+        cached = run_requests(requests, cfg, None, "c", cache_dir=str(tmp_path / "cache"), constrained=False)
+    assert len(srv.seen) == 4 and cached.stats.cache_hits == 4
+    write_cell(out, dataclasses.replace(cached, template=str(template)))
+    assert "served" not in json.loads((tmp_path / "manifest.json").read_text())["provenance"]

@@ -8,6 +8,7 @@ import pytest
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Response
 from authbench.llm.runs import CellRun, RunStats, joined, manifest, write_manifest
+from authbench.provenance import block
 from authbench.records import file_sha256
 
 ENGINE_X = json.dumps({"engine": "x"}, sort_keys=True)
@@ -72,7 +73,7 @@ def test_a_cell_run_gives_exactly_its_manifest(tmp_path):
         "model_load_seconds": 1.25, "cache_problems": {"torn_or_garbage_line": 1},
         "n_calls": 2, "parse_status": {"no_number": 1, "ok": 1}, "parse_failure_rate": 0.5,
         "prompt_tokens": 22, "completion_tokens": 5, "engine_seconds": 0.75,
-        "server": {"pid": 1},
+        "provenance": block(), "server": {"pid": 1},
     }
     path = tmp_path / "manifest.json"
     assert write_manifest(run, path) == manifest(run)
@@ -99,6 +100,6 @@ def test_manifest_of_a_scoring_cell(tmp_path):
     assert manifest(CellRun("selfpref/nq/perplexity/m", {"model": "m"}, stats)) == {
         "cell": "selfpref/nq/perplexity/m", "model": {"model": "m"}, "n": 5, "unique_texts": 4, "cache_hits": 0,
         "engine_calls": 4, "seconds": 0.04, "model_load_seconds": 0.5, "engine": {"engine": "fake"},
-        "cache_problems": {}, "truncated_texts": 1}
+        "cache_problems": {}, "truncated_texts": 1, "provenance": block()}
     cached = manifest(CellRun("p", {}, RunStats(requests=1, unique=1, cache_hits=1, truncated_texts=0)))
     assert cached["engine"] is None and cached["seconds"] == 0.0 and isinstance(cached["seconds"], float)

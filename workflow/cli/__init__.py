@@ -49,7 +49,7 @@ def cmd_models_convert(args, params) -> None:
 def cmd_provenance_dag(args, params) -> None:
     from authbench.render.dag import export_dag
 
-    export_dag(args.outdir, params["config"], params["snakefile"], params["targets"])
+    export_dag(args.outdir, params["config"], params["snakefile"], params["targets"], params["configfiles"])
 
 
 def cmd_models_serve(args, params) -> None:

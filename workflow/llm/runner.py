@@ -85,7 +85,7 @@ def run_cached(
     for key, item in zip(keys, items):
         if key not in records and key not in todo:
             todo[key] = item
-    identity, load_seconds = None, 0.0
+    identity, load_seconds, served = None, 0.0, ()
     if todo:
         start = time.perf_counter()
         made = callable(engine) and not isinstance(engine, Engine)
@@ -101,6 +101,7 @@ def run_cached(
                 if cache is not None:
                     cache.put(key, rec)
         finally:
+            served = tuple(sorted(getattr(live, "served", ())))  # an OpenAI-compatible server's own words
             if cache is not None:
                 cache.close()
             if made:
@@ -114,7 +115,8 @@ def run_cached(
         engine_seconds=round(sum((records[k]["seconds"] for k in todo), 0.0), 3), load_seconds=load_seconds,
         cache_problems=dict(sorted(cache.problems.items())) if cache is not None else {},
         recomputed=refused if accept is not None else None, engine=identity,
-        engines_used=tuple(sorted({json.dumps(records[k].get("engine") or {}, sort_keys=True) for k in set(keys)})))
+        engines_used=tuple(sorted({json.dumps(records[k].get("engine") or {}, sort_keys=True) for k in set(keys)})),
+        served=served)
 
 
 def run_cell(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from authbench import provenance
 from authbench.config import GenerateConfig
 from authbench.llm import expected
 from authbench.llm.engines.base import Response
@@ -36,6 +37,8 @@ class RunStats:
     records refused because they lack something the request needs (score
     distributions), None when no request needed anything more.
     ``truncated_texts``: texts not scored to their end (perplexity only).
+    ``served``: what an OpenAI-compatible server said it ran, for the replies
+    computed in this run (the manifest's ``provenance.served``).
     """
 
     requests: int = 0  # requests (or texts) asked
@@ -49,6 +52,7 @@ class RunStats:
     truncated_texts: int | None = None
     engine: Mapping | None = None  # identity of the engine used now, or None
     engines_used: tuple[str, ...] = ()  # canonical JSON of every engine identity behind the replies
+    served: tuple[str, ...] = ()  # canonical JSON of the model / system_fingerprint pairs servers returned now
 
     def __add__(self, other: "RunStats") -> "RunStats":
         if not isinstance(other, RunStats):
@@ -145,9 +149,11 @@ def _file_entry(path: str) -> dict:
 def manifest(run: CellRun) -> dict:
     """The manifest of any cell: what was asked of which model with which
     settings, the hashes of the template(s) and inputs, the cache and engine
-    counts of this run, :func:`cell_summary` and the step's ``extra``."""
+    counts of this run, :func:`cell_summary`, the step's ``extra`` and the
+    ``provenance`` of this run (:func:`authbench.provenance.block`)."""
+    prov = {"provenance": provenance.block(run.stats.served)}
     if run.generate is None:  # a scoring cell: no sampling, template or replies
-        return {"cell": run.cell, "model": run.model, **run.stats.named(TEXT_KEYS), **run.extra}
+        return {"cell": run.cell, "model": run.model, **run.stats.named(TEXT_KEYS), **prov, **run.extra}
     stats = run.stats.named(CELL_KEYS)
     if not run.stats.engine_calls:  # nothing computed: the seconds are the integer 0, as manifests always had
         stats["engine_seconds_this_run"] = 0
@@ -163,6 +169,7 @@ def manifest(run: CellRun) -> dict:
         **{name: {**_file_entry(path), **info} for name, (path, info) in run.inputs.items()},
         **stats,
         **cell_summary(run.judgments, run.responses),
+        **prov,
         **run.extra,
     }
 

@@ -12,7 +12,9 @@ derived from that list here:
 * :func:`report_entry`: an item's entry in Snakemake's ``--report``: its
   caption (a generated ``.rst`` file holding the definition's caption: a
   caption cannot be missing), category, subcategory and labels; and the
-  report's ``scorecard.md`` (:data:`SCORECARD`), when it has one.
+  report's ``scorecard.md`` (:data:`SCORECARD`), when it has one;
+  :func:`provenance_entry`: the entry of ``provenance.md``, in the category
+  the report lists first (:data:`PROVENANCE_CATEGORY`).
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
 config's grid has data for the item, the reason it is skipped (shown in
@@ -38,6 +40,13 @@ SCORECARD_CAPTION = (
     "in the paper's units: reproduced [95% interval], published, difference, and whether the published value lies "
     "inside the interval; the summary line first; published numbers without a counterpart counted by reason; data "
     "rows: counted from the data alone.")
+
+# the report's first category (Snakemake sorts categories by name): provenance.md (authbench.render.dag)
+PROVENANCE_CATEGORY = "About this run"
+PROVENANCE_CAPTION = (
+    "Provenance: the pipeline's git commit (and whether tracked files had changed), the SHA-256 of the merged "
+    "config and of every data file it names, the models with their revisions, and the command that reruns the "
+    "workflow. Each cell's manifest.json adds where it ran (its provenance block).")
 
 Needs = Callable[[Mapping[str, Any]], "str | None"]
 
@@ -278,3 +287,12 @@ def report_entry(report: Report, path: str, caption_dir: str) -> dict | None:
     labels = {"study": report.name, it.kind[:-1]: it.title}
     labels.update({w: f"{{{w}}}" for w in re.findall(r"(?<!\{)\{(\w+)\}(?!\})", path)})
     return {"caption": caption, "category": report.name, "subcategory": it.kind, "labels": labels}
+
+
+def provenance_entry(caption_dir: str) -> dict:
+    """Snakemake ``report()`` keywords for ``provenance.md``: its caption
+    file, the category the report lists first, and a label."""
+    caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), "provenance.rst"),
+                               caption_rst(PROVENANCE_CAPTION))
+    return {"caption": caption, "category": PROVENANCE_CATEGORY, "subcategory": "provenance",
+            "labels": {"file": "provenance.md"}}

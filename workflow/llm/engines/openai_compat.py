@@ -37,6 +37,10 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   ``openai.api_key_env`` and sent as ``Authorization: Bearer``; it never
   appears in exceptions, logs or :meth:`identity` (server text quoted in an
   error is scrubbed of it).
+* Every answer's ``model`` and ``system_fingerprint`` (scrubbed of the key)
+  are collected in :attr:`OpenAICompatEngine.served` (canonical JSON, one
+  entry per distinct pair): the cell's manifest lists them (its
+  ``provenance.served``, :mod:`authbench.provenance`).
 * Perplexity (:meth:`OpenAICompatEngine.perplexity`) POSTs ``{base_url}/completions``
   (whatever ``prompt_format`` says: the raw text is scored) with the text as
   ``prompt`` and ``echo: true, logprobs: 0, max_tokens: 1, temperature: 0``
@@ -60,6 +64,7 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import os
@@ -147,6 +152,7 @@ class OpenAICompatEngine(Engine):
         self.url = self.base_url + path
         self.completions_url = self.base_url + "/completions"  # perplexity, whatever the prompt format
         self.waits: list[float] = []  # every backoff wait taken (inspectable in tests)
+        self.served: set[str] = set()  # the distinct model / system_fingerprint pairs answers named
 
     # --- identity --------------------------------------------------------
     def identity(self) -> dict:
@@ -197,7 +203,13 @@ class OpenAICompatEngine(Engine):
     def _fail(self, req: Request, reason: str, url: str | None = None) -> OpenAIEngineError:
         return OpenAIEngineError(self._scrub(f"request {req.id!r} to {safe_url(url or self.url)} failed: {reason}"))
 
+    def _note_served(self, data: Any) -> None:
+        if isinstance(data, Mapping):
+            self.served.add(json.dumps({k: None if data.get(k) is None else self._scrub(str(data[k]))
+                                        for k in ("model", "system_fingerprint")}, sort_keys=True))
+
     def _parse(self, req: Request, data: Any, seconds: float) -> Response:
+        self._note_served(data)
         try:
             choice = data["choices"][0]
             if self.prompt_format == "chat":
@@ -379,6 +391,7 @@ class OpenAICompatEngine(Engine):
         return body
 
     def _parse_perplexity(self, req: Request, data: Any, seconds: float) -> PerplexityResult:
+        self._note_served(data)
         url = self.completions_url
         try:
             logprobs = data["choices"][0]["logprobs"]
