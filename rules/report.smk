@@ -91,8 +91,14 @@ rule provenance_dag:
     conda:
         "../envs/analysis.yaml"
     params:
-        p=lambda wildcards: _json({"config": config, "snakefile": workflow.main_snakefile, "targets": [],
-                                   "configfiles": [str(f) for f in workflow.config_settings.configfiles]}),
+        p=lambda wildcards: _json(
+            {
+                "config": config,
+                "snakefile": workflow.main_snakefile,
+                "targets": [],
+                "configfiles": [str(f) for f in workflow.config_settings.configfiles],
+            }
+        ),
         outdir=outdir,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -61,9 +61,15 @@ def get_judge_params(wildcards):
 
 
 def get_evaluate_params(wildcards):
-    return _json({**_cell_identity(wildcards), "scales": scales(config, wildcards.dataset, wildcards.setting),
-                  "near_constant": config["judge_validity"]["near_constant"],
-                  "intervals": config["intervals"], "seed": config["seed"]})
+    return _json(
+        {
+            **_cell_identity(wildcards),
+            "scales": scales(config, wildcards.dataset, wildcards.setting),
+            "near_constant": config["judge_validity"]["near_constant"],
+            "intervals": config["intervals"],
+            "seed": config["seed"],
+        }
+    )
 
 
 def get_prediction_secondary(wildcards):
@@ -87,5 +93,11 @@ def get_baseline_instances(wildcards):
 
 
 def get_baseline_params(wildcards):
-    return _json({"dataset": wildcards.dataset, "seed": config["seed"], "intervals": config["intervals"],
-                  **_baselines(wildcards)})
+    return _json(
+        {
+            "dataset": wildcards.dataset,
+            "seed": config["seed"],
+            "intervals": config["intervals"],
+            **_baselines(wildcards),
+        }
+    )

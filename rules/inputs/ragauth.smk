@@ -69,8 +69,14 @@ def get_rag_report_inputs(wildcards):
 
 def get_rag_report_params(wildcards):
     cells = [[m, s, "all" if k == "all" else int(k[1:])] for m, s, k in RAG.cells]
-    return _json({"cells": cells, "intervals": config["intervals"], "seed": config["seed"],
-                  "scorecard": grid_params(config, "ragauth")})
+    return _json(
+        {
+            "cells": cells,
+            "intervals": config["intervals"],
+            "seed": config["seed"],
+            "scorecard": grid_params(config, "ragauth"),
+        }
+    )
 
 
 RANK = rag_rank_cell("{model}", "{strategy}")
