@@ -267,13 +267,16 @@ def test_paired_difference_against_scipy_and_hand():
     assert got["p"] < 0.001 and got["n"] == 80
     same = S.paired_difference(a, a, SPEC, ("pd",))
     assert same["delta"] == 0 and same["p"] == 1.0
-    # 5 paired units by hand: d = (1, 0, 0, 1, 0), Δ = 0.4; p counts |Δ* − 0.4| ≥ 0.4
+    # 5 paired units by hand: d = (1, 0, 0, 1, 0), Δ = 0.4; p = 2 Φ(−0.4 / sd(Δ*))
     d = np.array([1.0, 0, 0, 1, 0])
     spec = S.IntervalSpec(resamples=3000, seed=8)
     res = S.paired_difference(d, np.zeros(5), spec, ("h",))
     gen = np.random.default_rng(S.rng(8, "h").getrandbits(64))
     draws = d[gen.integers(0, 5, size=(3000, 5))].mean(axis=1)
-    assert res["p"] == pytest.approx((1 + np.count_nonzero(np.abs(draws - 0.4) >= 0.4 - 1e-12)) / 3001)
+    assert res["p"] == pytest.approx(2 * stats.norm.sf(0.4 / np.std(draws, ddof=1)))
+    # a large paired effect: p far below 1 / (resamples + 1), so Holm over hundreds of rows can still find it
+    big = S.paired_difference(np.ones(400), np.zeros(200).tolist() + np.ones(200).tolist(), spec, ("big",))
+    assert big["p"] < 1e-6 and S.holm([big["p"]] * 600)[0] < 0.05
     assert (res["lo"], res["hi"]) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])))
     with pytest.raises(ValueError, match="pair them"):
         S.paired_difference([1, 2], [1], SPEC, ("x",))

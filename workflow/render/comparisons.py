@@ -70,7 +70,7 @@ def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]
              f"{len(frame)} paired comparisons; {int((frame['distinct'] == 'yes').sum())} distinguishable "
              f"(Holm-adjusted p < {ALPHA} within each family), {int((frame['distinct'] == '').sum())} with too "
              "few units for a test. Δ = a − b in the tables' units, its 95% paired-bootstrap interval; "
-             "p: two-sided bootstrap p, Holm-adjusted; McNemar: exact p of the discordant pairs (pair accuracy).", ""]
+             "p: two-sided, from the bootstrap standard error, Holm-adjusted; McNemar: exact p of the discordant pairs (pair accuracy).", ""]
     for family, part in frame.groupby("family", sort=False):
         lines += [f"## {family}", "", "| number | a | b | units | Δ [95% interval] | p (Holm) | McNemar p |",
                   "|:---|:---|:---|---:|---:|---:|---:|"]

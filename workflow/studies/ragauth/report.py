@@ -254,9 +254,7 @@ def comparisons(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, 
     accuracy in percent, paired by question (McNemar's exact p beside the
     bootstrap): family ``vs w/o Filter (<model>)``: every filtered cell
     against the same model's no-filter cell; family ``model vs model
-    (<strategy, k>)``: every two models in the same strategy and k (families
-    per model / setting keep Holm's adjustment within reach of the bootstrap
-    p's resolution, 1 / (resamples + 1)). Also the Table 5 tags: ``(model, strategy,
+    (<strategy, k>)``: every two models in the same strategy and k. Also the Table 5 tags: ``(model, strategy,
     k) -> "°"`` for a filtered cell not distinguishable from w/o Filter
     (Holm-adjusted p ≥ 0.05, or too few questions for a test)."""
     cells = {key: sub.set_index("qid")["correct"].astype(float) for key, sub in _cells(units).items()}

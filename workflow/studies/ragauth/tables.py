@@ -163,7 +163,7 @@ def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = 
     caption += _interval_words(spec)
     if NO_FILTER in present and len(present) > 1:
         caption += (f" {NOT_RANDOM_TAG}: not distinguishable from the model's w/o Filter (paired by question, "
-                    "Holm-adjusted bootstrap p ≥ 0.05 or too few questions; comparisons.md).")
+                    "Holm-adjusted p ≥ 0.05 or too few questions; comparisons.md).")
     return _blank_note(build_table(
         table_rows,
         table_rows,

@@ -80,8 +80,7 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
     questions as clusters: Table 3's ``°`` tags, ``(evaluator, other author,
     rate) -> "°"``), author vs author (per evaluator) and model vs model (per
     other author both compared with; per-question means). Families (Holm):
-    per evaluator, or per prompt and factuality / rate for model vs model,
-    small enough for the bootstrap p's resolution (1 / (resamples + 1))."""
+    per evaluator, or per prompt and factuality / rate for model vs model."""
     rows, tag_keys = [], []
 
     def add(family, what, a, b, unit, va, vb, scale, clusters=None, key=None):
