@@ -284,6 +284,15 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 # --------------------------------------------------------------------------
 # descriptive statistics and significance tests
 # --------------------------------------------------------------------------
+def finite_or_nan(x) -> float:
+    """``float(x)`` when that is a finite number, else NaN (None, text, inf)."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v if math.isfinite(v) else math.nan
+
+
 def mean_or_nan(x: np.ndarray) -> float:
     """The mean; NaN without values."""
     return float(np.mean(x)) if len(x) else math.nan

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
+from authbench.stats import finite_or_nan
 from authbench.config import entity_datasets, paper_name
 from authbench.judges import MAIN_DERIVATION
 from authbench.published import load, paper_models
@@ -121,16 +122,8 @@ def _setting(text: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in text.split(";")) if text else {}
 
 
-def _number(x) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return math.nan
-    return v if math.isfinite(v) else math.nan
-
-
 def _interval(rec: Mapping, scale: float, lo: str = "lo", hi: str = "hi") -> tuple[float, float]:
-    return _number(rec.get(lo)) * scale, _number(rec.get(hi)) * scale
+    return finite_or_nan(rec.get(lo)) * scale, finite_or_nan(rec.get(hi)) * scale
 
 
 def _row(table, model, ours, judge, context, setting, metric, value, lo=math.nan, hi=math.nan, kind="model",
@@ -140,8 +133,8 @@ def _row(table, model, ours, judge, context, setting, metric, value, lo=math.nan
     paper's count is a sampling choice (:func:`compare` scopes the row when
     it differs from the published count)."""
     return {"table": int(table), "model": model, "ours": ours, "judge": judge, "context": context,
-            "setting": setting, "metric": metric, "reproduced": _number(value), "lo": lo, "hi": hi, "kind": kind,
-            "scope": scope, "asked": _number(asked)}
+            "setting": setting, "metric": metric, "reproduced": finite_or_nan(value), "lo": lo, "hi": hi, "kind": kind,
+            "scope": scope, "asked": finite_or_nan(asked)}
 
 
 # --- AuthorityBench -------------------------------------------------------------------------
@@ -168,17 +161,17 @@ def authority_rows(metrics: pd.DataFrame, names: Mapping[str, str], scopes: Mapp
         if setting == "pairs" and kind == "domainauth" and metric == "acc" and deriv == "direct" \
                 and difficulty in ("easy", "hard"):
             out.append(_row(3, *args, judge, rec["context"], f"difficulty={difficulty}", "pair_accuracy",
-                            _number(rec["value"]) * 100, lo, hi, scope=scopes.get(3, "")))
+                            finite_or_nan(rec["value"]) * 100, lo, hi, scope=scopes.get(3, "")))
         tables = AUTHORITY_TABLES.get((kind, setting))
         if tables is None or difficulty != "all" or metric not in ("rho", "tau"):
             continue
         if deriv == MAIN_DERIVATION.get(judge):
-            out.append(_row(tables[0], *args, judge, rec["context"], where, metric, _number(rec["value"]) * 100,
+            out.append(_row(tables[0], *args, judge, rec["context"], where, metric, finite_or_nan(rec["value"]) * 100,
                             lo, hi, scope=scopes.get(tables[0], "")))
         for label, (j, d) in DERIVATIONS.items():
             if (j, d) == (judge, deriv) and metric == "rho":
                 out.append(_row(tables[1], *args, label, rec["context"], where, metric,
-                                _number(rec["value"]) * 100, lo, hi, scope=scopes.get(tables[1], "")))
+                                finite_or_nan(rec["value"]) * 100, lo, hi, scope=scopes.get(tables[1], "")))
     return out
 
 

@@ -55,7 +55,7 @@ from authbench.render.tables import (
     is_baseline,
     round2,
 )
-from authbench.stats import IntervalSpec, mean_interval
+from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
 from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS, expected_derivation
 
@@ -144,16 +144,16 @@ class _Lookup:
         for rec in sub.to_dict("records"):
             key = tuple(str(rec[k]) for k in self.KEY)
             val = (
-                _to_float(rec["value"]),
-                _to_float(rec["parse_failure_rate"]),
-                _to_float(rec["n_constant"]),
+                finite_or_nan(rec["value"]),
+                finite_or_nan(rec["parse_failure_rate"]),
+                finite_or_nan(rec["n_constant"]),
             )
             old = self._rows.get(key)
             if old is not None and not _same(old, val):
                 raise ValueError(f"conflicting duplicate metrics rows for {dict(zip(self.KEY, key))}")
             self._rows[key] = val
-            self._extra[key] = (_to_float(rec["lo"]) if "lo" in rec else math.nan,
-                                _to_float(rec["hi"]) if "hi" in rec else math.nan,
+            self._extra[key] = (finite_or_nan(rec["lo"]) if "lo" in rec else math.nan,
+                                finite_or_nan(rec["hi"]) if "hi" in rec else math.nan,
                                 rec["tag"] if isinstance(rec.get("tag"), str) else "")
 
     def get(self, model, context, judge, derivation, difficulty, metric):
@@ -185,14 +185,6 @@ class _Lookup:
             if hit is not None and not math.isnan(hit[2]):
                 return float(hit[2])
         return math.nan
-
-
-def _to_float(x) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return math.nan
-    return v if math.isfinite(v) else math.nan
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -580,14 +572,14 @@ def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
     for rec in sub.to_dict("records"):
         key = tuple(str(rec[k]) for k in ("model", "context", "judge", "derivation", "setting", "difficulty",
                                           "metric"))
-        val = (_to_float(rec["value"]), _to_float(rec["n_constant"]))
+        val = (finite_or_nan(rec["value"]), finite_or_nan(rec["n_constant"]))
         if key in cells and not _same(cells[key], val):
             raise ValueError(f"{what}: conflicting duplicate metrics rows for {key}")
         cells[key] = val
-        extra[key] = (_to_float(rec["lo"]) if "lo" in rec else math.nan, _to_float(rec["hi"]) if "hi" in rec else
+        extra[key] = (finite_or_nan(rec["lo"]) if "lo" in rec else math.nan, finite_or_nan(rec["hi"]) if "hi" in rec else
                       math.nan, rec["tag"].replace(NOT_BEST_TAG, "") if isinstance(rec.get("tag"), str) else "")
         if has_fallback and str(rec["derivation"]).endswith("expected"):
-            fallback.setdefault(key[:4], []).append(_to_float(rec["expected_fallback_rate"]))
+            fallback.setdefault(key[:4], []).append(finite_or_nan(rec["expected_fallback_rate"]))
     expected_judges = {(k[0], k[1], k[2]) for k in cells if k[3].endswith("expected")}
     # the columns follow the settings of the whole table (EntityAuth stacks one part per domain)
     settings = set(metrics.loc[~metrics["model"].astype(str).map(is_baseline), "setting"].astype(str))
