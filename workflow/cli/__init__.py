@@ -52,6 +52,20 @@ def cmd_provenance_dag(args, params) -> None:
     export_dag(args.outdir, params["config"], params["snakefile"], params["targets"], params["configfiles"])
 
 
+def cmd_study_viewer(args, params) -> None:
+    """A study's sample viewer (:mod:`authbench.render.viewer`): every model
+    cell's samples under ``--root`` (the study's folder), the assets of
+    ``--assets``, the judge-validity flags of ``--costs`` (AuthorityBench's
+    costs.csv), ``params["study"]`` its title; under ``--outdir``."""
+    from authbench.render.viewer import find_samples, read_flags, write_viewer
+
+    catalog = write_viewer(args.outdir, find_samples(args.root), args.root, params["study"], args.assets,
+                           read_flags(args.costs))
+    for cell in catalog["cells"]:
+        if not cell["available"]:
+            logging.getLogger("authbench").warning("viewer: %s unavailable: %s", cell["cell"], cell["reason"])
+
+
 def cmd_models_serve(args, params) -> None:
     from authbench.llm.serve import run_server
 
@@ -89,6 +103,7 @@ COMMANDS = {
     "models-assemble": (cmd_models_assemble, ["out"]),
     "models-convert": (cmd_models_convert, ["gguf", "out"]),
     "provenance-dag": (cmd_provenance_dag, ["outdir"]),
+    "study-viewer": (cmd_study_viewer, ["root", "assets", "costs?", "outdir"]),
     **fetch.COMMANDS,
     **authority.COMMANDS,
     **ragauth.COMMANDS,

@@ -1,0 +1,175 @@
+"""A study's sample viewer (issue 23): a static folder that opens from the
+file system and from inside the report zip, showing what every model cell
+sent and got back (:mod:`authbench.samples`).
+
+:func:`write_viewer` reads each cell's ``samples.parquet`` and writes
+
+* ``index.html`` + the assets of ``report/viewer/`` (vanilla JS, no build);
+* ``data/catalog.js``: every cell (its path parts: model, judge/step,
+  context, setting), its counts (samples, parse failures, correct, wrong,
+  cached), its judge-validity flags, or ``unavailable`` with the
+  :class:`~authbench.samples.SamplesError` reason (one bad cell never stops
+  the rest);
+* per cell ``data/<cell id>/index.js``: one light row per sample (column
+  arrays: status, correct, cached, short value and gold), and
+  ``chunk_<k>.js`` holding :data:`CHUNK` samples' prompts and replies, loaded
+  only when a sample of the chunk is opened.
+
+Data files are scripts calling ``ABV.catalog`` / ``ABV.index`` / ``ABV.chunk``
+(``fetch`` does not work on ``file://``), their strings escaped by
+:func:`js_json` so that no reply can close the script tag.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from authbench.samples import SamplesError, read_samples
+
+CHUNK = 1000  # samples per chunk file
+SHORT = 80  # characters of value / gold in the light index
+ASSETS = ("index.html", "viewer.js", "viewer.css")
+PICKERS = ("model", "judge", "context", "setting")
+
+_UNSAFE = re.compile(r"[<>&\u2028\u2029]|[\ud800-\udfff]")
+
+
+def _escape(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def js_json(value: Any) -> str:
+    """``value`` as JSON safe inside a ``<script>`` file: ``<``, ``>``,
+    ``&``, U+2028/2029 and lone surrogates (a non-UTF-8 byte read with
+    ``surrogateescape``) written as ``\\uXXXX`` escapes (the surrogate stays
+    visible as U+DCxx in the viewer, never dropped)."""
+    return _UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def cell_parts(rel: Sequence[str]) -> dict[str, str]:
+    """The viewer's pickers of a cell folder (its path under the study's
+    folder): the model is the folder after ``cells``, then the judge or step,
+    the context, and the rest (with the dataset before ``cells``) as the
+    setting; a folder without ``cells`` (``generated/<model>``) is
+    step/model."""
+    rel = list(rel)
+    if "cells" in rel:
+        i = rel.index("cells")
+        pre, post = rel[:i], rel[i + 1:]
+    else:
+        pre, post = [], rel[1:] + rel[:1]
+    vals = post + ["-"] * max(0, 3 - len(post))
+    setting = "/".join(pre + vals[3:]) or "-"
+    return {"model": vals[0], "judge": vals[1], "context": vals[2], "setting": setting}
+
+
+def read_flags(costs: str | Path | None) -> dict[tuple, list[str]]:
+    """The judge-validity flags of an AuthorityBench report's ``costs.csv``
+    (columns flag, why): ``{(benchmark, model, judge, context, setting): [why]}``
+    for every flagged cell (the benchmark's last path part)."""
+    if not costs or not Path(costs).is_file():
+        return {}
+    with open(costs, newline="", encoding="utf-8") as fh:
+        return {(r["benchmark"].rsplit("/", 1)[-1], r["model"], r["judge"], r["context"], r["setting"]):
+                [w for w in (r.get("why") or "").split("; ") if w] or ["flagged"]
+                for r in csv.DictReader(fh) if r.get("flag")}
+
+
+def _short(text: str | None) -> str:
+    if text is None:
+        return ""
+    return text if len(text) <= SHORT else text[:SHORT - 1] + "…"
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _cell_data(table) -> tuple[dict, dict, list[dict]]:
+    """(counts, light index, chunks) of one samples table."""
+    cols = table.to_pydict()
+    n = table.num_rows
+    statuses = sorted({s or "" for s in cols["status"]})
+    code = {s: i for i, s in enumerate(statuses)}
+    correct = [-1 if c is None else int(bool(c)) for c in cols["correct"]]
+    index = {
+        "n": n, "statuses": statuses,
+        "status": [code[s or ""] for s in cols["status"]],
+        "correct": correct,
+        "cached": [int(bool(c)) for c in cols["cached"]],
+        "request_id": cols["request_id"], "try": cols["try"],
+        "value": [_short(v) for v in cols["value"]],
+        "gold": [_short(v) for v in cols["gold"]],
+        "prompt_chars": [len(p or "") for p in cols["prompt"]],
+    }
+    counts = {"samples": n, "parse_failures": sum(1 for s in cols["status"] if s != "ok"),
+              "correct": correct.count(1), "wrong": correct.count(0), "cached": sum(index["cached"])}
+    chunks = []
+    for start in range(0, n, CHUNK):
+        prompts: dict[str, int] = {}
+        rows = []
+        for i in range(start, min(n, start + CHUNK)):
+            p = cols["prompt"][i] or ""
+            rows.append({"p": prompts.setdefault(p, len(prompts)), "reply": cols["reply"][i],
+                         "finish_reason": cols["finish_reason"][i], "prompt_sha256": cols["prompt_sha256"][i],
+                         "prompt_tokens": cols["prompt_tokens"][i], "completion_tokens": cols["completion_tokens"][i],
+                         **{k: _load(cols[k][i]) for k in ("value", "expected", "score_probs", "gold", "fields")}})
+        chunks.append({"prompts": list(prompts), "rows": rows})
+    return counts, index, chunks
+
+
+def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | Path, study: str,
+                 assets: str | Path, flags: Mapping[tuple, list[str]] | None = None) -> dict:
+    """Write the viewer of ``study`` under ``outdir`` from each cell's
+    ``samples`` file (``root``: the study's folder, the cells' paths are
+    shown relative to it), ``assets`` (``report/viewer``) and the
+    judge-validity ``flags`` (:func:`read_flags`). Returns the catalog."""
+    out = Path(outdir)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "data").mkdir(parents=True)
+    for name in ASSETS:
+        shutil.copyfile(Path(assets) / name, out / name)
+    flags = flags or {}
+    cells = []
+    for k, path in enumerate(sorted(Path(p) for p in samples)):
+        rel = path.parent.relative_to(root).parts
+        parts = cell_parts(rel)
+        bench = rel[rel.index("cells") - 1] if "cells" in rel and rel.index("cells") else Path(root).name
+        key = (bench, parts["model"], parts["judge"], parts["context"], parts["setting"].rsplit("/", 1)[-1])
+        entry = {"id": f"c{k}", "cell": "/".join(rel), **parts, "flags": flags.get(key, []),
+                 "available": False, "reason": "", "counts": {}, "chunks": 0}
+        try:
+            table, meta = read_samples(path)
+            counts, index, chunks = _cell_data(table)
+        except SamplesError as err:
+            entry["reason"] = str(err).replace(str(Path(root)), Path(root).name)
+            cells.append(entry)
+            continue
+        except (ValueError, KeyError, TypeError) as err:  # readable but its JSON columns are not JSON
+            entry["reason"] = f"{'/'.join(rel)}/{path.name}: damaged samples ({type(err).__name__}: {err})"
+            cells.append(entry)
+            continue
+        entry.update(available=True, counts=counts, chunks=len(chunks), template_sha256=meta.get("template_sha256"))
+        folder = out / "data" / entry["id"]
+        folder.mkdir()
+        (folder / "index.js").write_text(f"ABV.index({js_json(entry['id'])},{js_json(index)});\n", encoding="utf-8")
+        for c, chunk in enumerate(chunks):
+            (folder / f"chunk_{c}.js").write_text(f"ABV.chunk({js_json(entry['id'])},{c},{js_json(chunk)});\n",
+                                                  encoding="utf-8")
+        cells.append(entry)
+    catalog = {"study": study, "pickers": list(PICKERS), "chunk": CHUNK, "cells": cells}
+    (out / "data" / "catalog.js").write_text(f"ABV.catalog({js_json(catalog)});\n", encoding="utf-8")
+    return catalog
+
+
+def find_samples(root: str | Path) -> list[Path]:
+    """The ``samples.parquet`` of every model cell under a study's folder: each
+    folder holding a ``responses.jsonl`` (a missing samples file is then
+    shown as unavailable)."""
+    return sorted(p.parent / "samples.parquet" for p in Path(root).rglob("responses.jsonl"))
