@@ -28,7 +28,8 @@ from authbench.config import entity_datasets, entity_settings, rag_plan, selfpre
 from authbench.joblogs import failure_summary, run_summary
 from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
-from authbench.render.catalog import plan, provenance_entry, report_entry, report_files
+from authbench.render.catalog import VIEWER, plan, provenance_entry, report_entry, report_files, viewer_entry
+from authbench.render.viewer import ASSETS as VIEWER_FILES
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, baseline_plan, scales
 from authbench.judges import SCORE_JUDGES, WILDCARD as JUDGE_WILDCARD
 from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells

@@ -76,11 +76,40 @@ if statistics_outputs():
             "--params {params.p:q} 2> {log}"
 
 
+# Each study's sample viewer (authbench.render.viewer): every model cell's
+# samples.parquet under the study's folder (found by the step; a missing or
+# damaged one is listed as unavailable), after the study's report (which
+# needs every cell), with the judge-validity flags of its costs table.
+for name, study, root, folder in viewers():
+
+    rule:
+        name:
+            f"{name}_viewer"
+        input:
+            contents=f"{folder}/contents.md",
+            costs=viewer_costs(folder),
+            assets=VIEWER_ASSETS,
+        output:
+            report(directory(f"{folder}/{VIEWER}"), **viewer_entry(study, CAPTIONS)),
+        log:
+            f"{LOGS}/{name}_viewer.log",
+        conda:
+            "../envs/analysis.yaml"
+        params:
+            p=_json({"study": study.name}),
+            root=root,
+            assets=os.path.dirname(VIEWER_ASSETS[0]),
+            costs=lambda wildcards, input: f"--costs {input.costs}" if input.costs else "",
+        shell:
+            "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --root {params.root} --assets {params.assets} "
+            "{params.costs} --outdir {output} --params {params.p:q} 2> {log}"
+
+
 # The rule graph and the job DAG of the current config (dot + SVG), the
 # merged config itself and provenance.md (commit, config and data hashes,
 # models, how to rerun): what to cite next to a table. Not part of `all`
 # (the DAG describes `all`); build it with `snakemake --cores 1 provenance_dag`;
-# `snakemake --report report.html all provenance_dag` then shows provenance.md first.
+# `snakemake --report report.zip all provenance_dag` then shows provenance.md first.
 rule provenance_dag:
     output:
         expand(f"{P.provenance}/{{kind}}.{{ext}}", kind=["rulegraph", "dag"], ext=["dot", "svg"]),

@@ -92,9 +92,9 @@ def run_summary(outputs: Iterable[str], results: str, snakemake_logs: Iterable[s
     if overrides:  # --config key=value as Snakemake parses it back
         command += ["--config"] + [f"{k}={'' if v is None else json.dumps(v) if isinstance(v, (dict, list)) else v}"
                                    for k, v in overrides.items()]
-    html = f"{results}/report.html"
+    html = f"{results}/report.zip"
     lines = ["Tables and figures (each report's contents.md lists its files):", *shown] if shown else []
-    lines += [f"HTML report of every table and figure with its caption ({html}), built by:",
+    lines += [f"HTML report of every table and figure with its caption, and the sample viewers ({html}), built by:",
               "  " + shlex.join(command + ["--report", html]),
               f"Logs: every job's under {results}/logs/"
               + "".join(f"; this run's Snakemake log: {_relative(log)}" for log in snakemake_logs)]

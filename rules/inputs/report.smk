@@ -127,6 +127,30 @@ def get_statistics_params(wildcards):
     )
 
 
+# --- the sample viewers (authbench.render.viewer) -------------------------------------
+VIEWER_ASSETS = [
+    os.path.join(os.path.dirname(os.path.abspath(workflow.main_snakefile)), "report", "viewer", name)
+    for name in VIEWER_FILES
+]
+
+
+def viewers():
+    """Each study's viewer: (rule name, its Report, the study's folder, its report folder)."""
+    out = [("domainauth", DOMAINAUTH, DA, f"{DA}/report")] if "domainauth" in STUDIES else []
+    out += [("entityauth", ENTITYAUTH, EA, f"{EA}/report")] if ENTITY_DATASETS else []
+    out += [("ragauth", RAGAUTH, RA, f"{RA}/report")] if RAG.cells else []
+    for dataset in selfpref_datasets(config):
+        name = re.sub(r"[^A-Za-z0-9]+", "_", dataset)
+        out.append((f"selfpref_{name}", SELFPREF_REPORT, P.selfpref(dataset), f"{P.selfpref(dataset)}/report"))
+    return out
+
+
+def viewer_costs(folder):
+    """The judge-validity flags a viewer shows: an AuthorityBench report's costs.csv."""
+    costs = f"{folder}/tables/costs.csv"
+    return [costs] if costs in domainauth_report_outputs() + entityauth_report_outputs() else []
+
+
 # --- `all` ---------------------------------------------------------------------------
 
 
@@ -140,4 +164,4 @@ def get_final_output():
         out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
     for dataset in selfpref_datasets(config):
         out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
-    return out
+    return out + [f"{folder}/{VIEWER}" for *_, folder in viewers()]

@@ -75,12 +75,12 @@ def test_a_run_ends_with_where_its_tables_report_and_logs_are(tmp_path, monkeypa
         "Tables and figures (each report's contents.md lists its files):",
         "  r/statistics/",
         "  r/domainauth/report/contents.md",
-        "HTML report of every table and figure with its caption (r/report.html), built by:",
+        "HTML report of every table and figure with its caption, and the sample viewers (r/report.zip), built by:",
         f"  {tmp_path}/venv/bin/python -m snakemake --configfile own.yaml --config seed=3 "
-        "'models={\"a\": \"b\"}' results=r --report r/report.html",
+        "'models={\"a\": \"b\"}' results=r --report r/report.zip",
         "Logs: every job's under r/logs/; this run's Snakemake log: .snakemake/log/x.snakemake.log"]
     (tmp_path / "venv/bin").mkdir(parents=True)
     (tmp_path / "venv/bin/snakemake").write_text("")
     assert run_summary([], "r", []).splitlines() == [  # no report folder: the rest still; the snakemake script
-        "HTML report of every table and figure with its caption (r/report.html), built by:",
-        "  venv/bin/snakemake --report r/report.html", "Logs: every job's under r/logs/"]
+        "HTML report of every table and figure with its caption, and the sample viewers (r/report.zip), built by:",
+        "  venv/bin/snakemake --report r/report.zip", "Logs: every job's under r/logs/"]

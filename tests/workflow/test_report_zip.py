@@ -2,12 +2,17 @@
 (DomainAuth, EntityAuth, RAGAuth on the test fixture, self-preference), with
 ``engine: instant`` (no model) and tiny counts: the report builds, and every
 table a study's contents.md lists as written is in it with its caption (the
-definition's: authbench.render.catalog; a caption cannot be missing)."""
+definition's: authbench.render.catalog; a caption cannot be missing); each
+study's sample viewer is in it, and opened from the unzipped report in
+headless Chromium it shows what each cell's manifest and metrics count
+(tests/browser.py; judge-validity thresholds lowered so that cells are flagged)."""
 
+import csv
 import html
 import json
 import re
 import zipfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -16,7 +21,9 @@ from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.selfpref.outputs import SELFPREF
 from authbench.studies.statistics import STATISTICS
-from wfrun import ROOT, snakemake, tiny_selfpref
+from authbench.render.catalog import VIEWER_TITLE
+from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select, shown_cells
+from wfrun import ROOT, read_tsv, snakemake, tiny_selfpref
 
 FIXTURE = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
 
@@ -35,6 +42,8 @@ def every_study_config() -> dict:
     ea.update(lists=1, anchors=2, coarse_lists=1)
     cfg["ragauth"].update(source=str(FIXTURE), k=[1])
     cfg["selfpref"]["self"] = {"gemma3-270m": "gpt35"}
+    # flag every list cell with a position rho, so that the viewer has flagged cells to show
+    cfg["judge_validity"].update(position_rho=0.0, min_lists=1, min_calls=1)
     return tiny_selfpref(cfg)
 
 
@@ -87,3 +96,75 @@ def test_every_listed_table_is_in_the_report_with_its_caption(run):
             assert entry["labels"]["study"] == report.name and entry["labels"]["table"] == report.item(stem).title
             checked += 1
     assert checked >= 30
+
+
+VIEWERS = {"DomainAuth": "results/domainauth/report/viewer", "EntityAuth": "results/entityauth/report/viewer",
+           "RAGAuth": "results/ragauth/report/viewer", "Self-preference": "results/selfpref/nq/report/viewer"}
+
+
+def test_the_report_zip_lists_each_study_viewer(run):
+    with zipfile.ZipFile(run / "report.zip") as z:
+        names = z.namelist()
+        page = z.read("report/report.html").decode("utf-8")
+    for study, folder in VIEWERS.items():
+        entry = report_entry(page, folder)
+        assert entry is not None, f"{study}: the viewer is not in the report"
+        assert entry["labels"] == {"study": study, "file": VIEWER_TITLE}
+        assert any(n.endswith(f"{folder}/index.html") for n in names), folder
+        assert any(n.endswith(f"{folder}/data/catalog.js") for n in names), folder
+        contents = (run / Path(folder).parent / "contents.md").read_text(encoding="utf-8")
+        assert "[viewer/index.html](viewer/index.html)" in contents
+
+
+def test_viewer_in_chromium_shows_what_the_manifests_count(run, tmp_path):
+    """Unzip the report, open DomainAuth's viewer from file://, filter to
+    flagged cells and to parse failures, open a sample; every count shown is
+    the cell's manifest's (and metrics.tsv's where it has the cell)."""
+    require_browser()
+    with zipfile.ZipFile(run / "report.zip") as z:
+        z.extractall(tmp_path / "unzipped")
+    index = next((tmp_path / "unzipped").rglob("results/domainauth/report/viewer/index.html"))
+    driver = chromium()
+    try:
+        cells = open_viewer(driver, index)
+        folders = sorted(p.parent for p in (run / "results" / "domainauth" / "cells").rglob("manifest.json"))
+        assert len(cells) == len(folders)
+        with open(run / "results/domainauth/report/tables/costs.csv", newline="", encoding="utf-8") as fh:
+            costs = {(r["model"], r["judge"], r["context"], r["setting"]): r["why"]
+                     for r in csv.DictReader(fh) if r["flag"]}
+        assert costs, "no flagged cell in the costs table: lower the test's judge_validity thresholds"
+        metrics = {}
+        for folder in folders:
+            for r in read_tsv(folder / "metrics.tsv") if (folder / "metrics.tsv").is_file() else []:
+                metrics[(r["model"], r["judge"], r["context"], r["setting"])] = r
+        for cell in cells:
+            assert cell["status"] == "available", cell
+            manifest = json.loads((run / "results/domainauth" / cell["cell"] / "manifest.json").read_text())
+            failures = sum(n for s, n in manifest["parse_status"].items() if s != "ok")
+            assert int(cell["samples"]) == manifest["n_calls"], cell
+            assert int(cell["parse_failures"]) == failures and int(cell["cached"]) == manifest["cache_hits"], cell
+            key = tuple(cell["cell"].split("/")[1:])
+            assert cell["flags"] == costs.get(key, ""), cell
+            if key in metrics:
+                m = metrics[key]
+                assert int(m["n_calls"]) == int(cell["samples"])
+                assert round(float(m["parse_failure_rate"]) * int(m["n_calls"])) == failures
+        # flagged cells only: exactly the costs table's flagged cells
+        driver.execute_script("var c = document.getElementById('only-flagged'); c.checked = true;"
+                              "c.dispatchEvent(new Event('change'));")
+        flagged = shown_cells(driver)
+        assert sorted(tuple(c["cell"].split("/")[1:]) for c in flagged) == sorted(costs)
+        cell = flagged[0]
+        assert open_cell(driver, cell["id"]) == f"{cell['samples']} of {cell['samples']} samples"
+        assert select(driver, "f-status", "fail") == f"{cell['parse_failures']} of {cell['samples']} samples"
+        select(driver, "f-status", "all")
+        shown = select(driver, "f-correct", "all")
+        assert shown == f"{cell['samples']} of {cell['samples']} samples"
+        sample = open_sample(driver, 0)
+        assert sample["d-prompt"] and sample["d-reply"] and sample["scripts"] == 0
+        assert sample["d-title"].startswith("Sample 0: request ")
+        driver.save_screenshot(str(tmp_path / "viewer.png"))
+        assert (tmp_path / "viewer.png").stat().st_size > 10_000
+        assert driver.get_log("browser") == []
+    finally:
+        driver.quit()

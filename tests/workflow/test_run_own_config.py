@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import yaml
@@ -48,7 +49,7 @@ def test_jobs_use_the_interpreter_running_snakemake_not_python_on_path(tmp_path)
     assert tail[1:3] == ["  results/own_scored_domains/statistics/",
                          "  results/own_scored_domains/domainauth/report/contents.md"], tail
     # (Snakemake's working folder is `work`: the configs there are named relative to it)
-    report = f"--configfile config.yaml {OVERLAY} fast.yaml --report results/own_scored_domains/report.html"
+    report = f"--configfile config.yaml {OVERLAY} fast.yaml --report results/own_scored_domains/report.zip"
     assert tail[4] == f"  {start[0] if len(start) == 1 else ' '.join(start)} {report}", tail
     assert tail[5].startswith("Logs: every job's under results/own_scored_domains/logs/; this run's Snakemake log: "
                               ".snakemake/log/"), tail
@@ -56,4 +57,5 @@ def test_jobs_use_the_interpreter_running_snakemake_not_python_on_path(tmp_path)
     proc = subprocess.run([*shlex.split(tail[4]), "-s", str(ROOT / "Snakefile")], cwd=work, capture_output=True,
                           text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "secondary_labels" in (results / "report.html").read_text(errors="replace")
+    with zipfile.ZipFile(results / "report.zip") as z:
+        assert "secondary_labels" in z.read("report/report.html").decode("utf-8", "replace")

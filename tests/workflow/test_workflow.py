@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -188,9 +189,10 @@ def test_bad_config_stops_with_key_name(run):
 
 
 def test_html_report_and_provenance(run):
-    proc = snakemake(run, "--report", "report.html")
+    proc = snakemake(run, "--report", "report.zip")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    html = (run / "report.html").read_text(errors="replace")
+    with zipfile.ZipFile(run / "report.zip") as z:
+        html = z.read("report/report.html").decode("utf-8", "replace")
     for name in ("table1_fine.csv", "table4_fine.csv", "fig6_bias_heatmap.png", "cost_vs_rho.png", "costs.csv"):
         assert name in html, name
     assert "Figure 6: PointJudge mean bias" in html  # a caption

@@ -14,7 +14,9 @@ derived from that list here:
   caption cannot be missing), category, subcategory and labels; and the
   report's ``scorecard.md`` (:data:`SCORECARD`), when it has one;
   :func:`provenance_entry`: the entry of ``provenance.md``, in the category
-  the report lists first (:data:`PROVENANCE_CATEGORY`).
+  the report lists first (:data:`PROVENANCE_CATEGORY`); :func:`viewer_entry`:
+  the entry of a study's sample viewer (:data:`VIEWER`, a folder beside its
+  report's files, :mod:`authbench.render.viewer`), which contents.md links.
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
 config's grid has data for the item, the reason it is skipped (shown in
@@ -47,6 +49,15 @@ PROVENANCE_CAPTION = (
     "Provenance: the pipeline's git commit (and whether tracked files had changed), the SHA-256 of the merged "
     "config and of every data file it names, the models with their revisions, and the command that reruns the "
     "workflow. Each cell's manifest.json adds where it ran (its provenance block).")
+
+# a study's sample viewer (authbench.render.viewer): <report folder>/viewer/index.html, its own step
+VIEWER = "viewer"
+VIEWER_TITLE = "Sample viewer: every model cell's prompts, replies, parsed values and gold"
+VIEWER_CAPTION = (
+    "Sample viewer (open index.html; from the report zip, unzip it first or open the entry): every model cell of "
+    "the study, with its samples, parse failures, correct and wrong replies, cache hits and judge-validity flags; "
+    "pick a cell, filter by parse status, correct/wrong or cache, and open a sample to see its prompt, reply and gold "
+    "side by side. A cell without a readable samples file is listed as unavailable with the reason.")
 
 Needs = Callable[[Mapping[str, Any]], "str | None"]
 
@@ -204,6 +215,7 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
     rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
     if SCORECARD[0] in report.extra:
         rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
+    rows.append((VIEWER_TITLE, f"[{VIEWER}/index.html]({VIEWER}/index.html)", "written by its own step"))
     head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
@@ -296,3 +308,13 @@ def provenance_entry(caption_dir: str) -> dict:
                                caption_rst(PROVENANCE_CAPTION))
     return {"caption": caption, "category": PROVENANCE_CATEGORY, "subcategory": "provenance",
             "labels": {"file": "provenance.md"}}
+
+
+def viewer_entry(report: Report, caption_dir: str) -> dict:
+    """Snakemake ``report(directory(...), ...)`` keywords of a study's sample
+    viewer: ``htmlindex``, its caption file, the study's category, a label."""
+    slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
+    caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, "viewer.rst"),
+                               caption_rst(VIEWER_CAPTION))
+    return {"htmlindex": "index.html", "caption": caption, "category": report.name, "subcategory": "sample viewer",
+            "labels": {"study": report.name, "file": VIEWER_TITLE}}
