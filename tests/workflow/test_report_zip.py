@@ -42,8 +42,8 @@ def every_study_config() -> dict:
     ea.update(lists=1, anchors=2, coarse_lists=1)
     cfg["ragauth"].update(source=str(FIXTURE), k=[1])
     cfg["selfpref"]["self"] = {"gemma3-270m": "gpt35"}
-    # flag every list cell with a position rho, so that the viewer has flagged cells to show
-    cfg["judge_validity"].update(position_rho=0.0, min_lists=1, min_calls=1)
+    # flag every point and pair cell (any example copy, any A share), so that the viewer has flagged cells to show
+    cfg["judge_validity"].update(example_copy=0.0, a_share_gap=0.0, min_calls=1)
     return tiny_selfpref(cfg)
 
 
