@@ -102,17 +102,21 @@ VIEWERS = {"DomainAuth": "results/domainauth/report/viewer", "EntityAuth": "resu
            "RAGAuth": "results/ragauth/report/viewer", "Self-preference": "results/selfpref/nq/report/viewer"}
 
 
+def viewer_entries(page: str) -> dict:
+    """Each study's viewer entry in the report page's data (keyed by study)."""
+    return {study: report_entry(page, f"{folder}/index.html") for study, folder in VIEWERS.items()}
+
+
 def test_the_report_zip_lists_each_study_viewer(run):
     with zipfile.ZipFile(run / "report.zip") as z:
-        names = z.namelist()
+        names = set(z.namelist())
         page = z.read("report/report.html").decode("utf-8")
-    for study, folder in VIEWERS.items():
-        entry = report_entry(page, folder)
+    for study, entry in viewer_entries(page).items():
         assert entry is not None, f"{study}: the viewer is not in the report"
-        assert entry["labels"] == {"study": study, "file": VIEWER_TITLE}
-        assert any(n.endswith(f"{folder}/index.html") for n in names), folder
-        assert any(n.endswith(f"{folder}/data/catalog.js") for n in names), folder
-        contents = (run / Path(folder).parent / "contents.md").read_text(encoding="utf-8")
+        assert entry["labels"] == {"study": study, "file": VIEWER_TITLE} and entry["mime_type"] == "text/html"
+        folder = "report/" + entry["data_uri"].rsplit("/", 1)[0]
+        assert {f"{folder}/index.html", f"{folder}/viewer.js", f"{folder}/data/catalog.js"} <= names, study
+        contents = (run / Path(VIEWERS[study]).parent / "contents.md").read_text(encoding="utf-8")
         assert "[viewer/index.html](viewer/index.html)" in contents
 
 
@@ -123,7 +127,8 @@ def test_viewer_in_chromium_shows_what_the_manifests_count(run, tmp_path):
     require_browser()
     with zipfile.ZipFile(run / "report.zip") as z:
         z.extractall(tmp_path / "unzipped")
-    index = next((tmp_path / "unzipped").rglob("results/domainauth/report/viewer/index.html"))
+        entry = viewer_entries(z.read("report/report.html").decode("utf-8"))["DomainAuth"]
+    index = tmp_path / "unzipped" / "report" / entry["data_uri"]
     driver = chromium()
     try:
         cells = open_viewer(driver, index)

@@ -1,0 +1,114 @@
+"""The sample viewer at the paper's largest cell: 150,000 samples.
+
+Builds one synthetic cell through the real writers (``authbench.samples``'
+``write_samples`` then ``authbench.render.viewer.write_viewer``), with the
+prompts of real cells (``--like``: a results folder whose cells wrote
+``samples.parquet``; each prompt made unique by its request id) or, without
+one, DomainAuth's list template filled with ten domains; a reply, a parsed
+value and the gold per sample; 3% parse failures. Then opens the viewer in
+headless Chromium (tests/browser.py: the system chromedriver) and prints a
+table: build seconds, bytes on disk (samples.parquet and the viewer folder),
+time to the first table render (page load to the first page of the cell's
+samples), time to apply a filter (parse failures only, then back to all),
+time to open a sample (its chunk loaded and shown).
+
+    PYTHONPATH=. python benchmarks/viewer_load.py [--n 150000] [--like results/]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from browser import chromium, open_viewer, wait_for, why_no_browser  # noqa: E402
+
+from authbench.render.viewer import write_viewer  # noqa: E402
+from authbench.samples import read_samples, write_samples  # noqa: E402
+
+
+def real_prompts(like: Path | None) -> list[str]:
+    if like is not None:
+        prompts = []
+        for path in sorted(like.rglob("samples.parquet")):
+            prompts += [p for p in read_samples(path)[0].column("prompt").to_pylist() if p]
+        if prompts:
+            return prompts
+    template = (ROOT / "resources" / "prompts" / "domainauth" / "list_rank_wo_text.yaml").read_text()
+    rng = random.Random(0)
+    return [template + "\n" + "\n".join(f"{k + 1}. {''.join(rng.choices('abcdefghijklmnop', k=9))}.com"
+                                         for k in range(10)) for _ in range(200)]
+
+
+def rows(n: int, prompts: list[str]):
+    rng = random.Random(1)
+    for i in range(n):
+        gold = rng.sample(range(1, 11), 10)
+        failed = rng.random() < 0.03
+        value = None if failed else rng.sample(range(1, 11), 10)
+        yield {"request_id": f"fine-{i // 10}-{i % 10}", "try": 0,
+               "prompt": f"{prompts[i % len(prompts)]}\n(request {i})", "prompt_sha256": f"{i:064x}",
+               "reply": "I cannot rank these." if failed else " > ".join(map(str, value)),
+               "finish_reason": "stop", "prompt_tokens": 400, "completion_tokens": 30, "cached": i % 4 == 0,
+               "status": "unparsed" if failed else "ok", "value": value, "gold": gold,
+               "correct": None if failed else value[0] == gold[0], "fields": {"list": i // 10}}
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=150_000)
+    ap.add_argument("--like", type=Path, help="a results folder whose cells' prompts to reuse")
+    ap.add_argument("--keep", type=Path, help="write here instead of a temporary folder")
+    args = ap.parse_args()
+    reason = why_no_browser()
+    if reason:
+        sys.exit(f"viewer_load: {reason}")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="viewer_load_"))
+    root = work / "domainauth"
+    cell = root / "cells" / "rehearsal" / "list_rank" / "wo_text" / "fine"
+    prompts = real_prompts(args.like)
+    t0 = time.perf_counter()
+    write_samples(rows(args.n, prompts), cell / "samples.parquet", {"cell": "domainauth/rehearsal/list_rank/wo_text/fine"})
+    t1 = time.perf_counter()
+    write_viewer(work / "viewer", [cell / "samples.parquet"], root, "DomainAuth", ROOT / "report" / "viewer")
+    t2 = time.perf_counter()
+    driver = chromium()
+    try:
+        start = time.perf_counter()
+        open_viewer(driver, work / "viewer" / "index.html")
+        driver.execute_script("document.querySelector('#catalog tbody tr').click()")
+        wait_for(driver, "return document.querySelectorAll('#samples tbody tr').length > 0", 120)
+        first = time.perf_counter() - start
+        filt = driver.execute_script("""var t = performance.now(), s = document.getElementById('f-status');
+            s.value = 'fail'; s.dispatchEvent(new Event('change'));
+            var shown = document.getElementById('shown').textContent;
+            s.value = 'all'; s.dispatchEvent(new Event('change'));
+            return [(performance.now() - t) / 2, shown];""")
+        start = time.perf_counter()
+        driver.execute_script("document.getElementById('next').click();"
+                              "document.querySelectorAll('#samples tbody tr')[5].click()")
+        wait_for(driver, "return !document.getElementById('detail').hidden", 120)
+        opened = time.perf_counter() - start
+    finally:
+        driver.quit()
+    parquet = (cell / "samples.parquet").stat().st_size
+    print(f"| samples | build: samples.parquet s | build: viewer s | samples.parquet bytes | viewer bytes "
+          f"| first table render s | filter ms | open a sample s |\n|---|---|---|---|---|---|---|---|\n"
+          f"| {args.n:,} | {t1 - t0:.1f} | {t2 - t1:.1f} | {parquet:,} | {folder_bytes(work / 'viewer'):,} "
+          f"| {first:.2f} | {filt[0]:.0f} ({filt[1]}) | {opened:.2f} |")
+    print(f"prompts: {len(prompts)} distinct bases, mean {sum(map(len, prompts)) / len(prompts):.0f} characters; "
+          f"viewer at {work / 'viewer'}")
+
+
+if __name__ == "__main__":
+    main()
