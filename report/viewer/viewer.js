@@ -34,8 +34,13 @@ var ABV = (function () {
       return n >= 0xDC80 && n <= 0xDCFF ? "\\x" + (n - 0xDC00).toString(16) : "\\u" + n.toString(16);
     });
   }
-  function show(v) {
-    return v === null || v === undefined ? "—" : visible(typeof v === "string" ? v : JSON.stringify(v, null, 1));
+  function show(v) {  // a string as is; an object one key a line; anything else as compact JSON
+    if (v === null || v === undefined) return "—";
+    if (typeof v === "string") return visible(v);
+    if (typeof v === "object" && !Array.isArray(v)) {
+      return visible(Object.keys(v).map(function (k) { return k + ": " + JSON.stringify(v[k]); }).join("\n"));
+    }
+    return visible(JSON.stringify(v));
   }
   function cellName(c) { return [c.model, c.judge, c.context, c.setting].join(" · "); }
 
@@ -103,16 +108,16 @@ var ABV = (function () {
     var ix = state.index[state.cell.id], sel = $("f-status");
     sel.textContent = "";
     sel.appendChild(el("option", "all")).value = "all";
-    sel.appendChild(el("option", "parse failures (not ok)")).value = "fail";
+    sel.appendChild(el("option", "parse failures (not ok, not retried)")).value = "fail";
     ix.statuses.forEach(function (s, i) { sel.appendChild(el("option", s || "(none)")).value = String(i); });
     applyFilter();
   }
   function applyFilter() {
     var ix = state.index[state.cell.id], st = $("f-status").value, co = $("f-correct").value, ca = $("f-cached").value;
-    var ok = ix.statuses.indexOf("ok"), want = st === "all" || st === "fail" ? -2 : +st, order = [];
+    var ok = ix.statuses.indexOf("ok"), retried = ix.statuses.indexOf("retried"), want = st === "all" || st === "fail" ? -2 : +st, order = [];
     var cw = co === "all" ? -2 : +co, cc = ca === "all" ? -2 : +ca;
     for (var i = 0; i < ix.n; i++) {
-      if (st === "fail" && ix.status[i] === ok) continue;
+      if (st === "fail" && (ix.status[i] === ok || ix.status[i] === retried)) continue;
       if (want >= 0 && ix.status[i] !== want) continue;
       if (cw > -2 && ix.correct[i] !== cw) continue;
       if (cc > -2 && ix.cached[i] !== cc) continue;
@@ -164,19 +169,25 @@ var ABV = (function () {
     idx.sort(function (a, b) { return (values[b] - values[a]) || a - b; });
     var r = []; idx.forEach(function (j, k) { r[j] = k + 1; }); return r;
   }
-  function orderTable(value, gold) {
+  function numbers(a) { return Array.isArray(a) && a.every(function (x) { return typeof x === "number"; }); }
+  // a list: value = scores in the order shown, or (list_rank) the items' indices best first; gold = true levels
+  function orderTable(value, gold, ranking) {
     var box = $("d-order"); box.textContent = "";
-    var pred = value && !Array.isArray(value) && Array.isArray(value.ranking) ? value.ranking : value;
-    var truth = gold && !Array.isArray(gold) && Array.isArray(gold.levels) ? gold.levels : gold;
-    if (!Array.isArray(pred) || !Array.isArray(truth) || pred.length !== truth.length || pred.length < 2) return;
-    if (!pred.every(function (x) { return typeof x === "number"; }) || !truth.every(function (x) { return typeof x === "number"; })) return;
+    if (!numbers(value) || !numbers(gold) || value.length !== gold.length || value.length < 2) return;
+    var pred = value, pr;
+    if (ranking) {  // [4, 3, 8, ...]: item 4 first; as a score, n - position
+      pr = []; value.forEach(function (item, k) { pr[item] = k + 1; });
+      if (pr.length !== value.length || pr.some(function (x) { return x === undefined; })) return;
+      pred = pr.map(function (r) { return value.length - r; });
+    } else { pr = ranks(pred); }
     box.appendChild(el("h3", "Predicted vs true order"));
-    var t = el("table"), head = el("tr"), pr = ranks(pred), tr = ranks(truth);
-    ["item", "predicted", "predicted rank", "true", "true rank"].forEach(function (h) { head.appendChild(el("th", h)); });
+    var t = el("table"), head = el("tr"), tr = ranks(gold), truth = gold;
+    [ranking ? "item (as shown)" : "item", ranking ? "predicted position" : "predicted score", "predicted rank",
+     "true level", "true rank"].forEach(function (h) { head.appendChild(el("th", h)); });
     t.appendChild(head);
     pred.forEach(function (_, j) {
       var row = el("tr");
-      [j + 1, pred[j], pr[j], truth[j], tr[j]].forEach(function (v) { row.appendChild(el("td", v, "num")); });
+      [ranking ? j : j + 1, ranking ? pr[j] : pred[j], pr[j], truth[j], tr[j]].forEach(function (v) { row.appendChild(el("td", v, "num")); });
       t.appendChild(row);
     });
     box.appendChild(t);
@@ -195,7 +206,7 @@ var ABV = (function () {
       : "E[s]: " + show(r.expected) + "\ndistributions: " + show(r.score_probs);
     $("d-fields").textContent = show(Object.assign({ finish_reason: r.finish_reason, prompt_tokens: r.prompt_tokens,
       completion_tokens: r.completion_tokens, prompt_sha256: r.prompt_sha256 }, r.fields || {}));
-    orderTable(r.value, r.gold);
+    orderTable(r.value, r.gold, state.cell.judge === "list_rank");
     $("detail").scrollIntoView();
   }
   return { catalog: catalog, index: index, chunk: chunk };

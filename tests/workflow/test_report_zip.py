@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.render.catalog import find_item
+from authbench.render.catalog import VIEWER_TITLE, find_item
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.selfpref.outputs import SELFPREF
 from authbench.studies.statistics import STATISTICS
-from authbench.render.catalog import VIEWER_TITLE
 from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select, shown_cells
 from wfrun import ROOT, read_tsv, snakemake, tiny_selfpref
 
@@ -173,3 +172,39 @@ def test_viewer_in_chromium_shows_what_the_manifests_count(run, tmp_path):
         assert driver.get_log("browser") == []
     finally:
         driver.quit()
+
+
+def test_every_model_cell_has_its_samples(run):
+    """Every model cell of every study (all but the perplexity cells, which
+    have no responses.jsonl) wrote samples.parquet: one row per request sent,
+    row for row the prompt of responses.jsonl (equal by SHA-256 of the stored
+    text) and its reply; each row a judgment was joined to (all but earlier
+    tries of a retried request) has that judgment's status and value."""
+    import hashlib
+
+    from authbench.llm.runner import RETRY_MARK
+    from authbench.records import read_jsonl
+    from authbench.samples import read_samples
+
+    cells = sorted(p.parent for p in (run / "results").rglob("responses.jsonl"))
+    studies = set()
+    for cell in cells:
+        table, meta = read_samples(cell / "samples.parquet")
+        rows, responses = table.to_pylist(), read_jsonl(cell / "responses.jsonl")
+        assert meta["cell"] == json.loads((cell / "manifest.json").read_text())["cell"], cell
+        assert len(rows) == len(responses) > 0, cell
+        for row, resp in zip(rows, responses):
+            assert hashlib.sha256(row["prompt"].encode("utf-8")).hexdigest() == row["prompt_sha256"] \
+                == resp["prompt_sha256"], (cell, row["request_id"])
+            assert (row["request_id"], row["reply"]) == (resp["request_id"], resp["text"])
+            assert row["cached"] is False  # cache: null
+        judged = {j["request_id"]: j for j in read_jsonl(cell / "judgments.jsonl")}
+        joined = [r for r in rows if r["status"] != "retried"]
+        assert len(joined) == len(judged), cell
+        for row in joined:
+            j = judged[row["request_id"].split(RETRY_MARK)[0]]
+            assert row["status"] == j["status"], (cell, row["request_id"])
+            assert (None if row["value"] is None else json.loads(row["value"])) == j.get("value")
+        studies.add(meta["study"])
+    assert studies == {"domainauth", "entityauth", "ragauth", "selfpref"}
+    assert len(cells) >= 20

@@ -328,6 +328,10 @@ def _base_id(request_id: str) -> tuple[str, int]:
     return (base, int(t)) if mark and t.isdigit() else (request_id, 0)
 
 
+# the sample columns a judgment row fills (authbench.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
+JUDGMENT_COLUMNS = ("try", "status", "value", "expected", "gold", "correct")
+
+
 def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> list[dict]:
     """The cell's samples (:data:`authbench.samples.SAMPLE_COLUMNS`): one row
     per request sent (every try of a retried cell: ``try`` from the id's
@@ -337,13 +341,11 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
     The judgment rows are joined by ``request_id``: a judgment of a retried
     request (whose id is the request's own) goes to its LAST try; the
     earlier tries get status ``retried`` and nothing else of the judgment.
-    A judgment field named like a sample column fills it (``status``,
-    ``value``, ``expected``, ``gold``, ``correct``, ``try``); the others go
-    to ``fields``. ``grades``: the study's ``{"gold", "correct"}`` per
+    The judgment's :data:`JUDGMENT_COLUMNS` fill those sample columns; its
+    other fields go to ``fields`` (a field named like a column of the request
+    or reply, e.g. the rerank rows' ``prompt``, too). ``grades``: the study's ``{"gold", "correct"}`` per
     judgment request id (see the studies' ``sample_grades``); they win over
     the judgment's own."""
-    from authbench.samples import SAMPLE_COLUMNS
-
     grades = grades or {}
     cached = run.stats.cached if len(run.stats.cached) == len(run.requests) else (None,) * len(run.requests)
     ids = [_base_id(r["request_id"]) for r in run.requests]
@@ -363,7 +365,7 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
             for k, v in j.items():
                 if k == "request_id":
                     continue
-                if k in SAMPLE_COLUMNS:
+                if k in JUDGMENT_COLUMNS:
                     row[k] = v
                 else:
                     fields[k] = v

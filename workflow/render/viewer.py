@@ -35,6 +35,8 @@ CHUNK = 1000  # samples per chunk file
 SHORT = 80  # characters of value / gold in the light index
 ASSETS = ("index.html", "viewer.js", "viewer.css")
 PICKERS = ("model", "judge", "context", "setting")
+# statuses that are no parse failure: parsed, or an earlier try of a retried request (its last try counts)
+NOT_FAILED = ("ok", "retried")
 
 _UNSAFE = re.compile(r"[<>&\u2028\u2029]|[\ud800-\udfff]")
 
@@ -107,7 +109,7 @@ def _cell_data(table) -> tuple[dict, dict, list[dict]]:
         "gold": [_short(v) for v in cols["gold"]],
         "prompt_chars": [len(p or "") for p in cols["prompt"]],
     }
-    counts = {"samples": n, "parse_failures": sum(1 for s in cols["status"] if s != "ok"),
+    counts = {"samples": n, "parse_failures": sum(1 for s in cols["status"] if s not in NOT_FAILED),
               "correct": correct.count(1), "wrong": correct.count(0), "cached": sum(index["cached"])}
     chunks = []
     for start in range(0, n, CHUNK):
