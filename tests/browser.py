@@ -96,3 +96,17 @@ def open_sample(driver, row: int = 0) -> dict:
         ['d-title', 'd-prompt', 'd-reply', 'd-gold', 'd-value', 'd-order', 'd-expected'].forEach(function (id) {
           o[id] = document.getElementById(id).textContent; });
         o.scripts = document.querySelectorAll('#detail script').length; return o;""")
+
+
+def screenshot(index_html: Path, out: Path, cell: str, row: int = 0, width: int = 1400, height: int = 1100) -> None:
+    """README's picture (docs/viewer.png): open a viewer, the first cell whose
+    path contains ``cell``, its ``row``-th sample, and save the window."""
+    driver = chromium(width, height)
+    try:
+        cells = open_viewer(driver, index_html)
+        open_cell(driver, next(c["id"] for c in cells if cell in c["cell"]))
+        open_sample(driver, row)
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(str(out))
+    finally:
+        driver.quit()

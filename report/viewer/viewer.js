@@ -182,12 +182,13 @@ var ABV = (function () {
     } else { pr = ranks(pred); }
     box.appendChild(el("h3", "Predicted vs true order"));
     var t = el("table"), head = el("tr"), tr = ranks(gold), truth = gold;
-    [ranking ? "item (as shown)" : "item", ranking ? "predicted position" : "predicted score", "predicted rank",
-     "true level", "true rank"].forEach(function (h) { head.appendChild(el("th", h)); });
+    var cols = ranking ? ["item (as shown)", "predicted rank", "true level", "true rank"]
+      : ["item", "predicted score", "predicted rank", "true level", "true rank"];
+    cols.forEach(function (h) { head.appendChild(el("th", h)); });
     t.appendChild(head);
     pred.forEach(function (_, j) {
       var row = el("tr");
-      [ranking ? j : j + 1, ranking ? pr[j] : pred[j], pr[j], truth[j], tr[j]].forEach(function (v) { row.appendChild(el("td", v, "num")); });
+      (ranking ? [j, pr[j], truth[j], tr[j]] : [j + 1, pred[j], pr[j], truth[j], tr[j]]).forEach(function (v) { row.appendChild(el("td", v, "num")); });
       t.appendChild(row);
     });
     box.appendChild(t);
