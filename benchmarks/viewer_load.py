@@ -27,10 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import chromium, open_viewer, wait_for, why_no_browser  # noqa: E402
-
-from authbench.render.viewer import write_viewer  # noqa: E402
-from authbench.samples import read_samples, write_samples  # noqa: E402
+from authbench.render.viewer import write_viewer
+from authbench.samples import read_samples, write_samples
+from browser import chromium, open_viewer, wait_for, why_no_browser
 
 
 def real_prompts(like: Path | None) -> list[str]:

@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-
 from authbench.render import viewer
 from authbench.render.viewer import cell_parts, find_samples, js_json, read_flags, write_viewer
 from authbench.samples import write_samples
@@ -20,7 +19,7 @@ EVIL = "</script><script>alert(1)</script> & \u2028"
 def load_js(path, call: str):
     """The arguments of the one ``ABV.<call>(...)`` a data file holds, as JSON."""
     text = path.read_text(encoding="utf-8")
-    m = re.fullmatch(rf"ABV\.{call}\((.*)\);\n", text, re.S)
+    m = re.fullmatch(rf"ABV\.{call}\((.*)\);\n", text, re.DOTALL)
     assert m, text[:200]
     return json.loads(f"[{m.group(1)}]")
 

@@ -26,8 +26,9 @@ import csv
 import json
 import re
 import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from authbench.samples import SamplesError, read_samples
 
