@@ -77,10 +77,11 @@ if statistics_outputs():
 
 
 # Each study's sample viewer (authbench.render.viewer): every model cell's
-# samples.parquet under the study's folder (found by the step; a missing or
-# damaged one is listed as unavailable), after the study's report (which
-# needs every cell), with the judge-validity flags of its costs table.
-for name, study, root, folder in viewers():
+# samples.parquet under the study's folder (the folder of its report folder;
+# found by the step: a missing or damaged one is listed as unavailable),
+# after the study's report (which needs every cell), with the judge-validity
+# flags of its costs table.
+for name, study, folder in viewers():
 
     rule:
         name:
@@ -97,9 +98,9 @@ for name, study, root, folder in viewers():
             "../envs/analysis.yaml"
         params:
             p=_json({"study": study.name}),
-            root=root,
-            assets=os.path.dirname(VIEWER_ASSETS[0]),
-            costs=lambda wildcards, input: f"--costs {input.costs}" if input.costs else "",
+            root=viewer_root,
+            assets=viewer_assets,
+            costs=viewer_costs_arg,
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --root {params.root} --assets {params.assets} "
             "{params.costs} --outdir {output} --params {params.p:q} 2> {log}"

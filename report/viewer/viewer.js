@@ -163,7 +163,12 @@ var ABV = (function () {
     if (state.chunks[key]) return go();
     load("data/" + id + "/chunk_" + c + ".js", key, go);
   }
-  function chunk(id, c, data) { var key = "c" + id + "_" + c; state.chunks[key] = data; done(key); }
+  function chunk(id, c, data) {  // prompts are front-coded: [characters shared with the one before, the rest]
+    var key = "c" + id + "_" + c, before = "";
+    data.prompts = data.prompts.map(function (p) { before = before.slice(0, p[0]) + p[1]; return before; });
+    state.chunks[key] = data;
+    done(key);
+  }
   function ranks(values) {  // 1 = highest value
     var idx = values.map(function (_, i) { return i; });
     idx.sort(function (a, b) { return (values[b] - values[a]) || a - b; });

@@ -135,13 +135,13 @@ VIEWER_ASSETS = [
 
 
 def viewers():
-    """Each study's viewer: (rule name, its Report, the study's folder, its report folder)."""
-    out = [("domainauth", DOMAINAUTH, DA, f"{DA}/report")] if "domainauth" in STUDIES else []
-    out += [("entityauth", ENTITYAUTH, EA, f"{EA}/report")] if ENTITY_DATASETS else []
-    out += [("ragauth", RAGAUTH, RA, f"{RA}/report")] if RAG.cells else []
+    """Each study's viewer: (its step's name, its Report, its report folder = <the study's folder>/report)."""
+    out = [("domainauth", DOMAINAUTH, f"{DA}/report")] if "domainauth" in STUDIES else []
+    out += [("entityauth", ENTITYAUTH, f"{EA}/report")] if ENTITY_DATASETS else []
+    out += [("ragauth", RAGAUTH, f"{RA}/report")] if RAG.cells else []
     for dataset in selfpref_datasets(config):
         name = re.sub(r"[^A-Za-z0-9]+", "_", dataset)
-        out.append((f"selfpref_{name}", SELFPREF_REPORT, P.selfpref(dataset), f"{P.selfpref(dataset)}/report"))
+        out.append((f"selfpref_{name}", SELFPREF_REPORT, f"{P.selfpref(dataset)}/report"))
     return out
 
 
@@ -149,6 +149,19 @@ def viewer_costs(folder):
     """The judge-validity flags a viewer shows: an AuthorityBench report's costs.csv."""
     costs = f"{folder}/tables/costs.csv"
     return [costs] if costs in domainauth_report_outputs() + entityauth_report_outputs() else []
+
+
+def viewer_root(wildcards, input):
+    """The study's folder, whose cells the viewer step reads: the report folder's parent."""
+    return os.path.dirname(os.path.dirname(input.contents))
+
+
+def viewer_assets(wildcards, input):
+    return os.path.dirname(input.assets[0])
+
+
+def viewer_costs_arg(wildcards, input):
+    return f"--costs {input.costs}" if input.costs else ""
 
 
 # --- `all` ---------------------------------------------------------------------------

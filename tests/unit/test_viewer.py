@@ -8,7 +8,7 @@ import re
 
 import pytest
 from authbench.render import viewer
-from authbench.render.viewer import cell_parts, find_samples, js_json, read_flags, write_viewer
+from authbench.render.viewer import cell_parts, find_samples, front_coded, js_json, read_flags, write_viewer
 from authbench.samples import write_samples
 from wfrun import ROOT
 
@@ -22,6 +22,23 @@ def load_js(path, call: str):
     m = re.fullmatch(rf"ABV\.{call}\((.*)\);\n", text, re.DOTALL)
     assert m, text[:200]
     return json.loads(f"[{m.group(1)}]")
+
+
+def decoded(front_coded: list) -> list[str]:
+    """viewer.js's decoding of a chunk's prompts."""
+    out, before = [], ""
+    for k, rest in front_coded:  # k counts UTF-16 code units
+        before = before.encode("utf-16-le")[:2 * k].decode("utf-16-le") + rest
+        out.append(before)
+    return out
+
+
+def test_front_coding_round_trips():
+    texts = ["You are a judge.\nA: x.com", "You are a judge.\nA: y.org", "", "Other", "Other and more",
+             "\U0001F600 emoji", "\U0001F600 emojis"]
+    coded = front_coded(texts)
+    assert coded[1] == [20, "y.org"] and coded[4] == [5, " and more"] and coded[6] == [8, "s"]
+    assert decoded(coded) == texts
 
 
 def cell_rows(n: int, fail_every: int = 4) -> list[dict]:
@@ -79,7 +96,9 @@ def test_catalog_counts_chunks_and_unavailable_cells(study, tmp_path, monkeypatc
     sizes = []
     for k in range(3):
         cid, c, chunk = load_js(out / "data" / good["id"] / f"chunk_{k}.js", "chunk")
-        assert (cid, c) == (good["id"], k) and sorted(chunk["prompts"]) == ["prompt 0", "prompt 1", "prompt 2"]
+        assert (cid, c) == (good["id"], k)
+        chunk["prompts"] = decoded(chunk["prompts"])
+        assert sorted(chunk["prompts"]) == ["prompt 0", "prompt 1", "prompt 2"]
         sizes.append(len(chunk["rows"]))
         first = chunk["rows"][0]
         assert chunk["prompts"][first["p"]] == rows[k * 1000]["prompt"] and first["value"] == rows[k * 1000]["value"]

@@ -12,8 +12,9 @@ sent and got back (:mod:`authbench.samples`).
   the rest);
 * per cell ``data/<cell id>/index.js``: one light row per sample (column
   arrays: status, correct, cached, short value and gold), and
-  ``chunk_<k>.js`` holding :data:`CHUNK` samples' prompts and replies, loaded
-  only when a sample of the chunk is opened.
+  ``chunk_<k>.js`` holding :data:`CHUNK` samples' prompts (each distinct
+  prompt once, front-coded: :func:`front_coded`) and replies, loaded only
+  when a sample of the chunk is opened.
 
 Data files are scripts calling ``ABV.catalog`` / ``ABV.index`` / ``ABV.chunk``
 (``fetch`` does not work on ``file://``), their strings escaped by
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -93,6 +95,18 @@ def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def front_coded(texts: Sequence[str]) -> list[list]:
+    """``texts`` as ``[k, rest]`` pairs: the first ``k`` characters (UTF-16
+    code units, as JavaScript counts) shared with the text before (prompts of one template share most of their
+    text); the viewer decodes a chunk when it loads."""
+    out, before = [], ""
+    for text in texts:
+        k = len(os.path.commonprefix([before, text]))
+        out.append([len(text[:k].encode("utf-16-le")) // 2, text[k:]])  # k in JavaScript's UTF-16 units
+        before = text
+    return out
+
+
 def _cell_data(table) -> tuple[dict, dict, list[dict]]:
     """(counts, light index, chunks) of one samples table."""
     cols = table.to_pydict()
@@ -122,7 +136,7 @@ def _cell_data(table) -> tuple[dict, dict, list[dict]]:
                          "finish_reason": cols["finish_reason"][i], "prompt_sha256": cols["prompt_sha256"][i],
                          "prompt_tokens": cols["prompt_tokens"][i], "completion_tokens": cols["completion_tokens"][i],
                          **{k: _load(cols[k][i]) for k in ("value", "expected", "score_probs", "gold", "fields")}})
-        chunks.append({"prompts": list(prompts), "rows": rows})
+        chunks.append({"prompts": front_coded(list(prompts)), "rows": rows})
     return counts, index, chunks
 
 
