@@ -1,18 +1,17 @@
 """The sample viewer at the paper's largest cell: 150,000 samples.
 
 Builds one synthetic cell through the real writers (``authbench.samples``'
-``write_samples`` then ``authbench.render.viewer.write_viewer``), with the
-prompts of real cells (``--like``: a results folder whose cells wrote
-``samples.parquet``; each prompt made unique by its request id) or, without
-one, DomainAuth's list template filled with ten domains; a reply, a parsed
-value and the gold per sample; 3% parse failures. Then opens the viewer in
+``write_samples`` then ``authbench.render.viewer.write_viewer``): prompts
+rendered with DomainAuth's real list_rank template, ten domains each from
+the demo's Open PageRank file; a reply, a parsed value and the gold per
+sample; 3% parse failures. Then opens the viewer in
 headless Chromium (tests/browser.py: the system chromedriver) and prints a
 table: build seconds, bytes on disk (samples.parquet and the viewer folder),
 time to the first table render (page load to the first page of the cell's
 samples), time to apply a filter (parse failures only, then back to all),
 time to open a sample (its chunk loaded and shown).
 
-    PYTHONPATH=. python benchmarks/viewer_load.py [--n 150000] [--like results/]
+    python benchmarks/viewer_load.py [--n 150000] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -28,21 +27,25 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from authbench.render.viewer import write_viewer
-from authbench.samples import read_samples, write_samples
+from authbench.samples import write_samples
 from browser import chromium, open_viewer, wait_for, why_no_browser
 
 
-def real_prompts(like: Path | None) -> list[str]:
-    if like is not None:
-        prompts = []
-        for path in sorted(like.rglob("samples.parquet")):
-            prompts += [p for p in read_samples(path)[0].column("prompt").to_pylist() if p]
-        if prompts:
-            return prompts
-    template = (ROOT / "resources" / "prompts" / "domainauth" / "list_rank_wo_text.yaml").read_text()
+def real_prompts(n: int) -> list[str]:
+    """``n`` prompts as a DomainAuth list_rank cell sends them: the real
+    template (resources/prompts/) rendered with ten domains drawn from the
+    demo's Open PageRank file."""
+    import csv
+    from urllib.parse import urlsplit
+
+    from authbench.studies.authority.prompts import load_template
+
+    with open(ROOT / "resources" / "data" / "domainauth" / "urls_openpagerank.csv", newline="") as fh:
+        domains = sorted({urlsplit(r["url"] if "//" in r["url"] else "//" + r["url"]).hostname or r["url"]
+                          for r in csv.DictReader(fh)})
+    template = load_template(ROOT / "resources" / "prompts" / "domainauth" / "list_rank_wo_text.yaml")
     rng = random.Random(0)
-    return [template + "\n" + "\n".join(f"{k + 1}. {''.join(rng.choices('abcdefghijklmnop', k=9))}.com"
-                                         for k in range(10)) for _ in range(200)]
+    return [template.render_list([{"domain": d} for d in rng.sample(domains, 10)]) for _ in range(n)]
 
 
 def rows(n: int, prompts: list[str]):
@@ -52,7 +55,7 @@ def rows(n: int, prompts: list[str]):
         failed = rng.random() < 0.03
         value = None if failed else rng.sample(range(1, 11), 10)
         yield {"request_id": f"fine-{i // 10}-{i % 10}", "try": 0,
-               "prompt": f"{prompts[i % len(prompts)]}\n(request {i})", "prompt_sha256": f"{i:064x}",
+               "prompt": prompts[i], "prompt_sha256": f"{i:064x}",
                "reply": "I cannot rank these." if failed else " > ".join(map(str, value)),
                "finish_reason": "stop", "prompt_tokens": 400, "completion_tokens": 30, "cached": i % 4 == 0,
                "status": "unparsed" if failed else "ok", "value": value, "gold": gold,
@@ -66,7 +69,6 @@ def folder_bytes(path: Path) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=150_000)
-    ap.add_argument("--like", type=Path, help="a results folder whose cells' prompts to reuse")
     ap.add_argument("--keep", type=Path, help="write here instead of a temporary folder")
     args = ap.parse_args()
     reason = why_no_browser()
@@ -75,7 +77,7 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="viewer_load_"))
     root = work / "domainauth"
     cell = root / "cells" / "rehearsal" / "list_rank" / "wo_text" / "fine"
-    prompts = real_prompts(args.like)
+    prompts = real_prompts(args.n)
     t0 = time.perf_counter()
     write_samples(rows(args.n, prompts), cell / "samples.parquet", {"cell": "domainauth/rehearsal/list_rank/wo_text/fine"})
     t1 = time.perf_counter()
@@ -105,7 +107,7 @@ def main() -> None:
           f"| first table render s | filter ms | open a sample s |\n|---|---|---|---|---|---|---|---|\n"
           f"| {args.n:,} | {t1 - t0:.1f} | {t2 - t1:.1f} | {parquet:,} | {folder_bytes(work / 'viewer'):,} "
           f"| {first:.2f} | {filt[0]:.0f} ({filt[1]}) | {opened:.2f} |")
-    print(f"prompts: {len(prompts)} distinct bases, mean {sum(map(len, prompts)) / len(prompts):.0f} characters; "
+    print(f"prompts: mean {sum(map(len, prompts)) / len(prompts):.0f} characters; "
           f"viewer at {work / 'viewer'}")
 
 
