@@ -124,3 +124,15 @@ def test_cell_parts_of_every_study_layout():
     assert cell_parts(["cells", "m", "rerank", "normal"]) == {
         "model": "m", "judge": "rerank", "context": "normal", "setting": "-"}
     assert cell_parts(["generated", "m"]) == {"model": "m", "judge": "generated", "context": "-", "setting": "-"}
+
+
+def test_viewer_entry_and_contents_row(tmp_path):
+    from authbench.render.catalog import VIEWER_CAPTION, VIEWER_TITLE, contents_md, viewer_entry
+    from authbench.studies.ragauth.outputs import RAGAUTH
+
+    entry = viewer_entry(RAGAUTH, str(tmp_path))
+    assert entry["htmlindex"] == "index.html" and entry["category"] == "RAGAuth"
+    assert entry["labels"] == {"study": "RAGAuth", "file": VIEWER_TITLE}
+    assert VIEWER_CAPTION in open(entry["caption"], encoding="utf-8").read()
+    contents = contents_md(RAGAUTH, {"written": [], "skipped": {}})
+    assert f"| {VIEWER_TITLE} | [viewer/index.html](viewer/index.html) | written by its own step |" in contents
