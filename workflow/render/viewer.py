@@ -28,7 +28,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,8 +97,8 @@ def _load(text: str | None) -> Any:
 
 def front_coded(texts: Sequence[str]) -> list[list]:
     """``texts`` as ``[k, rest]`` pairs: the first ``k`` characters (UTF-16
-    code units, as JavaScript counts) shared with the text before (prompts of one template share most of their
-    text); the viewer decodes a chunk when it loads."""
+    code units, as JavaScript counts) shared with the text before (prompts
+    of one template share most of their text); viewer.js decodes them."""
     out, before = [], ""
     for text in texts:
         k = len(os.path.commonprefix([before, text]))
@@ -107,8 +107,8 @@ def front_coded(texts: Sequence[str]) -> list[list]:
     return out
 
 
-def _cell_data(table) -> tuple[dict, dict, list[dict]]:
-    """(counts, light index, chunks) of one samples table."""
+def _cell_data(table) -> tuple[dict, dict, Iterator[dict]]:
+    """(counts, light index, its chunks one at a time) of one samples table."""
     cols = table.to_pydict()
     n = table.num_rows
     statuses = sorted({s or "" for s in cols["status"]})
@@ -126,8 +126,8 @@ def _cell_data(table) -> tuple[dict, dict, list[dict]]:
     }
     counts = {"samples": n, "parse_failures": sum(1 for s in cols["status"] if s not in NOT_FAILED),
               "correct": correct.count(1), "wrong": correct.count(0), "cached": sum(index["cached"])}
-    chunks = []
-    for start in range(0, n, CHUNK):
+
+    def chunk(start: int) -> dict:
         prompts: dict[str, int] = {}
         rows = []
         for i in range(start, min(n, start + CHUNK)):
@@ -136,8 +136,9 @@ def _cell_data(table) -> tuple[dict, dict, list[dict]]:
                          "finish_reason": cols["finish_reason"][i], "prompt_sha256": cols["prompt_sha256"][i],
                          "prompt_tokens": cols["prompt_tokens"][i], "completion_tokens": cols["completion_tokens"][i],
                          **{k: _load(cols[k][i]) for k in ("value", "expected", "score_probs", "gold", "fields")}})
-        chunks.append({"prompts": front_coded(list(prompts)), "rows": rows})
-    return counts, index, chunks
+        return {"prompts": front_coded(list(prompts)), "rows": rows}
+
+    return counts, index, (chunk(start) for start in range(0, n, CHUNK))
 
 
 def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | Path, study: str,
@@ -161,25 +162,26 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
         key = (bench, parts["model"], parts["judge"], parts["context"], parts["setting"].rsplit("/", 1)[-1])
         entry = {"id": f"c{k}", "cell": "/".join(rel), **parts, "flags": flags.get(key, []),
                  "available": False, "reason": "", "counts": {}, "chunks": 0}
+        cells.append(entry)
+        folder = out / "data" / entry["id"]
         try:
             table, meta = read_samples(path)
             counts, index, chunks = _cell_data(table)
+            folder.mkdir()
+            (folder / "index.js").write_text(f"ABV.index({js_json(entry['id'])},{js_json(index)});\n",
+                                             encoding="utf-8")
+            for c, chunk in enumerate(chunks):
+                (folder / f"chunk_{c}.js").write_text(f"ABV.chunk({js_json(entry['id'])},{c},{js_json(chunk)});\n",
+                                                      encoding="utf-8")
         except SamplesError as err:
             entry["reason"] = str(err).replace(str(Path(root)), Path(root).name)
-            cells.append(entry)
             continue
-        except (ValueError, KeyError, TypeError) as err:  # readable but its JSON columns are not JSON
+        except (ValueError, KeyError, TypeError) as err:  # readable, but a JSON column is not JSON
+            shutil.rmtree(folder, ignore_errors=True)
             entry["reason"] = f"{'/'.join(rel)}/{path.name}: damaged samples ({type(err).__name__}: {err})"
-            cells.append(entry)
             continue
-        entry.update(available=True, counts=counts, chunks=len(chunks), template_sha256=meta.get("template_sha256"))
-        folder = out / "data" / entry["id"]
-        folder.mkdir()
-        (folder / "index.js").write_text(f"ABV.index({js_json(entry['id'])},{js_json(index)});\n", encoding="utf-8")
-        for c, chunk in enumerate(chunks):
-            (folder / f"chunk_{c}.js").write_text(f"ABV.chunk({js_json(entry['id'])},{c},{js_json(chunk)});\n",
-                                                  encoding="utf-8")
-        cells.append(entry)
+        entry.update(available=True, counts=counts, chunks=-(-table.num_rows // CHUNK),
+                     template_sha256=meta.get("template_sha256"))
     catalog = {"study": study, "pickers": list(PICKERS), "chunk": CHUNK, "cells": cells}
     (out / "data" / "catalog.js").write_text(f"ABV.catalog({js_json(catalog)});\n", encoding="utf-8")
     return catalog
