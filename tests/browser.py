@@ -100,13 +100,20 @@ def open_sample(driver, row: int = 0) -> dict:
 
 def screenshot(index_html: Path, out: Path, cell: str, row: int = 0, width: int = 1400, height: int = 1100) -> None:
     """README's picture (docs/viewer.png): open a viewer, the first cell whose
-    path contains ``cell``, its ``row``-th sample, and save the window."""
+    path contains ``cell``, its ``row``-th sample, and save the window.
+    docs/viewer.png: ``screenshot(<test_workflow.py's run>/results/domainauth/report/viewer/index.html,
+    Path("docs/viewer.png"), "qwen2.5-coder-0.5b/list_rank/wo_text/coarse", height=1500)``."""
     driver = chromium(width, height)
     try:
         cells = open_viewer(driver, index_html)
         open_cell(driver, next(c["id"] for c in cells if cell in c["cell"]))
         open_sample(driver, row)
         driver.execute_script("window.scrollTo(0, 0)")
-        driver.save_screenshot(str(out))
+        png = driver.get_screenshot_as_png()
     finally:
         driver.quit()
+    import io
+
+    from PIL import Image  # 64 colours: README's picture stays under 100 KB
+
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64).save(out, optimize=True)
