@@ -342,10 +342,11 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
     request (whose id is the request's own) goes to its LAST try; the
     earlier tries get status ``retried`` and nothing else of the judgment.
     The judgment's :data:`JUDGMENT_COLUMNS` fill those sample columns; its
-    other fields go to ``fields`` (a field named like a column of the request
-    or reply, e.g. the rerank rows' ``prompt``, too). ``grades``: the study's ``{"gold", "correct"}`` per
-    judgment request id (see the studies' ``sample_grades``); they win over
-    the judgment's own."""
+    other fields go to ``fields`` (so does a field named like a request or
+    reply column, e.g. the rerank rows' ``prompt``). ``grades``: the study's
+    ``{"gold", "correct"}`` per judgment request id (AuthorityBench's
+    ``evaluate.sample_grades``, self-preference's ``knowledge_grades`` and
+    ``comparison_grades``); they win over the judgment's own fields."""
     grades = grades or {}
     cached = run.stats.cached if len(run.stats.cached) == len(run.requests) else (None,) * len(run.requests)
     ids = [_base_id(r["request_id"]) for r in run.requests]
@@ -357,10 +358,9 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
                "prompt_sha256": prompt_hash(req["prompt"]), "reply": resp.text, "finish_reason": resp.finish_reason,
                "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens, "cached": hit,
                "score_probs": resp.score_probs}
-        j = judged.get(base) if last[base] == i else None
         if last[base] != i:
             row["status"] = "retried"
-        elif j is not None:
+        elif (j := judged.get(base)) is not None:
             fields = {}
             for k, v in j.items():
                 if k == "request_id":
