@@ -208,3 +208,34 @@ def test_every_model_cell_has_its_samples(run):
         studies.add(meta["study"])
     assert studies == {"domainauth", "entityauth", "ragauth", "selfpref"}
     assert len(cells) >= 20
+
+
+def test_viewer_in_chromium_filters_to_parse_failures(run, tmp_path):
+    """The self-preference viewer (its comparison cells reply with parse
+    failures under the instant engine): cells with parse failures only, each
+    count its manifest's; one cell filtered to its failures, one opened."""
+    require_browser()
+    with zipfile.ZipFile(run / "report.zip") as z:
+        z.extractall(tmp_path / "unzipped")
+        entry = viewer_entries(z.read("report/report.html").decode("utf-8"))["Self-preference"]
+    driver = chromium()
+    try:
+        cells = open_viewer(driver, tmp_path / "unzipped" / "report" / entry["data_uri"])
+        for cell in cells:
+            manifest = json.loads((run / "results/selfpref/nq" / cell["cell"] / "manifest.json").read_text())
+            assert cell["status"] == "available" and int(cell["samples"]) == manifest["n_calls"], cell
+            failed = sum(n for s, n in manifest["parse_status"].items() if s != "ok")
+            assert int(cell["parse_failures"]) == failed, cell
+        driver.execute_script("var c = document.getElementById('only-failures'); c.checked = true;"
+                              "c.dispatchEvent(new Event('change'));")
+        failing = shown_cells(driver)
+        assert failing and all(int(c["parse_failures"]) > 0 for c in failing)
+        assert len(failing) == sum(int(c["parse_failures"]) > 0 for c in cells)
+        cell = failing[0]
+        open_cell(driver, cell["id"])
+        assert select(driver, "f-status", "fail") == f"{cell['parse_failures']} of {cell['samples']} samples"
+        sample = open_sample(driver, 0)
+        assert ", ok," not in sample["d-title"] and sample["d-reply"]
+        assert driver.get_log("browser") == []
+    finally:
+        driver.quit()
