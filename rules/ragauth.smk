@@ -89,6 +89,7 @@ if RAG.cells:
             model=get_model_file,
         output:
             responses=f"{RANK}/responses.jsonl",
+            samples=f"{RANK}/samples.parquet",
             judgments=f"{RANK}/judgments.jsonl",
             scores=f"{RANK}/scores.jsonl",
             manifest=f"{RANK}/manifest.json",
@@ -108,7 +109,7 @@ if RAG.cells:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
             "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule ragauth_answer:
@@ -119,6 +120,7 @@ if RAG.cells:
             model=get_model_file,
         output:
             responses=f"{ANSWER}/responses.jsonl",
+            samples=f"{ANSWER}/samples.parquet",
             judgments=f"{ANSWER}/judgments.jsonl",
             manifest=f"{ANSWER}/manifest.json",
         log:
@@ -136,7 +138,7 @@ if RAG.cells:
             scores_arg=rag_scores_arg,
         shell:
             "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} "
+            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
             "--params {params.p:q} 2> {log}"
 

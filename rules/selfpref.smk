@@ -48,6 +48,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{SP}/generated/{{model}}/responses.jsonl",
+            samples=f"{SP}/generated/{{model}}/samples.parquet",
             judgments=f"{SP}/generated/{{model}}/judgments.jsonl",
             manifest=f"{SP}/generated/{{model}}/manifest.json",
             passages=f"{SP}/generated/{{model}}/passages.jsonl",
@@ -66,7 +67,7 @@ if SELFPREF.datasets:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
-            "--template {input.templates} {params.model_arg} --responses {output.responses} "
+            "--template {input.templates} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --out {output.passages} "
             "--drops {output.drops} --threads {threads} --params {params.p:q} 2> {log}"
 
@@ -110,6 +111,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{KNOWLEDGE}/responses.jsonl",
+            samples=f"{KNOWLEDGE}/samples.parquet",
             judgments=f"{KNOWLEDGE}/judgments.jsonl",
             manifest=f"{KNOWLEDGE}/manifest.json",
             levels=f"{KNOWLEDGE}/levels.jsonl",
@@ -127,7 +129,7 @@ if SELFPREF.datasets:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} "
+            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --levels {output.levels} "
             "--threads {threads} --params {params.p:q} 2> {log}"
 
@@ -163,6 +165,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{RERANK}/responses.jsonl",
+            samples=f"{RERANK}/samples.parquet",
             judgments=f"{RERANK}/judgments.jsonl",
             manifest=f"{RERANK}/manifest.json",
         log:
@@ -180,7 +183,7 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
-            "--responses {output.responses} --judgments {output.judgments} --manifest {output.manifest} "
+            "--responses {output.responses} --samples {output.samples} --judgments {output.judgments} --manifest {output.manifest} "
             "--threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_compare:
@@ -193,6 +196,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{GENERATION}/responses.jsonl",
+            samples=f"{GENERATION}/samples.parquet",
             judgments=f"{GENERATION}/judgments.jsonl",
             manifest=f"{GENERATION}/manifest.json",
         log:
@@ -210,7 +214,7 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
             "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_report:
