@@ -50,7 +50,7 @@ def _meta(path: str | Path) -> dict:
 
 
 def _templates(template: str | Sequence[str] | None) -> list[str]:
-    return [] if template is None else [template] if isinstance(template, str) else list(template)
+    return [] if template is None else [str(template)] if isinstance(template, (str, Path)) else list(map(str, template))
 
 
 def versions_of(root: str | Path, cell: str) -> list[Path]:
@@ -65,7 +65,7 @@ def keep(samples: str | Path, template: str | Sequence[str] | None, root: str | 
     under ``root`` (keyed by the samples' ``template_sha256``), drop all but
     the ``versions`` newest versions; return the version's folder."""
     meta = _meta(samples)
-    dest = Path(root) / meta["cell"] / meta["template_sha256"]
+    dest = Path(root) / meta["cell"] / (meta["template_sha256"] or "no-template")
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "templates").mkdir(parents=True)
@@ -189,7 +189,7 @@ def write_diffs(samples: Iterable[str], root: str | Path, folder: str | Path, in
     cells, listed, sections = [], [], []
     for path in samples:
         table, meta = read_samples(path)
-        cell, sha = meta["cell"], meta["template_sha256"]
+        cell, sha = meta["cell"], meta["template_sha256"] or "no-template"
         kept = versions_of(root, cell)
         older = next((v for v in kept if v.name != sha), None)
         if older is None:
