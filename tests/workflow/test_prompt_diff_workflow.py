@@ -7,6 +7,7 @@ pairs' true levels."""
 import json
 import re
 import shutil
+import zipfile
 
 import pytest
 import yaml
@@ -57,6 +58,8 @@ def runs(tmp_path_factory):
     template.write_text(edited)
     proc = snakemake(work, "--cores", "2", overlays=overlays, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    proc = snakemake(work, "--report", str(work / "report.zip"), overlays=overlays, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
     return {"work": work, "before": before, "after": _verdicts(cell, instances), "first_index": first_index,
             "index": index.read_text(), "diff": (index.parent / "diffs" / f"{CELL}.md").read_text()}
 
@@ -74,6 +77,14 @@ def test_the_first_run_has_no_diff_and_the_rerun_lists_the_cell(runs):
     assert len(kept) == 2 and all((history / k / "samples.parquet").is_file() for k in kept)
     contents = (runs["work"] / "results" / "domainauth" / "report" / "contents.md").read_text()
     assert "| diffs.md |" in contents
+
+
+def test_the_report_holds_the_studys_diffs(runs):
+    with zipfile.ZipFile(runs["work"] / "report.zip") as z:
+        (name,) = [n for n in z.namelist() if n.endswith("/diffs.md")]
+        assert z.read(name).decode() == runs["index"]
+        page = z.read("report/report.html").decode("utf-8")
+    assert "prompt-edit diffs" in page and "history folder" in page  # its subcategory, caption
 
 
 def test_the_diffs_counts_equal_the_two_runs_judgments(runs):
