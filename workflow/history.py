@@ -33,8 +33,9 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from authbench.samples import read_samples
 from authbench.stats import IntervalSpec, paired_difference
@@ -155,7 +156,7 @@ def _delta(d: Mapping) -> str:
 
 def diff_md(cell: str, d: Mapping, before_sha: str, after_sha: str, template_diff: str, level: float) -> str:
     """A cell's ``diff.md``: the numbers of :func:`cell_diff` and the template's unified diff."""
-    ids = lambda xs: ", ".join(f"`{x}`" for x in xs) or "none"  # noqa: E731
+    ids = lambda xs: ", ".join(f"`{x}`" for x in xs) or "none"
     rows = [
         ("metric", f"{d['metric']} over the {d['units']} requests {'judged in' if d['metric'] == 'share correct' else 'present in'} both versions"),
         ("before → after", f"{_num(d['before'])} → {_num(d['after'])}"),

@@ -5,7 +5,6 @@ import json
 import math
 
 import pytest
-
 from authbench.history import ENV, cell_diff, keep, keep_from_env, versions_of, write_diffs
 from authbench.samples import read_samples, write_samples
 from authbench.stats import IntervalSpec, paired_difference

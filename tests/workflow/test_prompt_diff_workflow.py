@@ -65,7 +65,7 @@ def runs(tmp_path_factory):
 
 
 def _row(diff, name):
-    (value,) = re.findall(rf"^\| {re.escape(name)} \| (.*) \|$", diff, re.M)
+    (value,) = re.findall(rf"^\| {re.escape(name)} \| (.*) \|$", diff, re.MULTILINE)
     return value
 
 
@@ -98,10 +98,10 @@ def test_the_diffs_counts_equal_the_two_runs_judgments(runs):
     assert _row(diff, "correct → wrong").startswith(f"{len(to_wrong)} (")
     assert _row(diff, "wrong → correct").startswith(f"{len(to_right)} (")
     assert to_wrong or to_right  # the edit changed some verdicts: a diff that could show nothing proves nothing
-    share = lambda side: sum(bool(side[r][1]) for r in judged) / len(judged)  # noqa: E731
+    share = lambda side: sum(bool(side[r][1]) for r in judged) / len(judged)
     assert _row(diff, "before → after") == f"{share(b):.3f} → {share(a):.3f}"
     assert f"share correct over the {len(judged)} requests" in _row(diff, "metric")
-    fails = lambda side: sum(not ok for _, _, ok in side.values())  # noqa: E731
+    fails = lambda side: sum(not ok for _, _, ok in side.values())
     assert _row(diff, "parse failures before → after") == f"{fails(b)} → {fails(a)}"
     assert "+" in diff and "Think about who publishes each site." in diff.split("```diff", 1)[1]
     print(json.dumps({"diff": diff}))  # the closing note's example
