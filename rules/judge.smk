@@ -36,7 +36,8 @@ rule authority_judge:
         python=model_python,
     shell:
         "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
-        "{params.model_arg} {params.server_arg} --responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
+        "{params.model_arg} {params.server_arg} --responses {output.responses} "
+        "--samples {output.samples} --judgments {output.judgments} "
         "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
 

@@ -109,7 +109,8 @@ if RAG.cells:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} "
             "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule ragauth_answer:

@@ -183,7 +183,8 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
-            "--responses {output.responses} --samples {output.samples} --judgments {output.judgments} --manifest {output.manifest} "
+            "--responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} --manifest {output.manifest} "
             "--threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_compare:
@@ -214,7 +215,8 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} "
             "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_report:

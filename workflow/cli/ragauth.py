@@ -125,7 +125,7 @@ COMMANDS = {
     "ragauth-prior": (cmd_prior, ["questions", "out"]),
     "ragauth-rank": (cmd_rank, ["questions", "template", "model_file?", "responses", "samples", "judgments", "scores",
                                 "manifest", "threads?"]),
-    "ragauth-answer": (cmd_answer, ["questions", "scores?", "template", "model_file?", "responses", "samples", "judgments",
-                                    "manifest", "threads?"]),
+    "ragauth-answer": (cmd_answer, ["questions", "scores?", "template", "model_file?", "responses", "samples",
+                                    "judgments", "manifest", "threads?"]),
     "ragauth-report": (cmd_report, ["judgments+", "outdir"]),
 }
