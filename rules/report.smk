@@ -104,11 +104,12 @@ rule provenance_dag:
         "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
-# A prompt edit's effect on each judge cell (authbench.history): its current
+# A prompt edit's effect on each model cell (authbench.history): its current
 # samples against the newest version, with another template, kept in
 # P.history by the cell writer (outside every rule's outputs: Snakemake
 # deletes a job's outputs before rerunning it); diffs.md lists the cells
-# with a diff, each one's diff.md is under diffs/.
+# with a diff, each one's diff.md is under diffs/. One step per study
+# (RAGAuth's and self-preference's: in their own .smk files).
 rule domainauth_prompt_diffs:
     input:
         get_diff_samples("domainauth"),
@@ -123,8 +124,7 @@ rule domainauth_prompt_diffs:
         p=lambda wildcards: get_diffs_params(DOMAINAUTH),
         history=P.history,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
-        "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
+        DIFFS_SHELL
 
 
 rule entityauth_prompt_diffs:
@@ -141,5 +141,4 @@ rule entityauth_prompt_diffs:
         p=lambda wildcards: get_diffs_params(ENTITYAUTH),
         history=P.history,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
-        "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
+        DIFFS_SHELL

@@ -153,7 +153,8 @@ def get_final_output():
     if ENTITY_DATASETS:
         out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS] + [f"{EA}/report/{DIFFS}"]
     if RAG.cells:
-        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
+        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset(), f"{RA}/report/{DIFFS}"]
     for dataset in selfpref_datasets(config):
-        out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+        folder = f"{P.selfpref(dataset)}/report"
+        out += selfpref_report_files(folder) + [P.drops(f"selfpref/{dataset}"), f"{folder}/{DIFFS}"]
     return out
