@@ -104,11 +104,13 @@ def template_text(version: Path) -> str:
 # the diff
 # --------------------------------------------------------------------------
 def _by_request(table) -> dict[str, dict]:
-    """request_id -> {reply, status, correct} of its last try."""
+    """The request's own id -> {reply, status, correct} of its last try (a
+    retry's id is the request's with ``#retry<try>`` appended, see
+    :data:`authbench.llm.runner.RETRY_MARK`)."""
     out: dict[str, dict] = {}
     cols = table.select(["request_id", "try", "reply", "status", "correct"]).to_pylist()
     for row in sorted(cols, key=lambda r: r["try"] or 0):
-        out[row["request_id"]] = row
+        out[row["request_id"].rsplit("#", 1)[0] if row["try"] else row["request_id"]] = row
     return out
 
 

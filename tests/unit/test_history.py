@@ -49,7 +49,7 @@ def test_diff_counts_match_hand_computed_values(tmp_path):
 
 def test_without_correct_the_metric_is_parse_success_and_last_try_counts(tmp_path):
     before = _rows([("a", "x", "ok", None), ("b", "", "unparsed", None), ("c", "x", "ok", None)])
-    after = _rows([("a", "x", "ok", None), ("b", "", "unparsed", None, 0), ("b", "y", "ok", None, 1),
+    after = _rows([("a", "x", "ok", None), ("b", "", "retried", None, 0), ("b#retry1", "y", "ok", None, 1),
                    ("c", "", "unparsed", None)])
     b, _ = read_samples(_table(tmp_path, "b.parquet", before))
     a, _ = read_samples(_table(tmp_path, "a.parquet", after))
