@@ -51,7 +51,9 @@ def _meta(path: str | Path) -> dict:
 
 
 def _templates(template: str | Sequence[str] | None) -> list[str]:
-    return [] if template is None else [str(template)] if isinstance(template, (str, Path)) else list(map(str, template))
+    if template is None:
+        return []
+    return [str(template)] if isinstance(template, (str, Path)) else [str(t) for t in template]
 
 
 def versions_of(root: str | Path, cell: str) -> list[Path]:
@@ -158,15 +160,22 @@ def _delta(d: Mapping) -> str:
 
 def diff_md(cell: str, d: Mapping, before_sha: str, after_sha: str, template_diff: str, level: float) -> str:
     """A cell's ``diff.md``: the numbers of :func:`cell_diff` and the template's unified diff."""
-    ids = lambda xs: ", ".join(f"`{x}`" for x in xs) or "none"
+    graded = d["metric"] == "share correct"
+
+    def flips(n: int, ids: Sequence[str]) -> str:
+        if not graded:
+            return "n/a (no request of this cell is right or wrong on its own)"
+        return f"{n} (e.g. {', '.join(f'`{x}`' for x in ids) or 'none'})"
+
+    over = "judged in" if graded else "present in"
     rows = [
-        ("metric", f"{d['metric']} over the {d['units']} requests {'judged in' if d['metric'] == 'share correct' else 'present in'} both versions"),
+        ("metric", f"{d['metric']} over the {d['units']} requests {over} both versions"),
         ("before → after", f"{_num(d['before'])} → {_num(d['after'])}"),
         (f"Δ after − before [{level:.0%} paired interval]", _delta(d)),
         ("requests before / after / in both", f"{d['requests_before']} / {d['requests_after']} / {d['requests_both']}"),
         ("replies that changed (of those in both)", str(d["replies_changed"])),
-        ("correct → wrong", f"{d['correct_to_wrong']} (e.g. {ids(d['correct_to_wrong_examples'])})"),
-        ("wrong → correct", f"{d['wrong_to_correct']} (e.g. {ids(d['wrong_to_correct_examples'])})"),
+        ("correct → wrong", flips(d["correct_to_wrong"], d["correct_to_wrong_examples"])),
+        ("wrong → correct", flips(d["wrong_to_correct"], d["wrong_to_correct_examples"])),
         ("parse failures before → after", f"{d['parse_failures_before']} → {d['parse_failures_after']}"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)

@@ -5,7 +5,7 @@ import json
 import math
 
 import pytest
-from authbench.history import ENV, cell_diff, keep, keep_from_env, versions_of, write_diffs
+from authbench.history import ENV, cell_diff, diff_md, keep, keep_from_env, versions_of, write_diffs
 from authbench.samples import read_samples, write_samples
 from authbench.stats import IntervalSpec, paired_difference
 
@@ -59,6 +59,9 @@ def test_without_correct_the_metric_is_parse_success_and_last_try_counts(tmp_pat
     assert math.isnan(d["lo"]) and math.isnan(d["hi"])  # 3 units < min_units 5: no interval
     assert d["replies_changed"] == 2 and (d["parse_failures_before"], d["parse_failures_after"]) == (1, 1)
     assert d["correct_to_wrong"] == d["wrong_to_correct"] == 0
+    text = diff_md("c", d, "b" * 64, "a" * 64, "", 0.95)
+    assert "| metric | parse-success rate over the 3 requests present in both versions |" in text
+    assert "| correct → wrong | n/a (no request of this cell is right or wrong on its own) |" in text
 
 
 def test_history_keeps_the_newest_versions_and_overwrites_a_rerun(tmp_path, monkeypatch):
@@ -95,7 +98,8 @@ def test_write_diffs_lists_only_cells_with_an_older_template(tmp_path):
     text = (tmp_path / "report" / "diffs" / "domainauth/m/pair/wo_text/pairs.md").read_text()
     assert "-Which is more authoritative?\n+Which source is more authoritative?\n" in text
     assert "| 0.600 → 0.800 |" in text and "| correct → wrong | 1 (e.g. `p2`) |" in text
-    assert "| parse failures before → after | 1 → 0 |" in text and "| replies that changed (of those in both) | 4 |" in text
+    assert "| parse failures before → after | 1 → 0 |" in text
+    assert "| replies that changed (of those in both) | 4 |" in text
     idx = index.read_text()
     assert "[domainauth/m/pair/wo_text/pairs](diffs/domainauth/m/pair/wo_text/pairs.md)" in idx
     assert "point/wo_text/fine" not in idx
