@@ -27,14 +27,16 @@ def _run(ids, judgments, cached=(), texts=None):
 
 
 def test_one_row_per_try_the_judgment_on_the_last_try():
-    judgments = [{"request_id": "a", "status": "ok", "score": 3, "tries": 1},
+    judgments = [{"request_id": "a", "status": "ok", "score": 3, "tries": 1, "prompt": "rag"},
                  {"request_id": "b", "status": "no_score", "score": None, "tries": 3}]
     rows = sample_rows(_run(["a", "b", "b#retry1", "b#retry2"], judgments, cached=(True, False, False, True)))
     assert [(r["request_id"], r["try"], r["status"]) for r in rows] == [
         ("a", 0, "ok"), ("b", 0, "retried"), ("b#retry1", 1, "retried"), ("b#retry2", 2, "no_score")]
     assert [r["cached"] for r in rows] == [True, False, False, True]
     # what is not a sample column goes to fields; the earlier tries carry nothing of the judgment
-    assert rows[0]["fields"] == {"score": 3, "tries": 1} and rows[3]["fields"] == {"score": None, "tries": 3}
+    # a judgment field named like a request column (the rerank rows' prompt name) does not replace it
+    assert rows[0]["fields"] == {"score": 3, "tries": 1, "prompt": "rag"} and rows[0]["prompt"] == "prompt of a"
+    assert rows[3]["fields"] == {"score": None, "tries": 3}
     assert "fields" not in rows[1] and rows[1]["reply"] == "reply b"
     assert rows[2]["prompt"] == "prompt of b"
     assert rows[2]["prompt_sha256"] == hashlib.sha256(b"prompt of b").hexdigest()

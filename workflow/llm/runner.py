@@ -328,6 +328,10 @@ def _base_id(request_id: str) -> tuple[str, int]:
     return (base, int(t)) if mark and t.isdigit() else (request_id, 0)
 
 
+# the sample columns a judgment row fills (authbench.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
+JUDGMENT_COLUMNS = ("try", "status", "value", "expected", "gold", "correct")
+
+
 def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> list[dict]:
     """The cell's samples (:data:`authbench.samples.SAMPLE_COLUMNS`): one row
     per request sent (every try of a retried cell: ``try`` from the id's
@@ -337,13 +341,12 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
     The judgment rows are joined by ``request_id``: a judgment of a retried
     request (whose id is the request's own) goes to its LAST try; the
     earlier tries get status ``retried`` and nothing else of the judgment.
-    A judgment field named like a sample column fills it (``status``,
-    ``value``, ``expected``, ``gold``, ``correct``, ``try``); the others go
-    to ``fields``. ``grades``: the study's ``{"gold", "correct"}`` per
-    judgment request id (see the studies' ``sample_grades``); they win over
-    the judgment's own."""
-    from authbench.samples import SAMPLE_COLUMNS
-
+    The judgment's :data:`JUDGMENT_COLUMNS` fill those sample columns; its
+    other fields go to ``fields`` (so does a field named like a request or
+    reply column, e.g. the rerank rows' ``prompt``). ``grades``: the study's
+    ``{"gold", "correct"}`` per judgment request id (AuthorityBench's
+    ``evaluate.sample_grades``, self-preference's ``knowledge_grades`` and
+    ``comparison_grades``); they win over the judgment's own fields."""
     grades = grades or {}
     cached = run.stats.cached if len(run.stats.cached) == len(run.requests) else (None,) * len(run.requests)
     ids = [_base_id(r["request_id"]) for r in run.requests]
@@ -355,15 +358,14 @@ def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> li
                "prompt_sha256": prompt_hash(req["prompt"]), "reply": resp.text, "finish_reason": resp.finish_reason,
                "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens, "cached": hit,
                "score_probs": resp.score_probs}
-        j = judged.get(base) if last[base] == i else None
         if last[base] != i:
             row["status"] = "retried"
-        elif j is not None:
+        elif (j := judged.get(base)) is not None:
             fields = {}
             for k, v in j.items():
                 if k == "request_id":
                     continue
-                if k in SAMPLE_COLUMNS:
+                if k in JUDGMENT_COLUMNS:
                     row[k] = v
                 else:
                     fields[k] = v
