@@ -16,6 +16,7 @@ rule authority_judge:
         server=get_server,
     output:
         responses=f"{CELL}/responses.jsonl",
+        samples=f"{CELL}/samples.parquet",
         judgments=f"{CELL}/judgments.jsonl",
         manifest=f"{CELL}/manifest.json",
     log:
@@ -35,7 +36,8 @@ rule authority_judge:
         python=model_python,
     shell:
         "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
-        "{params.model_arg} {params.server_arg} --responses {output.responses} --judgments {output.judgments} "
+        "{params.model_arg} {params.server_arg} --responses {output.responses} "
+        "--samples {output.samples} --judgments {output.judgments} "
         "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
 

@@ -89,6 +89,7 @@ if RAG.cells:
             model=get_model_file,
         output:
             responses=f"{RANK}/responses.jsonl",
+            samples=f"{RANK}/samples.parquet",
             judgments=f"{RANK}/judgments.jsonl",
             scores=f"{RANK}/scores.jsonl",
             manifest=f"{RANK}/manifest.json",
@@ -108,7 +109,8 @@ if RAG.cells:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} "
             "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule ragauth_answer:
@@ -119,6 +121,7 @@ if RAG.cells:
             model=get_model_file,
         output:
             responses=f"{ANSWER}/responses.jsonl",
+            samples=f"{ANSWER}/samples.parquet",
             judgments=f"{ANSWER}/judgments.jsonl",
             manifest=f"{ANSWER}/manifest.json",
         log:
@@ -136,7 +139,7 @@ if RAG.cells:
             scores_arg=rag_scores_arg,
         shell:
             "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} "
+            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
             "--params {params.p:q} 2> {log}"
 
@@ -155,3 +158,19 @@ if RAG.cells:
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"
+
+    rule ragauth_prompt_diffs:
+        input:
+            get_rag_diff_samples,
+        output:
+            folder=directory(f"{RA}/report/diffs"),
+            index=report(f"{RA}/report/{DIFFS}", **diffs_entry(RAGAUTH, CAPTIONS)),
+        log:
+            f"{LOGS}/ragauth/prompt_diffs.log",
+        conda:
+            "../envs/analysis.yaml"
+        params:
+            p=lambda wildcards: get_diffs_params(RAGAUTH),
+            history=P.history,
+        shell:
+            DIFFS_SHELL

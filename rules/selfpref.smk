@@ -48,6 +48,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{SP}/generated/{{model}}/responses.jsonl",
+            samples=f"{SP}/generated/{{model}}/samples.parquet",
             judgments=f"{SP}/generated/{{model}}/judgments.jsonl",
             manifest=f"{SP}/generated/{{model}}/manifest.json",
             passages=f"{SP}/generated/{{model}}/passages.jsonl",
@@ -66,7 +67,7 @@ if SELFPREF.datasets:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
-            "--template {input.templates} {params.model_arg} --responses {output.responses} "
+            "--template {input.templates} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --out {output.passages} "
             "--drops {output.drops} --threads {threads} --params {params.p:q} 2> {log}"
 
@@ -110,6 +111,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{KNOWLEDGE}/responses.jsonl",
+            samples=f"{KNOWLEDGE}/samples.parquet",
             judgments=f"{KNOWLEDGE}/judgments.jsonl",
             manifest=f"{KNOWLEDGE}/manifest.json",
             levels=f"{KNOWLEDGE}/levels.jsonl",
@@ -127,7 +129,7 @@ if SELFPREF.datasets:
             python=model_python,
         shell:
             "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} "
+            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
             "--judgments {output.judgments} --manifest {output.manifest} --levels {output.levels} "
             "--threads {threads} --params {params.p:q} 2> {log}"
 
@@ -163,6 +165,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{RERANK}/responses.jsonl",
+            samples=f"{RERANK}/samples.parquet",
             judgments=f"{RERANK}/judgments.jsonl",
             manifest=f"{RERANK}/manifest.json",
         log:
@@ -180,7 +183,8 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --template {input.template} {params.model_arg} "
-            "--responses {output.responses} --judgments {output.judgments} --manifest {output.manifest} "
+            "--responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} --manifest {output.manifest} "
             "--threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_compare:
@@ -193,6 +197,7 @@ if SELFPREF.datasets:
             model=get_model_file,
         output:
             responses=f"{GENERATION}/responses.jsonl",
+            samples=f"{GENERATION}/samples.parquet",
             judgments=f"{GENERATION}/judgments.jsonl",
             manifest=f"{GENERATION}/manifest.json",
         log:
@@ -210,7 +215,8 @@ if SELFPREF.datasets:
         shell:
             "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
             "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} --judgments {output.judgments} "
+            "{params.model_arg} --responses {output.responses} "
+            "--samples {output.samples} --judgments {output.judgments} "
             "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
     rule selfpref_report:
@@ -241,3 +247,19 @@ if SELFPREF.datasets:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
             "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+
+    rule selfpref_prompt_diffs:
+        input:
+            get_sp_diff_samples,
+        output:
+            folder=directory(f"{SP}/report/diffs"),
+            index=report(f"{SP}/report/{DIFFS}", **diffs_entry(SELFPREF_REPORT, CAPTIONS)),
+        log:
+            f"{LOGS}/selfpref/{{spds}}/prompt_diffs.log",
+        conda:
+            "../envs/analysis.yaml"
+        params:
+            p=lambda wildcards: get_diffs_params(SELFPREF_REPORT),
+            history=P.history,
+        shell:
+            DIFFS_SHELL

@@ -150,7 +150,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
         instances = inst / f"{cell.setting}.jsonl"
         _cli("authority-judge", "--instances", instances, "--template",
              root / f"resources/prompts/domainauth/{cell.judge}_{cell.context}.yaml", "--responses",
-             d / "responses.jsonl", "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json",
+             d / "responses.jsonl", "--samples", d / "samples.parquet", "--judgments", d / "judgments.jsonl",
+             "--manifest", d / "manifest.json",
              cell=cell.id, judge=cell.judge, context=cell.context, setting=cell.setting, seed=13, constrained=True,
              cache=None, model={k: v for k, v in config["models"]["m"].items() if k != "paper_name"},
              expected_scores=False)

@@ -180,11 +180,13 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
     assert [r.text for r in out] == ["2", "3", "2", "1"] and [r.id for r in out] == ["r0", "r1", "r2", "r3"]
     assert sorted(engine.sent) == ["aa", "bbb", "c"]  # the duplicate was sent once
     assert stats.cache_hits == 0 and stats.engine_calls == 3 and stats.unique == 3
+    assert stats.cached == (False,) * 4  # the duplicate was computed in this run too, not served by the cache
 
     # another cell sharing two prompts: only the new one reaches the engine
     engine2 = CountingEngine()
     out2, stats2 = run_cell(_requests(["c", "dddd", "bbb"]), lambda: engine2, gen, False, cache=cache, model=model)
     assert engine2.sent == ["dddd"] and stats2.cache_hits == 2 and [r.text for r in out2] == ["1", "4", "3"]
+    assert stats2.cached == (True, False, True)  # per request, in request order
 
     # everything cached: the engine factory is never called (no model load)
     def must_not_load():
@@ -192,6 +194,7 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
 
     out3, stats3 = run_cell(reqs, must_not_load, gen, False, cache=cache, model=model)
     assert stats3.engine_calls == 0 and stats3.cache_hits == 3 and stats3.engine is None
+    assert stats3.cached == (True,) * 4
     assert [(r.text, r.prompt_tokens, r.seconds) for r in out3] == [(r.text, r.prompt_tokens, r.seconds) for r in out]
 
 

@@ -505,7 +505,8 @@ def test_demo_data_path_with_the_instant_engine(root, tmp_path):
         for model in ("instant", "demo"):
             d = tmp_path / model / judge
             cli("authority-judge", "--instances", tmp_path / f"inst/{setting}.jsonl", "--template", template,
-                "--responses", d / "responses.jsonl", "--judgments", d / "judgments.jsonl", "--manifest",
+                "--responses", d / "responses.jsonl",
+                "--samples", d / "samples.parquet", "--judgments", d / "judgments.jsonl", "--manifest",
                 d / "manifest.json", cell=f"domainauth/{model}/{judge}/wo_text/{setting}", judge=judge,
                 context="wo_text", setting=setting, seed=cfg["seed"], constrained=True, cache=None,
                 model={"engine": "instant", "model": "rehearsal"}, expected_scores=False)

@@ -336,6 +336,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
         d = tmp_path / cell.setting
         _cli("authority-judge", "--instances", inst / f"{cell.setting}.jsonl", "--template",
              root / "resources/prompts/entityauth/songs/pair_score_wo_text.yaml", "--responses", d / "responses.jsonl",
+             "--samples", d / "samples.parquet",
              "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json", cell=cell.id,
              judge="pair_score", context="wo_text", setting=cell.setting, seed=13, constrained=True, cache=None,
              model=model, expected_scores=False)

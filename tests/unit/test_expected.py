@@ -439,6 +439,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
             d = tmp_path / str(flag) / judge / setting
             _cli("authority-judge", "--instances", inst / f"{setting}.jsonl", "--template",
                  root / f"resources/prompts/domainauth/{judge}_wo_text.yaml", "--responses", d / "responses.jsonl",
+                 "--samples", d / "samples.parquet",
                  "--judgments", d / "judgments.jsonl", "--manifest", d / "manifest.json",
                  cell=f"domainauth/m/{judge}/wo_text/{setting}", judge=judge, context="wo_text", setting=setting,
                  seed=13, constrained=True, cache=None, model=model, expected_scores=flag)

@@ -84,6 +84,7 @@ def compare(tmp, out, **extra):
     code = main(["selfpref-compare", "--questions", str(tmp / "questions.jsonl"), "--sample", str(tmp / "sample.json"),
                  "--passages", str(tmp / "passages.jsonl"), "--knowledge", str(tmp / "levels.jsonl"),
                  "--template", str(TEMPLATES / "generation.yaml"), "--responses", str(d / "responses.jsonl"),
+                 "--samples", str(d / "samples.parquet"),
                  "--judgments", str(d / "judgments.jsonl"), "--manifest", str(d / "manifest.json"),
                  "--params", json.dumps(params)])
     assert code == 0
@@ -147,7 +148,8 @@ def rerank(tmp, out, **extra):
     d = tmp / out
     code = main(["selfpref-rerank", "--questions", str(tmp / "questions.jsonl"), "--sample", str(tmp / "sample.json"),
                  "--passages", str(tmp / "passages.jsonl"), "--template", str(TEMPLATES / "rerank_rag.yaml"),
-                 "--responses", str(d / "responses.jsonl"), "--judgments", str(d / "judgments.jsonl"),
+                 "--responses", str(d / "responses.jsonl"),
+                 "--samples", str(d / "samples.parquet"), "--judgments", str(d / "judgments.jsonl"),
                  "--manifest", str(d / "manifest.json"), "--params", json.dumps(params)])
     assert code == 0
     return read_jsonl(d / "judgments.jsonl"), read_jsonl(d / "responses.jsonl"), json.loads((d / "manifest.json").read_text())
@@ -201,6 +203,7 @@ def test_knowledge_probe_tries_use_seed_plus_try_and_the_whole_reply(files):
     d = files / "k"
     code = main(["selfpref-knowledge", "--questions", str(files / "questions.jsonl"), "--sample", str(files / "sample.json"),
                  "--template", str(TEMPLATES / "knowledge.yaml"), "--responses", str(d / "responses.jsonl"),
+                 "--samples", str(d / "samples.parquet"),
                  "--judgments", str(d / "judgments.jsonl"), "--manifest", str(d / "manifest.json"),
                  "--levels", str(d / "levels.jsonl"), "--params", json.dumps(params)])
     assert code == 0

@@ -21,6 +21,7 @@ def _judge_cmd(work: Path, model_file: Path, cache: Path) -> list[str]:
     return [sys.executable, "-m", "authbench.cli", "authority-judge", "--instances", str(work.parent / "fine.jsonl"),
             "--template", str(ROOT / "resources/prompts/domainauth/pair_score_wo_text.yaml"),
             "--model-file", str(model_file), "--responses", str(work / "responses.jsonl"),
+            "--samples", str(work / "samples.parquet"),
             "--judgments", str(work / "judgments.jsonl"), "--manifest", str(work / "manifest.json"),
             "--threads", "2", "--params", json.dumps(params)]
 

@@ -87,3 +87,57 @@ def test_every_listed_table_is_in_the_report_with_its_caption(run):
             assert entry["labels"]["study"] == report.name and entry["labels"]["table"] == report.item(stem).title
             checked += 1
     assert checked >= 30
+
+
+def test_every_model_cell_has_its_samples(run):
+    """Every model cell of every study (all but the perplexity cells, which
+    have no responses.jsonl) wrote samples.parquet: one row per request sent,
+    row for row the prompt of responses.jsonl (equal by SHA-256 of the stored
+    text) and its reply; each row a judgment was joined to (all but earlier
+    tries of a retried request) has that judgment's status and value."""
+    import hashlib
+
+    from authbench.llm.runner import RETRY_MARK
+    from authbench.records import read_jsonl
+    from authbench.samples import read_samples
+
+    cells = sorted(p.parent for p in (run / "results").rglob("responses.jsonl"))
+    studies = set()
+    for cell in cells:
+        table, meta = read_samples(cell / "samples.parquet")
+        rows, responses = table.to_pylist(), read_jsonl(cell / "responses.jsonl")
+        assert meta["cell"] == json.loads((cell / "manifest.json").read_text())["cell"], cell
+        assert len(rows) == len(responses) > 0, cell
+        for row, resp in zip(rows, responses):
+            assert hashlib.sha256(row["prompt"].encode("utf-8")).hexdigest() == row["prompt_sha256"] \
+                == resp["prompt_sha256"], (cell, row["request_id"])
+            assert (row["request_id"], row["reply"]) == (resp["request_id"], resp["text"])
+            assert row["cached"] is False  # cache: null
+        judged = {j["request_id"]: j for j in read_jsonl(cell / "judgments.jsonl")}
+        joined = [r for r in rows if r["status"] != "retried"]
+        assert len(joined) == len(judged), cell
+        for row in joined:
+            j = judged[row["request_id"].split(RETRY_MARK)[0]]
+            assert row["status"] == j["status"], (cell, row["request_id"])
+            assert (None if row["value"] is None else json.loads(row["value"])) == j.get("value")
+        studies.add(meta["study"])
+    assert studies == {"domainauth", "entityauth", "ragauth", "selfpref"}
+    assert len(cells) >= 20
+
+
+def test_every_study_lists_its_prompt_edit_diffs(run):
+    """Each study's report folder has diffs.md (issue 23 §3; one run: no cell
+    has an earlier template yet), listed in its contents.md and in the
+    report; every model cell's current version is in the history."""
+    with zipfile.ZipFile(run / "report.zip") as z:
+        page = z.read("report/report.html").decode("utf-8")
+    for folder in ("domainauth/report", "entityauth/report", "ragauth/report", "selfpref/nq/report"):
+        index = run / "results" / folder / "diffs.md"
+        assert "No cell has an earlier version with another template." in index.read_text(), folder
+        assert "| diffs.md |" in (run / "results" / folder / "contents.md").read_text(), folder
+        assert report_entry(page, f"results/{folder}/diffs.md") is not None, folder
+    kept = {p.parent.parent.relative_to(run / "results" / "history").as_posix()
+            for p in (run / "results" / "history").rglob("version.json")}
+    cells = {json.loads(m.read_text())["cell"] for m in (run / "results").rglob("manifest.json")
+             if (m.parent / "samples.parquet").is_file()}
+    assert kept == cells and len(cells) >= 20

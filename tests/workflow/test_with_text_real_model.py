@@ -18,7 +18,8 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
               "model": {"engine": "llamacpp", "model": "x", "n_ctx": 2048, "generate": {"temperature": 0.0}}}
     code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_w_text.yaml"), "--model-file", str(model),
-                 "--responses", str(tmp_path / "r.jsonl"), "--judgments", str(tmp_path / "j.jsonl"),
+                 "--responses", str(tmp_path / "r.jsonl"),
+                 "--samples", str(tmp_path / "s.parquet"), "--judgments", str(tmp_path / "j.jsonl"),
                  "--manifest", str(tmp_path / "s.json"), "--threads", "2", "--params", json.dumps(params)])
     assert code == 0
     judgments = [json.loads(l) for l in (tmp_path / "j.jsonl").read_text().splitlines()]
@@ -27,6 +28,7 @@ def test_w_text_cell_with_real_model(sets, tmp_path):
     # a template for the other context is refused, not silently used
     code = main(["authority-judge", "--instances", str(tmp_path / "pairs.jsonl"), "--template",
                  str(PROMPTS / "pair_score_wo_text.yaml"), "--model-file", str(model),
-                 "--responses", str(tmp_path / "r2.jsonl"), "--judgments", str(tmp_path / "j2.jsonl"),
+                 "--responses", str(tmp_path / "r2.jsonl"),
+                 "--samples", str(tmp_path / "s2.parquet"), "--judgments", str(tmp_path / "j2.jsonl"),
                  "--manifest", str(tmp_path / "s2.json"), "--params", json.dumps(params)])
     assert code == 2

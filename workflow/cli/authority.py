@@ -135,6 +135,7 @@ def cmd_entityauth_sample(args, params) -> None:
 
 def cmd_judge(args, params) -> None:
     from authbench.llm.runner import parse_responses
+    from authbench.studies.authority.evaluate import sample_grades
     from authbench.studies.authority.prompts import load_template
     from authbench.studies.authority.requests import build_requests
 
@@ -153,8 +154,9 @@ def cmd_judge(args, params) -> None:
         extra["server"] = {k: server[k] for k in ("base_url", "host", "pid", "started", "load_seconds")}
     run = run_cell_requests(args, params, requests, engine_config=engine_config,
                             expected_scores=params["expected_scores"])
-    write_cell_files(args, run, parse_responses(requests, run.responses),
-                     {"instances": (args.instances, {"n": len(instances)})}, extra)
+    judgments = parse_responses(requests, run.responses)
+    write_cell_files(args, run, judgments, {"instances": (args.instances, {"n": len(instances)})}, extra,
+                     sample_grades(params["judge"], params["setting"], instances, judgments))
 
 
 def _metric_columns() -> list[str]:
@@ -300,8 +302,8 @@ COMMANDS = {
     "domainauth-sample": (cmd_domainauth_sample, ["labels", "outdir"]),
     "entityauth-build": (cmd_entityauth_build, ["source", "labels", "drops", "bins?"]),
     "entityauth-sample": (cmd_entityauth_sample, ["labels", "outdir"]),
-    "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "judgments",
-                                    "manifest", "threads?"]),
+    "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "samples",
+                                    "judgments", "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics", "units"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "secondary?", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics", "units"]),

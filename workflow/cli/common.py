@@ -55,8 +55,13 @@ def run_cell_retried(args, params, requests: Sequence[Mapping], settled, retries
         args, params, batch, generate=try_seed(params, generate, t), constrained=constrained), settled, retries)
 
 
-def write_cell_files(args, run: CellRun, judgments: Sequence[Mapping], inputs: dict, extra: dict) -> None:
-    """The cell's responses.jsonl, judgments.jsonl and manifest.json at the
-    rule's paths, its template(s) ``args.template``."""
-    write_cell({"responses": args.responses, "judgments": args.judgments, "manifest": args.manifest},
-               dataclasses.replace(run, judgments=judgments, template=args.template, inputs=inputs, extra=extra))
+def write_cell_files(args, run: CellRun, judgments: Sequence[Mapping], inputs: dict, extra: dict,
+                     grades: Mapping[str, Mapping] | None = None) -> None:
+    """The cell's responses.jsonl, judgments.jsonl, manifest.json and
+    samples.parquet at the rule's paths, its template(s) ``args.template``;
+    ``grades``: the study's gold / correct per request
+    (:func:`authbench.llm.runner.sample_rows`)."""
+    write_cell({"responses": args.responses, "judgments": args.judgments, "manifest": args.manifest,
+                "samples": args.samples},
+               dataclasses.replace(run, judgments=judgments, template=args.template, inputs=inputs, extra=extra),
+               grades)

@@ -123,9 +123,9 @@ COMMANDS = {
     "ragauth-build": (cmd_build, ["questions", "documents", "labels?", "out", "drops"]),
     "ragauth-dataset": (cmd_dataset, ["source", "out", "report"]),
     "ragauth-prior": (cmd_prior, ["questions", "out"]),
-    "ragauth-rank": (cmd_rank, ["questions", "template", "model_file?", "responses", "judgments", "scores",
+    "ragauth-rank": (cmd_rank, ["questions", "template", "model_file?", "responses", "samples", "judgments", "scores",
                                 "manifest", "threads?"]),
-    "ragauth-answer": (cmd_answer, ["questions", "scores?", "template", "model_file?", "responses", "judgments",
-                                    "manifest", "threads?"]),
+    "ragauth-answer": (cmd_answer, ["questions", "scores?", "template", "model_file?", "responses", "samples",
+                                    "judgments", "manifest", "threads?"]),
     "ragauth-report": (cmd_report, ["judgments+", "outdir"]),
 }

@@ -68,7 +68,7 @@ def cmd_generate(args, params) -> None:
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
     from authbench.llm.runs import joined
-    from authbench.studies.selfpref.requests import knowledge_requests, knowledge_rows, load_template
+    from authbench.studies.selfpref.requests import knowledge_grades, knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
     sample = json.loads(Path(args.sample).read_text())
@@ -83,7 +83,8 @@ def cmd_knowledge(args, params) -> None:
     run = joined(runs)
     write_cell_files(args, run, tries, {"questions": (args.questions, {"n": len(questions)})},
                      {"tries": params["tries"], "generate": {**run.generate.__dict__, "seed": "seed + try"},
-                      "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}})
+                      "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}},
+                     knowledge_grades(questions, tries))
 
 
 def cmd_shipped_knowledge(args, params) -> None:
@@ -190,6 +191,7 @@ def cmd_compare(args, params) -> None:
     (``retries``) while a reply names no single passage."""
     from authbench.llm.runner import tries_summary
     from authbench.studies.selfpref.requests import (
+        comparison_grades,
         comparison_requests,
         comparison_rows,
         comparison_settled,
@@ -214,7 +216,8 @@ def cmd_compare(args, params) -> None:
                            asked.tries)
     write_cell_files(args, asked.run, rows, {"passages": (args.passages, {"n": len(passages)})},
                      {"run": params["run"], "self_author": params["self_author"],
-                      "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)})
+                      "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)},
+                     comparison_grades(rows))
 
 
 def cmd_report(args, params) -> None:
@@ -236,14 +239,14 @@ COMMANDS = {
     "selfpref-import": (cmd_import, ["questions", "passages", "drops"]),
     "selfpref-sample": (cmd_sample, ["passages", "generated*", "sample", "out"]),
     "selfpref-generate": (cmd_generate, ["questions", "passages", "template+", "model_file?", "responses",
-                                         "judgments", "manifest", "out", "drops", "threads?"]),
-    "selfpref-knowledge": (cmd_knowledge, ["questions", "sample", "template", "model_file?", "responses",
+                                         "samples", "judgments", "manifest", "out", "drops", "threads?"]),
+    "selfpref-knowledge": (cmd_knowledge, ["questions", "sample", "template", "model_file?", "responses", "samples",
                                            "judgments", "manifest", "levels", "threads?"]),
     "selfpref-shipped-knowledge": (cmd_shipped_knowledge, ["source", "questions", "levels", "check"]),
     "selfpref-perplexity": (cmd_perplexity, ["passages", "model_file?", "out", "manifest"]),
     "selfpref-rerank": (cmd_rerank, ["questions", "sample", "passages", "template", "model_file?", "responses",
-                                     "judgments", "manifest", "threads?"]),
+                                     "samples", "judgments", "manifest", "threads?"]),
     "selfpref-compare": (cmd_compare, ["questions", "sample", "passages", "knowledge?", "template", "model_file?",
-                                       "responses", "judgments", "manifest", "threads?"]),
+                                       "responses", "samples", "judgments", "manifest", "threads?"]),
     "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "outdir"]),
 }

@@ -76,11 +76,12 @@ def run_cached(
     :class:`~authbench.llm.runs.RunStats` of the run. ``accept(key, record)``
     refuses cached records that lack something the request needs (see
     :meth:`authbench.llm.cache.ResponseCache.get_many`): those keys are
-    computed again and counted in ``recomputed``.
+    computed again and counted in ``recomputed``. The stats' ``cached`` says,
+    per key of ``keys``, whether it was a cache hit.
     """
     records: dict[str, dict] = cache.get_many(keys, accept) if cache is not None else {}
     refused = len(cache.refused) if cache is not None else 0
-    hits = len(records)
+    hit = set(records)
     todo: dict[str, Any] = {}
     for key, item in zip(keys, items):
         if key not in records and key not in todo:
@@ -111,12 +112,12 @@ def run_cached(
             raise RuntimeError(f"engine {identity.get('engine')!r} returned no result for "
                                f"{len(missing)} of {len(todo)} {desc} requests")
     return records, RunStats(
-        requests=len(keys), unique=len(set(keys)), cache_hits=hits, engine_calls=len(todo),
+        requests=len(keys), unique=len(set(keys)), cache_hits=len(hit), engine_calls=len(todo),
         engine_seconds=round(sum((records[k]["seconds"] for k in todo), 0.0), 3), load_seconds=load_seconds,
         cache_problems=dict(sorted(cache.problems.items())) if cache is not None else {},
         recomputed=refused if accept is not None else None, engine=identity,
         engines_used=tuple(sorted({json.dumps(records[k].get("engine") or {}, sort_keys=True) for k in set(keys)})),
-        served=served)
+        served=served, cached=tuple(k in hit for k in keys))
 
 
 def run_cell(
@@ -321,13 +322,76 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
                    requests=list(requests), responses=responses)
 
 
-def write_cell(out: Mapping[str, str], run: CellRun) -> None:
-    """A cell's ``out["responses"]`` (:func:`response_rows`), ``out["judgments"]``
-    and ``out["manifest"]`` (:func:`authbench.llm.runs.manifest`)."""
+def _base_id(request_id: str) -> tuple[str, int]:
+    """A request id as sent -> (the request's own id, its try): ``x#retry2`` -> ``("x", 2)``."""
+    base, mark, t = request_id.rpartition(RETRY_MARK)
+    return (base, int(t)) if mark and t.isdigit() else (request_id, 0)
+
+
+# the sample columns a judgment row fills (authbench.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
+JUDGMENT_COLUMNS = ("try", "status", "value", "expected", "gold", "correct")
+
+
+def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> list[dict]:
+    """The cell's samples (:data:`authbench.samples.SAMPLE_COLUMNS`): one row
+    per request sent (every try of a retried cell: ``try`` from the id's
+    :data:`RETRY_MARK`), with its prompt, reply, token counts and
+    ``cached`` (``run.stats.cached``).
+
+    The judgment rows are joined by ``request_id``: a judgment of a retried
+    request (whose id is the request's own) goes to its LAST try; the
+    earlier tries get status ``retried`` and nothing else of the judgment.
+    The judgment's :data:`JUDGMENT_COLUMNS` fill those sample columns; its
+    other fields go to ``fields`` (so does a field named like a request or
+    reply column, e.g. the rerank rows' ``prompt``). ``grades``: the study's
+    ``{"gold", "correct"}`` per judgment request id (AuthorityBench's
+    ``evaluate.sample_grades``, self-preference's ``knowledge_grades`` and
+    ``comparison_grades``); they win over the judgment's own fields."""
+    grades = grades or {}
+    cached = run.stats.cached if len(run.stats.cached) == len(run.requests) else (None,) * len(run.requests)
+    ids = [_base_id(r["request_id"]) for r in run.requests]
+    last = {base: i for i, (base, _) in enumerate(ids)}
+    judged = {j["request_id"]: j for j in run.judgments}
+    rows = []
+    for i, (req, resp, hit, (base, t)) in enumerate(zip(run.requests, run.responses, cached, ids, strict=True)):
+        row = {"request_id": req["request_id"], "try": t, "prompt": req["prompt"],
+               "prompt_sha256": prompt_hash(req["prompt"]), "reply": resp.text, "finish_reason": resp.finish_reason,
+               "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens, "cached": hit,
+               "score_probs": resp.score_probs}
+        if last[base] != i:
+            row["status"] = "retried"
+        elif (j := judged.get(base)) is not None:
+            fields = {}
+            for k, v in j.items():
+                if k == "request_id":
+                    continue
+                if k in JUDGMENT_COLUMNS:
+                    row[k] = v
+                else:
+                    fields[k] = v
+            row["fields"] = fields or None
+            row.update(grades.get(j["request_id"], {}))
+        rows.append(row)
+    return rows
+
+
+def write_cell(out: Mapping[str, str], run: CellRun, grades: Mapping[str, Mapping] | None = None) -> None:
+    """A cell's ``out["responses"]`` (:func:`response_rows`), ``out["judgments"]``,
+    ``out["manifest"]`` (:func:`authbench.llm.runs.manifest`) and, where
+    ``out`` names it, ``out["samples"]`` (:func:`sample_rows` with the
+    study's ``grades``, :func:`authbench.samples.write_samples`)."""
     for path in out.values():
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(response_rows(run.requests, run.responses), out["responses"])
     write_jsonl(run.judgments, out["judgments"])
+    if out.get("samples"):
+        from authbench.history import keep_from_env
+        from authbench.samples import template_sha256, write_samples
+
+        write_samples(sample_rows(run, grades), out["samples"],
+                      {"cell": run.cell, "study": run.cell.split("/", 1)[0],
+                       "template_sha256": template_sha256(run.template)})
+        keep_from_env(out["samples"], run.template)  # the cell's history (authbench.history)
     manifest = write_manifest(run, out["manifest"])
     log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
                                                                 "parse_failure_rate", "engine_seconds")}))

@@ -39,6 +39,10 @@ class RunStats:
     ``truncated_texts``: texts not scored to their end (perplexity only).
     ``served``: what an OpenAI-compatible server said it ran, for the replies
     computed in this run (the manifest's ``provenance.served``).
+    ``cached``: per request, in request order, whether its reply was served
+    from the response cache in this run (a key computed now is False for
+    every request that shares it); ``+`` concatenates, like the requests of
+    :func:`joined`. Not in the manifest: the cell's ``samples.parquet`` has it.
     """
 
     requests: int = 0  # requests (or texts) asked
@@ -53,6 +57,7 @@ class RunStats:
     engine: Mapping | None = None  # identity of the engine used now, or None
     engines_used: tuple[str, ...] = ()  # canonical JSON of every engine identity behind the replies
     served: tuple[str, ...] = ()  # canonical JSON of the model / system_fingerprint pairs servers returned now
+    cached: tuple[bool, ...] = ()  # per request: served from the response cache in this run
 
     def __add__(self, other: "RunStats") -> "RunStats":
         if not isinstance(other, RunStats):
@@ -62,6 +67,8 @@ class RunStats:
             a, b = getattr(self, f.name), getattr(other, f.name)
             if f.name == "engine":
                 out[f.name] = a or b
+            elif f.name == "cached":  # per request, in sending order
+                out[f.name] = a + b
             elif a is None or b is None:  # counted by one path only
                 out[f.name] = b if a is None else a
             elif isinstance(a, tuple):

@@ -184,6 +184,46 @@ def _pair_rows(setting: str, judge: str, outcomes: Sequence[Mapping], units: lis
     return rows
 
 
+def pair_verdict(judge: str, true_a: float, true_b: float, rec: Mapping) -> tuple[list, bool]:
+    """A pair judge's prediction for one comparison record
+    (:func:`comparisons_by_instance`) and whether it is correct: PairRank's
+    choice (:func:`~authbench.studies.authority.metrics.choice_correct`),
+    PairScore's A and B scores (:func:`~authbench.studies.authority.metrics.pair_correct`)."""
+    if judge == "pair_rank":
+        return [rec["choice"]], M.choice_correct(true_a, true_b, rec["choice"])
+    pred = [rec["score_a"], rec["score_b"]]
+    return pred, M.pair_correct(true_a, true_b, *pred)
+
+
+def sample_grades(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
+                  parse: str = "strict") -> dict[str, dict]:
+    """Per judgment request id, its ``gold`` and ``correct`` for the cell's
+    samples (:func:`authbench.llm.runner.sample_rows`), on the setting's own
+    label scale (:data:`LABEL_KEY`). Point: gold = the item's level, correct
+    null. Lists: gold = the true levels in the order shown, correct null (ρ
+    and τ are per list). Pairs: gold = ``"A"`` / ``"B"`` (the one with the
+    higher level) or ``"tie"``; correct = :func:`pair_verdict` under ``parse``
+    (the evaluation's verdict; null for a tie, which no pair metric counts)."""
+    key = LABEL_KEY[setting]
+    if judge == "point":
+        level = {item_key(it): it[key] for inst in instances for it in inst["items"]}
+        return {j["request_id"]: {"gold": level[j["request_id"].split(":", 1)[1]], "correct": None}
+                for j in judgments}
+    by_id = {inst["instance_id"]: inst for inst in instances}
+    if judge.startswith("list"):
+        return {j["request_id"]: {"gold": [it[key] for it in by_id[j["request_id"]]["items"]], "correct": None}
+                for j in judgments}
+    out = {}
+    for iid, records in comparisons_by_instance(judge, judgments, parse).items():
+        items = by_id[iid]["items"]
+        for rec in records:
+            la, lb = items[rec["a"]][key], items[rec["b"]][key]
+            tie = la == lb
+            out[f"{iid}:{rec['a']}-{rec['b']}"] = {"gold": "tie" if tie else "A" if la > lb else "B",
+                                                   "correct": None if tie else pair_verdict(judge, la, lb, rec)[1]}
+    return out
+
+
 def evaluate_scores(setting: str, judge: str, instances: Sequence[Mapping], score_of,
                     units: list | None = None) -> list[dict]:
     """Metric rows for any per-item scorer (PointJudge, baselines).
@@ -245,12 +285,7 @@ def evaluate_cell(judge: str, setting: str, instances: Sequence[Mapping], judgme
         outcomes = []
         for inst in instances:
             (rec,) = comps[inst["instance_id"]]
-            la, lb = inst["items"][rec["a"]][key], inst["items"][rec["b"]][key]
-            if judge == "pair_rank":
-                pred, ok = [rec["choice"]], M.choice_correct(la, lb, rec["choice"])
-            else:
-                pred = [rec["score_a"], rec["score_b"]]
-                ok = M.pair_correct(la, lb, *pred)
+            pred, ok = pair_verdict(judge, inst["items"][rec["a"]][key], inst["items"][rec["b"]][key], rec)
             outcomes.append(_pair_outcome(inst, key, rec["a"], pred, ok))
         return _pair_rows(setting, judge, outcomes, units)
 

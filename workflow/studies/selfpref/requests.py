@@ -186,6 +186,13 @@ def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequen
     return tries, levels
 
 
+def knowledge_grades(questions: Sequence[Mapping], tries: Sequence[Mapping]) -> dict[str, dict]:
+    """The samples' gold / correct of a knowledge cell (:func:`authbench.llm.runner.sample_rows`):
+    per try row (:func:`knowledge_rows`), the question's gold answer and whether the answer matched it."""
+    gold = {q["qid"]: q["answer"] for q in questions}
+    return {r["request_id"]: {"gold": gold[r["qid"]], "correct": r["correct"]} for r in tries}
+
+
 # --- pointwise reranking ----------------------------------------------------------
 
 def rerank_requests(questions: Mapping[str, Mapping], passages: Sequence[Mapping], template: Template,
@@ -350,3 +357,17 @@ def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passa
                      "status": att.status, "knowledge": (knowledge or {}).get(c["qid"]),
                      "tries": tries[i] if tries is not None else 1})
     return rows
+
+
+def comparison_grades(rows: Sequence[Mapping]) -> dict[str, dict]:
+    """The samples' gold / correct of a generation-phase cell
+    (:func:`authbench.llm.runner.sample_rows`): gold = the factual passage
+    (``"self"`` / ``"other"``) when exactly one of the two is, else null;
+    correct = whether the factual one was chosen, as the study counts it
+    (:func:`authbench.studies.selfpref.rows.gen_records`' ``true_chosen``:
+    null for a reply that is not ok or a pair without exactly one factual passage)."""
+    from authbench.studies.selfpref.rows import gen_records
+
+    return {r["request_id"]: {"gold": None if r["self_factual"] == r["other_factual"]
+                              else "self" if r["self_factual"] else "other", "correct": g.true_chosen}
+            for r, g in zip(rows, gen_records(rows), strict=True)}
