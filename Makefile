@@ -56,7 +56,7 @@ run: install
 	$(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG)) $(ARGS)
 
 test: install vllm-env
-	pytest -q
+	pytest -q --durations=30
 
 # The unit tests only (tests/unit/: no Snakemake run, no model load, no vLLM).
 test-fast: install

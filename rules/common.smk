@@ -25,10 +25,12 @@ except ModuleNotFoundError as err:
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
 from authbench.config import Cell, cell_template, check_renamed, split_model
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
+from authbench.history import ENV as HISTORY_ENV
 from authbench.joblogs import failure_summary, run_summary
 from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
-from authbench.render.catalog import VIEWER, plan, provenance_entry, report_entry, report_files, viewer_entry
+from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, plan, provenance_entry, report_entry, report_files
+from authbench.render.catalog import viewer_entry
 from authbench.render.viewer import ASSETS as VIEWER_FILES
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, baseline_plan, scales
 from authbench.judges import SCORE_JUDGES, WILDCARD as JUDGE_WILDCARD
@@ -55,6 +57,11 @@ check_labels(config)
 R = config["results"]
 P = Layout(R)  # every path under results/ (authbench.paths)
 LOGS = P.logs
+# Every model cell keeps its earlier versions (by template hash) in P.history,
+# outside all declared outputs (Snakemake deletes those before a rerun): the
+# cell writer reads where, and how many, from this variable (authbench.history),
+# so changing samples.versions reruns no cell.
+os.environ[HISTORY_ENV] = json.dumps({"root": P.history, "versions": config["samples"]["versions"]})
 
 
 # A failed run ends with each failed job's error (from its log: Snakemake
@@ -200,6 +207,13 @@ def selfpref_report_files(folder):
 
 def statistics_outputs():
     return report_files(STATISTICS, f"{R}/statistics", config)
+
+
+# the shell of every study's prompt_diffs step (rules/report.smk)
+DIFFS_SHELL = (
+    "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
+    "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
+)
 
 
 def reported(paths, category):

@@ -132,3 +132,43 @@ rule provenance_dag:
         outdir=outdir,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
+
+
+# A prompt edit's effect on each model cell (authbench.history): its current
+# samples against the newest version, with another template, kept in
+# P.history by the cell writer (outside every rule's outputs: Snakemake
+# deletes a job's outputs before rerunning it); diffs.md lists the cells
+# with a diff, each one's diff.md is under diffs/. One step per study
+# (RAGAuth's and self-preference's: in their own .smk files).
+rule domainauth_prompt_diffs:
+    input:
+        get_diff_samples("domainauth"),
+    output:
+        folder=directory(f"{DA}/report/diffs"),
+        index=report(f"{DA}/report/{DIFFS}", **diffs_entry(DOMAINAUTH, CAPTIONS)),
+    log:
+        f"{LOGS}/domainauth/prompt_diffs.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        p=lambda wildcards: get_diffs_params(DOMAINAUTH),
+        history=P.history,
+    shell:
+        DIFFS_SHELL
+
+
+rule entityauth_prompt_diffs:
+    input:
+        get_diff_samples("entityauth/"),
+    output:
+        folder=directory(f"{EA}/report/diffs"),
+        index=report(f"{EA}/report/{DIFFS}", **diffs_entry(ENTITYAUTH, CAPTIONS)),
+    log:
+        f"{LOGS}/entityauth/prompt_diffs.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        p=lambda wildcards: get_diffs_params(ENTITYAUTH),
+        history=P.history,
+    shell:
+        DIFFS_SHELL

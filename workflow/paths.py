@@ -61,6 +61,10 @@ class Layout:
     def provenance(self) -> str:
         return f"{self.root}/provenance"
 
+    @property
+    def history(self) -> str:  # every model cell's earlier versions (authbench.history): outside any rule's outputs
+        return f"{self.root}/history"
+
     def study(self, study: str) -> str:
         return f"{self.root}/{study}"
 

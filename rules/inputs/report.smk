@@ -164,17 +164,34 @@ def viewer_costs_arg(wildcards, input):
     return f"--costs {input.costs}" if input.costs else ""
 
 
+def get_diff_samples(prefix):
+    """The current samples of the judge cells of a study (dataset ``domainauth``, or every ``entityauth/`` one)."""
+    return P.cell_files((c for c in CELLS if c.dataset.startswith(prefix)), "samples.parquet")
+
+
+def get_diffs_params(study):
+    return _json(
+        {
+            "intervals": config["intervals"],
+            "seed": config["seed"],
+            "examples": config["samples"]["examples"],
+            "title": study.name,
+        }
+    )
+
+
 # --- `all` ---------------------------------------------------------------------------
 
 
 def get_final_output():
     out = statistics_outputs()
     if "domainauth" in STUDIES:
-        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth")]
+        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth"), f"{DA}/report/{DIFFS}"]
     if ENTITY_DATASETS:
-        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS]
+        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS] + [f"{EA}/report/{DIFFS}"]
     if RAG.cells:
-        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
+        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset(), f"{RA}/report/{DIFFS}"]
     for dataset in selfpref_datasets(config):
-        out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+        folder = f"{P.selfpref(dataset)}/report"
+        out += selfpref_report_files(folder) + [P.drops(f"selfpref/{dataset}"), f"{folder}/{DIFFS}"]
     return out + [f"{folder}/{VIEWER}" for *_, folder in viewers()]

@@ -139,7 +139,8 @@ def test_free_decoding(free):
 
 
 def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converted):
-    """Every RAGAuth ranking format and two answer cells; of the self-preference
+    """Every RAGAuth ranking format (relevance replies in authority's
+    list_scores format: left to the llama.cpp tests) and an answer cell; of the self-preference
     study the cells with a path of their own through vLLM: perplexity from
     prompt log-probs, the ###n*** reranking score, free-text knowledge probes
     and passage generation. Its comparison cells (free text, as the probes)
@@ -154,15 +155,14 @@ def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converte
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     rag = tmp_path / "results" / "ragauth" / "cells" / MODEL
     sp_cells = tmp_path / "results" / "selfpref" / "nq"
-    # the answers after no filter and after authority filtering; the other two rankings without their answers
-    # targets relative to the working directory, as the rules' outputs are
-    rag_cells = [f"results/ragauth/cells/{MODEL}/{stage}/manifest.json"
-                 for stage in ("answer/no_filter/all", "answer/authority/k1", "rank/relevance", "rank/utility")]
+    # the answers after authority filtering (its ranking with them) and the utility ranking; each vLLM cell is a
+    # process that loads the engine, so one cell per reply format. Targets relative to the working directory.
+    rag_cells = [f"results/ragauth/cells/{MODEL}/{stage}/manifest.json" for stage in ("answer/authority/k1", "rank/utility")]
     sp = "results/selfpref/nq"
     selfpref = [f"{sp}/cells/{MODEL}/{stage}/manifest.json" for stage in ("rerank/normal", "knowledge")]
     run_ok(tmp_path, *rag_cells, *selfpref, f"{sp}/generated/{MODEL}/manifest.json",
            f"{sp}/perplexity/{MODEL}/perplexity.jsonl")
-    for stage in ("rank/relevance", "rank/utility", "rank/authority", "answer/no_filter/all", "answer/authority/k1"):
+    for stage in ("rank/utility", "rank/authority", "answer/authority/k1"):
         manifest = json.loads((rag / stage / "manifest.json").read_text())
         assert manifest["engine"] == "vllm" and manifest["n_calls"] == 4, stage
         assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (stage, manifest["parse_status"])

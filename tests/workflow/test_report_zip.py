@@ -239,3 +239,21 @@ def test_viewer_in_chromium_filters_to_parse_failures(run, tmp_path):
         assert driver.get_log("browser") == []
     finally:
         driver.quit()
+
+
+def test_every_study_lists_its_prompt_edit_diffs(run):
+    """Each study's report folder has diffs.md (issue 23 §3; one run: no cell
+    has an earlier template yet), listed in its contents.md and in the
+    report; every model cell's current version is in the history."""
+    with zipfile.ZipFile(run / "report.zip") as z:
+        page = z.read("report/report.html").decode("utf-8")
+    for folder in ("domainauth/report", "entityauth/report", "ragauth/report", "selfpref/nq/report"):
+        index = run / "results" / folder / "diffs.md"
+        assert "No cell has an earlier version with another template." in index.read_text(), folder
+        assert "| diffs.md |" in (run / "results" / folder / "contents.md").read_text(), folder
+        assert report_entry(page, f"results/{folder}/diffs.md") is not None, folder
+    kept = {p.parent.parent.relative_to(run / "results" / "history").as_posix()
+            for p in (run / "results" / "history").rglob("version.json")}
+    cells = {json.loads(m.read_text())["cell"] for m in (run / "results").rglob("manifest.json")
+             if (m.parent / "samples.parquet").is_file()}
+    assert kept == cells and len(cells) >= 20

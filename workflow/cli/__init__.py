@@ -96,6 +96,17 @@ def cmd_benchmark_statistics(args, params) -> None:
         params.get("scorecard")))
 
 
+def cmd_prompt_diffs(args, params) -> None:
+    """A study's prompt-edit diffs (:func:`authbench.history.write_diffs`):
+    each ``--samples`` (a judge cell's current samples) against its history
+    under ``--history``; per-cell files under ``--folder``, the list ``--index``."""
+    from authbench.history import write_diffs
+    from authbench.stats import IntervalSpec
+
+    write_diffs(args.samples, args.history, args.folder, args.index, IntervalSpec.from_config(params),
+                params["examples"], params["title"])
+
+
 COMMANDS = {
     "benchmark-statistics": (cmd_benchmark_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
                                                         "sp_passages*", "sp_drops*", "outdir"]),
@@ -104,6 +115,7 @@ COMMANDS = {
     "models-convert": (cmd_models_convert, ["gguf", "out"]),
     "provenance-dag": (cmd_provenance_dag, ["outdir"]),
     "study-viewer": (cmd_study_viewer, ["root", "assets", "costs?", "outdir"]),
+    "prompt-diffs": (cmd_prompt_diffs, ["samples*", "history", "folder", "index"]),
     **fetch.COMMANDS,
     **authority.COMMANDS,
     **ragauth.COMMANDS,

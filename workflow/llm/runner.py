@@ -385,11 +385,13 @@ def write_cell(out: Mapping[str, str], run: CellRun, grades: Mapping[str, Mappin
     write_jsonl(response_rows(run.requests, run.responses), out["responses"])
     write_jsonl(run.judgments, out["judgments"])
     if out.get("samples"):
+        from authbench.history import keep_from_env
         from authbench.samples import template_sha256, write_samples
 
         write_samples(sample_rows(run, grades), out["samples"],
                       {"cell": run.cell, "study": run.cell.split("/", 1)[0],
                        "template_sha256": template_sha256(run.template)})
+        keep_from_env(out["samples"], run.template)  # the cell's history (authbench.history)
     manifest = write_manifest(run, out["manifest"])
     log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
                                                                 "parse_failure_rate", "engine_seconds")}))

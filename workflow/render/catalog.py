@@ -36,6 +36,15 @@ from typing import Any, Callable, Mapping, Sequence
 TABLE_EXTS = ("csv", "md", "tex")
 # the papers' numbers beside ours (authbench.studies.scorecard): a report lists them in extra (or a table's also)
 SCORECARD = ("scorecard.md", "scorecard.tsv")
+# a study's prompt-edit diffs (authbench.history): the index, beside the per-cell files under diffs/
+DIFFS = "diffs.md"
+DIFFS_TITLE = "Prompt-edit diffs: the cells whose template changed since a kept earlier run"
+DIFFS_CAPTION = (
+    "The judge cells whose template changed since an earlier run kept in the results' history folder (the newest "
+    "earlier version with another template): the metric before and after (share correct, or the parse-success "
+    "rate where a request has no right answer) with the paired 95% interval of the change, the replies that "
+    "changed, the answers that flipped, the parse failures and the template's diff."
+)
 SCORECARD_TITLE = "Scorecard: the papers' published numbers beside this run's"
 SCORECARD_CAPTION = (
     "The papers' published numbers (resources/published/) beside the numbers this run reproduced in the same place, "
@@ -167,6 +176,7 @@ class Report:
     items: tuple[Item, ...]
     extra: tuple[str, ...] = ()  # relative paths, e.g. "metrics.tsv", "contents.md"
     closing: tuple[Item, ...] = ()
+    diffs: bool = False  # its judge cells' prompt-edit diffs (DIFFS, written by the prompt_diffs step)
 
     def item(self, stem: str) -> Item:
         for it in self.items + self.closing:
@@ -215,6 +225,8 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
     rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
     if SCORECARD[0] in report.extra:
         rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
+    if report.diffs:
+        rows.append((DIFFS_TITLE, DIFFS, "written by the prompt_diffs step"))
     rows.append((VIEWER_TITLE, f"[{VIEWER}/index.html]({VIEWER}/index.html)", "written by its own step"))
     head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
@@ -299,6 +311,15 @@ def report_entry(report: Report, path: str, caption_dir: str) -> dict | None:
     labels = {"study": report.name, it.kind[:-1]: it.title}
     labels.update({w: f"{{{w}}}" for w in re.findall(r"(?<!\{)\{(\w+)\}(?!\})", path)})
     return {"caption": caption, "category": report.name, "subcategory": it.kind, "labels": labels}
+
+
+def diffs_entry(report: Report, caption_dir: str) -> dict:
+    """Snakemake ``report()`` keywords for a study's ``diffs.md``."""
+    slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
+    caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, "diffs.rst"),
+                               caption_rst(DIFFS_CAPTION))
+    return {"caption": caption, "category": report.name, "subcategory": "prompt-edit diffs",
+            "labels": {"study": report.name, "file": DIFFS}}
 
 
 def provenance_entry(caption_dir: str) -> dict:

@@ -97,7 +97,7 @@ TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of P
 
 # comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
 DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md", *SCORECARD),
-                    closing=COSTS, items=(
+                    closing=COSTS, diffs=True, items=(
     results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "fine"), needs("fine")),
@@ -133,7 +133,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
 ))
 
 ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", "comparisons.tsv",
-                                          "comparisons.md", *SCORECARD), closing=COSTS, items=(
+                                          "comparisons.md", *SCORECARD), closing=COSTS, diffs=True, items=(
     results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
                   "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                   "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),

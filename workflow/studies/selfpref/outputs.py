@@ -43,7 +43,8 @@ def _raw(stem: str, n: int, prompt: str, facts: str, key: str) -> Table:
 
 
 # a dataset's report (every item is always written: an empty input gives placeholder rows)
-SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv", *SCORECARD), items=(
+SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv", *SCORECARD),
+                  diffs=True, items=(
     _table("table1_knowledge", "Table 1: knowledge levels and passage statistics",
            "Self-preference Table 1: knowledge levels (No / Partial / Full, % of questions; GPT-3.5 re-derived from "
            "its released probes, evaluators probed here) and passage statistics (average length in words, perplexity "
