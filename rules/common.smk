@@ -209,13 +209,6 @@ def statistics_outputs():
     return report_files(STATISTICS, f"{R}/statistics", config)
 
 
-# the shell of every study's prompt_diffs step (rules/report.smk)
-DIFFS_SHELL = (
-    "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
-    "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
-)
-
-
 def reported(paths, category):
     """Flag each report item's file (a table's CSV, a figure's PNG) of the
     report ``category`` for `snakemake --report`, with the caption, subcategory

@@ -158,19 +158,3 @@ if RAG.cells:
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
             "--params {params.p:q} 2> {log}"
-
-    rule ragauth_prompt_diffs:
-        input:
-            get_rag_diff_samples,
-        output:
-            folder=directory(f"{RA}/report/diffs"),
-            index=report(f"{RA}/report/{DIFFS}", **diffs_entry(RAGAUTH, CAPTIONS)),
-        log:
-            f"{LOGS}/ragauth/prompt_diffs.log",
-        conda:
-            "../envs/analysis.yaml"
-        params:
-            p=lambda wildcards: get_diffs_params(RAGAUTH),
-            history=P.history,
-        shell:
-            DIFFS_SHELL

@@ -77,17 +77,22 @@ if statistics_outputs():
 
 
 # Each study's sample viewer (authbench.render.viewer): every model cell's
-# samples.parquet under the study's folder (the folder of its report folder;
-# found by the step: a missing or damaged one is listed as unavailable),
-# after the study's report (which needs every cell), with the judge-validity
-# flags of its costs table.
-for name, study, folder in viewers():
+# Per study (shown_studies), from the samples of its model cells:
+# - the sample viewer: a static HTML folder (authbench.render.viewer), with
+#   the judge-validity flags of an AuthorityBench report's costs table; a
+#   damaged samples file is listed as unavailable, the rest is shown;
+# - the prompt diffs (authbench.history): each cell's current samples against
+#   the newest version with another template, kept in P.history by the cell
+#   writer (outside every rule's outputs: Snakemake deletes a job's outputs
+#   before rerunning it); diffs.md lists the cells with a diff, each one's
+#   diff.md is under diffs/.
+for name, study, folder, samples in shown_studies():
 
     rule:
         name:
             f"{name}_viewer"
         input:
-            contents=f"{folder}/contents.md",
+            samples=samples,
             costs=viewer_costs(folder),
             assets=VIEWER_ASSETS,
         output:
@@ -102,8 +107,27 @@ for name, study, folder in viewers():
             assets=viewer_assets,
             costs=viewer_costs_arg,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --root {params.root} --assets {params.assets} "
-            "{params.costs} --outdir {output} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --samples {input.samples} --root {params.root} "
+            "--assets {params.assets} {params.costs} --outdir {output} --params {params.p:q} 2> {log}"
+
+    rule:
+        name:
+            f"{name}_prompt_diffs"
+        input:
+            samples,
+        output:
+            folder=directory(f"{folder}/diffs"),
+            index=report(f"{folder}/{DIFFS}", **diffs_entry(study, CAPTIONS)),
+        log:
+            f"{LOGS}/{name}_prompt_diffs.log",
+        conda:
+            "../envs/analysis.yaml"
+        params:
+            p=get_diffs_params(study),
+            history=P.history,
+        shell:
+            "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
+            "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
 
 
 # The rule graph and the job DAG of the current config (dot + SVG), the
@@ -132,43 +156,3 @@ rule provenance_dag:
         outdir=outdir,
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
-
-
-# A prompt edit's effect on each model cell (authbench.history): its current
-# samples against the newest version, with another template, kept in
-# P.history by the cell writer (outside every rule's outputs: Snakemake
-# deletes a job's outputs before rerunning it); diffs.md lists the cells
-# with a diff, each one's diff.md is under diffs/. One step per study
-# (RAGAuth's and self-preference's: in their own .smk files).
-rule domainauth_prompt_diffs:
-    input:
-        get_diff_samples("domainauth"),
-    output:
-        folder=directory(f"{DA}/report/diffs"),
-        index=report(f"{DA}/report/{DIFFS}", **diffs_entry(DOMAINAUTH, CAPTIONS)),
-    log:
-        f"{LOGS}/domainauth/prompt_diffs.log",
-    conda:
-        "../envs/analysis.yaml"
-    params:
-        p=lambda wildcards: get_diffs_params(DOMAINAUTH),
-        history=P.history,
-    shell:
-        DIFFS_SHELL
-
-
-rule entityauth_prompt_diffs:
-    input:
-        get_diff_samples("entityauth/"),
-    output:
-        folder=directory(f"{EA}/report/diffs"),
-        index=report(f"{EA}/report/{DIFFS}", **diffs_entry(ENTITYAUTH, CAPTIONS)),
-    log:
-        f"{LOGS}/entityauth/prompt_diffs.log",
-    conda:
-        "../envs/analysis.yaml"
-    params:
-        p=lambda wildcards: get_diffs_params(ENTITYAUTH),
-        history=P.history,
-    shell:
-        DIFFS_SHELL

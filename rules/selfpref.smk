@@ -247,19 +247,3 @@ if SELFPREF.datasets:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
             "--outdir {params.outdir} --params {params.p:q} 2> {log}"
-
-    rule selfpref_prompt_diffs:
-        input:
-            get_sp_diff_samples,
-        output:
-            folder=directory(f"{SP}/report/diffs"),
-            index=report(f"{SP}/report/{DIFFS}", **diffs_entry(SELFPREF_REPORT, CAPTIONS)),
-        log:
-            f"{LOGS}/selfpref/{{spds}}/prompt_diffs.log",
-        conda:
-            "../envs/analysis.yaml"
-        params:
-            p=lambda wildcards: get_diffs_params(SELFPREF_REPORT),
-            history=P.history,
-        shell:
-            DIFFS_SHELL

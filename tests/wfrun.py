@@ -21,6 +21,12 @@ def snakemake(workdir: Path, *args: str, overlays=(), timeout: int = 1800) -> su
     )
 
 
+def cell_samples(root):
+    """Each cell's samples.parquet as the viewer step's rule declares them (a
+    cell: a folder with a responses.jsonl; its samples may be missing)."""
+    return [p.parent / "samples.parquet" for p in sorted(Path(root).rglob("responses.jsonl"))]
+
+
 def read_tsv(path):
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t"))

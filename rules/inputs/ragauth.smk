@@ -67,7 +67,7 @@ def get_rag_report_inputs(wildcards):
     return [f"{rag_answer_cell(m, s, k)}/judgments.jsonl" for m, s, k in RAG.cells]
 
 
-def get_rag_diff_samples(wildcards):
+def rag_samples():
     """The samples of every RAGAuth model cell: the answer cells and the rank cells they read."""
     ranked = {(m, s) for m, s, _ in RAG.cells if s not in ("no_filter", "pagerank_oracle", "tld_prior")}
     return [f"{rag_answer_cell(m, s, k)}/samples.parquet" for m, s, k in RAG.cells] + [

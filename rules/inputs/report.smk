@@ -134,14 +134,28 @@ VIEWER_ASSETS = [
 ]
 
 
-def viewers():
-    """Each study's viewer: (its step's name, its Report, its report folder = <the study's folder>/report)."""
-    out = [("domainauth", DOMAINAUTH, f"{DA}/report")] if "domainauth" in STUDIES else []
-    out += [("entityauth", ENTITYAUTH, f"{EA}/report")] if ENTITY_DATASETS else []
-    out += [("ragauth", RAGAUTH, f"{RA}/report")] if RAG.cells else []
+def _authority_samples(prefix):
+    """The samples of the judge cells of AuthorityBench datasets named ``prefix``
+    (``domainauth``, or every ``entityauth/`` one)."""
+    return P.cell_files((c for c in CELLS if c.dataset.startswith(prefix)), "samples.parquet")
+
+
+def shown_studies():
+    """Each study the viewer and the prompt diffs show: (its steps' name prefix,
+    its Report, its report folder, the samples of its model cells). One viewer
+    step and one prompt-diffs step per entry (rules/report.smk)."""
+    out = (
+        [("domainauth", DOMAINAUTH, f"{DA}/report", _authority_samples("domainauth"))]
+        if "domainauth" in STUDIES
+        else []
+    )
+    if ENTITY_DATASETS:
+        out.append(("entityauth", ENTITYAUTH, f"{EA}/report", _authority_samples("entityauth/")))
+    if RAG.cells:
+        out.append(("ragauth", RAGAUTH, f"{RA}/report", rag_samples()))
     for dataset in selfpref_datasets(config):
         name = re.sub(r"[^A-Za-z0-9]+", "_", dataset)
-        out.append((f"selfpref_{name}", SELFPREF_REPORT, f"{P.selfpref(dataset)}/report"))
+        out.append((f"selfpref_{name}", SELFPREF_REPORT, f"{P.selfpref(dataset)}/report", sp_samples(dataset)))
     return out
 
 
@@ -151,9 +165,9 @@ def viewer_costs(folder):
     return [costs] if costs in domainauth_report_outputs() + entityauth_report_outputs() else []
 
 
-def viewer_root(wildcards, input):
-    """The study's folder, whose cells the viewer step reads: the report folder's parent."""
-    return os.path.dirname(os.path.dirname(input.contents))
+def viewer_root(wildcards, output):
+    """The study's folder, under which the viewer names its cells: its report folder's parent."""
+    return os.path.dirname(os.path.dirname(output[0]))
 
 
 def viewer_assets(wildcards, input):
@@ -162,11 +176,6 @@ def viewer_assets(wildcards, input):
 
 def viewer_costs_arg(wildcards, input):
     return f"--costs {input.costs}" if input.costs else ""
-
-
-def get_diff_samples(prefix):
-    """The current samples of the judge cells of a study (dataset ``domainauth``, or every ``entityauth/`` one)."""
-    return P.cell_files((c for c in CELLS if c.dataset.startswith(prefix)), "samples.parquet")
 
 
 def get_diffs_params(study):
@@ -186,12 +195,11 @@ def get_diffs_params(study):
 def get_final_output():
     out = statistics_outputs()
     if "domainauth" in STUDIES:
-        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth"), f"{DA}/report/{DIFFS}"]
+        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth")]
     if ENTITY_DATASETS:
-        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS] + [f"{EA}/report/{DIFFS}"]
+        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS]
     if RAG.cells:
-        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset(), f"{RA}/report/{DIFFS}"]
+        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
     for dataset in selfpref_datasets(config):
-        folder = f"{P.selfpref(dataset)}/report"
-        out += selfpref_report_files(folder) + [P.drops(f"selfpref/{dataset}"), f"{folder}/{DIFFS}"]
-    return out + [f"{folder}/{VIEWER}" for *_, folder in viewers()]
+        out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+    return out + [f"{folder}/{name}" for _, _, folder, _ in shown_studies() for name in (VIEWER, DIFFS)]

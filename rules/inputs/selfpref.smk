@@ -100,9 +100,9 @@ def get_sp_knowledge_levels(wildcards):
     return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
 
 
-def get_sp_diff_samples(wildcards):
+def sp_samples(ds):
     """The samples of every model cell of a self-preference dataset: generation, knowledge, rerank, compare."""
-    ds, evaluators = wildcards.spds, SELFPREF.evaluators
+    evaluators = SELFPREF.evaluators
     return (
         [f"{P.selfpref(ds)}/generated/{m}/samples.parquet" for m in SELFPREF.generators]
         + [f"{sp_cell(ds, m, 'knowledge')}/samples.parquet" for m in evaluators]

@@ -8,9 +8,9 @@ import re
 
 import pytest
 from authbench.render import viewer
-from authbench.render.viewer import cell_parts, find_samples, front_coded, js_json, read_flags, write_viewer
+from authbench.render.viewer import cell_parts, front_coded, js_json, read_flags, write_viewer
 from authbench.samples import write_samples
-from wfrun import ROOT
+from wfrun import ROOT, cell_samples
 
 ASSETS = ROOT / "report" / "viewer"
 EVIL = "</script><script>alert(1)</script> & \u2028"
@@ -70,7 +70,7 @@ def test_catalog_counts_chunks_and_unavailable_cells(study, tmp_path, monkeypatc
                      "domainauth,m1,point,wo_text,fine,†,position-constant share 0.95 >= 0.9\n"
                      "domainauth,m2,list_rank,wo_text,fine,,\n")
     out = tmp_path / "viewer"
-    samples = find_samples(study)
+    samples = cell_samples(study)
     assert len(samples) == 3
     catalog = write_viewer(out, samples, study, "DomainAuth", ASSETS, read_flags(costs))
     assert load_js(out / "data" / "catalog.js", "catalog") == [catalog]

@@ -7,10 +7,10 @@ others open. The report's viewers on a real run: test_report_zip.py."""
 import json
 import re
 
-from authbench.render.viewer import find_samples, js_json, write_viewer
+from authbench.render.viewer import js_json, write_viewer
 from authbench.samples import write_samples
 from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select
-from wfrun import ROOT
+from wfrun import ROOT, cell_samples
 
 EVIL = ('</script><script>window.PWNED = 1</script><img src=x onerror="window.PWNED = 2">'
         "<b>bold</b> caf\ufffd \\xff")
@@ -29,7 +29,7 @@ def test_viewer_shows_bad_input_as_text(tmp_path):
     gone = root / "cells" / "m" / "point" / "wo_text" / "fine"
     gone.mkdir(parents=True)
     (gone / "responses.jsonl").write_text("")
-    catalog = write_viewer(tmp_path / "viewer", find_samples(root), root, "DomainAuth", ROOT / "report" / "viewer")
+    catalog = write_viewer(tmp_path / "viewer", cell_samples(root), root, "DomainAuth", ROOT / "report" / "viewer")
     # a non-UTF-8 byte kept by surrogateescape: a lone surrogate in sample 2's reply (the writer's escaping)
     good = next(c for c in catalog["cells"] if c["available"])
     path = tmp_path / "viewer" / "data" / good["id"] / "chunk_0.js"

@@ -53,13 +53,14 @@ def cmd_provenance_dag(args, params) -> None:
 
 
 def cmd_study_viewer(args, params) -> None:
-    """A study's sample viewer (:mod:`authbench.render.viewer`): every model
-    cell's samples under ``--root`` (the study's folder), the assets of
-    ``--assets``, the judge-validity flags of ``--costs`` (AuthorityBench's
-    costs.csv), ``params["study"]`` its title; under ``--outdir``."""
-    from authbench.render.viewer import find_samples, read_flags, write_viewer
+    """A study's sample viewer (:mod:`authbench.render.viewer`): the model
+    cells' ``--samples`` (shown by their path under ``--root``, the study's
+    folder), the assets of ``--assets``, the judge-validity flags of
+    ``--costs`` (AuthorityBench's costs.csv), ``params["study"]`` its title;
+    under ``--outdir``."""
+    from authbench.render.viewer import read_flags, write_viewer
 
-    catalog = write_viewer(args.outdir, find_samples(args.root), args.root, params["study"], args.assets,
+    catalog = write_viewer(args.outdir, args.samples, args.root, params["study"], args.assets,
                            read_flags(args.costs))
     for cell in catalog["cells"]:
         if not cell["available"]:
@@ -114,7 +115,7 @@ COMMANDS = {
     "models-assemble": (cmd_models_assemble, ["out"]),
     "models-convert": (cmd_models_convert, ["gguf", "out"]),
     "provenance-dag": (cmd_provenance_dag, ["outdir"]),
-    "study-viewer": (cmd_study_viewer, ["root", "assets", "costs?", "outdir"]),
+    "study-viewer": (cmd_study_viewer, ["samples*", "root", "assets", "costs?", "outdir"]),
     "prompt-diffs": (cmd_prompt_diffs, ["samples*", "history", "folder", "index"]),
     **fetch.COMMANDS,
     **authority.COMMANDS,
