@@ -19,7 +19,7 @@ sent and got back (:mod:`authbench.samples`).
 Data files are scripts calling ``ABV.catalog`` / ``ABV.index`` / ``ABV.chunk``
 (``fetch`` does not work on ``file://``), their strings escaped by
 :func:`js_json` so that no reply can close the script tag. The index and the
-chunks pass their JSON :func:`packed` (gzip, then base64: about a sixth of
+chunks pass their JSON :func:`packed` (gzip, then base64: about a fifth of
 the plain JSON); viewer.js unpacks it with the browser's
 ``DecompressionStream``.
 """
