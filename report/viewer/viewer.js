@@ -33,10 +33,11 @@ var ABV = (function () {
         + "the viewer needs Chromium 80+, Firefox 113+ or Safari 16.4+";
       return;
     }
-    var bin = atob(b64), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text()
-      .then(function (text) { then(JSON.parse(text)); })
+    Promise.resolve().then(function () {
+      var bin = atob(b64), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    }).then(function (text) { then(JSON.parse(text)); })
       .catch(function (err) { $("shown").textContent = "could not unpack the data: " + err; });
   }
   // a lone surrogate (a non-UTF-8 byte kept by surrogateescape) shown as \xNN, never dropped
