@@ -26,6 +26,20 @@ var ABV = (function () {
     delete state.waiting[key];
     list.forEach(function (f) { f(); });
   }
+  // the index's and the chunks' JSON come gzipped and base64-encoded (authbench.render.viewer.packed)
+  function unpack(b64, then) {
+    if (typeof DecompressionStream === "undefined") {
+      $("shown").textContent = "this browser has no DecompressionStream: "
+        + "the viewer needs Chromium 80+, Firefox 113+ or Safari 16.4+";
+      return;
+    }
+    Promise.resolve().then(function () {
+      var bin = atob(b64), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    }).then(function (text) { then(JSON.parse(text)); })
+      .catch(function (err) { $("shown").textContent = "could not unpack the data: " + err; });
+  }
   // a lone surrogate (a non-UTF-8 byte kept by surrogateescape) shown as \xNN, never dropped
   var LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
   function visible(s) {
@@ -103,7 +117,7 @@ var ABV = (function () {
     $("shown").textContent = "loading…";
     load("data/" + id + "/index.js", "i" + id, showCell);
   }
-  function index(id, data) { state.index[id] = data; done("i" + id); }
+  function index(id, packed) { unpack(packed, function (data) { state.index[id] = data; done("i" + id); }); }
   function showCell() {
     var ix = state.index[state.cell.id], sel = $("f-status");
     sel.textContent = "";
@@ -163,11 +177,13 @@ var ABV = (function () {
     if (state.chunks[key]) return go();
     load("data/" + id + "/chunk_" + c + ".js", key, go);
   }
-  function chunk(id, c, data) {  // prompts are front-coded: [characters shared with the one before, the rest]
-    var key = "c" + id + "_" + c, before = "";
-    data.prompts = data.prompts.map(function (p) { before = before.slice(0, p[0]) + p[1]; return before; });
-    state.chunks[key] = data;
-    done(key);
+  function chunk(id, c, packed) {  // prompts are front-coded: [characters shared with the one before, the rest]
+    unpack(packed, function (data) {
+      var key = "c" + id + "_" + c, before = "";
+      data.prompts = data.prompts.map(function (p) { before = before.slice(0, p[0]) + p[1]; return before; });
+      state.chunks[key] = data;
+      done(key);
+    });
   }
   function ranks(values) {  // 1 = highest value
     var idx = values.map(function (_, i) { return i; });

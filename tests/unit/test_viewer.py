@@ -1,14 +1,16 @@
 """The sample viewer's data writer (authbench.render.viewer): the catalog's
-counts, chunking, script-safe escaping, non-UTF-8 remnants kept visible,
+counts, chunking, gzip+base64 packing of the index and chunks, script-safe escaping, non-UTF-8 remnants kept visible,
 judge-validity flags, and a missing or damaged samples file shown as an
 unavailable cell with its reason while the other cells are written."""
 
+import base64
+import gzip
 import json
 import re
 
 import pytest
 from authbench.render import viewer
-from authbench.render.viewer import cell_parts, front_coded, js_json, read_flags, write_viewer
+from authbench.render.viewer import cell_parts, front_coded, js_json, packed, read_flags, write_viewer
 from authbench.samples import write_samples
 from wfrun import ROOT, cell_samples
 
@@ -16,12 +18,22 @@ ASSETS = ROOT / "report" / "viewer"
 EVIL = "</script><script>alert(1)</script> & \u2028"
 
 
+def unpack(text: str):
+    """viewer.js's reading of a packed payload: base64 -> gunzip -> JSON."""
+    return json.loads(gzip.decompress(base64.b64decode(text, validate=True)).decode("utf-8"))
+
+
 def load_js(path, call: str):
-    """The arguments of the one ``ABV.<call>(...)`` a data file holds, as JSON."""
+    """The arguments of the one ``ABV.<call>(...)`` a data file holds, as JSON;
+    the index's and a chunk's last argument (a base64 string) unpacked."""
     text = path.read_text(encoding="utf-8")
     m = re.fullmatch(rf"ABV\.{call}\((.*)\);\n", text, re.DOTALL)
     assert m, text[:200]
-    return json.loads(f"[{m.group(1)}]")
+    args = json.loads(f"[{m.group(1)}]")
+    if call != "catalog":
+        assert re.fullmatch(r"[A-Za-z0-9+/]*=*", args[-1])
+        args[-1] = unpack(args[-1])
+    return args
 
 
 def decoded(front_coded: list) -> list[str]:
@@ -103,10 +115,33 @@ def test_catalog_counts_chunks_and_unavailable_cells(study, tmp_path, monkeypatc
         first = chunk["rows"][0]
         assert chunk["prompts"][first["p"]] == rows[k * 1000]["prompt"] and first["value"] == rows[k * 1000]["value"]
     assert sizes == [1000, 1000, 500]
-    # the reply holding a script is in the chunk, escaped so it cannot close the script tag
+    # the reply holding a script is in the chunk, packed so it cannot close the script tag
     text = (out / "data" / good["id"] / "chunk_0.js").read_text(encoding="utf-8")
     assert "</script>" not in text and "<" not in text and "\u2028" not in text
     assert load_js(out / "data" / good["id"] / "chunk_0.js", "chunk")[2]["rows"][0]["reply"] == EVIL
+
+
+def test_chunk_file_decodes_to_the_exact_rows(study, tmp_path, monkeypatch):
+    monkeypatch.setattr(viewer, "CHUNK", 1000)
+    catalog = write_viewer(tmp_path / "viewer", cell_samples(study), study, "DomainAuth", ASSETS)
+    good = next(c for c in catalog["cells"] if c["available"])
+    rows = cell_rows(2500)
+    for k in range(good["chunks"]):
+        path = tmp_path / "viewer" / "data" / good["id"] / f"chunk_{k}.js"
+        m = re.fullmatch(rf'ABV\.chunk\("{good["id"]}",{k},"([A-Za-z0-9+/]*=*)"\);\n', path.read_text(encoding="ascii"))
+        chunk = json.loads(gzip.decompress(base64.b64decode(m[1])).decode("utf-8"))  # base64 -> gunzip -> JSON
+        prompts = decoded(chunk["prompts"])
+        assert [{"prompt": prompts[r["p"]], **{f: r[f] for f in ("reply", "value", "gold")}} for r in chunk["rows"]] \
+            == [{f: r[f] for f in ("prompt", "reply", "value", "gold")} for r in rows[k * 1000:(k + 1) * 1000]]
+    assert packed({"a": 1}) == packed({"a": 1})  # no timestamp in the gzip header: rebuilds give the same bytes
+
+
+def test_packed_keeps_escapes_and_non_utf8_remnants():
+    raw = b"caf\xe9 ".decode("utf-8", "surrogateescape") + EVIL
+    text = packed({"reply": raw})
+    assert re.fullmatch(r"[A-Za-z0-9+/]*=*", text)
+    plain = gzip.decompress(base64.b64decode(text)).decode("utf-8")  # the lone surrogate travels as \udce9
+    assert plain == js_json({"reply": raw}) and json.loads(plain)["reply"] == raw
 
 
 def test_js_json_escapes_markup_and_keeps_non_utf8_visible():

@@ -4,10 +4,12 @@ non-UTF-8 remnant (a lone surrogate) is shown escaped, U+FFFD as itself;
 a cell without samples is listed as unavailable with its reason while the
 others open. The report's viewers on a real run: test_report_zip.py."""
 
+import base64
+import gzip
 import json
 import re
 
-from authbench.render.viewer import js_json, write_viewer
+from authbench.render.viewer import js_json, packed, write_viewer
 from authbench.samples import write_samples
 from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select
 from wfrun import ROOT, cell_samples
@@ -33,9 +35,10 @@ def test_viewer_shows_bad_input_as_text(tmp_path):
     # a non-UTF-8 byte kept by surrogateescape: a lone surrogate in sample 2's reply (the writer's escaping)
     good = next(c for c in catalog["cells"] if c["available"])
     path = tmp_path / "viewer" / "data" / good["id"] / "chunk_0.js"
-    cid, c, chunk = json.loads("[" + re.fullmatch(r"ABV\.chunk\((.*)\);\n", path.read_text(), re.DOTALL)[1] + "]")
+    cid, c, text = json.loads("[" + re.fullmatch(r"ABV\.chunk\((.*)\);\n", path.read_text(), re.DOTALL)[1] + "]")
+    chunk = json.loads(gzip.decompress(base64.b64decode(text)))
     chunk["rows"][2]["reply"] = b"caf\xe9".decode("utf-8", "surrogateescape")
-    path.write_text(f"ABV.chunk({js_json(cid)},{c},{js_json(chunk)});\n", encoding="utf-8")
+    path.write_text(f"ABV.chunk({js_json(cid)},{c},\"{packed(chunk)}\");\n", encoding="utf-8")
     driver = chromium()
     try:
         cells = open_viewer(driver, tmp_path / "viewer" / "index.html")
