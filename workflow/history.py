@@ -3,8 +3,10 @@ kept by template hash, and the before/after diff of a cell whose template
 changed.
 
 * **History** (:func:`keep`): right after a cell writes ``samples.parquet``
-  (:mod:`authbench.samples`), the cell writer copies it, with the text of its
-  template(s), to ``<root>/<cell id>/<template_sha256>/`` (``samples.parquet``,
+  (:mod:`authbench.samples`), the cell writer keeps it, with the text of its
+  template(s), in ``<root>/<cell id>/<template_sha256>/`` (``samples.parquet``:
+  a hard link where the file system allows, so the current version costs no
+  space, as :func:`authbench.samples.write_samples` always writes a new file;
   ``templates/``, ``version.json``). A rerun with the same template hash
   overwrites that version; at most ``versions`` are kept per cell, the newest
   (the current one always). The history lives OUTSIDE the workflow's declared
@@ -72,7 +74,10 @@ def keep(samples: str | Path, template: str | Sequence[str] | None, root: str | 
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "templates").mkdir(parents=True)
-    shutil.copyfile(samples, dest / "samples.parquet")
+    try:  # a hard link: the kept version costs no space while it is the current one
+        os.link(samples, dest / "samples.parquet")
+    except OSError:  # another file system, or one without hard links
+        shutil.copyfile(samples, dest / "samples.parquet")
     names = []
     for i, t in enumerate(_templates(template)):
         names.append(f"{i}-{Path(t).name}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -97,8 +98,13 @@ def write_samples(rows: Iterable[Mapping[str, Any]], path: str | Path, meta: Map
     schema = _schema().with_metadata({"authbench": canonical_json(
         {**{k: meta.get(k) for k in META_KEYS}, "format_version": FORMAT_VERSION})})
     table = pa.Table.from_pydict(cols, schema=schema)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", use_dictionary=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # written beside, then renamed: never a half-written file under the name, and
+    # always a new file (the cell's history may hold a hard link to the old one)
+    part = path.with_name(path.name + ".part")
+    pq.write_table(table, part, compression="zstd", use_dictionary=True)
+    os.replace(part, path)
     return table.num_rows
 
 

@@ -105,3 +105,18 @@ def test_write_diffs_lists_only_cells_with_an_older_template(tmp_path):
     assert "point/wo_text/fine" not in idx
     assert write_diffs([str(alone)], root, tmp_path / "d2", tmp_path / "d2.md", SPEC, 5, "X") == []
     assert "No cell has an earlier version" in (tmp_path / "d2.md").read_text()
+
+
+def test_the_current_version_is_a_hard_link_that_a_rewrite_leaves_alone(tmp_path):
+    from authbench.history import keep
+    from authbench.samples import read_samples, write_samples
+
+    samples = tmp_path / "cell" / "samples.parquet"
+    meta = {"cell": "domainauth/m/point/wo_text/fine", "study": "domainauth", "template_sha256": "t1"}
+    write_samples([{"request_id": "a", "reply": "first"}], samples, meta)
+    kept = keep(samples, None, tmp_path / "history", 3) / "samples.parquet"
+    assert kept.stat().st_ino == samples.stat().st_ino  # no second copy of the bytes
+    write_samples([{"request_id": "a", "reply": "second"}], samples, meta)  # a rerun by hand: same path
+    assert read_samples(kept)[0].column("reply").to_pylist() == ["first"]
+    assert read_samples(samples)[0].column("reply").to_pylist() == ["second"]
+    assert not list(samples.parent.glob("*.part"))
