@@ -37,10 +37,12 @@ import shutil
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from authbench.samples import read_samples
-from authbench.stats import IntervalSpec, paired_difference
+
+if TYPE_CHECKING:  # the diff's statistics: scipy, which a model job's environment (vLLM's) need not have
+    from authbench.stats import IntervalSpec
 
 ENV = "AUTHBENCH_HISTORY"  # JSON {"root": <results>/history, "versions": N}, set by rules/common.smk
 VERSION = "version.json"
@@ -136,6 +138,8 @@ def cell_diff(before, after, spec: IntervalSpec, seed_parts: tuple, examples: in
         value = {rid: (float(b[rid]["status"] == "ok"), float(a[rid]["status"] == "ok")) for rid in units}
     before_v = [value[r][0] for r in units]
     after_v = [value[r][1] for r in units]
+    from authbench.stats import paired_difference
+
     paired = paired_difference(after_v, before_v, spec, seed_parts)
     to_wrong = [r for r in judged if b[r]["correct"] and not a[r]["correct"]]
     to_right = [r for r in judged if not b[r]["correct"] and a[r]["correct"]]

@@ -39,6 +39,10 @@ EXPECTED_JOBS = {
     "domainauth_report": 1,
     "entityauth_report": 1,
     "benchmark_statistics": 1,  # Table 7 (results/statistics), from the built datasets
+    "domainauth_viewer": 1,  # each study's sample viewer and prompt diffs (rules/report.smk)
+    "domainauth_prompt_diffs": 1,
+    "entityauth_viewer": 1,
+    "entityauth_prompt_diffs": 1,
 }
 
 

@@ -157,8 +157,10 @@ def _assert_only_list_score_cells(run):
     assert _scheduled(one) == ["authority_evaluate", "authority_judge"]
     everything = snakemake(run, "-n", "--cores", "2")
     cells = 2 * len(MODELS)  # fine and coarse, per model
+    # and the study's report, its sample viewer and prompt diffs (they read every cell's samples)
     assert _scheduled(everything) == sorted(["authority_judge"] * cells + ["authority_evaluate"] * cells
-                                            + ["domainauth_report", "all"])
+                                            + ["domainauth_report", "domainauth_viewer", "domainauth_prompt_diffs",
+                                               "all"])
     out = everything.stdout + everything.stderr
     assert set(re.findall(r"judge=(\w+)", out)) == {"list_score"}
     assert set(re.findall(r"setting=(\w+)", out)) == {"fine", "coarse"}
