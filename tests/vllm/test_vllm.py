@@ -13,8 +13,10 @@ the same environment on 127.0.0.1.
 * the same DomainAuth cells through ``openai`` -> ``vllm serve``: parsed
   judgments compared with in-process vLLM (``vllm.serve``, one server for a
   group of cells, runs in tests/slurm/test_slurm.py);
-* a SIGKILLed cell loses at most one chunk, and its rerun is byte-identical
-  to the uninterrupted run;
+* (kills: the resume is the response cache's, whatever the engine, so it is
+  tested by the kill campaign, tests/workflow/test_chaos_workflow.py, and a
+  killed llama.cpp cell, tests/workflow/test_cache_real_model.py: each vLLM
+  cell is a process that loads the model, about a minute here);
 * bad input: a prompt longer than max_model_len, a grammar vLLM refuses, a
   folder without config.json, a server that is not up.
 
@@ -26,8 +28,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,6 @@ from conftest import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
 
 MODEL = "qwen-vllm"
 JUDGES = ["point", "list_rank", "list_score", "pair_rank", "pair_score"]
-CHUNK = VLLM_OPTIONS["chunk_size"]
 
 
 def base_config(work: Path, model: dict, **changes) -> dict:
@@ -112,9 +111,10 @@ def test_every_judge_through_vllm(inproc):
 
 @pytest.fixture(scope="module")
 def free(tmp_path_factory, vllm_python, converted):
-    """PointJudge and PairJudge-PairRank without text, free decoding."""
+    """PointJudge without text, free decoding (one cell: one model load; the
+    free-text parsing of every format is the llama.cpp tests')."""
     work = tmp_path_factory.mktemp("vllm_free")
-    base_config(work, vllm_model(vllm_python, converted), judges=["point", "pair_rank"], contexts=["wo_text"],
+    base_config(work, vllm_model(vllm_python, converted), judges=["point"], contexts=["wo_text"],
                 constrained_decoding=False)
     run_ok(work)
     return work
@@ -131,11 +131,10 @@ def test_text_reaches_the_w_text_prompts(inproc, free):
 
 
 def test_free_decoding(free):
-    for judge in ("point", "pair_rank"):
-        manifest = json.loads((cell(free, judge, "wo_text") / "manifest.json").read_text())
-        assert manifest["constrained"] is False
-        assert sum(manifest["parse_status"].values()) == manifest["n_calls"] > 0
-        assert all(r["completion_tokens"] > 0 for r in jsonl(cell(free, judge, "wo_text") / "responses.jsonl"))
+    manifest = json.loads((cell(free, "point", "wo_text") / "manifest.json").read_text())
+    assert manifest["constrained"] is False
+    assert sum(manifest["parse_status"].values()) == manifest["n_calls"] > 0
+    assert all(r["completion_tokens"] > 0 for r in jsonl(cell(free, "point", "wo_text") / "responses.jsonl"))
 
 
 def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converted):
@@ -214,19 +213,14 @@ ids = tok(texts[0], return_tensors="pt").input_ids
 with torch.no_grad():
     logp = torch.log_softmax(hf(ids).logits[0, :-1].float(), dim=-1)
 out["hf"] = [ids.shape[1] - 1, float(-logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].sum())]
-print("RESULT " + json.dumps(out))
 """
 
 
-def test_engine_details_and_bad_input(vllm_python, converted):
-    """One model load: the chat template count vLLM reports equals the
-    engine's own pre-check count; named errors; perplexity from prompt
-    log-probs against the same weights through transformers."""
-    proc = subprocess.run([str(vllm_python), "-c", ENGINE_SCRIPT, str(converted), json.dumps(VLLM_OPTIONS)],
-                          capture_output=True, text=True, timeout=900)
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert proc.returncode == 0 and line, proc.stderr[-4000:]
-    out = json.loads(line[7:])
+def test_engine_details_and_bad_input(engine_script):
+    """The chat template count vLLM reports equals the engine's own pre-check
+    count; named errors; perplexity from prompt log-probs against the same
+    weights through transformers."""
+    out = engine_script["details"]
     assert "no config.json" in out["no_config"]
     assert out["prompt_tokens"] == out["own_count"] > 20  # templated: the raw prompt is 9 tokens
     assert json.loads(out["reply"])["score"] in range(10)
@@ -295,72 +289,7 @@ def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys
     assert same >= 0.95 * total
 
 
-# --- a kill loses at most one chunk ----------------------------------------------
-
-def cached_replies(cache: Path) -> int:
-    """Complete reply lines in the cache's shards (each starts with a header line)."""
-    total = 0
-    for shard in cache.glob("shards/*.jsonl"):
-        total += max(0, shard.read_bytes().count(b"\n") - 1)
-    return total
-
-
-def kill_when_cached(work: Path, target: str, at_least: int) -> int:
-    """Start snakemake for one cell, SIGKILL its process group once the cache
-    holds ``at_least`` replies; return how many replies were cached then."""
-    cache = work / "results" / "cache" / "responses"
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
-                             str(work), "--configfile", str(work / "config.yaml"), "--cores", "2", target],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    deadline = time.time() + 900
-    count = 0
-    while time.time() < deadline and proc.poll() is None:
-        count = cached_replies(cache)
-        if count >= at_least:
-            break
-        time.sleep(0.2)
-    assert proc.poll() is None, "the cell finished before it could be killed"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    return cached_replies(cache)
-
-
-def test_kill_loses_at_most_one_chunk(tmp_path, vllm_python, converted, inproc):
-    """SIGKILL a cell, rerun it: the cached replies are not asked again and the
-    files hold the same replies as the uninterrupted in-process run (same
-    chunks of 8, so the same batches), byte for byte but for the E[s]
-    distributions (see _reply_fields). The resume is the response cache's,
-    whatever the engine (tests/workflow/test_cache_real_model.py kills a
-    llama.cpp cell the same way); a second kill through the openai engine was
-    left out for the suite's time."""
-    target = f"results/domainauth/cells/{MODEL}/pair_score/w_text/fine/judgments.jsonl"
-    work = tmp_path / "killed"
-    work.mkdir()
-    base_config(work, vllm_model(vllm_python, converted), judges=["pair_score"], contexts=["w_text"])
-    # killed once a whole chunk is cached, before the cell's 17 replies are
-    # (a kill may land while a chunk's replies are being stored: no modulo check)
-    before = kill_when_cached(work, target, CHUNK)
-    assert CHUNK <= before < 17
-    assert snakemake(work, "--unlock").returncode == 0  # the killed run left its lock
-    run_ok(work, "--rerun-incomplete", target)
-    folder = cell(work, "pair_score", "w_text")
-    manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["cache_hits"] == before and manifest["engine_calls"] == manifest["n_calls"] - before
-    ref = cell(inproc, "pair_score", "w_text")
-    for name in ("responses.jsonl", "judgments.jsonl"):
-        assert [_reply_fields(r) for r in jsonl(folder / name)] == [_reply_fields(r) for r in jsonl(ref / name)], name
-
-
-# E[s] score distributions: bfloat16 numerics differ with vLLM's batch shape and prefix-cache state
-# (docs/decisions.md, "Expected scores"), so a prompt recomputed after the kill may move them in the second
-# decimal while its reply text and parsed value stay the same: the resume is compared on the reply fields
-_DISTRIBUTION_FIELDS = ("score_probs", "expected", "expected_fallback")
-
-
-def _reply_fields(row: dict) -> dict:
-    return {k: v for k, v in row.items() if k not in _DISTRIBUTION_FIELDS}
-
+# --- bad input --------------------------------------------------------------------
 
 def test_server_not_up_is_a_named_error(tmp_path):
     base_config(tmp_path, openai_model(f"http://127.0.0.1:{free_port()}/v1", openai={
@@ -376,15 +305,9 @@ def test_server_not_up_is_a_named_error(tmp_path):
 # --- expected scores: score distributions from vLLM's logprobs --------------------------------
 
 EXPECTED_SCRIPT = r"""
-import json, math, sys
-from authbench.config import GenerateConfig
+details = out
 from authbench.llm import expected as E
-from authbench.llm.engines.base import Request, create_engine
-from authbench.llm.grammars import grammar_for, max_tokens_for
-
-folder, options = sys.argv[1], json.loads(sys.argv[2])
-cfg = {"engine": "vllm", "model": "qwen", "prompt_format": "chat", "vllm": options}
-engine = create_engine(cfg, folder)
+from authbench.llm.grammars import max_tokens_for
 asks = {
     "point": ("How authoritative is the website nasa.gov? Answer with JSON {\"score\": <0-9>}.", "score", None),
     "pair": ("Rate the authority of two websites, A: bbc.co.uk and B: sdetox.com, each 0-9. "
@@ -398,10 +321,6 @@ reqs.append(Request("plain", asks["point"][0], max_tokens_for("score"), grammar_
 out = {r.id: {"text": r.text, "probs": r.score_probs} for r in engine.generate(reqs, GenerateConfig(max_tokens=24))}
 # an independent computation of the point reply's score distribution: the same weights through
 # transformers (float32), the chat-templated prompt and the reply up to its score token
-import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
-tok = AutoTokenizer.from_pretrained(folder)
-hf = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
 text = out["point"]["text"]
 cut = len(text) - len(text.lstrip()) + text.lstrip().index(":") + 1
 head = text[:cut] + (" " if text[cut:cut + 1] == " " else "")
@@ -415,11 +334,22 @@ with torch.no_grad():
 digits = [tok.encode(d, add_special_tokens=False)[0] for d in E.SCORES]
 p = torch.softmax(logits[digits], dim=-1)
 out["hf"] = {"head": head, "p": {d: float(x) for d, x in zip(E.SCORES, p)}}
-print("RESULT " + json.dumps(out))
+print("RESULT " + json.dumps({"details": details, "expected": out}))
 """
 
 
-def test_expected_scores_from_vllm_logprobs(vllm_python, converted):
+@pytest.fixture(scope="module")
+def engine_script(vllm_python, converted):
+    """One model load (and one transformers load) for the engine details and
+    the expected-score checks: ENGINE_SCRIPT, then EXPECTED_SCRIPT."""
+    proc = subprocess.run([str(vllm_python), "-c", ENGINE_SCRIPT + EXPECTED_SCRIPT, str(converted),
+                           json.dumps(VLLM_OPTIONS)], capture_output=True, text=True, timeout=900)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert proc.returncode == 0 and line, proc.stderr[-4000:]
+    return json.loads(line[7:])
+
+
+def test_expected_scores_from_vllm_logprobs(engine_script):
     """Constrained replies: every score slot located, p(s) over the grammar's
     digits (mass ~1, vLLM's logprobs come after the structured-output mask),
     its argmax the reply's score; the point reply's p(s) agrees with the same
@@ -428,11 +358,7 @@ def test_expected_scores_from_vllm_logprobs(vllm_python, converted):
     from authbench.llm import expected as E
     from authbench.llm.parse import parse_reply
 
-    proc = subprocess.run([str(vllm_python), "-c", EXPECTED_SCRIPT, str(converted), json.dumps(VLLM_OPTIONS)],
-                          capture_output=True, text=True, timeout=900)
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert proc.returncode == 0 and line, proc.stderr[-4000:]
-    out = json.loads(line[7:])
+    out = engine_script["expected"]
     assert out["plain"]["text"] == out["point"]["text"] and out["plain"]["probs"] is None
     for key, fmt, n in (("point", "score", None), ("pair", "pair_scores", None), ("list", "list_scores", 3)):
         value = parse_reply(fmt, out[key]["text"], n).value
