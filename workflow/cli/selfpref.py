@@ -8,7 +8,7 @@ from pathlib import Path
 
 from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
 from authbench.errors import InputError, excerpt
-from authbench.records import read_jsonl, write_jsonl, write_tsv
+from authbench.records import read_jsonl, write_jsonl, write_text, write_tsv
 
 log = logging.getLogger("authbench")
 
@@ -36,7 +36,7 @@ def cmd_sample(args, params) -> None:
                                         params["dataset"], args.passages)
     main, style = sample["main"], sample["style"]
     mkparent(args.sample, args.out)
-    Path(args.sample).write_text(json.dumps(sample, indent=2) + "\n")
+    write_text(args.sample, json.dumps(sample, indent=2) + "\n")
     write_jsonl(passages, args.out)
     log.info("sample: %d main, %d style questions, %d passages", len(main), len(style), len(passages))
 

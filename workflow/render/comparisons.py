@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
+from authbench.records import write_text
 from authbench.render.tables import MISSING, round2
 from authbench.stats import ALPHA, IntervalSpec, holm, mcnemar_exact, paired_difference
 
@@ -80,5 +81,5 @@ def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]
             lines.append(f"| {r.what} | {r.a} | {r.b} | {r.n} | {_num(r.delta)}{interval} | "
                          f"{_num(r.p_holm, 3)}{star} | {_num(r.p_mcnemar, 3)} |")
         lines.append("")
-    md.write_text("\n".join(lines), encoding="utf-8")
+    write_text(md, "\n".join(lines))
     return [tsv, md]

@@ -17,6 +17,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 from authbench.judges import JUDGE_LABELS, MAIN_DERIVATION
+from authbench.records import write_text
 
 COST_COLUMNS = ("benchmark", "model", "judge", "context", "setting", "prompts", "unique_prompts", "cache_hits",
                 "prompt_tokens", "completion_tokens", "engine_seconds")
@@ -75,8 +76,8 @@ def write_cost_table(costs: pd.DataFrame, quality: pd.DataFrame, stem: Path, ext
     head = "| " + " | ".join(shown.columns) + " |\n|" + "|".join(["---"] * len(shown.columns)) + "|\n"
     body = "".join("| " + " | ".join("–" if pd.isna(v) else str(v) for v in row) + " |\n"
                    for row in shown.itertuples(index=False))
-    md_path.write_text("Cost per cell (prompts, tokens, engine seconds, cache hits) and the main Spearman's rho (%) "
-                       "of list cells." + caption + "\n\n" + head + body, encoding="utf-8")
+    write_text(md_path, "Cost per cell (prompts, tokens, engine seconds, cache hits) and the main Spearman's rho (%) "
+               "of list cells." + caption + "\n\n" + head + body)
     return [csv_path, md_path]
 
 

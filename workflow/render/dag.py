@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from authbench import provenance
 from authbench.errors import InputError, excerpt
-from authbench.records import file_sha256
+from authbench.records import file_sha256, write_text
 
 log = logging.getLogger("authbench")
 
@@ -93,8 +93,8 @@ def export_dag(outdir: str | Path, config: Mapping, snakefile: str, targets: Seq
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     config_dump = out / "config.json"  # the merged config this run used
-    config_dump.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    (out / "provenance.md").write_text(provenance_md(config, config_dump, configfiles))
+    write_text(config_dump, json.dumps(config, indent=2, sort_keys=True) + "\n")
+    write_text(out / "provenance.md", provenance_md(config, config_dump, configfiles))
     for kind, flag in (("rulegraph", "--rulegraph"), ("dag", "--dag")):
         proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", snakefile, "--directory", ".",
                                "--configfile", str(config_dump), flag, "--nolock", "--quiet", "all", *targets],
@@ -103,6 +103,6 @@ def export_dag(outdir: str | Path, config: Mapping, snakefile: str, targets: Seq
         if proc.returncode != 0 or start < 0:
             raise InputError(f"snakemake {flag} failed: {(proc.stderr or proc.stdout).strip()[-500:]}")
         dot_text = proc.stdout[start:]
-        (out / f"{kind}.dot").write_text(dot_text)
+        write_text(out / f"{kind}.dot", dot_text)
         renderer = _render_svg(dot_text, str(out / f"{kind}.svg"))
         log.info("%s: %d lines of dot, rendered with %s", kind, dot_text.count("\n"), renderer)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
+from authbench.records import write_text
 from authbench.render import costs
 from authbench.render.catalog import Report, contents_md, write_tables
 from authbench.render.comparisons import write_comparisons
@@ -126,8 +127,7 @@ def write_contents(out: Path, report: Report, grid: str, plan: Mapping, costs_st
     n_yes = int((comparisons["distinct"] == "yes").sum())
     row = (f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, "
            f"{n_yes} distinguishable |\n")
-    (out / "contents.md").write_text(contents_md(report, plan, grid, {"cost_vs_rho": costs_status}) + row,
-                                     encoding="utf-8")
+    write_text(out / "contents.md", contents_md(report, plan, grid, {"cost_vs_rho": costs_status}) + row)
 
 
 def write_report_comparisons(out: Path, report: Report, units: Sequence[str], parse: str,
