@@ -267,6 +267,18 @@ def write_text(path: str | Path, text: str, **open_kw: Any) -> None:
         fh.write(text)
 
 
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """``data`` into ``path`` through :func:`atomic_write`."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+
+
+def write_frame(frame: Any, path: str | Path, **to_csv: Any) -> None:
+    """A pandas frame's ``to_csv(**to_csv)`` into ``path`` through :func:`atomic_write`."""
+    with atomic_write(path, "w", newline="") as fh:
+        frame.to_csv(fh, **to_csv)
+
+
 def write_jsonl(rows: Iterable[Mapping], path: str | Path, seal: bool = False) -> None:
     """One JSON object a line (keys sorted), atomic. ``seal``: also write
     ``<path>.seal`` (lines, bytes, SHA-256 of what was written) that

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from authbench.records import write_text
+from authbench.records import write_bytes, write_text
 from authbench.samples import SamplesError, read_samples
 
 CHUNK = 1000  # samples per chunk file
@@ -165,7 +165,7 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
         shutil.rmtree(out)
     (out / "data").mkdir(parents=True)
     for name in ASSETS:
-        shutil.copyfile(Path(assets) / name, out / name)
+        write_bytes(out / name, (Path(assets) / name).read_bytes())
     flags = flags or {}
     cells = []
     for k, path in enumerate(sorted(Path(p) for p in samples)):
