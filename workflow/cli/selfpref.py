@@ -19,8 +19,8 @@ def cmd_import(args, params) -> None:
 
     questions, passages, drops = import_sources(params["dataset"], params["sources"])
     mkparent(args.questions, args.passages, args.drops)
-    write_jsonl(questions, args.questions)
-    write_jsonl(passages, args.passages)
+    write_jsonl(questions, args.questions, seal=True)
+    write_jsonl(passages, args.passages, seal=True)
     authors = sorted({p["author"] for p in passages} | {a for _, a in drops})
     write_tsv(drop_rows(drops, authors), args.drops, ["reason", "author", "count"])
     log.info("%d questions, %d passages; drops %s", len(questions), len(passages), dict(drops))
