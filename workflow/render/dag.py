@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from authbench import provenance
 from authbench.errors import InputError, excerpt
-from authbench.records import file_sha256, write_text
+from authbench.records import atomic_write, file_sha256, write_text
 
 log = logging.getLogger("authbench")
 
@@ -25,9 +25,11 @@ log = logging.getLogger("authbench")
 def _render_svg(dot_text: str, svg_path: str) -> str:
     """Render with Graphviz's `dot` if installed, else the bundled graphviz-pure."""
     exe = shutil.which("dot") or shutil.which("graphviz-pure") or str(Path(sys.executable).parent / "graphviz-pure")
-    proc = subprocess.run([exe, "-Tsvg", "-o", svg_path], input=dot_text, text=True, capture_output=True)
-    if proc.returncode != 0:
-        raise InputError(f"{exe} could not render {svg_path}: {excerpt(proc.stderr.strip(), quote=False)}")
+    with atomic_write(svg_path, "wb") as fh:  # the renderer writes to stdout: never a half-written SVG
+        proc = subprocess.run([exe, "-Tsvg"], input=dot_text.encode("utf-8"), stdout=fh, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise InputError(f"{exe} could not render {svg_path}: "
+                             f"{excerpt(proc.stderr.decode('utf-8', 'replace').strip(), quote=False)}")
     return Path(exe).name
 
 
