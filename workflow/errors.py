@@ -76,6 +76,11 @@ class CacheError(PipelineError, RuntimeError):
     """The response cache cannot be written (e.g. a full disk)."""
 
 
+class OutputError(PipelineError, RuntimeError):
+    """An output file cannot be written (e.g. a full disk): the message names
+    the file; the file written before under that name is kept."""
+
+
 class SetupError(PipelineError, RuntimeError):
     """The installation cannot run the workflow (e.g. the jobs' Python lacks
     the package); the message says what to run."""

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from authbench.records import write_text
 from authbench.samples import read_samples
 
 if TYPE_CHECKING:  # the diff's statistics: scipy, which a model job's environment (vLLM's) need not have
@@ -84,8 +85,8 @@ def keep(samples: str | Path, template: str | Sequence[str] | None, root: str | 
     for i, t in enumerate(_templates(template)):
         names.append(f"{i}-{Path(t).name}")
         shutil.copyfile(t, dest / "templates" / names[-1])
-    (dest / VERSION).write_text(json.dumps({"cell": meta["cell"], "template_sha256": meta["template_sha256"],
-                                            "templates": names, "kept_ns": time.time_ns()}) + "\n")
+    write_text(dest / VERSION, json.dumps({"cell": meta["cell"], "template_sha256": meta["template_sha256"],
+                                           "templates": names, "kept_ns": time.time_ns()}) + "\n")
     for old in versions_of(root, meta["cell"])[max(versions, 1):]:
         shutil.rmtree(old)
     return dest
@@ -222,8 +223,7 @@ def write_diffs(samples: Iterable[str], root: str | Path, folder: str | Path, in
         text = diff_md(cell, d, older.name, sha, template_diff(template_text(older), after_text, older.name, sha),
                        spec.level)
         out = folder / f"{cell}.md"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        write_text(out, text)
         cells.append(cell)
         rel = os.path.relpath(out, Path(index).parent)
         listed.append(f"| [{cell}]({rel}) | `{older.name[:12]}` → `{sha[:12]}` | {d['metric']} | "
@@ -236,5 +236,5 @@ def write_diffs(samples: Iterable[str], root: str | Path, folder: str | Path, in
     else:
         body = ("| cell | template | metric | before → after | Δ [interval] | replies changed |\n"
                 "|---|---|---|---|---|---|\n" + "\n".join(listed) + "\n\n" + "\n".join(sections))
-    Path(index).write_text(head + body, encoding="utf-8")
+    write_text(index, head + body)
     return cells

@@ -5,16 +5,19 @@ hashes for manifests; the one test for a missing value."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import errno
 import hashlib
 import io
 import json
 import math
+import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from authbench.errors import QUOTE_LIMIT, InputError, excerpt
+from authbench.errors import QUOTE_LIMIT, InputError, OutputError, excerpt
 
 T = TypeVar("T")
 
@@ -210,21 +213,142 @@ def csv_records(lines: Iterable[str], path: str | Path, delimiter: str = ",") ->
         yield start, reader.line_num, fields
 
 
-def write_jsonl(rows: Iterable[Mapping], path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
+# errno values that mean "no space left": the message says "disk full"
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "w", **open_kw: Any) -> Iterator[IO]:
+    """Open ``<path>.part`` (parent folders created) for the ``with`` block;
+    at its end flush, fsync and rename it onto ``path``. So a writer killed
+    mid-write never leaves a half-written file under the name (Snakemake
+    would take it as complete), and the rename always makes a new file (a
+    hard link to the old one, e.g. in a cell's history, keeps its bytes).
+    On any exception the part file is removed and the file written before
+    under ``path`` stays as it was; a full disk, or any failure of the final
+    flush or rename, is an :class:`OutputError` naming the file. Text modes
+    default to UTF-8."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    if "b" not in mode:
+        open_kw.setdefault("encoding", "utf-8")
+    try:
+        with open(part, mode, **open_kw) as fh:
+            try:
+                yield fh
+            except OSError as err:
+                if err.errno not in _FULL:
+                    raise
+                raise _output_error(path, err) from None
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError as err:
+                raise _output_error(path, err) from None
+        try:
+            os.replace(part, path)
+        except OSError as err:
+            raise _output_error(path, err) from None
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _output_error(path: Path, err: OSError) -> OutputError:
+    why = "disk full" if err.errno in _FULL else (err.strerror or str(err))
+    return OutputError(f"{path}: cannot write ({why}); the file written before under this name is kept, "
+                       "rerun once the cause is fixed")
+
+
+def write_text(path: str | Path, text: str, **open_kw: Any) -> None:
+    """``text`` into ``path`` through :func:`atomic_write` (UTF-8)."""
+    with atomic_write(path, "w", **open_kw) as fh:
+        fh.write(text)
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """``data`` into ``path`` through :func:`atomic_write`."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+
+
+def write_frame(frame: Any, path: str | Path, **to_csv: Any) -> None:
+    """A pandas frame's ``to_csv(**to_csv)`` into ``path`` through :func:`atomic_write`."""
+    with atomic_write(path, "w", newline="") as fh:
+        frame.to_csv(fh, **to_csv)
+
+
+def write_jsonl(rows: Iterable[Mapping], path: str | Path, seal: bool = False) -> None:
+    """One JSON object a line (keys sorted), atomic. ``seal``: also write
+    ``<path>.seal`` (lines, bytes, SHA-256 of what was written) that
+    :func:`read_jsonl` checks, so a file cut between two jobs exactly at a
+    line boundary (a lost write) is caught too."""
+    lines = 0
+    digest = hashlib.sha256()
+    with atomic_write(path, "w") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+            line = json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+            fh.write(line)
+            digest.update(line.encode("utf-8"))
+            lines += 1
+    if seal:
+        write_text(seal_path(path), json.dumps({"bytes": Path(path).stat().st_size, "lines": lines,
+                                                "sha256": digest.hexdigest()}, sort_keys=True) + "\n")
+
+
+def seal_path(path: str | Path) -> Path:
+    return Path(f"{path}.seal")
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The records of a JSON-lines file the pipeline wrote. A file cut short
+    (a last line without its newline), a line that is not a JSON object, or
+    a file that does not match its seal (see :func:`write_jsonl`) raises
+    :class:`InputError` naming the file and the line."""
+    data = Path(path).read_bytes()
+    rows = []
+    lines = data.split(b"\n")
+    for n, line in enumerate(lines, 1):
+        if n == len(lines):
+            if line:
+                raise InputError(f"{path}: line {n}: the file ends inside a line (no newline after "
+                                 f"{excerpt(line.decode('utf-8', 'replace'))}): it was cut short; "
+                                 "rerun the step that writes it")
+            break
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise InputError(f"{path}: line {n}: not a JSON record ({excerpt(line.decode('utf-8', 'replace'))}); "
+                             "the file is damaged, rerun the step that writes it") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{path}: line {n}: expected a JSON object, found {excerpt(row)}")
+        rows.append(row)
+    _check_seal(path, data, len(lines) - 1)
+    return rows
+
+
+def _check_seal(path: str | Path, data: bytes, lines: int) -> None:
+    try:
+        seal = json.loads(seal_path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    except ValueError:
+        raise InputError(f"{seal_path(path)}: line 1: unreadable seal; rerun the step that writes {path}") from None
+    if lines < seal["lines"]:
+        raise InputError(f"{path}: line {lines + 1}: missing: the file ends after line {lines} but the step that "
+                         f"wrote it wrote {seal['lines']} lines (cut short, e.g. a lost write); rerun that step")
+    if len(data) != seal["bytes"] or hashlib.sha256(data).hexdigest() != seal["sha256"]:
+        raise InputError(f"{path}: {lines} lines, {len(data)} bytes differ from what the step that wrote it wrote "
+                         f"({seal['lines']} lines, {seal['bytes']} bytes, recorded in {seal_path(path)}); "
+                         "the file was changed or damaged after it was written: rerun that step")
 
 
 def write_tsv(rows: Iterable[Mapping], path: str | Path, columns: Sequence[str]) -> None:
     """A TSV with exactly ``columns`` (extra keys ignored), parent folders created."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(columns), delimiter="\t", lineterminator="\n",
                                 extrasaction="ignore")
         writer.writeheader()
@@ -235,7 +359,7 @@ def write_dataclass_tsv(rows: Iterable, cls: type, path: str | Path) -> None:
     """One row per dataclass instance, its fields as columns (csv quoting
     keeps tabs and quotes in values intact)."""
     names = [f.name for f in dataclasses.fields(cls)]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(names)
         for row in rows:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from authbench.errors import InputError
+from authbench.records import atomic_write
 
 FORMAT_VERSION = 1
 
@@ -98,13 +98,9 @@ def write_samples(rows: Iterable[Mapping[str, Any]], path: str | Path, meta: Map
     schema = _schema().with_metadata({"authbench": canonical_json(
         {**{k: meta.get(k) for k in META_KEYS}, "format_version": FORMAT_VERSION})})
     table = pa.Table.from_pydict(cols, schema=schema)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # written beside, then renamed: never a half-written file under the name, and
-    # always a new file (the cell's history may hold a hard link to the old one)
-    part = path.with_name(path.name + ".part")
-    pq.write_table(table, part, compression="zstd", use_dictionary=True)
-    os.replace(part, path)
+    # atomic, and always a new file (the cell's history may hold a hard link to the old one)
+    with atomic_write(path, "wb") as fh:
+        pq.write_table(table, fh, compression="zstd", use_dictionary=True)
     return table.num_rows
 
 

@@ -3,6 +3,7 @@ model; no job gets as far as one): the failing job's error line on the console, 
 results folder, and a config.yaml value inherited by an overlay that does not fit the overlay's data."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,31 @@ def test_inherited_status_filter_that_does_not_fit_stops_the_run_and_says_why(tm
             "merged under every --configfile overlay, so a key your overlay leaves out keeps the demo's value. "
             "Set 'domainauth.status_filter: null' to keep every row.") in proc.stderr
     assert not (tmp_path / "results").exists()  # stopped before any job
+
+
+def test_an_instances_file_cut_between_two_jobs_stops_the_judge_job(tmp_path):
+    """A lost write (issue 24): the sample step's pairs.jsonl loses its last lines after it was written; the
+    judge job reading it stops with the file and line, and no reply of that cell is written."""
+    from wfrun import snakemake
+
+    shutil.copy(ROOT / "config.yaml", tmp_path / "config.yaml")
+    (tmp_path / "resources").symlink_to(ROOT / "resources")
+    fast = {"studies": ["domainauth"], "cache": None, "prompts": str(ROOT / "resources" / "prompts"),
+            "models": {"gemma3-270m": {"engine": "instant"}, "qwen2.5-coder-0.5b": None},
+            "judges": ["pair_rank"], "contexts": ["wo_text"], "settings": ["pairs"],
+            "domainauth": {"sampling": {"easy_pairs": 4, "hard_pairs": 4}}}
+    (tmp_path / "fast.yaml").write_text(yaml.safe_dump(fast))
+    instances = tmp_path / "results" / "domainauth" / "instances" / "pairs.jsonl"
+    proc = snakemake(tmp_path, "--cores", "1", str(instances.relative_to(tmp_path)),
+                     overlays=[tmp_path / "fast.yaml"], timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    lines = instances.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 8
+    instances.write_bytes(b"".join(lines[:5]))  # cut exactly at a line boundary
+    cell = tmp_path / "results" / "domainauth" / "cells" / "gemma3-270m" / "pair_rank" / "wo_text" / "pairs"
+    proc = snakemake(tmp_path, "--cores", "1", str((cell / "responses.jsonl").relative_to(tmp_path)),
+                     overlays=[tmp_path / "fast.yaml"], timeout=600)
+    assert proc.returncode != 0
+    assert (f"error: results/domainauth/instances/pairs.jsonl: line 6: missing: the file ends after line 5 but the "
+            "step that wrote it wrote 8 lines") in proc.stderr, proc.stderr[-4000:]
+    assert not (cell / "responses.jsonl").exists()

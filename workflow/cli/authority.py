@@ -91,7 +91,7 @@ def cmd_domainauth_sample(args, params) -> None:
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     for setting, rows in sets.items():
-        write_jsonl(rows, out / f"{setting}.jsonl")
+        write_jsonl(rows, out / f"{setting}.jsonl", seal=True)
         log.info("%s: %d instances", setting, len(rows))
     write_tsv(reuse_report(sets), str(out / "reuse.tsv"), REUSE_COLUMNS)
 
@@ -128,7 +128,7 @@ def cmd_entityauth_sample(args, params) -> None:
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     for setting, rows in sets.items():
-        write_jsonl(rows, out / f"{setting}.jsonl")
+        write_jsonl(rows, out / f"{setting}.jsonl", seal=True)
         log.info("%s: %d %s lists", params["dataset"], len(rows), setting)
     write_tsv(reuse_report(sets), str(out / "reuse.tsv"), REUSE_COLUMNS)
 

@@ -19,7 +19,7 @@ def cmd_dataset(args, params) -> None:
 
     questions = load_ragauth(args.source, params.get("topics"))
     mkparent(args.out, args.report)
-    write_jsonl(questions, args.out)
+    write_jsonl(questions, args.out, seal=True)
     write_tsv(dataset_report(questions, params["k"]), args.report, ["what", "count"])
     log.info("%d RAGAuth questions, %d documents", len(questions), sum(len(q["documents"]) for q in questions))
 

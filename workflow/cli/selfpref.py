@@ -8,7 +8,7 @@ from pathlib import Path
 
 from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
 from authbench.errors import InputError, excerpt
-from authbench.records import read_jsonl, write_jsonl, write_tsv
+from authbench.records import read_jsonl, write_jsonl, write_text, write_tsv
 
 log = logging.getLogger("authbench")
 
@@ -19,8 +19,8 @@ def cmd_import(args, params) -> None:
 
     questions, passages, drops = import_sources(params["dataset"], params["sources"])
     mkparent(args.questions, args.passages, args.drops)
-    write_jsonl(questions, args.questions)
-    write_jsonl(passages, args.passages)
+    write_jsonl(questions, args.questions, seal=True)
+    write_jsonl(passages, args.passages, seal=True)
     authors = sorted({p["author"] for p in passages} | {a for _, a in drops})
     write_tsv(drop_rows(drops, authors), args.drops, ["reason", "author", "count"])
     log.info("%d questions, %d passages; drops %s", len(questions), len(passages), dict(drops))
@@ -36,7 +36,7 @@ def cmd_sample(args, params) -> None:
                                         params["dataset"], args.passages)
     main, style = sample["main"], sample["style"]
     mkparent(args.sample, args.out)
-    Path(args.sample).write_text(json.dumps(sample, indent=2) + "\n")
+    write_text(args.sample, json.dumps(sample, indent=2) + "\n")
     write_jsonl(passages, args.out)
     log.info("sample: %d main, %d style questions, %d passages", len(main), len(style), len(passages))
 

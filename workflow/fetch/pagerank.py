@@ -105,7 +105,7 @@ from typing import Any
 from authbench.errors import FetchError, InputError, excerpt
 from authbench.fetch.cache import ProgressCache
 from authbench.net import HttpClient, registered_domain
-from authbench.records import read_utf8
+from authbench.records import atomic_write, read_utf8
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.pagerank")
@@ -531,12 +531,8 @@ def _cell(value: Any) -> str:
 
 def write_pagerank(rows: Iterable[Mapping], path: str | Path) -> None:
     """Comma-separated CSV with exactly PAGERANK_COLUMNS (empty cell for a missing value); atomic."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(PAGERANK_COLUMNS)
         for row in rows:
             writer.writerow([_cell(row.get(column)) for column in PAGERANK_COLUMNS])
-    os.replace(tmp, path)

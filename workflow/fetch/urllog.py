@@ -42,7 +42,7 @@ from pathlib import Path
 
 from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
-from authbench.records import csv_records
+from authbench.records import atomic_write, csv_records
 
 FORMATS = ("lines", "tsv", "csv")
 DROP_REASONS = ("blank", "comment", "empty_cell", "unparsable_url", "ip_host", "no_registered_domain")
@@ -179,7 +179,7 @@ def ingest_urllog(
 
 def write_domains(rows: Sequence[dict], path: str | Path) -> None:
     """TSV with columns domain, visits, distinct_urls."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(DOMAIN_COLUMNS)
         for row in rows:
@@ -189,7 +189,7 @@ def write_domains(rows: Sequence[dict], path: str | Path) -> None:
 def write_drops(drops: Counter, path: str | Path) -> None:
     """TSV with columns reason, count: every known reason (zeros too), then any other, sorted."""
     extra = sorted(set(drops) - set(DROP_REASONS))
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(["reason", "count"])
         for reason in (*DROP_REASONS, *extra):

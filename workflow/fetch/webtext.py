@@ -79,6 +79,7 @@ import requests
 from authbench.errors import FetchError
 from authbench.fetch.cache import ProgressCache
 from authbench.net import RETRY_STATUS, HttpClient, safe_url
+from authbench.records import atomic_write
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.webtext")
@@ -509,7 +510,7 @@ def _one_line(value: str) -> str:
 def write_texts(rows: Iterable[TextRow], path: str | Path) -> int:
     """TSV ``domain``, ``text`` of the ok rows (the file ``domainauth.text`` names). Returns rows written."""
     n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(["domain", "text"])
         for row in rows:
@@ -522,7 +523,7 @@ def write_texts(rows: Iterable[TextRow], path: str | Path) -> int:
 def write_failures(rows: Iterable[TextRow], path: str | Path) -> int:
     """TSV ``domain``, ``error``, ``http_status``, ``final_url`` of the error rows. Returns rows written."""
     n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(["domain", "error", "http_status", "final_url"])
         for row in rows:

@@ -101,7 +101,7 @@ from typing import Any
 from authbench.errors import FetchError, InputError, excerpt
 from authbench.fetch.cache import ProgressCache
 from authbench.net import HttpClient, retry_after_seconds, safe_url
-from authbench.records import read_utf8
+from authbench.records import atomic_write, read_utf8
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.wikidata")
@@ -628,21 +628,17 @@ def fetch_sitelinks(
 
 def write_entities(rows: Iterable[Mapping], path: str | Path) -> None:
     """JSONL in the Ni et al. format plus ``qid`` and ``resolved_by``; keys sorted."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     keys = ("question", "reference", "popularity", "question_entity", "qid", "resolved_by")
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_write(path, "w") as fh:
         fh.writelines(json.dumps({k: row[k] for k in keys}, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
 
 
 def write_unresolved(unresolved: Iterable[Mapping], failed: Iterable[Mapping], path: str | Path) -> None:
     """TSV ``name, reason, candidates``; failed names get reason ``fetch_failed: <why>``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [("name", "reason", "candidates")]
     lines += [(row["name"], row["reason"], row.get("candidates", "")) for row in unresolved]
     lines += [(row["name"], f"fetch_failed: {row['reason']}", "") for row in failed]
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         fh.writelines("\t".join(_tsv_field(f) for f in fields) + "\n" for fields in lines)
 
 

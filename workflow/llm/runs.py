@@ -22,7 +22,7 @@ from authbench import provenance
 from authbench.config import GenerateConfig
 from authbench.llm import expected
 from authbench.llm.engines.base import Response
-from authbench.records import file_sha256
+from authbench.records import file_sha256, write_text
 
 
 @dataclass(frozen=True)
@@ -184,5 +184,5 @@ def manifest(run: CellRun) -> dict:
 def write_manifest(run: CellRun, path: str | Path) -> dict:
     """Write :func:`manifest` to ``path`` (sorted keys, two-space indent); return it."""
     out = manifest(run)
-    Path(path).write_text(json.dumps(out, indent=2, sort_keys=True, default=str) + "\n")
+    write_text(path, json.dumps(out, indent=2, sort_keys=True, default=str) + "\n")
     return out

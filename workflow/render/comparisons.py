@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
+from authbench.records import write_frame, write_text
 from authbench.render.tables import MISSING, round2
 from authbench.stats import ALPHA, IntervalSpec, holm, mcnemar_exact, paired_difference
 
@@ -65,7 +66,7 @@ def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     tsv, md = stem.with_suffix(".tsv"), stem.with_suffix(".md")
-    frame.to_csv(tsv, sep="\t", index=False, lineterminator="\n", na_rep="")
+    write_frame(frame, tsv, sep="\t", index=False, lineterminator="\n", na_rep="")
     lines = [f"# {title}", "",
              f"{len(frame)} paired comparisons; {int((frame['distinct'] == 'yes').sum())} distinguishable "
              f"(Holm-adjusted p < {ALPHA} within each family), {int((frame['distinct'] == '').sum())} with too "
@@ -80,5 +81,5 @@ def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]
             lines.append(f"| {r.what} | {r.a} | {r.b} | {r.n} | {_num(r.delta)}{interval} | "
                          f"{_num(r.p_holm, 3)}{star} | {_num(r.p_mcnemar, 3)} |")
         lines.append("")
-    md.write_text("\n".join(lines), encoding="utf-8")
+    write_text(md, "\n".join(lines))
     return [tsv, md]

@@ -17,6 +17,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 from authbench.judges import JUDGE_LABELS, MAIN_DERIVATION
+from authbench.records import write_frame, write_text
 
 COST_COLUMNS = ("benchmark", "model", "judge", "context", "setting", "prompts", "unique_prompts", "cache_hits",
                 "prompt_tokens", "completion_tokens", "engine_seconds")
@@ -70,13 +71,13 @@ def write_cost_table(costs: pd.DataFrame, quality: pd.DataFrame, stem: Path, ext
     table["rho"] = table["rho"].round(2)
     table["engine_seconds"] = table["engine_seconds"].round(2)
     csv_path, md_path = stem.with_suffix(".csv"), stem.with_suffix(".md")
-    table.to_csv(csv_path, index=False)
+    write_frame(table, csv_path, index=False)
     shown = table.drop(columns=[c for c in md_hidden if c in table.columns])
     head = "| " + " | ".join(shown.columns) + " |\n|" + "|".join(["---"] * len(shown.columns)) + "|\n"
     body = "".join("| " + " | ".join("–" if pd.isna(v) else str(v) for v in row) + " |\n"
                    for row in shown.itertuples(index=False))
-    md_path.write_text("Cost per cell (prompts, tokens, engine seconds, cache hits) and the main Spearman's rho (%) "
-                       "of list cells." + caption + "\n\n" + head + body, encoding="utf-8")
+    write_text(md_path, "Cost per cell (prompts, tokens, engine seconds, cache hits) and the main Spearman's rho (%) "
+               "of list cells." + caption + "\n\n" + head + body)
     return [csv_path, md_path]
 
 

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from authbench import provenance
 from authbench.errors import InputError, excerpt
-from authbench.records import file_sha256
+from authbench.records import atomic_write, file_sha256, write_text
 
 log = logging.getLogger("authbench")
 
@@ -25,9 +25,11 @@ log = logging.getLogger("authbench")
 def _render_svg(dot_text: str, svg_path: str) -> str:
     """Render with Graphviz's `dot` if installed, else the bundled graphviz-pure."""
     exe = shutil.which("dot") or shutil.which("graphviz-pure") or str(Path(sys.executable).parent / "graphviz-pure")
-    proc = subprocess.run([exe, "-Tsvg", "-o", svg_path], input=dot_text, text=True, capture_output=True)
-    if proc.returncode != 0:
-        raise InputError(f"{exe} could not render {svg_path}: {excerpt(proc.stderr.strip(), quote=False)}")
+    with atomic_write(svg_path, "wb") as fh:  # the renderer writes to stdout: never a half-written SVG
+        proc = subprocess.run([exe, "-Tsvg"], input=dot_text.encode("utf-8"), stdout=fh, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise InputError(f"{exe} could not render {svg_path}: "
+                             f"{excerpt(proc.stderr.decode('utf-8', 'replace').strip(), quote=False)}")
     return Path(exe).name
 
 
@@ -93,8 +95,8 @@ def export_dag(outdir: str | Path, config: Mapping, snakefile: str, targets: Seq
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     config_dump = out / "config.json"  # the merged config this run used
-    config_dump.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    (out / "provenance.md").write_text(provenance_md(config, config_dump, configfiles))
+    write_text(config_dump, json.dumps(config, indent=2, sort_keys=True) + "\n")
+    write_text(out / "provenance.md", provenance_md(config, config_dump, configfiles))
     for kind, flag in (("rulegraph", "--rulegraph"), ("dag", "--dag")):
         proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", snakefile, "--directory", ".",
                                "--configfile", str(config_dump), flag, "--nolock", "--quiet", "all", *targets],
@@ -103,6 +105,6 @@ def export_dag(outdir: str | Path, config: Mapping, snakefile: str, targets: Seq
         if proc.returncode != 0 or start < 0:
             raise InputError(f"snakemake {flag} failed: {(proc.stderr or proc.stdout).strip()[-500:]}")
         dot_text = proc.stdout[start:]
-        (out / f"{kind}.dot").write_text(dot_text)
+        write_text(out / f"{kind}.dot", dot_text)
         renderer = _render_svg(dot_text, str(out / f"{kind}.svg"))
         log.info("%s: %d lines of dot, rendered with %s", kind, dot_text.count("\n"), renderer)

@@ -22,6 +22,8 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
+from authbench.records import atomic_write  # noqa: E402
+
 __all__ = [
     "DPI",
     "METADATA",
@@ -65,6 +67,7 @@ def save_figure(fig: Figure, out_png: Path, formats: Iterable[str] = ("png", "pd
     paths = []
     for fmt in formats:
         path = out_png if fmt == "png" else out_png.with_suffix(f".{fmt}")
-        fig.savefig(path, format=fmt, dpi=DPI, metadata=METADATA[fmt])
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, format=fmt, dpi=DPI, metadata=METADATA[fmt])
         paths.append(path)
     return paths

@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from authbench.records import is_missing
+from authbench.records import atomic_write, is_missing, write_text
 
 __all__ = [
     "BASELINE_PREFIX",
@@ -498,7 +498,7 @@ def _part(table: TableSpec, vals: np.ndarray, i: int, j: int, part: str, style: 
 def _render_csv(table: TableSpec, path: Path) -> None:
     names = [str(n) for n in table.values.index.names]
     heads = _header_cells(table, "columns")
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(names + [h for h, _, _ in heads])
         vals = table.values.to_numpy(dtype=float)
@@ -624,7 +624,7 @@ def write_table(table: TableSpec, stem: Path, caption: str | None = None, interv
     md_path = stem.parent / f"{stem.name}.md"
     tex_path = stem.parent / f"{stem.name}.tex"
     _render_csv(table, csv_path)
-    md_path.write_text(_render_md(table, caption, intervals), encoding="utf-8")
+    write_text(md_path, _render_md(table, caption, intervals))
     label = "tab:" + re.sub(r"[^A-Za-z0-9_:.-]+", "-", stem.name)
-    tex_path.write_text(_render_tex(table, caption, label, intervals), encoding="utf-8")
+    write_text(tex_path, _render_tex(table, caption, label, intervals))
     return [csv_path, md_path, tex_path]

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from authbench.records import write_bytes, write_text
 from authbench.samples import SamplesError, read_samples
 
 CHUNK = 1000  # samples per chunk file
@@ -164,7 +165,7 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
         shutil.rmtree(out)
     (out / "data").mkdir(parents=True)
     for name in ASSETS:
-        shutil.copyfile(Path(assets) / name, out / name)
+        write_bytes(out / name, (Path(assets) / name).read_bytes())
     flags = flags or {}
     cells = []
     for k, path in enumerate(sorted(Path(p) for p in samples)):
@@ -180,11 +181,9 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
             table, meta = read_samples(path)
             counts, index, chunks = _cell_data(table)
             folder.mkdir()
-            (folder / "index.js").write_text(f"ABV.index({js_json(entry['id'])},\"{packed(index)}\");\n",
-                                             encoding="utf-8")
+            write_text(folder / "index.js", f"ABV.index({js_json(entry['id'])},\"{packed(index)}\");\n")
             for c, chunk in enumerate(chunks):
-                (folder / f"chunk_{c}.js").write_text(
-                    f"ABV.chunk({js_json(entry['id'])},{c},\"{packed(chunk)}\");\n", encoding="utf-8")
+                write_text(folder / f"chunk_{c}.js", f"ABV.chunk({js_json(entry['id'])},{c},\"{packed(chunk)}\");\n")
         except SamplesError as err:
             entry["reason"] = str(err).replace(str(Path(root)), Path(root).name)
             continue
@@ -195,5 +194,5 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
         entry.update(available=True, counts=counts, chunks=-(-table.num_rows // CHUNK),
                      template_sha256=meta.get("template_sha256"))
     catalog = {"study": study, "pickers": list(PICKERS), "chunk": CHUNK, "cells": cells}
-    (out / "data" / "catalog.js").write_text(f"ABV.catalog({js_json(catalog)});\n", encoding="utf-8")
+    write_text(out / "data" / "catalog.js", f"ABV.catalog({js_json(catalog)});\n")
     return catalog

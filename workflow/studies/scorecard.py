@@ -34,6 +34,7 @@ from authbench.stats import finite_or_nan
 from authbench.config import entity_datasets, paper_name
 from authbench.judges import MAIN_DERIVATION
 from authbench.published import load, paper_models
+from authbench.records import write_frame, write_text
 
 __all__ = ["COLUMNS", "Grid", "authority_rows", "categories_rows", "compare", "grid_params", "rag_rows",
            "sample_sizes", "selfpref_rows", "statistics_rows", "write_authority_scorecard", "write_rag_scorecard",
@@ -485,10 +486,10 @@ def write_scorecard(outdir: str | Path, title: str, hit: pd.DataFrame, miss: pd.
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     md, tsv = out / "scorecard.md", out / "scorecard.tsv"
-    md.write_text(scorecard_md(title, hit, miss), encoding="utf-8")
+    write_text(md, scorecard_md(title, hit, miss))
     frame = pd.concat([hit.assign(reason=""), miss.assign(kind="", inside="")], ignore_index=True)
     frame = frame.reindex(columns=[*COLUMNS, "reason"])
-    frame.to_csv(tsv, sep="\t", index=False, float_format="%.6g")
+    write_frame(frame, tsv, sep="\t", index=False, float_format="%.6g")
     return [md, tsv]
 
 

@@ -50,7 +50,7 @@ from typing import Iterable, Mapping, Sequence
 
 from authbench.errors import InputError, LabelError, excerpt
 from authbench.net import registered_domain
-from authbench.records import read_records, text_of, write_drop_table, write_tsv
+from authbench.records import atomic_write, read_records, text_of, write_drop_table, write_tsv
 from authbench.studies.authority.labels import (
     BENCHMARK_LEVELS,
     OPEN_PAGERANK_COLUMN,
@@ -411,7 +411,7 @@ def write_labels(domains: Iterable[Domain], path: str | Path) -> None:
     """``labels.tsv``: one row per labelled domain, the :class:`Domain` fields
     as columns (an integral score written as an integer)."""
     names = [f.name for f in fields(Domain)]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(names)
         for d in domains:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Iterable
 
 from authbench.errors import InputError, LabelError, excerpt
-from authbench.records import read_records, text_of, write_drop_table
+from authbench.records import atomic_write, read_records, text_of, write_drop_table
 from authbench.seeding import rng
 from authbench.studies.authority.labels import BENCHMARK_LEVELS, LabelSpec, bin_scores, bin_table, coarse_level
 
@@ -164,7 +164,7 @@ def build_entities(path: str | Path, corpus: int | None, seed: int, dataset: str
 
 
 def write_entities(entities: Iterable[Entity], path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, "w", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow([f.name for f in fields(Entity)])
         for e in entities:

@@ -47,7 +47,7 @@ import pandas as pd
 from authbench.errors import InputError
 from authbench.judges import SCORE_JUDGES
 from authbench.net import tld_prior_score
-from authbench.records import is_missing
+from authbench.records import atomic_write, is_missing
 from authbench.seeding import rng
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority import metrics as M
@@ -359,7 +359,8 @@ def write_units(units: Sequence[Mapping], path: str) -> None:
     """The units as Parquet (:data:`UNIT_COLUMNS`; pyarrow)."""
     frame = pd.DataFrame(list(units), columns=list(UNIT_COLUMNS))
     frame["value"] = frame["value"].astype(float)
-    frame.to_parquet(path, engine="pyarrow", index=False)
+    with atomic_write(path, "wb") as fh:
+        frame.to_parquet(fh, engine="pyarrow", index=False)
 
 
 def point_predictions(instances: Sequence[Mapping], judgments: Sequence[Mapping], parse: str = "strict") -> list[dict]:

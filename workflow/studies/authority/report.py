@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
+from authbench.records import write_frame, write_text
 from authbench.render import costs
 from authbench.render.catalog import Report, contents_md, write_tables
 from authbench.render.comparisons import write_comparisons
@@ -47,7 +48,7 @@ def report_folder(outdir: str | Path, metric_files: Sequence[str]) -> tuple[Path
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     metrics = pd.concat([pd.read_csv(f, sep="\t") for f in metric_files], ignore_index=True)
-    metrics.to_csv(out / "metrics.tsv", sep="\t", index=False)
+    write_frame(metrics, out / "metrics.tsv", sep="\t", index=False)
     return out, metrics
 
 
@@ -126,8 +127,7 @@ def write_contents(out: Path, report: Report, grid: str, plan: Mapping, costs_st
     n_yes = int((comparisons["distinct"] == "yes").sum())
     row = (f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, "
            f"{n_yes} distinguishable |\n")
-    (out / "contents.md").write_text(contents_md(report, plan, grid, {"cost_vs_rho": costs_status}) + row,
-                                     encoding="utf-8")
+    write_text(out / "contents.md", contents_md(report, plan, grid, {"cost_vs_rho": costs_status}) + row)
 
 
 def write_report_comparisons(out: Path, report: Report, units: Sequence[str], parse: str,
@@ -289,8 +289,8 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
                      intervals=intervals, show=show)
     write_contents(out, ENTITYAUTH, grid, plan, write_costs(out, manifests, inputs.metrics, rule), frame)
     reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
-    reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]].to_csv(
-        out / "reuse.tsv", sep="\t", index=False)
+    write_frame(reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]], out / "reuse.tsv",
+                sep="\t", index=False)
     write_tables(ENTITYAUTH, plan["written"], inputs, out, show)
     label_tables: Mapping[str, pd.DataFrame] = {
         d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}

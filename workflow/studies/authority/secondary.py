@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from authbench.records import write_frame
 from authbench.render.tables import COUNT, PCT, TEXT, Column, TableSpec, build_table, round2, write_table
 from authbench.stats import percentile_bootstrap
 from authbench.studies.authority.labels import SecondarySpec
@@ -216,10 +217,10 @@ def write_secondary_report(out: str | Path, prediction_files: Sequence[str], spe
     preds = pd.concat([pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""], dtype=text)
                        for f in prediction_files], ignore_index=True)
     scores = item_scores(preds)
-    scores.to_csv(out / "item_scores.tsv", sep="\t", index=False)
+    write_frame(scores, out / "item_scores.tsv", sep="\t", index=False)
     long = pd.DataFrame(secondary_rows(scores, specs, n_boot, seed), columns=list(LONG_COLUMNS))
     long = long.astype({"n_pos": "Int64", "n_neg": "Int64"})  # empty, not NaN, for non-binary labels
-    long.to_csv(out / "secondary.tsv", sep="\t", index=False)
+    write_frame(long, out / "secondary.tsv", sep="\t", index=False)
     spec = table_secondary(long, specs, n_boot)
     write_table(spec, out / "tables" / "secondary_labels",
                 spec.caption + f" Parsing: {parse} (a failed reply gives its items no score; they are counted "

@@ -84,7 +84,6 @@ Rules:
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -93,7 +92,7 @@ from typing import Any
 from authbench.errors import InputError, excerpt
 from authbench.fetch.pagerank import PAGERANK_COLUMNS
 from authbench.net import registered_domain
-from authbench.records import Records, read_records, text_of, write_drop_table
+from authbench.records import Records, read_records, text_of, write_drop_table, write_text
 from authbench.studies.ragauth.dataset import MAX_DOCS, MAX_PAGERANK, normalise_gold
 
 QUESTION_COLUMNS = ("qid", "question", "answer")
@@ -309,7 +308,7 @@ def write_domain_list(records_or_documents_path: str | Path | Iterable[Mapping],
         domains = sorted({doc["domain"] for record in records_or_documents_path for doc in record["documents"]})
         if not domains:
             raise ValueError("the records hold no document: no domain to write")
-    _write_text(path, "".join(f"{d}\n" for d in domains))
+    write_text(path, "".join(f"{d}\n" for d in domains), newline="\n")
     return domains
 
 
@@ -396,18 +395,9 @@ def build_ragauth(
 # output
 
 
-def _write_text(path: str | Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 def write_ragauth(records: Sequence[Mapping], path: str | Path) -> None:
     """The records as one JSON list (indent 2, non-ASCII kept, record key order as built); atomic."""
-    _write_text(path, json.dumps(list(records), indent=2, ensure_ascii=False) + "\n")
+    write_text(path, json.dumps(list(records), indent=2, ensure_ascii=False) + "\n", newline="\n")
 
 
 def write_build_drops(drops: Mapping[str, int], kept: int, path: str | Path, kept_unit: str = "question") -> None:

@@ -39,7 +39,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 from authbench.errors import excerpt
-from authbench.records import write_tsv
+from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_RANDOM_TAG
 from authbench.stats import IntervalSpec, mean_interval
@@ -322,7 +322,8 @@ def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: s
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    unit_frame(cells).to_parquet(outdir / "units.parquet", engine="pyarrow", index=False)
+    with atomic_write(outdir / "units.parquet", "wb") as fh:
+        unit_frame(cells).to_parquet(fh, engine="pyarrow", index=False)
     units = pd.read_parquet(outdir / "units.parquet", engine="pyarrow")
     rows = accuracy_rows(units, spec)
     write_accuracy(rows, outdir / "accuracy.tsv")
@@ -330,6 +331,6 @@ def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: s
     write_comparisons(frame, outdir / "comparisons", "RAGAuth: paired comparisons")
     written = plan(RAGAUTH, {})  # every item is always written
     paths = write_tables(RAGAUTH, written["written"], Inputs(rows, units, spec, tags), outdir, intervals)
-    (outdir / "contents.md").write_text(contents_md(RAGAUTH, written), encoding="utf-8")
+    write_text(outdir / "contents.md", contents_md(RAGAUTH, written))
     write_rag_scorecard(outdir, rows, scorecard)
     return paths

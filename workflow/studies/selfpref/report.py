@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
-from authbench.records import write_tsv
+from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.catalog import contents_md, plan, write_tables
 from authbench.render.comparisons import comparison_row, finish, write_comparisons
 from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
@@ -166,7 +166,8 @@ def write_selfpref_report(
     units = {}
     for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
                                    inputs.perplexity_rows, inputs.passages).items():
-        frame.to_parquet(outdir / f"units_{name}.parquet", engine="pyarrow", index=False)
+        with atomic_write(outdir / f"units_{name}.parquet", "wb") as fh:
+            frame.to_parquet(fh, engine="pyarrow", index=False)
         units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")
     frame, tags = comparisons(units, spec)
     compared = write_comparisons(frame, outdir / "comparisons",
@@ -181,7 +182,7 @@ def write_selfpref_report(
     summary = rerank_summary(inputs.rerank_rows)
     _write_rows(summary, summary_path, RERANK_SUMMARY_COLUMNS)
     contents = outdir / "contents.md"
-    contents.write_text(contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""), encoding="utf-8")
+    write_text(contents, contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""))
     card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
                                     preference_rates(inputs.gen_rows), inputs.self_map, scorecard)
     return paths + [rates_path, summary_path, *compared, contents, *card]
