@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -83,8 +84,10 @@ def _tiny_config(work: Path) -> dict:
     cfg["prompts"] = str(work / "prompts")
     cfg["studies"] = ["domainauth", "entityauth"]
     cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
-    cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=1, easy_pairs=2, hard_pairs=2,
-                                         bias_per_level=1, bias_per_category=1, anchors=2)
+    # coarse_lists: the lists of the time-limited cell (test_slurm_time_limit_...); the main
+    # run samples them (no judge cell reads them: settings below are fine only)
+    cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=TIME_LIMIT_LISTS, easy_pairs=2,
+                                         hard_pairs=2, bias_per_level=1, bias_per_category=1, anchors=2)
     songs = cfg["entityauth"]["datasets"]["songs"]
     # coarse_source rescore: EntityAuth's coarse cells would add nothing Slurm-specific (the grid stays
     # at 4 judge jobs), and this real run covers Table 6 from rescored fine lists (test_workflow: own cells)
@@ -109,37 +112,36 @@ def _slurm_run(work: Path, cfg: dict, timeout: int):
     up = _run([str(ROOT / ".ci" / "slurm-up")], 900)
     assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-4000:]
     try:
-        (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-        before = max(_jobs(), default=0)
-        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-        # cwd = the repository root and `--profile slurm` exactly as a user types
-        # it: Snakemake resolves a profile name against the current directory
-        # first (then ~/.config/snakemake, /etc/xdg/snakemake), so this checks
-        # that the folder slurm/ is found. `--directory` puts results, logs and
-        # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
-        # found next to the Snakefile as in a plain run.
-        cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--cores", "8",
-               "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-               "--configfile", str(work / "config.yaml")]
-        try:
-            proc = _run(cmd, timeout, cwd=ROOT, env=env)
-        except subprocess.TimeoutExpired as exc:
-            _cancel_after(before)
-            pytest.fail(f"snakemake on Slurm did not finish in {timeout} s: {str(exc.stderr)[-4000:]}")
-        if proc.returncode != 0:
-            _cancel_after(before)
-        assert proc.returncode == 0, proc.stderr[-6000:]
-        yield proc, {i: j for i, j in _jobs().items() if i > before}
+        yield _snakemake_on_slurm(work, cfg, timeout)
     finally:
         down = _run([str(ROOT / ".ci" / "slurm-down")], 300)
         assert down.returncode == 0, down.stderr
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("slurm")
-    for proc, jobs in _slurm_run(work, _tiny_config(work), 1200):
-        yield work, proc, jobs
+def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "config.yaml", targets=()):
+    """The workflow with ``cfg`` (written to ``work/configfile``) on the running
+    Slurm, for ``targets`` (default: all): (proc, the Slurm jobs it made)."""
+    (work / configfile).write_text(yaml.safe_dump(cfg))
+    before = max(_jobs(), default=0)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    # cwd = the repository root and `--profile slurm` exactly as a user types
+    # it: Snakemake resolves a profile name against the current directory
+    # first (then ~/.config/snakemake, /etc/xdg/snakemake), so this checks
+    # that the folder slurm/ is found. `--directory` puts results, logs and
+    # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
+    # found next to the Snakefile as in a plain run.
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--cores", "8",
+           "-s", str(ROOT / "Snakefile"), "--directory", str(work),
+           "--configfile", str(work / configfile), *targets]
+    try:
+        proc = _run(cmd, timeout, cwd=ROOT, env=env)
+    except subprocess.TimeoutExpired as exc:
+        _cancel_after(before)
+        pytest.fail(f"snakemake on Slurm did not finish in {timeout} s: {str(exc.stderr)[-4000:]}")
+    if proc.returncode != 0:
+        _cancel_after(before)
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    return proc, {i: j for i, j in _jobs().items() if i > before}
 
 
 def _cancel_after(before: int) -> None:
@@ -215,6 +217,80 @@ def test_each_cell_loaded_the_model_in_its_own_job(run):
     for cell in cells:
         record = cell / "manifest.json"
         assert json.loads(record.read_text())["model_load_seconds"] > 0, record
+
+
+# --- a Slurm time limit hit mid-cell: the retry resumes from the cache --------------
+
+# One DomainAuth ListScore cell on coarse lists (sampled by the main run, judged by no
+# cell of it) whose model asks for `runtime: 1` (minutes): ~0.8 s per list on 2 idle
+# cores, so 160 lists (~130 s) outlast attempt 1's limit (Slurm kills between 60 and
+# ~90 s: slurmctld checks limits every 30 s) and fit attempt 2's 2 minutes
+# (MODEL_RESOURCES: runtime x attempt; MODEL_RETRIES allows a third, 3 minutes).
+TIME_LIMIT_LISTS = 160
+TIME_LIMIT_CELL = Path("results", "domainauth", "cells", MODEL, "list_score", "wo_text", "coarse")
+RETRY_LINE = re.compile(r"TIMEOUT|Trying to restart job|^\[.*\]$|^Error in rule|attempt|Finished job", re.I)
+
+
+@pytest.fixture(scope="module")
+def time_limited(run):
+    """The time-limited cell, after the main run on the same Slurm (one start-up,
+    and the model and instances the main run made); its own response cache, so
+    every record in it is this cell's."""
+    work, _, _ = run
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["cache"] = str(work / "cache_time_limit")
+    cfg["models"][MODEL]["runtime"] = 1
+    proc, jobs = _snakemake_on_slurm(work, cfg, 900, configfile="time_limit.yaml",
+                                     targets=[str(TIME_LIMIT_CELL / "judgments.jsonl")])
+    # the Slurm retry, as Snakemake logged it (the issue's closing note asks for these lines)
+    lines = [line for line in proc.stderr.splitlines() if RETRY_LINE.search(line)]
+    print("\n".join(["snakemake's retry log lines:", *lines]))
+    return work, proc, jobs
+
+
+def _shard_records(shard: Path) -> int:
+    """Complete reply records of a cache shard (its header and a torn last line not counted)."""
+    n = 0
+    for line in shard.read_bytes().splitlines()[1:]:
+        try:
+            n += "k" in json.loads(line)
+        except json.JSONDecodeError:
+            pass
+    return n
+
+
+def test_slurm_time_limit_kills_the_cell_and_the_retry_resumes_from_the_cache(time_limited):
+    work, proc, jobs = time_limited
+    attempts = sorted(jobs.items())
+    assert [_rule_of(j) for _, j in attempts] == ["authority_judge"] * len(attempts), jobs
+    # Slurm killed attempt 1 at its limit (TIMEOUT, not a failure of the job itself);
+    # each attempt asked for runtime x attempt minutes; the last one completed
+    states = [j["JobState"] for _, j in attempts]
+    assert 2 <= len(attempts) <= 3 and states == ["TIMEOUT"] * (len(attempts) - 1) + ["COMPLETED"], states
+    assert [j["TimeLimit"] for _, j in attempts] == [f"00:0{a}:00" for a in range(1, len(attempts) + 1)]
+    assert [j["MinMemoryNode"] for _, j in attempts] == [f"{4000 * a}M" for a in range(1, len(attempts) + 1)]
+    assert "SLURM status is: 'TIMEOUT'" in proc.stderr and "Trying to restart job" in proc.stderr
+    # one cache shard per attempt (writer = the cell): the killed ones have no index
+    shards = sorted((work / "cache_time_limit" / "shards").glob("*.jsonl"), key=lambda f: f.stat().st_mtime)
+    assert len(shards) == len(attempts), shards
+    assert all(not f.with_suffix(".idx").exists() for f in shards[:-1]) and shards[-1].with_suffix(".idx").exists()
+    before_kill = [_shard_records(f) for f in shards[:-1]]
+    computed_last = _shard_records(shards[-1])
+    assert all(n > 0 for n in before_kill), before_kill  # each killed attempt got somewhere
+    # the last attempt: cache hits = the replies finished before the kill(s), the rest computed
+    cell = work / TIME_LIMIT_CELL
+    manifest = json.loads((cell / "manifest.json").read_text())
+    assert manifest["n_calls"] == TIME_LIMIT_LISTS
+    assert manifest["cache_hits"] == sum(before_kill), (manifest["cache_hits"], before_kill)
+    assert manifest["engine_calls"] == computed_last == TIME_LIMIT_LISTS - sum(before_kill)
+    assert set(manifest["cache_problems"]) <= {"torn_or_garbage_line"}, manifest["cache_problems"]  # a kill mid-write only
+    samples = pd.read_parquet(cell / "samples.parquet")
+    assert len(samples) == TIME_LIMIT_LISTS and int(samples["cached"].sum()) == sum(before_kill)
+    # complete: one judgment per list sampled, in the instances' order
+    instances = [json.loads(line)["instance_id"]
+                 for line in (work / "results" / "domainauth" / "instances" / "coarse.jsonl").read_text().splitlines()]
+    judged = [json.loads(line)["request_id"] for line in (cell / "judgments.jsonl").read_text().splitlines()]
+    assert judged == instances and len(judged) == TIME_LIMIT_LISTS
 
 
 # --- one loaded model for many cells: vllm.serve on Slurm ----------------------------
