@@ -4,10 +4,14 @@ The fixture runs .ci/slurm-up (installs slurmctld/slurmd/munge from Debian's
 packages if missing and starts them; a fake `Gres=gpu:1`), runs a tiny demo
 config in which the model asks for one GPU, asks Slurm itself what each job
 requested (`scontrol show job`: MinJobAge=86400 keeps finished jobs), and
-stops Slurm again with .ci/slurm-down (also when it was up before). Needs
-root and apt: skipped elsewhere, but never on CI (CI=true), where a skip would
-hide a broken cluster setup. 3-4 minutes on 2 cores, plus under a minute to
-install the packages on a clean machine.
+stops Slurm again with .ci/slurm-down (also when it was up before). Before
+it stops, a second run on the same cluster judges one larger cell whose model
+asks for `runtime: 1`: Slurm kills it at its time limit (TIMEOUT), Snakemake
+retries it (`retries:`, runtime x attempt) and the retry resumes from the
+response cache (test_slurm_time_limit_...). Needs root and apt: skipped
+elsewhere, but never on CI (CI=true), where a skip would hide a broken cluster
+setup. 3-4 minutes on 2 cores for the demo run, about 4 more for the time
+limit, plus under a minute to install the packages on a clean machine.
 """
 
 import csv
@@ -27,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol")
 JUDGES = ("point", "list_score")
-# rule name -> Slurm jobs of the tiny config (one job per rule instance)
+# rule name -> Slurm jobs of the tiny config (one job per rule instance; the time-limited
+# cell's are its own run's: time_limited)
 EXPECTED_JOBS = {
     "models_assemble": 1,
     "domainauth_build": 1,
@@ -130,9 +135,9 @@ def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "
     # that the folder slurm/ is found. `--directory` puts results, logs and
     # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
     # found next to the Snakefile as in a plain run.
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--cores", "8",
+    cmd = [sys.executable, "-m", "snakemake", *targets, "--profile", "slurm", "--cores", "8",
            "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-           "--configfile", str(work / configfile), *targets]
+           "--configfile", str(work / configfile)]
     try:
         proc = _run(cmd, timeout, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired as exc:
@@ -142,6 +147,13 @@ def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "
         _cancel_after(before)
     assert proc.returncode == 0, proc.stderr[-6000:]
     return proc, {i: j for i, j in _jobs().items() if i > before}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("slurm")
+    for proc, jobs in _slurm_run(work, _tiny_config(work), 1200):
+        yield work, proc, jobs
 
 
 def _cancel_after(before: int) -> None:
@@ -228,7 +240,7 @@ def test_each_cell_loaded_the_model_in_its_own_job(run):
 # (MODEL_RESOURCES: runtime x attempt; MODEL_RETRIES allows a third, 3 minutes).
 TIME_LIMIT_LISTS = 160
 TIME_LIMIT_CELL = Path("results", "domainauth", "cells", MODEL, "list_score", "wo_text", "coarse")
-RETRY_LINE = re.compile(r"TIMEOUT|Trying to restart job|^\[.*\]$|^Error in rule|attempt|Finished job", re.I)
+RETRY_LINE = re.compile(r"TIMEOUT|Trying to restart job|^\[.*\]$|^Error in rule|attempt|Finished job", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
