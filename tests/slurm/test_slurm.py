@@ -10,7 +10,7 @@ asks for `runtime: 1`: Slurm kills it at its time limit (TIMEOUT), Snakemake
 retries it (`retries:`, runtime x attempt) and the retry resumes from the
 response cache (test_slurm_time_limit_...). Needs root and apt: skipped
 elsewhere, but never on CI (CI=true), where a skip would hide a broken cluster
-setup. 3-4 minutes on 2 cores for the demo run, about 4 more for the time
+setup. 3-4 minutes on 2 cores for the demo run, about 4 more (258 s measured) for the time
 limit, plus under a minute to install the packages on a clean machine.
 """
 
