@@ -4,10 +4,14 @@ The fixture runs .ci/slurm-up (installs slurmctld/slurmd/munge from Debian's
 packages if missing and starts them; a fake `Gres=gpu:1`), runs a tiny demo
 config in which the model asks for one GPU, asks Slurm itself what each job
 requested (`scontrol show job`: MinJobAge=86400 keeps finished jobs), and
-stops Slurm again with .ci/slurm-down (also when it was up before). Needs
-root and apt: skipped elsewhere, but never on CI (CI=true), where a skip would
-hide a broken cluster setup. 3-4 minutes on 2 cores, plus under a minute to
-install the packages on a clean machine.
+stops Slurm again with .ci/slurm-down (also when it was up before). Before
+it stops, a second run on the same cluster judges one larger cell whose model
+asks for `runtime: 1`: Slurm kills it at its time limit (TIMEOUT), Snakemake
+retries it (`retries:`, runtime x attempt) and the retry resumes from the
+response cache (test_slurm_time_limit_...). Needs root and apt: skipped
+elsewhere, but never on CI (CI=true), where a skip would hide a broken cluster
+setup. 3-4 minutes on 2 cores for the demo run, about 4 more (258 s measured) for the time
+limit, plus under a minute to install the packages on a clean machine.
 """
 
 import csv
@@ -19,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -26,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol")
 JUDGES = ("point", "list_score")
-# rule name -> Slurm jobs of the tiny config (one job per rule instance)
+# rule name -> Slurm jobs of the tiny config (one job per rule instance; the time-limited
+# cell's are its own run's: time_limited)
 EXPECTED_JOBS = {
     "models_assemble": 1,
     "domainauth_build": 1,
@@ -109,30 +115,36 @@ def _slurm_run(work: Path, cfg: dict, timeout: int):
     up = _run([str(ROOT / ".ci" / "slurm-up")], 900)
     assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-4000:]
     try:
-        (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-        before = max(_jobs(), default=0)
-        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-        # cwd = the repository root and `--profile slurm` exactly as a user types
-        # it: Snakemake resolves a profile name against the current directory
-        # first (then ~/.config/snakemake, /etc/xdg/snakemake), so this checks
-        # that the folder slurm/ is found. `--directory` puts results, logs and
-        # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
-        # found next to the Snakefile as in a plain run.
-        cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--cores", "8",
-               "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-               "--configfile", str(work / "config.yaml")]
-        try:
-            proc = _run(cmd, timeout, cwd=ROOT, env=env)
-        except subprocess.TimeoutExpired as exc:
-            _cancel_after(before)
-            pytest.fail(f"snakemake on Slurm did not finish in {timeout} s: {str(exc.stderr)[-4000:]}")
-        if proc.returncode != 0:
-            _cancel_after(before)
-        assert proc.returncode == 0, proc.stderr[-6000:]
-        yield proc, {i: j for i, j in _jobs().items() if i > before}
+        yield _snakemake_on_slurm(work, cfg, timeout)
     finally:
         down = _run([str(ROOT / ".ci" / "slurm-down")], 300)
         assert down.returncode == 0, down.stderr
+
+
+def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "config.yaml", targets=()):
+    """The workflow with ``cfg`` (written to ``work/configfile``) on the running
+    Slurm, for ``targets`` (default: all): (proc, the Slurm jobs it made)."""
+    (work / configfile).write_text(yaml.safe_dump(cfg))
+    before = max(_jobs(), default=0)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    # cwd = the repository root and `--profile slurm` exactly as a user types
+    # it: Snakemake resolves a profile name against the current directory
+    # first (then ~/.config/snakemake, /etc/xdg/snakemake), so this checks
+    # that the folder slurm/ is found. `--directory` puts results, logs and
+    # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
+    # found next to the Snakefile as in a plain run.
+    cmd = [sys.executable, "-m", "snakemake", *targets, "--profile", "slurm", "--cores", "8",
+           "-s", str(ROOT / "Snakefile"), "--directory", str(work),
+           "--configfile", str(work / configfile)]
+    try:
+        proc = _run(cmd, timeout, cwd=ROOT, env=env)
+    except subprocess.TimeoutExpired as exc:
+        _cancel_after(before)
+        pytest.fail(f"snakemake on Slurm did not finish in {timeout} s: {str(exc.stderr)[-4000:]}")
+    if proc.returncode != 0:
+        _cancel_after(before)
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    return proc, {i: j for i, j in _jobs().items() if i > before}
 
 
 @pytest.fixture(scope="module")
@@ -215,6 +227,88 @@ def test_each_cell_loaded_the_model_in_its_own_job(run):
     for cell in cells:
         record = cell / "manifest.json"
         assert json.loads(record.read_text())["model_load_seconds"] > 0, record
+
+
+# --- a Slurm time limit hit mid-cell: the retry resumes from the cache --------------
+
+# One DomainAuth ListScore cell on coarse lists (judged by no cell of the main run) whose
+# model asks for `runtime: 1` (minutes). Slurm kills it between 60 and ~90 s (slurmctld
+# checks limits periodically); attempt 2 may run 2 minutes, a third 3 (MODEL_RESOURCES:
+# runtime x attempt; MODEL_RETRIES). A list's time varies ~20x with the machine's load
+# (1 s on 2 idle cores, 19 s beside other work), so the cell's size is measured, not
+# fixed: enough lists for ~TIME_LIMIT_SECONDS at the speed of the main run's fine
+# ListScore cell (a coarse list is shorter: the cell takes somewhat less).
+TIME_LIMIT_SECONDS = 150
+TIME_LIMIT_CELL = Path("results", "domainauth", "cells", MODEL, "list_score", "wo_text", "coarse")
+RETRY_LINE = re.compile(r"TIMEOUT|Trying to restart job|^    resources:|^\[.*\]$|^Error in rule|submitted with SLURM")
+
+
+@pytest.fixture(scope="module")
+def time_limited(run):
+    """The time-limited cell, after the main run on the same Slurm (one start-up,
+    and the model the main run assembled); its own response cache, so every
+    record in it is this cell's. Its run resamples the coarse lists (one
+    domainauth_sample job) to the measured count."""
+    work, _, _ = run
+    fine = json.loads((work / TIME_LIMIT_CELL.parent / "fine" / "manifest.json").read_text())
+    per_list = fine["engine_seconds"] / fine["n_calls"]
+    lists = max(20, min(600, round(TIME_LIMIT_SECONDS / per_list)))
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["domainauth"]["sampling"]["coarse_lists"] = lists
+    cfg["cache"] = str(work / "cache_time_limit")
+    cfg["models"][MODEL]["runtime"] = 1
+    proc, jobs = _snakemake_on_slurm(work, cfg, 1200, configfile="time_limit.yaml",
+                                     targets=[str(TIME_LIMIT_CELL / "judgments.jsonl")])
+    # the Slurm retry, as Snakemake logged it (the issue's closing note asks for these lines)
+    lines = [line for line in proc.stderr.splitlines() if RETRY_LINE.search(line)]
+    print("\n".join([f"{lists} lists at {per_list:.2f} s; snakemake's retry log lines:", *lines]))
+    return work, proc, jobs, lists
+
+
+def _shard_records(shard: Path) -> int:
+    """Complete reply records of a cache shard (its header and a torn last line not counted)."""
+    n = 0
+    for line in shard.read_bytes().splitlines()[1:]:
+        try:
+            n += "k" in json.loads(line)
+        except json.JSONDecodeError:
+            pass
+    return n
+
+
+def test_slurm_time_limit_kills_the_cell_and_the_retry_resumes_from_the_cache(time_limited):
+    work, proc, jobs, lists = time_limited
+    attempts = sorted((i, j) for i, j in jobs.items() if _rule_of(j) == "authority_judge")
+    assert sorted(_rule_of(j) for j in jobs.values()) == ["authority_judge"] * len(attempts) + ["domainauth_sample"]
+    # Slurm killed attempt 1 at its limit (TIMEOUT, not a failure of the job itself);
+    # each attempt asked for runtime x attempt minutes; the last one completed
+    states = [j["JobState"] for _, j in attempts]
+    assert 2 <= len(attempts) <= 3 and states == ["TIMEOUT"] * (len(attempts) - 1) + ["COMPLETED"], states
+    assert [j["TimeLimit"] for _, j in attempts] == [f"00:0{a}:00" for a in range(1, len(attempts) + 1)]
+    assert [j["MinMemoryNode"] for _, j in attempts] == [f"{4000 * a}M" for a in range(1, len(attempts) + 1)]
+    assert "SLURM status is: 'TIMEOUT'" in proc.stderr and "Trying to restart job" in proc.stderr
+    # one cache shard per attempt (writer = the cell): the killed ones have no index
+    shards = sorted((work / "cache_time_limit" / "shards").glob("*.jsonl"), key=lambda f: f.stat().st_mtime)
+    assert len(shards) == len(attempts), shards
+    assert all(not f.with_suffix(".idx").exists() for f in shards[:-1]) and shards[-1].with_suffix(".idx").exists()
+    before_kill = [_shard_records(f) for f in shards[:-1]]
+    computed_last = _shard_records(shards[-1])
+    assert all(n > 0 for n in before_kill), before_kill  # each killed attempt got somewhere
+    # the last attempt: cache hits = the replies finished before the kill(s), the rest computed
+    cell = work / TIME_LIMIT_CELL
+    manifest = json.loads((cell / "manifest.json").read_text())
+    assert manifest["n_calls"] == lists
+    assert manifest["cache_hits"] == sum(before_kill), (manifest["cache_hits"], before_kill)
+    assert manifest["engine_calls"] == computed_last == lists - sum(before_kill)
+    # a kill mid-write may leave a torn last line (skipped, counted); nothing else
+    assert set(manifest["cache_problems"]) <= {"torn_or_garbage_line"}, manifest["cache_problems"]
+    samples = pd.read_parquet(cell / "samples.parquet")
+    assert len(samples) == lists and int(samples["cached"].sum()) == sum(before_kill)
+    # complete: one judgment per list sampled, in the instances' order
+    instances = [json.loads(line)["instance_id"]
+                 for line in (work / "results" / "domainauth" / "instances" / "coarse.jsonl").read_text().splitlines()]
+    judged = [json.loads(line)["request_id"] for line in (cell / "judgments.jsonl").read_text().splitlines()]
+    assert judged == instances and len(judged) == lists
 
 
 # --- one loaded model for many cells: vllm.serve on Slurm ----------------------------
