@@ -99,22 +99,26 @@ def cell_files(work: Path) -> dict[str, bytes]:
     return {str(p.relative_to(res)): p.read_bytes() for name in COMPARED for p in sorted(res.rglob(name))}
 
 
-def measure(base: Path, engine: str, lists: int, cores: int, repeats: int) -> dict:
+def measure(base: Path, engine: str, lists: int, cores: int, repeats: int, pair: str = "ab") -> dict:
     """The separate runs (each its own cache), then ``repeats`` times the two
-    runs on one fresh shared cache. Returns what the table shows; raises
-    AssertionError naming the first check that fails."""
-    alone = {n: (base / f"alone_{n}", config(n, engine, base / f"alone_{n}" / "cache", lists)) for n in CONFIGS}
+    runs on one fresh shared cache; run ``a`` has config ``pair[0]``, run
+    ``b`` config ``pair[1]`` (``aa``: one config twice, every prompt shared).
+    Returns what the table shows; raises AssertionError naming the first
+    check that fails."""
+    configs = dict(zip("ab", pair))
+    alone = {n: (base / f"alone_{n}", config(c, engine, base / f"alone_{n}" / "cache", lists))
+             for n, c in configs.items()}
     t0 = time.perf_counter()
     codes = together(alone, cores)
     alone_s = time.perf_counter() - t0
     for n, code in codes.items():
         assert code == 0, f"separate run {n} failed ({alone[n][0] / 'snakemake.log'})"
-    need = {n: set(audit(alone[n][1]["cache"])["keys"]) for n in CONFIGS}
+    need = {n: set(audit(alone[n][1]["cache"])["keys"]) for n in configs}
     out = {"alone_s": alone_s, "need": {n: len(k) for n, k in need.items()},
            "shared_prompts": len(need["a"] & need["b"]), "union": len(need["a"] | need["b"]), "repeats": []}
     for r in range(repeats):
         cache = base / f"shared{r}" / "cache"
-        runs = {n: (base / f"shared{r}" / n, config(n, engine, cache, lists)) for n in CONFIGS}
+        runs = {n: (base / f"shared{r}" / n, config(c, engine, cache, lists)) for n, c in configs.items()}
         t0 = time.perf_counter()
         codes = together(runs, cores)
         seconds = time.perf_counter() - t0
@@ -122,18 +126,19 @@ def measure(base: Path, engine: str, lists: int, cores: int, repeats: int) -> di
             assert code == 0, f"shared run {n} (repeat {r}) failed ({runs[n][0] / 'snakemake.log'})"
         found = audit(cache)
         keys = found["keys"]
-        ms = {n: manifests(runs[n][0]) for n in CONFIGS}
-        computed = {n: sum(m["engine_calls"] for m in ms[n]) for n in CONFIGS}
-        hits = {n: sum(m["cache_hits"] for m in ms[n]) for n in CONFIGS}
-        seen = {n: sum(sum(m["cache_problems"].values()) for m in ms[n]) for n in CONFIGS}
+        ms = {n: manifests(runs[n][0]) for n in configs}
+        computed = {n: sum(m["engine_calls"] for m in ms[n]) for n in configs}
+        hits = {n: sum(m["cache_hits"] for m in ms[n]) for n in configs}
+        seen = {n: sum(sum(m["cache_problems"].values()) for m in ms[n]) for n in configs}
         race = computed["a"] + computed["b"] - len(keys)
-        differ = [f"{n}: {path}" for n in CONFIGS
-                  for path, data in cell_files(runs[n][0]).items() if cell_files(alone[n][0]).get(path) != data]
-        compared = sum(len(cell_files(runs[n][0])) for n in CONFIGS)
+        files = {n: (cell_files(alone[n][0]), cell_files(runs[n][0])) for n in configs}
+        differ = [f"{runs[n][0]}/results/{path}" for n, (sep, shared) in files.items()
+                  for path in sorted(set(sep) | set(shared)) if sep.get(path) != shared.get(path)]
+        compared = sum(len(shared) for _, shared in files.values())
         assert not found["damaged"], f"damaged records in the shared cache: {dict(found['damaged'])}"
         assert found["unindexed"] == 0, f"{found['unindexed']} shards without an index after both runs ended"
         assert not any(seen.values()), f"jobs reported cache problems: {seen}"
-        assert compared == sum(len(cell_files(alone[n][0])) for n in CONFIGS) and not differ, differ[:5]
+        assert not differ, f"{len(differ)} files differ from the separate runs', e.g. {differ[:3]}"
         assert set(keys) == need["a"] | need["b"], "the shared cache holds other prompts than the separate runs"
         assert sum(keys.values()) == computed["a"] + computed["b"], "a computed reply is missing or stored twice"
         assert race >= 0 and (cores > 1 or race <= out["shared_prompts"]), race
@@ -150,11 +155,19 @@ def main() -> None:
     ap.add_argument("--lists", type=int, default=2, help="fine lists (and easy, hard pairs) of each config")
     ap.add_argument("--cores", type=int, default=1, help="Snakemake --cores of each run")
     ap.add_argument("--repeats", type=int, default=1, help="shared runs, each on a fresh cache")
+    ap.add_argument("--pair", choices=["ab", "aa"], default="ab",
+                    help="ab: the two configs; aa: config a twice (every prompt in both runs: the widest race window)")
     ap.add_argument("--workdir", default=None, help="where the runs go (default: a new temporary folder)")
     args = ap.parse_args()
     base = Path(args.workdir or tempfile.mkdtemp(prefix="shared-cache-"))
-    got = measure(base, args.engine, args.lists, args.cores, args.repeats)
-    print(f"\nengine {args.engine}, {args.lists} fine lists, --cores {args.cores} per run, runs in {base}")
+    if base.is_dir() and any(base.iterdir()):
+        sys.exit(f"shared_cache: --workdir {base} is not empty; give a new or empty folder")
+    try:
+        got = measure(base, args.engine, args.lists, args.cores, args.repeats, args.pair)
+    except AssertionError as err:
+        sys.exit(f"shared_cache: check failed: {err}")
+    print(f"\nconfigs {args.pair[0]} and {args.pair[1]}, engine {args.engine}, {args.lists} fine lists, "
+          f"--cores {args.cores} per run, runs in {base}")
     print(f"prompts: a {got['need']['a']}, b {got['need']['b']}, both {got['shared_prompts']}, "
           f"distinct {got['union']}; separate runs (two at once) {got['alone_s']:.0f} s\n")
     print("| repeat | wall s | computed a | computed b | cache hits a | cache hits b | distinct | "

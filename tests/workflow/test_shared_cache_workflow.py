@@ -12,7 +12,7 @@ import sys
 from wfrun import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from shared_cache import measure  # noqa: E402
+from shared_cache import measure
 
 
 def test_two_runs_share_one_cache(tmp_path):
