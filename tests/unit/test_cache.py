@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from authbench.config import GenerateConfig
-from authbench.llm.cache import ResponseCache, model_identity, request_key
+from authbench.llm.cache import ResponseCache, audit, model_identity, request_key
 from authbench.llm.engines.base import Engine, Response
 from authbench.llm.runner import run_cell
 
@@ -117,6 +117,40 @@ def test_a_damaged_shard_never_serves_a_wrong_reply(tmp_path, damage, reason, lo
     assert {int(k, 16) for k in got} == set(range(20)) - lost
     assert all(rec["text"] == f"reply {int(k, 16)}" for k, rec in got.items())
     assert reader.problems[reason] >= 1
+
+
+def test_a_shard_its_writer_has_only_created_is_not_damage(tmp_path):
+    """A writer opens its shard, then writes header and first batch: a reader
+    in between sees an empty file (or, killed there, one stays forever). It
+    holds no record: skipped, not counted as a shard of another format."""
+    writer = ResponseCache(tmp_path, writer="done")
+    writer.put(f"{1:064x}", {"text": "one"})
+    writer.close()
+    (tmp_path / "shards" / "opened.jsonl").write_bytes(b"")
+    (tmp_path / "shards" / "half.jsonl").write_bytes(b'{"authbench_cache":2,"key_')
+    reader = ResponseCache(tmp_path)
+    assert reader.get_many([f"{1:064x}"])[f"{1:064x}"]["text"] == "one" and not reader.problems
+    found = audit(tmp_path)
+    assert (found["shards"], found["unindexed"], found["damaged"]) == (3, 2, {})
+
+
+def test_audit_reads_every_shard_counts_copies_and_damage(tmp_path):
+    for name, keys in (("a", range(6)), ("b", range(4, 10))):  # keys 4 and 5 computed by both
+        writer = ResponseCache(tmp_path, writer=name, batch=4)
+        for i in keys:
+            writer.put(f"{i:064x}", {"text": f"reply {i}"})
+        writer.close()
+    (shard,) = (tmp_path / "shards").glob("b.*.jsonl")
+    lines = shard.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b"reply 5", b"reply X")  # the second record of b: key 5
+    shard.write_bytes(b"".join(lines) + b'{"k":"00')  # and a torn tail
+    found = audit(tmp_path)
+    assert found["keys"] == {f"{i:064x}": 2 if i == 4 else 1 for i in range(10)}
+    assert found["damaged"] == {"record_does_not_match_its_key": 1, "torn_or_garbage_line": 1}
+    assert (found["shards"], found["unindexed"]) == (2, 0)
+    other = tmp_path / "shards" / "old.jsonl"
+    other.write_bytes(b'{"authbench_cache":1}\n')
+    assert audit(tmp_path)["damaged"]["shard_of_another_format"] == 1
 
 
 def _fill_until_the_file_size_limit(root):

@@ -23,8 +23,10 @@ the few shards without one (a running or killed writer); a torn last line
 (a kill mid-write), a garbage line, a record whose checksum does not match its
 key and body, and a shard of another format or key recipe are skipped and
 counted (:attr:`ResponseCache.problems`, in the cell's manifest): the prompt
-is computed again, a wrong reply is never served. Two jobs computing the same
-prompt both store it; either copy is right. Replies cached by earlier releases
+is computed again, a wrong reply is never served. A shard its writer has
+created but not yet written to (empty, or the header unfinished) holds no
+record: skipped, not counted. Two jobs computing the same prompt both store
+it; either copy is right (:func:`audit` reads every shard and counts them). Replies cached by earlier releases
 (one JSON file per reply, ``<root>/<key[:2]>/<key>.json``) are still read.
 
 Score distributions (``expected_scores``, :mod:`authbench.llm.expected`) are
@@ -227,15 +229,10 @@ class ResponseCache:
 
     def _header_ok(self, shard: Path) -> bool:
         with open(shard, "rb") as fh:
-            first = fh.readline()
-        try:
-            head = json.loads(first)
-            ok = head.get("authbench_cache") == SHARD_FORMAT and head.get("key_version") == KEY_VERSION
-        except (ValueError, AttributeError):
-            ok = False
-        if not ok:
-            self.problems["shard_of_another_format"] += 1
-        return ok
+            problem = _header_problem(fh.readline())
+        if problem == "shard_of_another_format":
+            self.problems[problem] += 1
+        return problem == ""
 
     def _scan(self, shard: Path) -> None:
         with open(shard, "rb") as fh:
@@ -253,31 +250,11 @@ class ResponseCache:
         if fh is None:
             fh = handles[shard] = open(shard, "rb")
         fh.seek(offset)
-        line = fh.readline()
-        if not line.endswith(b"\n"):
-            self.problems["torn_or_garbage_line"] += 1
+        got = _record(fh.readline(), key)
+        if isinstance(got, str):
+            self.problems[got] += 1
             return None
-        # the line is {"k":"<key>","c":"<checksum>","r":<body>}: the checksum is
-        # verified over the body's bytes as written, then the body is parsed
-        head, body = line[:_HEAD], line[_HEAD:-2]
-        if not (head.startswith(b'{"k":"') and head.endswith(b'","r":') and line.endswith(b"}\n")):
-            self.problems["torn_or_garbage_line"] += 1
-            return None
-        if head[6:70] != key.encode("ascii"):
-            return None  # another key with the same 64-bit prefix
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            text = None
-        if text is None or head[77:93].decode("ascii", "replace") != _check(key, text):
-            self.problems["record_does_not_match_its_key"] += 1
-            return None
-        try:
-            record = json.loads(text)
-        except ValueError:
-            self.problems["torn_or_garbage_line"] += 1
-            return None
-        return {**record, "key": key}
+        return None if got is None else {**got[1], "key": key}  # None: another key with the same 64-bit prefix
 
     def get_many(self, keys: Iterable[str], accept: Callable[[str, dict], bool] | None = None) -> dict[str, dict]:
         """The stored records of ``keys`` (each looked up once), by key.
@@ -352,6 +329,72 @@ class ResponseCache:
 
 
 _HEAD = len('{"k":"') + 64 + len('","c":"') + 16 + len('","r":')  # bytes before a record's body
+
+
+def _header_problem(first: bytes) -> str:
+    """Why a shard's first line is not this release's header: ``""`` (it is),
+    ``"being_written"`` (empty or unfinished: its writer has created the file
+    and not yet written its first batch, or was killed before; it holds no
+    record, so nothing is lost: skipped, not counted) or
+    ``"shard_of_another_format"``."""
+    if not first.endswith(b"\n"):
+        return "being_written"
+    try:
+        head = json.loads(first)
+        ok = head.get("authbench_cache") == SHARD_FORMAT and head.get("key_version") == KEY_VERSION
+    except (ValueError, AttributeError):
+        ok = False
+    return "" if ok else "shard_of_another_format"
+
+
+def _record(line: bytes, key: str | None = None) -> tuple[str, dict] | str | None:
+    """A shard line ``{"k":"<key>","c":"<checksum>","r":<body>}`` -> ``(key,
+    record)``; ``None`` if it holds another key than ``key`` (given); else why
+    it cannot be trusted (``torn_or_garbage_line``,
+    ``record_does_not_match_its_key``). The checksum is verified over the
+    body's bytes as written, then the body is parsed."""
+    head, body = line[:_HEAD], line[_HEAD:-2]
+    if not (head.startswith(b'{"k":"') and head.endswith(b'","r":') and line.endswith(b"}\n")):
+        return "torn_or_garbage_line"
+    got = head[6:70].decode("ascii", "replace")
+    if key is not None and got != key:
+        return None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or head[77:93].decode("ascii", "replace") != _check(got, text):
+        return "record_does_not_match_its_key"
+    try:
+        return got, json.loads(text)
+    except ValueError:
+        return "torn_or_garbage_line"
+
+
+def audit(root: str | Path) -> dict:
+    """Read every line of every shard under ``root`` (no index used): the
+    number of ``shards`` and of those without an index (``unindexed``: a
+    writer running or killed), every trusted record's key with its number of
+    copies (``keys``, a Counter: a key stored twice was computed by two
+    jobs), and the lines and shards that cannot be trusted by reason
+    (``damaged``, a Counter; a shard still ``being_written`` is not damage)."""
+    keys: Counter = Counter()
+    damaged: Counter = Counter()
+    shards = sorted((Path(root) / "shards").glob("*.jsonl"))
+    for shard in shards:
+        with open(shard, "rb") as fh:
+            problem = _header_problem(fh.readline())
+            if problem:
+                damaged[problem] += problem == "shard_of_another_format"
+                continue
+            for line in fh:
+                got = _record(line)
+                if isinstance(got, tuple):
+                    keys[got[0]] += 1
+                else:
+                    damaged[got] += 1
+    return {"shards": len(shards), "unindexed": sum(not s.with_suffix(".idx").is_file() for s in shards),
+            "keys": keys, "damaged": +damaged}
 
 
 def _check(key: str, body: str) -> str:
