@@ -135,8 +135,13 @@ def model_config(wildcards):
     return MODELS[split_model(wildcards.model)[0]]
 
 
+# a model's keys that only schedule its jobs (MODEL_RESOURCES, threads) or name it in tables: not in a
+# cell's params, so raising a time limit or memory does not rerun the model's cells
+SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus")
+
+
 def _model_params(wildcards):
-    return {k: v for k, v in model_config(wildcards).items() if k not in ("threads", "paper_name")}
+    return {k: v for k, v in model_config(wildcards).items() if k not in SCHEDULING_KEYS}
 
 
 def get_model_file(wildcards):

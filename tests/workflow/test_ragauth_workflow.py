@@ -115,6 +115,11 @@ def test_truncation_is_counted_in_the_manifest(run):
 def test_rerun_is_free_and_cache_shared(run):
     proc = snakemake(run, "-n", "--cores", "2")
     assert proc.returncode == 0 and "Nothing to be done" in proc.stdout + proc.stderr
+    # a longer time limit or more memory (what a job killed by its scheduler asks for) reruns nothing
+    overlay = run / "more_time.yaml"
+    overlay.write_text(yaml.safe_dump({"models": {MODEL: {"runtime": 600, "mem_mb": 16000, "gpus": 1}}}))
+    proc = snakemake(run, "-n", "--cores", "2", overlays=[overlay])
+    assert proc.returncode == 0 and "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
     # the same kept documents give the same answer prompt: tld_prior and the
     # oracle select identical sets for some questions, answered once
     calls = sum(json.loads(m.read_text())["engine_calls"]
