@@ -103,7 +103,7 @@ def _same(a: Path, b: Path) -> bool:
 
         try:
             x, y = (pd.read_parquet(p).drop(columns=["cached"], errors="ignore") for p in (a, b))
-        except Exception:  # a half-written parquet file: it differs
+        except (OSError, ValueError):  # a half-written parquet file (ArrowInvalid is a ValueError): it differs
             return False
         return x.equals(y)
     return False
@@ -233,16 +233,14 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
                 start(work, log, "--unlock").wait()
             out.restarts_unlocked += 1
         with open(work / f"snakemake.{segment}.log", "w") as log:
-            driver = start(work, log, *extra)
+            driver, killed = start(work, log, *extra), False
             if out.kills < kills:
                 delay = rng.uniform(0.5, max_delay)
                 target = rng.choice(["driver", "job"])
                 sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
                 try:
-                    rc = driver.wait(timeout=delay)
+                    driver.wait(timeout=delay)
                 except subprocess.TimeoutExpired:
-                    rc = None
-                if rc is None:
                     if target == "job":  # a job's moment: wait (a little) for one to run
                         for _ in range(50):
                             if running_jobs(driver) or driver.poll() is not None:
@@ -250,13 +248,10 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
                             time.sleep(0.1)
                     if driver.poll() is None:
                         hit = deliver(driver, target, sig, rng)
-                        kind = "driver" if hit == "driver" else "job"
+                        killed = True
                         out.kills += 1
-                        out.faults[kind, signal.Signals(sig).name] += 1
+                        out.faults["driver" if hit == "driver" else "job", signal.Signals(sig).name] += 1
                         out.log.append(f"kill {out.kills}: {signal.Signals(sig).name} {hit} after {delay:.1f}s")
-                    rc = None
-                elif rc == 0:
-                    out.finished_before_kill += 1
             try:
                 code = driver.wait(timeout=1800)
             except subprocess.TimeoutExpired:
@@ -267,12 +262,11 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
             out.repeated.append((after[0] - before[0]) - (after[1] - before[1]))
         before = after
         segment += 1
-        if code == 0 and out.kills >= kills:
-            break
         if code == 0:
-            if out.kills < kills:  # finished before the kill: nothing pending any more
-                break
-        elif rc is not None:  # failed with no kill behind it
+            if not killed and out.kills < kills:  # finished before its kill: nothing pending any more
+                out.finished_before_kill += 1
+            break
+        if not killed:
             out.unexpected_failures += 1
             out.log.append(f"segment {segment - 1}: failed with no kill (rc {code}), see snakemake.{segment - 1}.log")
             if out.unexpected_failures > 3:
