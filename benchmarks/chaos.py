@@ -171,10 +171,10 @@ def running_jobs(driver: subprocess.Popen) -> list[psutil.Process]:
         return []
 
 
-def deliver(driver: subprocess.Popen, target: str, sig: int, rng: random.Random) -> str:
+def deliver(driver: subprocess.Popen, target: str, sig: int, rng: random.Random) -> str | None:
     """Send ``sig`` to the driver's process group, or to one running job's
     process tree (its shell and every descendant, as Slurm signals a job's
-    processes); returns what was hit."""
+    processes); returns what was hit (None: the job ended meanwhile)."""
     if target == "job":
         jobs = running_jobs(driver)
         if jobs:
@@ -183,13 +183,15 @@ def deliver(driver: subprocess.Popen, target: str, sig: int, rng: random.Random)
                 tree = [job, *job.children(recursive=True)]
                 what = " ".join(job.cmdline())[-80:]
             except psutil.NoSuchProcess:
-                tree, what = [], "gone"
+                return None  # ended meanwhile: nothing hit
+            hit = 0
             for p in tree:
                 try:
                     p.send_signal(sig)
+                    hit += 1
                 except psutil.NoSuchProcess:
                     pass
-            return f"job {what}"
+            return f"job {what}" if hit else None
     os.killpg(driver.pid, sig)
     return "driver"
 
@@ -234,24 +236,26 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
             out.restarts_unlocked += 1
         with open(work / f"snakemake.{segment}.log", "w") as log:
             driver, killed = start(work, log, *extra), False
-            if out.kills < kills:
+            while out.kills < kills and not killed:  # a moment with work pending (a job gone: another moment)
                 delay = rng.uniform(0.5, max_delay)
                 target = rng.choice(["driver", "job"])
                 sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
                 try:
                     driver.wait(timeout=delay)
+                    break  # finished (or failed) before its kill
                 except subprocess.TimeoutExpired:
-                    if target == "job":  # a job's moment: wait (a little) for one to run
-                        for _ in range(50):
-                            if running_jobs(driver) or driver.poll() is not None:
-                                break
-                            time.sleep(0.1)
-                    if driver.poll() is None:
-                        hit = deliver(driver, target, sig, rng)
-                        killed = True
-                        out.kills += 1
-                        out.faults["driver" if hit == "driver" else "job", signal.Signals(sig).name] += 1
-                        out.log.append(f"kill {out.kills}: {signal.Signals(sig).name} {hit} after {delay:.1f}s")
+                    pass
+                if target == "job":  # a job's moment: wait (a little) for one to run
+                    for _ in range(50):
+                        if running_jobs(driver) or driver.poll() is not None:
+                            break
+                        time.sleep(0.1)
+                hit = deliver(driver, target, sig, rng) if driver.poll() is None else None
+                if hit:
+                    killed = True
+                    out.kills += 1
+                    out.faults["driver" if hit == "driver" else "job", signal.Signals(sig).name] += 1
+                    out.log.append(f"kill {out.kills}: {signal.Signals(sig).name} {hit} after {delay:.1f}s")
             try:
                 code = driver.wait(timeout=1800)
             except subprocess.TimeoutExpired:
