@@ -18,10 +18,13 @@ many engine replies were stored more than once.
 from __future__ import annotations
 
 import argparse
+import base64
+import gzip
 import io
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -75,11 +78,15 @@ def grid_config(engine: str, studies=("domainauth", "entityauth", "ragauth", "se
 # a random tag), the job logs and Snakemake's benchmark timings (wall times).
 SKIP_DIRS = ("cache", "logs", "timings")
 # Timing and this-run fields, dropped before comparing: in every JSON file
-# (manifests, provenance) any key named here or ending in "_seconds" /
-# "_seconds_this_run"; in samples.parquet the `cached` column (whether THIS run
-# served the reply from the cache).
+# (manifests, provenance, history's version.json: ``kept_ns``) any key named
+# here or ending in "_seconds"; in samples.parquet the `cached` column (whether
+# THIS run served the reply from the cache); in the viewers' .js data every
+# "cached": count or per-sample list.
 TIMING = {"cache_hits", "engine_calls", "cache_problems", "recomputed", "engine_seconds_this_run",
-          "model_load_seconds", "created", "timestamp", "started", "finished", "duration"}
+          "model_load_seconds", "created", "timestamp", "started", "finished", "duration", "kept_ns"}
+# the viewers' data (.js): each cell's count of replies served from the cache in its last run
+GZIP_B64 = re.compile(rb'"(H4sI[A-Za-z0-9+/=]+)"')
+VIEWER_CACHED = re.compile(rb'"cached":(?:\d+|true|false|null|\[[^]]*\])')
 
 
 def _strip(obj):
@@ -90,6 +97,14 @@ def _strip(obj):
     return obj
 
 
+def _viewer_data(path: Path) -> bytes:
+    """A viewer's .js data with its gzip+base64 payloads unpacked and every "cached": count dropped."""
+    def unpack(m):
+        return gzip.decompress(base64.b64decode(m.group(1)))
+
+    return VIEWER_CACHED.sub(b"", GZIP_B64.sub(unpack, path.read_bytes()))
+
+
 def _same(a: Path, b: Path) -> bool:
     if a.read_bytes() == b.read_bytes():
         return True
@@ -98,6 +113,8 @@ def _same(a: Path, b: Path) -> bool:
             return _strip(json.loads(a.read_text())) == _strip(json.loads(b.read_text()))
         except ValueError:
             return False
+    if a.suffix == ".js":
+        return _viewer_data(a) == _viewer_data(b)
     if a.suffix == ".parquet":
         import pandas as pd
 
@@ -164,9 +181,11 @@ def start(work: Path, log, *extra: str) -> subprocess.Popen:
 
 
 def running_jobs(driver: subprocess.Popen) -> list[psutil.Process]:
-    """The driver's job processes (its direct children: the local executor's shells)."""
+    """The driver's job processes: its direct children that are the local
+    executor's job shells (it also runs probes, e.g. ``scontrol``, which are no job)."""
     try:
-        return psutil.Process(driver.pid).children()
+        return [p for p in psutil.Process(driver.pid).children()
+                if p.name() in ("sh", "bash") and "authbench" in " ".join(p.cmdline())]
     except psutil.NoSuchProcess:
         return []
 
