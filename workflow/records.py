@@ -295,6 +295,8 @@ def write_jsonl(rows: Iterable[Mapping], path: str | Path, seal: bool = False) -
     if seal:
         write_text(seal_path(path), json.dumps({"bytes": Path(path).stat().st_size, "lines": lines,
                                                 "sha256": digest.hexdigest()}, sort_keys=True) + "\n")
+    else:  # a seal an earlier writer left would no longer describe the file
+        seal_path(path).unlink(missing_ok=True)
 
 
 def seal_path(path: str | Path) -> Path:

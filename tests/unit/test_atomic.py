@@ -95,6 +95,9 @@ def test_write_jsonl_bytes_and_seal(tmp_path):
     assert read_jsonl(path) == ROWS
     write_jsonl(ROWS, tmp_path / "plain.jsonl")
     assert not seal_path(tmp_path / "plain.jsonl").exists()
+    # the same file rewritten without a seal (fewer rows): the old seal goes, the file reads
+    write_jsonl(ROWS[:2], path)
+    assert not seal_path(path).exists() and read_jsonl(path) == ROWS[:2]
 
 
 @pytest.mark.parametrize("seal", [True, False])

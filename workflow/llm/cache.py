@@ -26,8 +26,9 @@ counted (:attr:`ResponseCache.problems`, in the cell's manifest): the prompt
 is computed again, a wrong reply is never served. A shard its writer has
 created but not yet written to (empty, or the header unfinished) holds no
 record: skipped, not counted. Two jobs computing the same prompt both store
-it; either copy is right (:func:`audit` reads every shard and counts them). Replies cached by earlier releases
-(one JSON file per reply, ``<root>/<key[:2]>/<key>.json``) are still read.
+it; either copy is right (:func:`audit` reads every shard and counts them).
+Replies cached by earlier releases (one JSON file per reply,
+``<root>/<key[:2]>/<key>.json``) are still read.
 
 Score distributions (``expected_scores``, :mod:`authbench.llm.expected`) are
 NOT part of the key: asking for them does not change the reply, so a
