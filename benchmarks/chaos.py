@@ -79,7 +79,8 @@ def grid_config(engine: str, studies=("domainauth", "entityauth", "ragauth", "se
 SKIP_DIRS = ("cache", "logs", "timings")
 # Timing and this-run fields, dropped before comparing: in every JSON file
 # (manifests, provenance, history's version.json: ``kept_ns``) any key named
-# here or ending in "_seconds"; in samples.parquet the `cached` column (whether
+# here or ending in "_seconds", and in CSV/TSV/Markdown tables the columns so
+# named (the cost table's cache_hits, engine_seconds); in samples.parquet the `cached` column (whether
 # THIS run served the reply from the cache); in the viewers' .js data every
 # "cached": count or per-sample list.
 TIMING = {"cache_hits", "engine_calls", "cache_problems", "recomputed", "engine_seconds_this_run",
@@ -105,9 +106,25 @@ def _viewer_data(path: Path) -> bytes:
     return VIEWER_CACHED.sub(b"", GZIP_B64.sub(unpack, path.read_bytes()))
 
 
+def _table_lines(path: Path) -> list[list[str]]:
+    """A CSV/TSV/Markdown table's lines as cells, the columns named in TIMING
+    or ending in "_seconds" (the cost table's cache_hits, engine_seconds:
+    this run's) dropped from the header's line on; other lines whole."""
+    sep = {".csv": ",", ".tsv": "\t", ".md": "|"}[path.suffix]
+    out, drop = [], set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.split(sep)]
+        named = {i for i, c in enumerate(cells) if c in TIMING or c.endswith("_seconds")}
+        drop = named or (drop if sep in line else set())
+        out.append([c for i, c in enumerate(cells) if i not in drop])
+    return out
+
+
 def _same(a: Path, b: Path) -> bool:
     if a.read_bytes() == b.read_bytes():
         return True
+    if a.suffix in (".csv", ".tsv", ".md"):
+        return _table_lines(a) == _table_lines(b)
     if a.suffix == ".json":
         try:
             return _strip(json.loads(a.read_text())) == _strip(json.loads(b.read_text()))
