@@ -38,6 +38,8 @@ import psutil
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from wfrun import tiny_selfpref  # noqa: E402
 RAG_FIXTURE = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
 
 
@@ -53,14 +55,7 @@ def grid_config(engine: str, studies=("domainauth", "entityauth", "ragauth", "se
     songs = cfg["entityauth"]["datasets"]["songs"]
     cfg["entityauth"].update(lists=1, coarse_lists=1, datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
     cfg["ragauth"].update(source=str(RAG_FIXTURE), k=[1, 3], doc_tokens=40)
-    sp = cfg["selfpref"]
-    for source in sp["datasets"]["nq"]["sources"]:
-        source["file"] = str(ROOT / source["file"])
-    sp["datasets"]["nq"]["knowledge"] = {a: str(ROOT / p) for a, p in sp["datasets"]["nq"]["knowledge"].items()}
-    sp.update(items=2, style_items=1)
-    sp["knowledge"]["tries"] = 2
-    sp["compare"]["generate"]["max_tokens"] = 12
-    sp["generate"].update(items=1, kinds=["rewrite", "false_answer"], generate={"max_tokens": 48})
+    tiny_selfpref(cfg)  # the workflow tests' tiny self-preference section (tests/wfrun.py)
     cfg["studies"] = list(studies)
     keep = "gemma3-270m"  # one model: the demo's llama.cpp one (instant: the same name, no model)
     for name in cfg["models"]:
