@@ -4,12 +4,15 @@ assembled from its PyPI parts, converted to safetensors by the
 ``models_convert`` rule), and the ``openai`` engine against ``vllm serve`` of
 the same environment on 127.0.0.1.
 
-* every judge as a real DomainAuth cell with page text, constrained, and a
-  free-decoding run without text (each vLLM cell is a process that loads the
-  model: one context each keeps the suite's time; the text test compares the
-  two); the chat template with thinking switched off;
-* the RAGAuth and self-preference cells (ranking, answers, knowledge probes,
-  perplexity through prompt log-probs, passage generation) through ``engine: vllm``;
+* every constrained reply format (all of ``OUTPUT_FORMATS``) through the
+  engine in one process (ENGINE_SCRIPT: one model load); two judges as real
+  DomainAuth cells with page text, constrained, and a free-decoding cell
+  without text (each vLLM cell is a process that loads the model, 1-2 minutes
+  here: two cells keep the suite's time; the text test compares the runs);
+  the chat template with thinking switched off;
+* the RAGAuth and self-preference cells with a path of their own (ranking and
+  answers, the reranking score, perplexity through prompt log-probs) through
+  ``engine: vllm``;
 * the same DomainAuth cells through ``openai`` -> ``vllm serve``: parsed
   judgments compared with in-process vLLM (``vllm.serve``, one server for a
   group of cells, runs in tests/slurm/test_slurm.py);
@@ -39,7 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 from conftest import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
 
 MODEL = "qwen-vllm"
-JUDGES = ["point", "list_rank", "list_score", "pair_rank", "pair_score"]
+# the workflow's judge cells through vLLM: a single score and a pair of scores (every
+# judge's reply format goes through the engine in ENGINE_SCRIPT, one model load)
+JUDGES = ["point", "pair_score"]
 
 
 def base_config(work: Path, model: dict, **changes) -> dict:
@@ -89,7 +94,7 @@ def test_conversion_is_byte_identical_on_repeat(tmp_path, vllm_python, converted
         assert (again / name).read_bytes() == (converted / name).read_bytes(), name
 
 
-def test_every_judge_through_vllm(inproc):
+def test_judge_cells_through_vllm(inproc):
     for context in ("w_text",):
         for judge in JUDGES:
             folder = cell(inproc, judge, context)
@@ -138,14 +143,14 @@ def test_free_decoding(free):
 
 
 def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converted):
-    """Every RAGAuth ranking format (relevance replies in authority's
-    list_scores format: left to the llama.cpp tests) and an answer cell; of the self-preference
-    study the cells with a path of their own through vLLM: perplexity from
-    prompt log-probs, the ###n*** reranking score, free-text knowledge probes
-    and passage generation. Its comparison cells (free text, as the probes)
-    and the RAG reranking run (the same format as the normal one) are left to
-    the llama.cpp workflow tests: each vLLM cell is a process that loads and
-    warms up the engine (about a minute here)."""
+    """RAGAuth's authority ranking and the answers after authority filtering;
+    of the self-preference study the ###n*** reranking score and the passage
+    generation it reads. Each vLLM cell is a process that loads and warms up
+    the engine (1-2 minutes here), so the rest is left to the engine-level
+    checks (every reply format and perplexity from prompt log-probs against
+    transformers, ENGINE_SCRIPT; free decoding, the ``free`` cell) and the
+    llama.cpp workflow tests: the utility and relevance rankings, free-text
+    knowledge probes, comparisons and the perplexity cells."""
     fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
     cfg = base_config(tmp_path, vllm_model(vllm_python, converted), studies=["ragauth", "selfpref"])
     cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40,
@@ -154,26 +159,18 @@ def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converte
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     rag = tmp_path / "results" / "ragauth" / "cells" / MODEL
     sp_cells = tmp_path / "results" / "selfpref" / "nq"
-    # the answers after authority filtering (its ranking with them) and the utility ranking; each vLLM cell is a
-    # process that loads the engine, so one cell per reply format. Targets relative to the working directory.
-    rag_cells = [f"results/ragauth/cells/{MODEL}/{stage}/manifest.json" for stage in ("answer/authority/k1", "rank/utility")]
+    # the answers after authority filtering (its ranking with them). Targets relative to the working directory.
     sp = "results/selfpref/nq"
-    selfpref = [f"{sp}/cells/{MODEL}/{stage}/manifest.json" for stage in ("rerank/normal", "knowledge")]
-    run_ok(tmp_path, *rag_cells, *selfpref, f"{sp}/generated/{MODEL}/manifest.json",
-           f"{sp}/perplexity/{MODEL}/perplexity.jsonl")
-    for stage in ("rank/utility", "rank/authority", "answer/authority/k1"):
+    run_ok(tmp_path, f"results/ragauth/cells/{MODEL}/answer/authority/k1/manifest.json",
+           f"{sp}/cells/{MODEL}/rerank/normal/manifest.json")
+    for stage in ("rank/authority", "answer/authority/k1"):
         manifest = json.loads((rag / stage / "manifest.json").read_text())
         assert manifest["engine"] == "vllm" and manifest["n_calls"] == 4, stage
         assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (stage, manifest["parse_status"])
-    for stage in ("rerank/normal", "knowledge"):
-        manifest = json.loads((sp_cells / "cells" / MODEL / stage / "manifest.json").read_text())
-        assert manifest["engine"] == "vllm" and manifest["n_calls"] > 0, stage
+    manifest = json.loads((sp_cells / "cells" / MODEL / "rerank" / "normal" / "manifest.json").read_text())
+    assert manifest["engine"] == "vllm" and manifest["n_calls"] > 0
     generated = json.loads((sp_cells / "generated" / MODEL / "manifest.json").read_text())
     assert generated["engine"] == "vllm" and generated["n_calls"] > 0
-    ppl = jsonl(sp_cells / "perplexity" / MODEL / "perplexity.jsonl")
-    assert ppl and all(r["tokens"] > 10 and 1.0 < r["perplexity"] < 1000 for r in ppl)
-    ppl_manifest = json.loads((sp_cells / "perplexity" / MODEL / "manifest.json").read_text())
-    assert ppl_manifest["engine"]["engine"] == "vllm"
 
 
 ENGINE_SCRIPT = r"""
@@ -181,7 +178,8 @@ import json, sys
 from authbench.config import GenerateConfig
 from authbench.errors import EngineError, ModelError
 from authbench.llm.engines.base import Request, create_engine
-from authbench.llm.grammars import grammar_for
+from authbench.llm.formats import FORMATS, OUTPUT_FORMATS
+from authbench.llm.grammars import grammar_for, max_tokens_for
 
 folder, options = sys.argv[1], json.loads(sys.argv[2])
 cfg = {"engine": "vllm", "model": "qwen", "prompt_format": "chat", "vllm": options}
@@ -196,6 +194,12 @@ req = Request(id="short", prompt="Rate nasa.gov from 0 to 9.", max_tokens=16, gr
 (resp,) = list(engine.generate([req], gen))
 out["prompt_tokens"], out["own_count"] = resp.prompt_tokens, engine._prompt_tokens(req)
 out["reply"] = resp.text
+# every constrained reply format: one request each, through the engine (lists of 3)
+sites = "[0] nasa.gov [1] sdetox.com [2] bbc.co.uk"
+shapes = [Request(f"shape-{f}", f"Judge the authority of these websites: {sites}. Reply in the {f} format.",
+                  max_tokens_for(f, 3 if FORMATS[f].needs_n else None), grammar_for(f, 3 if FORMATS[f].needs_n else None),
+                  None, f, 3 if FORMATS[f].needs_n else None) for f in OUTPUT_FORMATS]
+out["shapes"] = {r.id: [r.text, r.finish_reason] for r in engine.generate(shapes, GenerateConfig(max_tokens=64))}
 for name, bad in (("long", Request(id="too-long", prompt="word " * 2000, max_tokens=16)),
                   ("grammar", Request(id="bad-grammar", prompt="hi", max_tokens=8, grammar="root ::= ("))):
     try:
@@ -226,6 +230,15 @@ def test_engine_details_and_bad_input(engine_script):
     assert json.loads(out["reply"])["score"] in range(10)
     assert "request too-long" in out["long"] and "max_model_len 1024" in out["long"] and "word word" in out["long"]
     assert "request bad-grammar" in out["grammar"]
+    # every constrained format's reply has its shape (a ranking may still repeat an id: the grammar cannot forbid it)
+    from authbench.llm.formats import FORMATS, OUTPUT_FORMATS
+    from authbench.llm.parse import parse_reply
+
+    assert sorted(out["shapes"]) == sorted(f"shape-{f}" for f in OUTPUT_FORMATS)
+    for fmt in OUTPUT_FORMATS:
+        text, finish = out["shapes"][f"shape-{fmt}"]
+        status = parse_reply(fmt, text, 3 if FORMATS[fmt].needs_n else None).status
+        assert finish == "stop" and status not in {"wrong_format", "empty", "out_of_range"}, (fmt, text, status)
     (i0, t0, n0), (i1, t1, n1), (i2, t2, n2) = out["ppl"]
     assert (i0, i1, i2) == (0, 1, 2) and t1 == 0 and n1 == 0.0
     hf_tokens, hf_nll = out["hf"]
@@ -284,7 +297,7 @@ def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys
             total += len(offline)
     with capsys.disabled():
         print(f"\nopenai->vllm serve vs in-process vLLM, constrained: {same}/{total} parsed judgments identical")
-    # 164/164 when measured; other batch shapes than in process may flip a close
+    # 164/164 when measured over all five judges (27 judgments now); other batch shapes than in process may flip a close
     # bfloat16 choice, so the rate is reported and must stay high
     assert same >= 0.95 * total
 

@@ -55,14 +55,38 @@ def test_slots_match_gbnf_on_single_value_formats(root, model_path):
 
 
 def test_prefix_reuse_gives_identical_replies(root, model_path):
-    """Reply of a prompt must not depend on what the context held before it."""
-    engine = create_engine({"engine": "llamacpp", "threads": 2}, model_path)
+    """A prompt's reply and score distributions must not depend on what the
+    context held before it (llamacpp.REUSE_BLOCK): every prompt cold (a fresh
+    engine), then all in one engine forward and backward, bit for bit. The
+    prompts share their template's start, so the warm runs reuse blocks of it;
+    before whole-block reuse, cold and warm logits were up to 0.52 apart."""
     t = load_template(root / "resources/prompts/domainauth/point_wo_text.yaml")
-    reqs = [Request(d, t.render_point({"domain": d}), 12, None, slots_for("score")) for d in DOMAINS[:6]]
-    forward = {r.id: r.text for r in engine.generate(reqs, GenerateConfig())}
-    backward = {r.id: r.text for r in engine.generate(list(reversed(reqs)), GenerateConfig())}
-    fresh = create_engine({"engine": "llamacpp", "threads": 2}, model_path)
-    single = {r.id: r.text for r in fresh.generate(reqs[3:4], GenerateConfig())}
-    assert forward == backward and single[reqs[3].id] == forward[reqs[3].id]
+    reqs = [Request(d, t.render_point({"domain": d}), 12, None, slots_for("score"), "score", None, True)
+            for d in DOMAINS[:6]]
+    reqs += [Request(r.id, r.prompt, r.max_tokens, r.grammar, r.slots, f, n, True)
+             for r, f, n in requests(root) if f == "list_scores"]
+
+    def replies(engine, batch):
+        return {r.id: (r.text, r.score_probs) for r in engine.generate(batch, GenerateConfig())}
+
+    warm = create_engine({"engine": "llamacpp", "threads": 2}, model_path)
+    forward = replies(warm, reqs)
+    backward = replies(warm, list(reversed(reqs)))
+    cold = {}
+    for req in (reqs[3], reqs[-1]):
+        cold.update(replies(create_engine({"engine": "llamacpp", "threads": 2}, model_path), [req]))
+    assert all(probs for _, probs in forward.values())
+    assert forward == backward
+    assert cold == {k: forward[k] for k in cold}
+    # free decoding (llama-cpp-python's own completion path) reuses whole blocks too
+    free = [Request(r.id, r.prompt, 6) for r in reqs[:4]]
+    free_cold = replies(create_engine({"engine": "llamacpp", "threads": 2}, model_path), free[2:3])
+    assert replies(warm, free) == replies(warm, list(reversed(free)))
+    assert free_cold[free[2].id] == replies(warm, free)[free[2].id]
+    # a base model without a chat template: prompt_format chat is a named error, on either path
+    chat = create_engine({"engine": "llamacpp", "threads": 2, "prompt_format": "chat"}, model_path)
+    for req in (reqs[0], free[0]):
+        with pytest.raises(ValueError, match="prompt_format chat, but the GGUF has no chat template"):
+            list(chat.generate([req], GenerateConfig()))
     order = prefix_order(reqs)
     assert [reqs[i].prompt for i in order] == sorted(r.prompt for r in reqs)

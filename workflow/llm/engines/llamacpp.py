@@ -19,6 +19,26 @@ score give its distribution (softmax over the allowed score tokens) at no
 extra cost. With ``constrain_with: gbnf`` or free decoding the engine reports
 none (llama-cpp-python returns logprobs only with ``logits_all=True``); the
 runner records ``engine_gives_none`` and E[s] falls back to the argmax.
+
+Prefix reuse without history (:data:`REUSE_BLOCK`): a prompt that shares its
+start with what the context holds (the template of the prompt before) reuses
+that part of the KV cache. llama.cpp's numbers for a position depend on the
+batch it was evaluated in (cold vs. after a prompt sharing the template: up to
+0.52 apart on Gemma 3 270M), so a free reuse would make a reply depend on what
+the process evaluated before: a cell resumed after a kill could write another
+reply than an uninterrupted run. Every evaluation therefore starts at a
+multiple of ``B = REUSE_BLOCK`` and runs in batches of ``B`` (``n_batch =
+n_ubatch = B``): positions ``[kB, (k+1)B)`` are always one batch, and a
+request reuses only whole blocks that were evaluated so; within a request
+(slot decoding's later slots) the appended tokens are evaluated as they come,
+the request's own history. A reply and its score distributions are then a
+function of the request alone (tests/workflow/test_engine.py compares them
+cold, forward and backward, bit for bit). The price: up to ``B - 1`` prompt
+tokens evaluated again per request and smaller batches, about 1.2x the
+engine time of slot decoding (benchmarks/README.md, "Prefix reuse without
+history"). Which batch splits change llama.cpp's numbers depends on its CPU
+kernels (here: splits off a multiple of 4 rows, or short batches), so the
+rule does not rely on them.
 """
 
 from __future__ import annotations
@@ -38,6 +58,9 @@ from authbench.llm.engines.base import Engine, PerplexityResult, Request, Respon
 PERPLEXITY_BATCH = 64
 # rows converted to float64 at once for the log-softmax (bounds the memory)
 _LOGSOFTMAX_ROWS = 16
+# the evaluation block: positions [kB, (k+1)B) are always evaluated as one
+# batch, and only whole blocks are reused (module docstring)
+REUSE_BLOCK = 32
 
 
 @register("llamacpp")
@@ -52,10 +75,14 @@ class LlamaCppEngine(Engine):
             model_path=self.model_path,
             n_ctx=int(model_config["n_ctx"]),
             n_threads=int(model_config["threads"]),
+            n_batch=REUSE_BLOCK,
+            n_ubatch=REUSE_BLOCK,
             seed=int(model_config.get("generate", {}).get("seed", 0)),
             verbose=False,
         )
         self._grammars: dict[str, object] = {}
+        # tokens [0, _whole) of the context were evaluated in whole aligned blocks
+        self._whole = 0
         self._option_ids: dict[str, int] = {}
         self._chat_formatter = None
         if self.prompt_format == "chat" and "tokenizer.chat_template" in self.llm.metadata:
@@ -94,30 +121,51 @@ class LlamaCppEngine(Engine):
             self._option_ids[option] = ids[0]
         return self._option_ids[option]
 
-    def _logits_after(self, tokens: list[int]):
-        """Logits of the next token after ``tokens``, evaluating only the part
-        that differs from what the context already holds (prefix reuse)."""
+    def _reuse(self, tokens: list[int]) -> int:
+        """Keep the longest prefix of ``tokens`` the context holds in whole
+        evaluated blocks (at most ``len(tokens) - 1``: the last token is always
+        evaluated, for fresh logits); drop the rest. Returns where evaluation starts."""
         import numpy as np
 
         llm = self.llm
-        held = llm.input_ids[: llm.n_tokens]
-        m = min(len(held), len(tokens))
+        held = llm.input_ids[: min(llm.n_tokens, self._whole)]
+        m = min(len(held), len(tokens) - 1)
         diff = np.nonzero(held[:m] != np.asarray(tokens[:m], dtype=held.dtype))[0]
         common = int(diff[0]) if len(diff) else m
-        common = min(common, len(tokens) - 1)  # always decode >= 1 token to get fresh logits
-        if common < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+        start = common - common % REUSE_BLOCK
+        if start == 0 or not llm._ctx.kv_cache_seq_rm(-1, start, -1):
             llm.reset()
-            common = 0
-        llm.n_tokens = common
-        llm.eval(tokens[common:])
+            start = 0
+        llm.n_tokens = start
+        return start
+
+    def _evaluated(self, tokens: list[int]) -> None:
+        """``tokens`` were evaluated from a block start in batches of ``B``."""
+        self._whole = len(tokens) - len(tokens) % REUSE_BLOCK
+
+    def _logits_after(self, tokens: list[int], first: bool = True):
+        """Logits of the next token after ``tokens``. The first call of a
+        request reuses whole blocks only; a later one (``tokens`` = the
+        previous call's plus what was appended) evaluates the appended tokens:
+        the request's own history, the same whatever came before it."""
+        import numpy as np
+
+        llm = self.llm
+        if first:
+            start = self._reuse(tokens)
+            llm.eval(tokens[start:])
+            self._evaluated(tokens)
+        else:
+            llm.eval(tokens[llm.n_tokens:])
         return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm._n_vocab,))
 
-    def _prompt_tokens(self, prompt: str) -> list[int]:
-        """The prompt as the model sees it: raw text with BOS (completion), or
-        one user message through the GGUF's chat template (chat), tokenized as
-        llama-cpp-python's chat completion does."""
+    def _prompt_tokens(self, prompt: str, special: bool = False) -> list[int]:
+        """The prompt as the model sees it: raw text with BOS (completion; with
+        ``special``, special-token text is parsed, as llama-cpp-python's
+        completion does), or one user message through the GGUF's chat template
+        (chat), tokenized as llama-cpp-python's chat completion does."""
         if self.prompt_format != "chat":
-            return self._tokens(prompt, bos=True)
+            return self.llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
         if self._chat_formatter is None:
             from llama_cpp import llama_chat_format
 
@@ -139,6 +187,7 @@ class LlamaCppEngine(Engine):
         # score distributions: the score slots are the "choice" slots of a score format, in order
         names = list(expected.slot_names(req.output, req.n)) if req.score_probs and expected.wants(req.output) else []
         probs: dict | None = {} if req.score_probs and expected.wants(req.output) else None
+        first = True
         for kind, value in req.slots:
             if kind == "lit":
                 tokens += self._tokens(value)
@@ -149,7 +198,8 @@ class LlamaCppEngine(Engine):
             if len(ids) == 1:
                 best = 0
             else:
-                logits = self._logits_after(tokens)
+                logits = self._logits_after(tokens, first)
+                first = False
                 best = max(range(len(ids)), key=lambda k: (logits[ids[k]], -k))
                 if kind == "choice" and names:
                     probs[names.pop(0)] = self._distribution(logits, ids, options)
@@ -187,12 +237,20 @@ class LlamaCppEngine(Engine):
                 grammar=self._grammar(req.grammar) if self.constrain_with == "gbnf" else None,
             )
             start = time.perf_counter()
+            # the prompt's tokens as llama-cpp-python will compute them: it reuses
+            # what the context holds, so the context holds whole blocks only
+            tokens = self._prompt_tokens(req.prompt, special=True)
+            self._reuse(tokens)
             if self.prompt_format == "chat":
                 out = self.llm.create_chat_completion(messages=[{"role": "user", "content": req.prompt}], **kwargs)
                 text = out["choices"][0]["message"]["content"] or ""
             else:
                 out = self.llm.create_completion(req.prompt, **kwargs)
                 text = out["choices"][0]["text"]
+            if list(self.llm.input_ids[: len(tokens)]) == tokens:
+                self._evaluated(tokens)  # the prompt; its reply's tokens were evaluated one by one
+            else:  # not the tokens computed here: reuse nothing of it
+                self._whole = 0
             seconds = time.perf_counter() - start
             usage = out.get("usage", {})
             yield Response(
@@ -234,8 +292,10 @@ class LlamaCppEngine(Engine):
                 np.exp(rows, out=rows)
                 nll += float(np.sum(top + np.log(rows.sum(axis=1)) - picked))
         # the logits held now are not those of the last token alone: make the
-        # next generate() decode at least one token before sampling
+        # next generate() decode at least one token before sampling; nothing of
+        # it is reused (its blocks asked for every position's logits)
         llm._requires_eval = True
+        self._whole = 0
         return nll
 
     def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
