@@ -72,6 +72,9 @@ def grid_config(engine: str, studies=("domainauth", "entityauth", "ragauth", "se
 # Left out of the comparison: the response cache (shard names carry host, pid and
 # a random tag), the job logs and Snakemake's benchmark timings (wall times).
 SKIP_DIRS = ("cache", "logs", "timings")
+# Figures drawn from timings, left out too: cost_vs_rho's x axis is each cell's engine
+# seconds (its data, the cost table, is compared with the timing columns dropped)
+TIMING_FIGURES = ("cost_vs_rho",)
 # Timing and this-run fields, dropped before comparing: in every JSON file
 # (manifests, provenance, history's version.json: ``kept_ns``) any key named
 # here or ending in "_seconds", and in CSV/TSV/Markdown tables the columns so
@@ -141,7 +144,8 @@ def _same(a: Path, b: Path) -> bool:
 def result_files(work: Path) -> set[str]:
     res = work / "results"
     return {str(p.relative_to(res)) for p in res.rglob("*")
-            if p.is_file() and p.relative_to(res).parts[0] not in SKIP_DIRS}
+            if p.is_file() and p.relative_to(res).parts[0] not in SKIP_DIRS
+            and not (p.parent.name == "figures" and p.stem in TIMING_FIGURES)}
 
 
 def differing(ref: Path, run: Path) -> list[str]:

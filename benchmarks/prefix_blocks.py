@@ -65,7 +65,8 @@ def main() -> None:
     print("| cell (fine) | model | prompt tokens | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
     for (judge, name), row in rows.items():
-        print(f"| {judge} | {name} | {tokens[(judge, name)]:,} | " + " | ".join(f"{row[c]:.2f}" for c in columns) + " |")
+        cells = " | ".join(f"{row[c]:.2f}" for c in columns)
+        print(f"| {judge} | {name} | {tokens[(judge, name)]:,} | {cells} |")
     print("| all | | " + f"{sum(tokens.values()):,} | "
           + " | ".join(f"{sum(r[c] for r in rows.values()):.2f}" for c in columns) + " |")
 
