@@ -6,9 +6,10 @@ tokens parsed), evaluated once in the engine's own context with logits for
 every position, and token ``i`` (1..n-1) is scored by the log-softmax (numpy,
 float64) of the logits after tokens ``0..i-1``; the first token (BOS) is not
 scored, so ``tokens = n - 1``. No second model or context is created: the
-sequence is decoded in blocks of :data:`PERPLEXITY_BATCH` tokens, each block
-asking llama.cpp for the logits of all its positions (the context was built
-with ``logits_all=False``, which only concerns what ``Llama.eval`` asks for).
+sequence is decoded in blocks of ``min(PERPLEXITY_BATCH, n_batch)`` tokens
+(32, the :data:`REUSE_BLOCK` below), each block asking llama.cpp for the
+logits of all its positions (the context was built with ``logits_all=False``,
+which only concerns what ``Llama.eval`` asks for).
 Texts longer than the context (``n_ctx``): the first ``n_ctx`` tokens are
 scored as above and the rest is reported as ``truncated_tokens`` (no sliding
 window). The empty text has nothing to score: ``tokens 0``, ``perplexity NaN``.
