@@ -36,7 +36,12 @@ from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, baseline
 from authbench.judges import SCORE_JUDGES, WILDCARD as JUDGE_WILDCARD
 from authbench.studies.authority.outputs import check_labels, has_secondary, secondary_cells
 from authbench.studies.ragauth.outputs import RAGAUTH
-from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, knowledge_authors, other_authors
+from authbench.studies.selfpref.outputs import (
+    SELFPREF as SELFPREF_REPORT,
+    SELFPREF_DATASETS,
+    knowledge_authors,
+    other_authors,
+)
 from authbench.studies.statistics import STATISTICS, authority_datasets, selfpref_datasets
 from authbench.studies.scorecard import grid_params
 
@@ -186,7 +191,7 @@ MODEL_RESOURCES = {
 
 # Each study's report is declared once (authbench.studies.*.outputs, authbench.studies.statistics);
 # its files, and its report step's plan, are derived by authbench.render.catalog.
-REPORTS = {r.name: r for r in (DOMAINAUTH, ENTITYAUTH, RAGAUTH, SELFPREF_REPORT, STATISTICS)}
+REPORTS = {r.name: r for r in (DOMAINAUTH, ENTITYAUTH, RAGAUTH, SELFPREF_REPORT, SELFPREF_DATASETS, STATISTICS)}
 # `snakemake --report`'s caption files, written from the definitions when the Snakefile is parsed
 CAPTIONS = os.path.abspath(".snakemake/authbench/captions")
 
@@ -205,6 +210,13 @@ def ragauth_report_files(folder):
 
 def selfpref_report_files(folder):
     return report_files(SELFPREF_REPORT, folder, config)
+
+
+def selfpref_datasets_report_files():
+    """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
+    if len(SELFPREF.datasets) < 2:
+        return []
+    return report_files(SELFPREF_DATASETS, P.selfpref_datasets_report(), config)
 
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------

@@ -236,6 +236,7 @@ if SELFPREF.datasets:
             passages=f"{SP}/passages.jsonl",
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
+            built=f"{SP}/report/tables.pkl",
         log:
             f"{LOGS}/selfpref/{{spds}}/report.log",
         conda:
@@ -246,4 +247,22 @@ if SELFPREF.datasets:
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
-            "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+            "--outdir {params.outdir} --built {output.built} --params {params.p:q} 2> {log}"
+
+    if len(SELFPREF.datasets) > 1:
+
+        rule selfpref_datasets_report:
+            input:
+                built=expand(f"{SP}/report/tables.pkl", spds=sp_datasets_in_order()),
+            output:
+                reported(selfpref_datasets_report_files(), SELFPREF_DATASETS.name),
+            log:
+                f"{LOGS}/selfpref/datasets_report.log",
+            conda:
+                "../envs/analysis.yaml"
+            params:
+                p=get_sp_datasets_report_params,
+                outdir=outdir,
+            shell:
+                "$AUTHBENCH_PYTHON -m authbench.cli selfpref-datasets-report --built {input.built} "
+                "--outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -465,6 +465,17 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
     if tagged:
         raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
                           f"that are not in 'selfpref.authors' {sp['authors']}")
+    folded: dict[str, list[str]] = {}
+    for name in sp["datasets"]:
+        folded.setdefault(str(name).casefold(), []).append(str(name))
+    if "report" in folded:
+        raise ConfigError(f"config key 'selfpref.datasets' names a dataset {folded['report'][0]!r}: that name is the "
+                          "folder of every dataset's tables in one report (results/selfpref/report); rename it")
+    clashes = [names for names in folded.values() if len(names) > 1]
+    if clashes:
+        raise ConfigError(f"config key 'selfpref.datasets' names one dataset twice: {clashes[0]} differ only in case "
+                          "(their results folders, cache keys and table rows would collide on a case-insensitive "
+                          "file system and in the scorecard); rename one")
     gen = sp.get("generate") or {}
     plan = SelfPrefPlan(
         datasets=sorted(name for name, spec in sp["datasets"].items() if spec),

@@ -137,3 +137,7 @@ class Layout:
 
     def selfpref(self, dataset: str) -> str:
         return f"{self.root}/selfpref/{dataset}"
+
+    def selfpref_datasets_report(self) -> str:
+        """Every dataset's tables in one report (two or more datasets; no dataset may be named ``report``)."""
+        return f"{self.root}/selfpref/report"

@@ -202,4 +202,5 @@ def get_final_output():
         out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
     for dataset in selfpref_datasets(config):
         out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+    out += selfpref_datasets_report_files()
     return out + [f"{folder}/{name}" for _, _, folder, _ in shown_studies() for name in (VIEWER, DIFFS)]

@@ -78,6 +78,7 @@ def get_sp_rerank_params(wildcards):
         self_author=config["selfpref"]["self"][wildcards.model],
         retries=rerank["retries"],
         false_answer=rerank["false_answer"],
+        scope=rerank["scope"],
         generate=rerank.get("generate"),
     )
 
@@ -123,3 +124,12 @@ def get_sp_report_params(wildcards):
             "scorecard": grid_params(config, "selfpref"),
         }
     )
+
+
+def sp_datasets_in_order():
+    """The datasets in the config's order (the paper's: NQ, then MS MARCO), for the report of all of them."""
+    return [name for name in config["selfpref"]["datasets"] if name in SELFPREF.datasets]
+
+
+def get_sp_datasets_report_params(wildcards):
+    return _json({"datasets": sp_datasets_in_order(), "intervals": config["intervals"]})

@@ -404,3 +404,17 @@ def test_prompt_set_errors(config, tmp_path, monkeypatch):
         bad["prompt_sets"] = sets
         with pytest.raises(ConfigError, match=re.escape(message)):
             check_config(bad)
+
+
+def test_selfpref_dataset_names_must_differ_beyond_case(config):
+    """Two datasets whose names differ only in case would share a results
+    folder on a case-insensitive file system and a scorecard label: refused."""
+    cfg = copy.deepcopy(config)
+    cfg["selfpref"]["datasets"]["NQ"] = copy.deepcopy(cfg["selfpref"]["datasets"]["nq"])
+    with pytest.raises(ConfigError, match=r"'selfpref.datasets' names one dataset twice: \['nq', 'NQ'\]"):
+        selfpref_plan(cfg)
+    cfg["selfpref"]["datasets"]["nq2"] = cfg["selfpref"]["datasets"].pop("NQ")
+    assert selfpref_plan(cfg).datasets == ["nq", "nq2"]
+    cfg["selfpref"]["datasets"]["Report"] = cfg["selfpref"]["datasets"].pop("nq2")
+    with pytest.raises(ConfigError, match=r"names a dataset 'Report': that name is the folder of every dataset's"):
+        selfpref_plan(cfg)

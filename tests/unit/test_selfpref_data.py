@@ -217,8 +217,12 @@ def test_sample_counts_generated_authors():
                  for q in ("q1", "q3") for f in (True, False)]
     sample, _ = sample_questions(imported, generated, ["human", "m"], 2, 0, 13, "d", "imported.jsonl")
     assert sample["main"] == ["q1", "q3"] and sample["generated"] == ["q1", "q3"]
-    with pytest.raises(InputError, match=r"imported.jsonl: only 2 questions have a true and a false passage"):
+    # a sample larger than the dataset is a config error naming the setting, the dataset and the count
+    with pytest.raises(ConfigError, match=r"selfpref.items = 3 is larger than dataset 'd': only 2 of its questions "
+                                          r"\(imported.jsonl\) have a true and a false passage"):
         sample_questions(imported, generated, ["human", "m"], 3, 0, 13, "d", "imported.jsonl")
+    with pytest.raises(ConfigError, match=r"selfpref.style_items = 1 is larger than dataset 'd': only 0"):
+        sample_questions(imported, generated, ["human", "m"], 2, 1, 13, "d", "imported.jsonl")
     alone, _ = sample_questions(imported, [], ["human"], 2, 0, 13, "d", "imported.jsonl")
     with_other, _ = sample_questions(imported, generated, ["human"], 2, 0, 13, "d", "imported.jsonl")
     assert alone["main"] == with_other["main"]

@@ -148,7 +148,9 @@ def cmd_perplexity(args, params) -> None:
 
 
 def cmd_rerank(args, params) -> None:
-    """Pointwise reranking: every normal passage of the sampled questions,
+    """Pointwise reranking: every normal passage of the sampled questions
+    (``scope``: ``sample``, the paper's 700; ``sample_and_generated``: also
+    those a configured model wrote passages for),
     retried (``retries``) while its reply has no well-formed score; FALSE
     passages per ``false_answer`` (author | evaluator, see requests.py)."""
     from authbench.llm.runner import tries_summary
@@ -166,8 +168,9 @@ def cmd_rerank(args, params) -> None:
     questions = index(read_jsonl(args.questions), "qid")
     # a false passage made for particular evaluator selves (false_for) is a generation-phase pairing: reranking
     # scores the untagged passages, one per slot
-    passages = [p for p in read_jsonl(args.passages) if p["qid"] in set(sample["main"]) | set(sample["generated"])
-                and p["variant"] == "normal" and not p.get("for_self")]
+    qids = set(sample["main"]) | (set(sample["generated"]) if params["scope"] == "sample_and_generated" else set())
+    passages = [p for p in read_jsonl(args.passages) if p["qid"] in qids and p["variant"] == "normal"
+                and not p.get("for_self")]
     mode = params["false_answer"]
     extra = {"prompt": prompt}
     if mode == "evaluator":
@@ -232,7 +235,17 @@ def cmd_report(args, params) -> None:
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
                           dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
                           spec=IntervalSpec.from_config(params), intervals=params["intervals"]["show"],
-                          scorecard=params.get("scorecard"))
+                          scorecard=params.get("scorecard"), built_path=args.built)
+
+
+def cmd_datasets_report(args, params) -> None:
+    """Every dataset's tables in one report, one block of rows per dataset."""
+    from authbench.studies.selfpref.report import write_datasets_report
+
+    if len(args.built) != len(params["datasets"]):
+        raise InputError(f"selfpref-datasets-report: {len(args.built)} --built files for datasets "
+                         f"{params['datasets']}")
+    write_datasets_report(dict(zip(params["datasets"], args.built)), args.outdir, params["intervals"]["show"])
 
 
 COMMANDS = {
@@ -248,5 +261,7 @@ COMMANDS = {
                                      "samples", "judgments", "manifest", "threads?"]),
     "selfpref-compare": (cmd_compare, ["questions", "sample", "passages", "knowledge?", "template", "model_file?",
                                        "responses", "samples", "judgments", "manifest", "threads?"]),
-    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "outdir"]),
+    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "outdir",
+                                     "built?"]),
+    "selfpref-datasets-report": (cmd_datasets_report, ["built+", "outdir"]),
 }

@@ -177,6 +177,7 @@ class Report:
     extra: tuple[str, ...] = ()  # relative paths, e.g. "metrics.tsv", "contents.md"
     closing: tuple[Item, ...] = ()
     diffs: bool = False  # its judge cells' prompt-edit diffs (DIFFS, written by the prompt_diffs step)
+    viewer: bool = True  # a sample viewer beside it (VIEWER, written by its own step)
 
     def item(self, stem: str) -> Item:
         for it in self.items + self.closing:
@@ -227,17 +228,19 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
         rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
     if report.diffs:
         rows.append((DIFFS_TITLE, DIFFS, "written by the prompt_diffs step"))
-    rows.append((VIEWER_TITLE, f"[{VIEWER}/index.html]({VIEWER}/index.html)", "written by its own step"))
+    if report.viewer:
+        rows.append((VIEWER_TITLE, f"[{VIEWER}/index.html]({VIEWER}/index.html)", "written by its own step"))
     head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
 
 
 def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path,
-                 intervals: str = "inline") -> list[Path]:
+                 intervals: str = "inline", built: dict | None = None) -> list[Path]:
     """Build and write every table of ``stems`` that has a builder, each with
     :meth:`Table.written_caption`, under ``folder/tables`` (``intervals``:
-    config ``intervals.show``, :func:`~authbench.render.tables.write_table`)."""
+    config ``intervals.show``, :func:`~authbench.render.tables.write_table`).
+    ``built``, when given, receives ``stem -> (TableSpec, written caption)``."""
     from authbench.render.tables import write_table
 
     paths: list[Path] = []
@@ -245,7 +248,10 @@ def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str 
         it = report.item(stem)
         if isinstance(it, Table) and it.build is not None:
             spec = it.build(inputs)
-            paths += write_table(spec, Path(folder) / "tables" / stem, it.written_caption(inputs, spec), intervals)
+            caption = it.written_caption(inputs, spec)
+            if built is not None:
+                built[stem] = (spec, caption)
+            paths += write_table(spec, Path(folder) / "tables" / stem, caption, intervals)
     return paths
 
 

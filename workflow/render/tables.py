@@ -406,15 +406,41 @@ def build_table(
 # --------------------------------------------------------------------------
 # stacking: one block of rows per part (e.g. EntityAuth's entity domains)
 # --------------------------------------------------------------------------
-def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, caption: str = "") -> TableSpec:
+def _aligned(spec: TableSpec, columns: pd.Index, kinds: Sequence[str], with_interval: Sequence[bool]) -> TableSpec:
+    """``spec`` with the columns ``columns`` (a column it lacks: missing
+    values, ``–`` cells, no interval)."""
+    def frame(attr: str, fill) -> pd.DataFrame:
+        return getattr(spec, attr).reindex(columns=columns, fill_value=fill)
+
+    return TableSpec(frame("values", math.nan), frame("cells", MISSING), frame("marks", ""), tuple(kinds),
+                     dict(spec.highlight_groups), list(spec.baseline_rows), spec.note, spec.caption,
+                     dict(spec.tex_labels), lo=frame("lo", math.nan), hi=frame("hi", math.nan),
+                     with_interval=tuple(with_interval), tags=frame("tags", ""))
+
+
+def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, caption: str = "",
+                 align: bool = False) -> TableSpec:
     """Stack tables with identical columns under an extra first row level
-    (e.g. EntityAuth's ``Domain``). Marks stay per row, as computed per part."""
+    (e.g. EntityAuth's ``Domain``). Marks stay per row, as computed per part.
+    ``align``: parts whose columns differ (e.g. one dataset has a released
+    perplexity column another lacks) are stacked over the union of their
+    columns in first-seen order, a column a part lacks shown as missing."""
     if not parts:
         raise ValueError("stack_tables: no tables given")
     columns = parts[0][1].values.columns
     for label, spec in parts:
         if not spec.values.columns.equals(columns):
-            raise ValueError(f"stack_tables: the columns of {label!r} differ from those of {parts[0][0]!r}")
+            if not align:
+                raise ValueError(f"stack_tables: the columns of {label!r} differ from those of {parts[0][0]!r}")
+            columns = columns.append(spec.values.columns.difference(columns, sort=False))
+    if align and any(not spec.values.columns.equals(columns) for _, spec in parts):
+        kinds, with_interval = {}, {}
+        for _, spec in parts:
+            for j, col in enumerate(spec.values.columns):
+                kinds.setdefault(col, spec.kinds[j])
+                with_interval[col] = with_interval.get(col, False) or spec.with_interval[j]
+        parts = [(label, _aligned(spec, columns, [kinds[c] for c in columns], [with_interval[c] for c in columns]))
+                 for label, spec in parts]
     keys = [label for label, _ in parts]
 
     def cat(attr: str) -> pd.DataFrame:

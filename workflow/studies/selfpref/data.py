@@ -304,11 +304,14 @@ def sample_questions(imported: Sequence[Mapping], generated: Sequence[Mapping], 
     # (config/paper.yaml) is an author only through them
     complete = complete_questions(imported + generated, authors)
     if len(complete) < items:
-        raise InputError(f"{path}: only {len(complete)} questions have a true and a false passage of "
-                         f"every author {list(authors)}; selfpref.items asks for {items}")
+        raise ConfigError(f"selfpref.items = {items} is larger than dataset {dataset!r}: only {len(complete)} of its "
+                          f"questions ({path}) have a true and a false passage of every author {list(authors)}")
     main = sorted(rng(seed, "selfpref-sample", dataset).sample(complete, items))
     styled = sorted({p["qid"] for p in imported if p["variant"] == "qa"} & {p["qid"] for p in imported if p["variant"] == "long"})
-    style = sorted(rng(seed, "selfpref-style", dataset).sample(styled, min(style_items, len(styled))))
+    if len(styled) < style_items:
+        raise ConfigError(f"selfpref.style_items = {style_items} is larger than dataset {dataset!r}: only "
+                          f"{len(styled)} of its questions ({path}) have both a Gen-by-QA and a long passage")
+    style = sorted(rng(seed, "selfpref-style", dataset).sample(styled, style_items))
     generated_qids = sorted({p["qid"] for p in generated})
     keep = set(main) | set(style) | set(generated_qids)
     passages = [p for p in imported + generated if p["qid"] in keep]

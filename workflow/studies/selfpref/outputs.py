@@ -1,5 +1,6 @@
 """What a self-preference config produces, decided once: a dataset's report
-(:data:`SELFPREF`: every table and figure declared once;
+(:data:`SELFPREF`: every table and figure declared once; :data:`SELFPREF_DATASETS`:
+its tables over every dataset, one block of rows each;
 :mod:`authbench.render.catalog` derives the files ``rules/common.smk`` asks
 for, contents.md and the report entries),
 Table 1's knowledge rows and each evaluator's "other" authors. Light
@@ -88,6 +89,35 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
             "preference rates vs 50%, author vs author and model vs model: Δ, its paired-bootstrap interval over "
             "questions and the Holm-adjusted p.", ("comparisons.tsv", "comparisons.md")),
 ))
+
+
+def _stacked_caption(xs, spec) -> str:
+    return spec.caption
+
+
+def _stacked(item: Table) -> Table:
+    """A dataset table of :data:`SELFPREF` over every dataset: one block of
+    rows per dataset (the paper's layout: Table 1's dataset blocks, Table 2's
+    per-dataset rows), built from the tables each dataset's report kept
+    (``built``: dataset label -> stem -> (TableSpec, written caption))."""
+
+    def build(xs):
+        from authbench.render.tables import stack_tables
+
+        parts = [(label, tables[item.stem][0]) for label, tables in xs.items() if item.stem in tables]
+        stacked = stack_tables(parts, "Dataset", align=True)
+        stacked.caption = (f"Datasets {', '.join(label for label, _ in parts)}, one block of rows each. "
+                           + item.caption + " Each dataset's own caption (its counts, tests and notes): "
+                           f"selfpref/<dataset>/report/tables/{item.stem}.md.")
+        return stacked
+
+    return Table(item.stem, item.title, item.caption + " One block of rows per dataset.", build=build,
+                 caption_of=_stacked_caption)
+
+
+# every dataset's tables in one report (written when two or more datasets are configured)
+SELFPREF_DATASETS = Report("Self-preference, all datasets", extra=("contents.md",), viewer=False,
+                           items=tuple(_stacked(it) for it in SELFPREF.items if isinstance(it, Table)))
 
 
 def knowledge_authors(config: Mapping[str, Any], dataset: str, evaluators: list[str]) -> list[str]:

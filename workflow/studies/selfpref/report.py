@@ -11,6 +11,7 @@ under one folder; every file is written even when the inputs are empty."""
 from __future__ import annotations
 
 import math
+import pickle
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +24,7 @@ from authbench.render.comparisons import comparison_row, finish, write_compariso
 from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
 from authbench.stats import IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
-from authbench.studies.selfpref.outputs import SELFPREF
+from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
 from authbench.studies.scorecard import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
                                              author_order, preference_rates, rates_long, rerank_summary, unit_frames)
@@ -145,6 +146,7 @@ def write_selfpref_report(
     spec: IntervalSpec | None = None,
     intervals: str = "inline",
     scorecard: Mapping | None = None,
+    built_path: str | Path | None = None,
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
     (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
@@ -156,7 +158,9 @@ def write_selfpref_report(
     named in the captions, ``perplexity_model`` in Table 1's; ``spec`` (config
     ``intervals``; default settings without) the intervals and comparisons,
     ``intervals`` how Markdown and LaTeX show them. Also writes the
-    ``units_<name>.parquet`` records and ``comparisons.tsv/.md``. Returns the paths."""
+    ``units_<name>.parquet`` records and ``comparisons.tsv/.md``, and, at
+    ``built_path``, the built tables (:func:`write_datasets_report` stacks
+    them over datasets). Returns the paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     spec = spec or IntervalSpec()
@@ -174,7 +178,11 @@ def write_selfpref_report(
                               f"Self-preference{f' [{dataset}]' if dataset else ''}: paired comparisons")
     inputs.iv = Intervals(units, spec, tags)
     written = plan(SELFPREF, {})  # every item is always written
-    paths = write_tables(SELFPREF, written["written"], inputs, outdir, intervals)
+    built: dict = {}
+    paths = write_tables(SELFPREF, written["written"], inputs, outdir, intervals, built)
+    if built_path is not None:
+        with atomic_write(built_path, "wb") as fh:
+            pickle.dump(built, fh, protocol=pickle.HIGHEST_PROTOCOL)
     paths.append(fig3_heatmaps(inputs.gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
     rates_path = outdir / "rates.tsv"
     _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
@@ -186,3 +194,31 @@ def write_selfpref_report(
     card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
                                     preference_rates(inputs.gen_rows), inputs.self_map, scorecard)
     return paths + [rates_path, summary_path, *compared, contents, *card]
+
+
+def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, intervals: str = "inline") -> list[Path]:
+    """Every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF_DATASETS`
+    under ``outdir``: each dataset report's table (``built``: dataset label ->
+    the tables its report kept, :func:`write_selfpref_report`'s ``built_path``)
+    stacked with one block of rows per dataset, in ``built``'s order, and
+    ``contents.md``. A dataset whose file is not a report's tables is an
+    ``InputError`` naming it."""
+    from authbench.errors import InputError
+
+    tables: dict[str, dict] = {}
+    for label, path in built.items():
+        try:
+            with open(path, "rb") as fh:
+                got = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError) as exc:
+            raise InputError(f"{path}: cannot read dataset {label!r}'s report tables ({exc})") from exc
+        if not isinstance(got, dict):
+            raise InputError(f"{path}: dataset {label!r}: expected the tables a self-preference report kept "
+                             f"(stem -> table), got {type(got).__name__}")
+        tables[label] = got
+    outdir = Path(outdir)
+    written = plan(SELFPREF_DATASETS, {})
+    paths = write_tables(SELFPREF_DATASETS, written["written"], tables, outdir, intervals)
+    contents = outdir / "contents.md"
+    write_text(contents, contents_md(SELFPREF_DATASETS, written, f"Datasets: {', '.join(built)}."))
+    return paths + [contents]
