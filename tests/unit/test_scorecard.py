@@ -164,6 +164,10 @@ def test_selfpref_released_knowledge_is_a_data_row():
     assert got[(3, "dataset=NQ;other=Aggregated", "factual_preference")] == 70.0
     reasons = Counter(miss["reason"])
     assert reasons["dataset not in the grid (MARCO)"] > 0 and reasons[S.AVERAGE] > 0
+    # every published TriviaQA number (the paper's third dataset, never released) is counted as such
+    trivia = load("selfpref").query("setting.str.contains('dataset=TriviaQA')", engine="python")
+    assert len(trivia) > 100
+    assert reasons[f"{S.NOT_RELEASED} (TriviaQA: the authors released NQ and MS MARCO only)"] == len(trivia)
     assert reasons["perplexity: the paper's is under GPT-2, ours under config selfpref.perplexity_model"] == 5
     # with no evaluator configured only the released data is compared
     rows = S.selfpref_rows("nq", knowledge, passages, summary, rates, {"gpt": "gpt35"}, {})

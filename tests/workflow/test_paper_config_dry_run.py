@@ -38,11 +38,12 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     assert jobs["authority_predictions"] == 5 * 2
     expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
                 "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
-                # self-preference: five evaluators (2 rerank prompts, main + style runs each), four of
-                # which write their own passages
-                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
-                "selfpref_generate": 4, "selfpref_knowledge": 5, "selfpref_perplexity": 1,
-                "selfpref_rerank": 10, "selfpref_compare": 10, "selfpref_report": 1}
+                # self-preference, NQ and MS MARCO: five evaluators (2 rerank prompts, main + style runs
+                # each), four of which write their own passages; one report per dataset and one of both
+                "selfpref_import": 2, "selfpref_sample": 2, "selfpref_shipped_knowledge": 1,
+                "selfpref_generate": 2 * 4, "selfpref_knowledge": 2 * 5, "selfpref_perplexity": 2,
+                "selfpref_rerank": 2 * 10, "selfpref_compare": 2 * 10, "selfpref_report": 2,
+                "selfpref_datasets_report": 1}
     assert {k: jobs.get(k) for k in expected} == expected
     assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
 

@@ -63,6 +63,9 @@ SETTING_OF = {1: "fine", 9: "fine", 4: "fine", 11: "fine", 2: "coarse", 10: "coa
               3: "pairs", 8: "bias"}
 # the self-preference paper's dataset labels (our dataset keys, lower case)
 SP_DATASETS = {"nq": "NQ", "marco": "MARCO", "msmarco": "MARCO", "triviaqa": "TriviaQA"}
+# the paper's datasets whose passages the authors never released (README, "Self-preference study")
+NOT_RELEASED = "data not released"
+SP_UNRELEASED = ("TriviaQA",)
 # authors of the released files under the ids config.yaml imports them as: their paper names
 RELEASED_AUTHORS = {"human": "Human", "gpt35": "GPT-3.5"}
 
@@ -318,9 +321,11 @@ def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], pass
 
 def selfpref_reason(row: Mapping, grid: Grid) -> str:
     """Why a published self-preference number has no counterpart."""
+    setting, table = _setting(row["setting"]), int(row["table"])
+    if setting.get("dataset") in SP_UNRELEASED:
+        return f"{NOT_RELEASED} ({setting['dataset']}: the authors released NQ and MS MARCO only)"
     if row["model"] == "Average":
         return AVERAGE
-    setting, table = _setting(row["setting"]), int(row["table"])
     if table in (4, 5) and row["model"] == "GPT":
         return "the paper's evaluator 'GPT' is not resolved to one of its GPT models"
     if "dataset" in setting and setting["dataset"] not in grid.datasets:
