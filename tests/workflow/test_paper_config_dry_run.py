@@ -39,8 +39,9 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
                 "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
                 # self-preference: five evaluators (2 rerank prompts, main + style runs each), four of
-                # which write their own passages
-                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 1,
+                # which write their own passages; the released NQ knowledge runs (GPT-3.5, Llama-2-70B-chat)
+                # re-derived; GPT-2 scores the passages' perplexity
+                "selfpref_import": 1, "selfpref_sample": 1, "selfpref_shipped_knowledge": 2,
                 "selfpref_generate": 4, "selfpref_knowledge": 5, "selfpref_perplexity": 1,
                 "selfpref_rerank": 10, "selfpref_compare": 10, "selfpref_report": 1}
     assert {k: jobs.get(k) for k in expected} == expected
