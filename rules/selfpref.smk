@@ -99,9 +99,11 @@ if SELFPREF.datasets:
             f"{LOGS}/selfpref/{{spds}}/knowledge_{{author}}.log",
         conda:
             "../envs/analysis.yaml"
+        params:
+            p=get_sp_shipped_knowledge_params,
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
-            "--levels {output.levels} --check {output.check} 2> {log}"
+            "--levels {output.levels} --check {output.check} --params {params.p:q} 2> {log}"
 
     rule selfpref_knowledge:
         input:
@@ -234,6 +236,8 @@ if SELFPREF.datasets:
                 allow_missing=True,
             ),
             passages=f"{SP}/passages.jsonl",
+            questions=f"{SP}/questions.jsonl",
+            released_perplexity=get_sp_released_perplexity,
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
             built=f"{SP}/report/tables.pkl",
@@ -247,7 +251,8 @@ if SELFPREF.datasets:
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
             "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
-            "--outdir {params.outdir} --built {output.built} --params {params.p:q} 2> {log}"
+            "--questions {input.questions} --released-perplexity {input.released_perplexity} --outdir {params.outdir} "
+            "--built {output.built} --params {params.p:q} 2> {log}"
 
     if len(SELFPREF.datasets) > 1:
 

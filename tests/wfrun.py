@@ -43,6 +43,9 @@ def tiny_selfpref(cfg: dict, kinds=("rewrite", "false_answer"), compare_tokens: 
     for source in sp["datasets"]["nq"]["sources"]:
         source["file"] = str(ROOT / source["file"])
     sp["datasets"]["nq"]["knowledge"] = {a: str(ROOT / p) for a, p in sp["datasets"]["nq"]["knowledge"].items()}
+    if sp["datasets"]["nq"].get("released_perplexity"):
+        released = sp["datasets"]["nq"]["released_perplexity"]
+        released["file"] = str(ROOT / released["file"])
     sp.update(items=2, style_items=1)
     sp["knowledge"]["tries"] = 2
     sp["compare"]["generate"]["max_tokens"] = compare_tokens

@@ -56,8 +56,29 @@ def get_sp_sample_params(wildcards):
     return sp_params(wildcards, authors=sp["authors"], items=sp["items"], style_items=sp["style_items"])
 
 
+def sp_knowledge_file(entry):
+    """A released knowledge entry: a path, or {file, match} (match: that file's own rule)."""
+    return entry["file"] if isinstance(entry, dict) else entry
+
+
+def sp_released_knowledge(wildcards):
+    """author -> released knowledge entry (null entries left out)."""
+    return {a: e for a, e in (sp_config(wildcards).get("knowledge") or {}).items() if e}
+
+
 def get_sp_shipped_knowledge(wildcards):
-    return sp_config(wildcards)["knowledge"][wildcards.author]
+    return sp_knowledge_file(sp_config(wildcards)["knowledge"][wildcards.author])
+
+
+def get_sp_shipped_knowledge_params(wildcards):
+    entry = sp_config(wildcards)["knowledge"][wildcards.author]
+    match = entry.get("match") if isinstance(entry, dict) else None
+    return _json({"match": match or config["selfpref"]["knowledge"]["match"]})
+
+
+def get_sp_released_perplexity(wildcards):
+    spec = sp_config(wildcards).get("released_perplexity")
+    return [spec["file"]] if spec else []
 
 
 def get_sp_knowledge_params(wildcards):
@@ -97,7 +118,7 @@ def get_sp_compare_params(wildcards):
 
 
 def get_sp_knowledge_levels(wildcards):
-    shipped = [f"{P.selfpref(wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_config(wildcards).get("knowledge", {})]
+    shipped = [f"{P.selfpref(wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_released_knowledge(wildcards)]
     return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
 
 
@@ -119,6 +140,15 @@ def get_sp_report_params(wildcards):
             "perplexity_model": SELFPREF.perplexity_model,
             "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+            "released": {
+                "perplexity": sp_config(wildcards).get("released_perplexity"),
+                "knowledge": {a: sp_knowledge_file(e) for a, e in sp_released_knowledge(wildcards).items()},
+                "model": (
+                    (config["models"].get(SELFPREF.perplexity_model) or {}).get("model")
+                    if SELFPREF.perplexity_model
+                    else None
+                ),
+            },
             "intervals": config["intervals"],
             "seed": config["seed"],
             "scorecard": grid_params(config, "selfpref"),

@@ -236,16 +236,17 @@ def test_complete_questions_need_true_and_false_of_every_author():
     assert complete_questions(rows, ["human", "m"]) == ["q1"]
 
 
-def _shipped(tmp_path, questions):
+def _shipped(tmp_path, questions, source=None, match="exact"):
     from types import SimpleNamespace
 
     from authbench.cli.selfpref import cmd_shipped_knowledge
     from authbench.records import write_jsonl
 
     write_jsonl(questions, tmp_path / "questions.jsonl")
-    args = SimpleNamespace(source=str(ROOT / NQ["knowledge"]["gpt35"]), questions=str(tmp_path / "questions.jsonl"),
+    args = SimpleNamespace(source=str(source or ROOT / NQ["knowledge"]["gpt35"]),
+                           questions=str(tmp_path / "questions.jsonl"),
                            levels=str(tmp_path / "levels.jsonl"), check=str(tmp_path / "check.tsv"))
-    cmd_shipped_knowledge(args, {})
+    cmd_shipped_knowledge(args, {"match": match})
     return args
 
 
@@ -259,10 +260,34 @@ def test_shipped_knowledge_levels_align_with_imported_questions(tmp_path, nq):
     assert "level_mismatches_vs_file\t0" in Path(args.check).read_text()
 
 
-def test_shipped_knowledge_in_another_order_is_refused(tmp_path, nq):
+def test_shipped_knowledge_in_another_order_is_placed_by_gold(tmp_path, nq):
+    """A released run over the questions in another order (the NQ Llama run) is placed by gold: each question
+    takes the qid of the one dataset question with its gold (case and whitespace ignored)."""
+    from authbench.records import read_jsonl
+
     shuffled = [nq[0][1], nq[0][0], *nq[0][2:]]
-    with pytest.raises(InputError, match=r"question 0: stored ground_truth 'Linda Davis' is not the gold answer"):
-        _shipped(tmp_path, shuffled)
+    args = _shipped(tmp_path, shuffled)
+    levels = read_jsonl(args.levels)
+    assert levels[0]["ground_truth"] == "Linda Davis" and levels[0]["qid"] == nq[0][0]["qid"]
+    assert levels[1]["qid"] == nq[0][1]["qid"]
+    check = Path(args.check).read_text()
+    assert "alignment\tgold" in check and "level_mismatches_vs_file\t0" in check
+
+
+def test_released_llama_run_is_placed_by_gold_and_counts_the_rest(tmp_path, nq):
+    """nq_knowledge_llama2.json: 1,000 questions of which 887 golds are NQ questions of the passage files; those
+    with exactly one dataset question of that gold get its qid, the others none (counted)."""
+    from authbench.records import read_jsonl
+
+    args = _shipped(tmp_path, nq[0], ROOT / "resources/data/selfpref/nq_knowledge_llama2.json", "lowercase")
+    levels = read_jsonl(args.levels)
+    assert [sum(lv["level"] == k for lv in levels) for k in range(6)] == [524, 48, 31, 29, 39, 329]
+    without = sum(lv["qid"] is None for lv in levels)
+    golds = Counter(" ".join(q["answer"].split()).casefold() for q in nq[0])
+    expected = sum(golds[" ".join(lv["ground_truth"].split()).casefold()] != 1 for lv in levels)
+    assert without == expected and 113 <= without < 300  # at least the 113 golds that are no NQ question here
+    assert f"questions_without_qid\t{without}" in Path(args.check).read_text()
+    assert levels[0]["qid"] == "nq-0001"
 
 
 def test_human_false_passage_per_evaluator_self(nq):

@@ -199,7 +199,8 @@ def test_run_with_retries_only_reasks_what_is_unsettled():
 
 
 def test_knowledge_probe_tries_use_seed_plus_try_and_the_whole_reply(files):
-    params = _params(files, "knowledge", tries=5, generate={"temperature": 1.0, "seed": BASE_SEED, "max_tokens": 8})
+    params = _params(files, "knowledge", tries=5, match="exact",
+                     generate={"temperature": 1.0, "seed": BASE_SEED, "max_tokens": 8})
     d = files / "k"
     code = main(["selfpref-knowledge", "--questions", str(files / "questions.jsonl"), "--sample", str(files / "sample.json"),
                  "--template", str(TEMPLATES / "knowledge.yaml"), "--responses", str(d / "responses.jsonl"),

@@ -39,8 +39,10 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     expected = {"fetch_urllog": 1, "fetch_webtext": 1, "domainauth_build": 1, "domainauth_sample": 1,
                 "entityauth_build": 3, "entityauth_sample": 3, "domainauth_report": 1, "entityauth_report": 1,
                 # self-preference, NQ and MS MARCO: five evaluators (2 rerank prompts, main + style runs
-                # each), four of which write their own passages; one report per dataset and one of both
-                "selfpref_import": 2, "selfpref_sample": 2, "selfpref_shipped_knowledge": 1,
+                # each), four of which write their own passages; the released knowledge runs (GPT-3.5,
+                # Llama-2-70B-chat) of both datasets re-derived; GPT-2 scores the passages' perplexity; one
+                # report per dataset and one of both
+                "selfpref_import": 2, "selfpref_sample": 2, "selfpref_shipped_knowledge": 2 * 2,
                 "selfpref_generate": 2 * 4, "selfpref_knowledge": 2 * 5, "selfpref_perplexity": 2,
                 "selfpref_rerank": 2 * 10, "selfpref_compare": 2 * 10, "selfpref_report": 2,
                 "selfpref_datasets_report": 1}

@@ -28,6 +28,8 @@ def run(tmp_path_factory):
     marco = yaml.safe_load((ROOT / "examples" / "selfpref_marco.yaml").read_text())["selfpref"]["datasets"]["marco"]
     for source in marco["sources"]:
         source["file"] = str(ROOT / source["file"])
+    marco["knowledge"] = {a: str(ROOT / f) for a, f in marco["knowledge"].items()}
+    marco["released_perplexity"]["file"] = str(ROOT / marco["released_perplexity"]["file"])
     cfg["selfpref"]["datasets"]["marco"] = marco
     tiny_selfpref(cfg)
     cfg["selfpref"]["items"] = 3
@@ -59,10 +61,10 @@ def test_every_table_has_both_datasets(run):
         assert (report / "tables" / f"{stem}.tex").stat().st_size > 0
     contents = (report / "contents.md").read_text()
     assert "Datasets: nq, marco." in contents and "viewer/index.html" not in contents
-    # Table 1: knowledge rows of the released GPT-3.5 probes (NQ only) and of the evaluator (both datasets)
+    # Table 1: knowledge rows of the released GPT-3.5 and Llama probes and of the evaluator, in both datasets
     t1 = _rows(report / "tables" / "table1_knowledge.csv")
-    assert {(r["Dataset"], r[list(r)[1]]) for r in t1} >= {("nq", "gpt35"), ("nq", "gemma3-270m"),
-                                                          ("marco", "gemma3-270m")}
+    assert {(r["Dataset"], r[list(r)[1]]) for r in t1} >= {(ds, a) for ds in DATASETS
+                                                          for a in ("gpt35", "llama", "gemma3-270m")}
     # each block equals that dataset's own report table
     for ds in DATASETS:
         own = _rows(run / "results" / "selfpref" / ds / "report" / "tables" / "table2_rerank.csv")

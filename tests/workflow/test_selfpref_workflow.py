@@ -56,6 +56,20 @@ def test_shipped_knowledge_is_rederived_exactly(run):
     check = {r["what"]: r["value"] for r in read_tsv(run / "results/selfpref/nq/knowledge/gpt35_check.tsv")}
     assert check["level_mismatches_vs_file"] == "0"
     assert json.loads(check["distribution_derived"]) == [356, 97, 51, 56, 89, 351]
+    assert check["match"] == "exact"
+    # issue 26: the release's Llama-2-70B-chat run, re-derived too (groups of 5, placed by gold)
+    llama = {r["what"]: r["value"] for r in read_tsv(run / "results/selfpref/nq/knowledge/llama_check.tsv")}
+    assert json.loads(llama["distribution_derived"]) == [524, 48, 31, 29, 39, 329]
+    assert llama["grouping"] == "consecutive groups of 5" and llama["level_mismatches_vs_file"] == "0"
+    report = run / "results" / "selfpref" / "nq" / "report"
+    assert "PPL (released GPT-2)" in (report / "tables" / "table1_knowledge.md").read_text()
+    card = read_tsv(report / "scorecard.tsv")
+    runs = [r for r in card if r["ours"].startswith("released run")]
+    assert {(r["model"], r["metric"]) for r in runs} >= {("GPT-3.5", "knowledge_no"), ("LLaMA", "knowledge_full"),
+                                                         ("GPT-3.5", "perplexity"), ("LLaMA", "perplexity")}
+    assert all(r["kind"] == "data" for r in runs)
+    ppl = {r["author"]: r for r in read_tsv(report / "perplexity_released.tsv")}
+    assert set(ppl) == {"human", "gpt35", "llama"} and ppl["gpt35"]["status"].startswith("not compared")
 
 
 def test_cells_cover_the_design(run):

@@ -7,7 +7,6 @@ import logging
 from pathlib import Path
 
 from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
-from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, write_jsonl, write_text, write_tsv
 
 log = logging.getLogger("authbench")
@@ -77,7 +76,8 @@ def cmd_knowledge(args, params) -> None:
     runs = [run_cell_requests(args, params, [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base],
                               generate=try_seed(params, params["generate"], t), constrained=False)
             for t in range(params["tries"])]
-    tries, levels = knowledge_rows(questions, [[r.text for r in run.responses] for run in runs])
+    tries, levels = knowledge_rows(questions, [[r.text for r in run.responses] for run in runs],
+                                   params["match"])
     mkparent(args.levels)
     write_jsonl(levels, args.levels)
     run = joined(runs)
@@ -89,41 +89,58 @@ def cmd_knowledge(args, params) -> None:
 
 def cmd_shipped_knowledge(args, params) -> None:
     """A released knowledge file -> per-question levels, re-derived from its
-    stored answers; the file's own levels and distribution must agree. The
-    file's questions are, in order, the dataset's first questions (those of
-    its first source); each one's stored gold must equal the imported one."""
-    from authbench.studies.selfpref.answers import knowledge_class, rederive_knowledge
+    stored answers under ``params["match"]`` (selfpref.knowledge.match, or the
+    file's own ``match``); the file's shape and its own levels and
+    distribution must agree (:func:`~authbench.studies.selfpref.answers.released_knowledge`:
+    a named error otherwise). Each question is placed on the dataset's
+    question of the same position when every stored gold equals the imported
+    one there (case and whitespace ignored: the later files store lower-cased
+    golds); otherwise (a released run over another question list, e.g. the NQ
+    Llama run) a question takes the qid of the one dataset question with its
+    gold, and is kept without qid when there is none or several (counted in
+    the check file: ``questions_without_qid``)."""
+    from authbench.studies.selfpref.answers import knowledge_class, released_knowledge
 
-    derived = rederive_knowledge(args.source)
+    match = params["match"]
+    derived = released_knowledge(args.source, match)
     questions = read_jsonl(args.questions)
-    if len(derived["levels"]) > len(questions):
-        raise InputError(f"{args.source}: {len(derived['levels'])} questions, the dataset has {len(questions)}")
-    for i, (q, gold) in enumerate(zip(questions, derived["ground_truths"])):
-        if " ".join(gold.split()) != " ".join(q["answer"].split()):
-            raise InputError(f"{args.source}: question {i}: stored ground_truth {excerpt(gold)} is not the gold answer "
-                             f"{excerpt(q['answer'])} of {q['qid']} ({args.questions}); the knowledge file must follow "
-                             "the order of the dataset's first source")
-    mismatches = derived["level_mismatches"]
-    levels = [{"qid": q["qid"], "level": lv, "class": knowledge_class(lv)}
-              for q, lv in zip(questions, derived["levels"])]
+
+    def norm(text):
+        return " ".join(str(text).split()).casefold()
+
+    golds = derived["ground_truths"]
+    in_order = len(golds) <= len(questions) and all(norm(g) == norm(q["answer"]) for g, q in zip(golds, questions))
+    if in_order:
+        qids = [q["qid"] for q in questions[:len(golds)]]
+        alignment = "position (every stored gold equals the dataset's question there)"
+    else:
+        by_gold: dict[str, list[str]] = {}
+        for q in questions:
+            by_gold.setdefault(norm(q["answer"]), []).append(q["qid"])
+        qids = [by_gold[norm(g)][0] if len(by_gold.get(norm(g), [])) == 1 else None for g in golds]
+        alignment = "gold (the file's questions are not the dataset's in order)"
+    levels = [{"qid": qid, "index": i, "ground_truth": gold, "level": lv, "class": knowledge_class(lv)}
+              for i, (qid, gold, lv) in enumerate(zip(qids, golds, derived["levels"]))]
     mkparent(args.levels, args.check)
     write_jsonl(levels, args.levels)
-    write_tsv([{"what": "questions", "value": len(derived["levels"])},
+    write_tsv([{"what": "match", "value": match},
+               {"what": "grouping", "value": derived["grouping"]["method"]},
+               {"what": "questions", "value": len(derived["levels"])},
                {"what": "answer_records", "value": derived["grouping"]["records"]},
                {"what": "questions_with_extra_tries", "value": len(derived["grouping"]["extra_tries"])},
-               {"what": "level_mismatches_vs_file", "value": "NA" if mismatches is None else len(mismatches)},
+               {"what": "level_mismatches_vs_file", "value": len(derived["level_mismatches"] or [])},
                {"what": "distribution_derived", "value": json.dumps(derived["distribution"])},
                {"what": "distribution_in_file", "value": json.dumps(derived["stored_distribution"])},
+               {"what": "alignment", "value": alignment},
+               {"what": "questions_without_qid", "value": sum(q is None for q in qids)},
                {"what": "records_whose_stored_word_sets_equal_ours",
                 "value": "NA" if derived["stored_sets_consistent"] is None else derived["stored_sets_consistent"]},
                {"what": "level_mismatches_from_stored_word_sets",
                 "value": "NA" if derived["levels_from_stored_sets"] is None else
                 sum(a != b for a, b in zip(derived["levels_from_stored_sets"], derived["levels"]))}],
               args.check, ["what", "value"])
-    if mismatches or (derived["stored_distribution"] is not None
-                      and list(derived["distribution"]) != list(derived["stored_distribution"])):
-        raise InputError(f"{args.source}: re-derived knowledge levels differ from the file's own "
-                         f"({len(mismatches or [])} questions); see {args.check}")
+    log.info("%s: %d questions re-derived (match %s), distribution %s; aligned by %s, %d without qid",
+             args.source, len(levels), match, derived["distribution"], alignment, sum(q is None for q in qids))
 
 
 def cmd_perplexity(args, params) -> None:
@@ -225,6 +242,7 @@ def cmd_compare(args, params) -> None:
 
 def cmd_report(args, params) -> None:
     from authbench.stats import IntervalSpec
+    from authbench.studies.selfpref.released import read_released_perplexity
     from authbench.studies.selfpref.report import write_selfpref_report
 
     rerank = [r for path in args.rerank for r in read_jsonl(path)]
@@ -232,10 +250,20 @@ def cmd_report(args, params) -> None:
     knowledge = {author: read_jsonl(path) for author, path in zip(params["knowledge_authors"], args.knowledge)}
     perplexity = [r for path in args.perplexity for r in read_jsonl(path)]
     passages = read_jsonl(args.passages)
+    released = params.get("released") or {}
+    spec = released.get("perplexity")
+    released_ppl = (read_released_perplexity(args.released_perplexity[0], spec["authors"])
+                    if args.released_perplexity and spec else None)
+    qids = [q["qid"] for q in read_jsonl(args.questions)] if args.questions else None
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
                           dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
                           spec=IntervalSpec.from_config(params), intervals=params["intervals"]["show"],
-                          scorecard=params.get("scorecard"), built_path=args.built)
+                          scorecard=params.get("scorecard"), released_perplexity=released_ppl,
+                          released={"perplexity_order": spec["order"] if spec else "unknown",
+                                    "model": released.get("model"),
+                                    "knowledge": released.get("knowledge") or {},
+                                    "perplexity": (spec or {}).get("file")},
+                          qids=qids, built_path=args.built)
 
 
 def cmd_datasets_report(args, params) -> None:
@@ -261,7 +289,7 @@ COMMANDS = {
                                      "samples", "judgments", "manifest", "threads?"]),
     "selfpref-compare": (cmd_compare, ["questions", "sample", "passages", "knowledge?", "template", "model_file?",
                                        "responses", "samples", "judgments", "manifest", "threads?"]),
-    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "outdir",
-                                     "built?"]),
+    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "questions?",
+                                     "released_perplexity*", "outdir", "built?"]),
     "selfpref-datasets-report": (cmd_datasets_report, ["built+", "outdir"]),
 }

@@ -68,6 +68,11 @@ NOT_RELEASED = "data not released"
 SP_UNRELEASED = ("TriviaQA",)
 # authors of the released files under the ids config.yaml imports them as: their paper names
 RELEASED_AUTHORS = {"human": "Human", "gpt35": "GPT-3.5"}
+# released runs (knowledge probes, GPT-2 perplexities) under their author ids -> the paper's row they stand
+# beside, and what the row says about the stand-in (the release's "llama" is Llama-2-70B-chat)
+RELEASED_RUNS = {"gpt35": ("GPT-3.5", ""), "llama": ("LLaMA", "Llama-2-70B-chat; the paper's LLaMA is LLaMA3"),
+                 "llama2-70b-chat": ("LLaMA", "Llama-2-70B-chat; the paper's LLaMA is LLaMA3")}
+RELEASED_RUN = "released run"
 
 
 def grid_params(config: Mapping[str, Any], study: str) -> dict:
@@ -263,27 +268,48 @@ def sp_author_names(self_map: Mapping[str, str | None], names: Mapping[str, str]
 
 def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], passages: Sequence[Mapping],
                   summary: Iterable[Mapping], rates: Iterable[Mapping], self_map: Mapping[str, str | None],
-                  names: Mapping[str, str], released: Sequence[str] = ("gpt35",)) -> list[dict]:
+                  names: Mapping[str, str], released: Sequence[str] = ("gpt35",),
+                  released_perplexity: Mapping[str, Sequence[float]] | None = None,
+                  files: Mapping[str, Any] | None = None) -> list[dict]:
     """Reproduced rows of one dataset (``nq``): Table 1's knowledge levels
     (``released`` authors' from their shipped probe files: ``data`` rows;
     evaluators probed here: ``model`` rows) and average passage length
     (``data``), Tables 6-9 and Table 2's Human / self cells from the rerank
     summary (:func:`~authbench.studies.selfpref.rows.rerank_summary`),
     Table 3 from the preference rates
-    (:func:`~authbench.studies.selfpref.rows.preference_rates`)."""
+    (:func:`~authbench.studies.selfpref.rows.preference_rates`).
+    Released runs (``released`` knowledge authors; ``released_perplexity``:
+    author -> the release's GPT-2 perplexities) are ``data`` rows beside the
+    paper's row their author stands for (:data:`RELEASED_RUNS`), ``ours`` =
+    "released run: <file>" (``files``: ``knowledge`` author -> file,
+    ``perplexity`` the file), ``scope`` = what stands in for the paper's model."""
     from authbench.studies.selfpref.rows import level_classes, normal_true_lengths
 
     label = SP_DATASETS.get(dataset.lower(), dataset)
     authors = sp_author_names(self_map, names)
     ds = f"dataset={label}"
     out = []
+    files = files or {}
+
+    def run_of(who: str, file: str | None) -> tuple[str | None, str, str]:
+        name, note = RELEASED_RUNS.get(who, (authors.get(who), ""))
+        return name, f"{RELEASED_RUN}: {Path(file).name if file else who}", note
+
     for who, counts in level_classes(knowledge).items():  # a released author's probes, or an evaluator's own
         total = sum(counts.values())
-        name = authors.get(who) if who in released else names.get(who)
+        if who in released:
+            name, ours, note = run_of(who, (files.get("knowledge") or {}).get(who))
+        else:
+            name, ours, note = names.get(who), who, ""
         if name is not None and total:
             for cls in ("no", "partial", "full"):
-                out.append(_row(1, name, who, "", "", ds, f"knowledge_{cls}", 100 * counts[cls] / total,
-                                kind="data" if who in released else "model"))
+                out.append(_row(1, name, ours, "", "", ds, f"knowledge_{cls}", 100 * counts[cls] / total,
+                                kind="data" if who in released else "model", scope=note))
+    for who, values in (released_perplexity or {}).items():
+        name, ours, note = run_of(who, files.get("perplexity"))
+        if name is not None and name != "Human" and len(values):
+            out.append(_row(1, name, f"{ours} ({who})", "", "", ds, "perplexity", sum(values) / len(values),
+                            kind="data", scope=note))
     lengths, _ = normal_true_lengths(passages)
     for author, words in lengths.items():
         if author in authors and words and author != "human":
@@ -446,11 +472,13 @@ def summary(hit: pd.DataFrame, miss: pd.DataFrame) -> str:
     model, data = hit[hit["kind"] == "model"], hit[hit["kind"] == "data"]
     with_interval = hit[hit["inside"] != "n/a"]
     median = model["delta"].abs().median() if len(model) else math.nan
-    sampled = int((data["scope"] != "").sum())
+    runs = data["ours"].astype(str).str.startswith(RELEASED_RUN)
+    sampled = int(((data["scope"] != "") & ~runs).sum())
     return (f"{len(hit)} published numbers compared: {len(model)} judge numbers, "
             f"{int((with_interval['inside'] == 'yes').sum())} of the {len(with_interval)} with an interval inside it, "
             f"median |Δ| {_fmt(median) or '–'}; {len(data)} from data alone ({sampled} on a smaller sample than the "
-            f"paper's); {len(miss)} published numbers without a counterpart.")
+            f"paper's, {int(runs.sum())} of the authors' released runs); {len(miss)} published numbers without a "
+            "counterpart.")
 
 
 EXPLAIN = ("Each published number (resources/published/) beside the number this run reproduced in the same place, "
@@ -529,14 +557,16 @@ def write_rag_scorecard(outdir: str | Path, accuracy: Iterable[Mapping], params:
 
 def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge: Mapping[str, Sequence[Mapping]],
                              passages: Sequence[Mapping], summary: Iterable[Mapping], rates: Iterable[Mapping],
-                             self_map: Mapping[str, str | None], params: Mapping[str, Any] | None) -> list[Path]:
+                             self_map: Mapping[str, str | None], params: Mapping[str, Any] | None,
+                             released_perplexity: Mapping[str, Sequence[float]] | None = None,
+                             released: Mapping[str, Any] | None = None) -> list[Path]:
     """A self-preference dataset's scorecard (Tables 1-9 of that dataset;
     the knowledge files of authors that are no evaluator are the released
-    ones: data rows)."""
+    ones, and the released GPT-2 perplexities: data rows, "released run")."""
     label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
     grid = _grid(params, "selfpref", datasets=(label,))
     rows = selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
-                         [a for a in knowledge if a not in self_map])
+                         [a for a in knowledge if a not in self_map], released_perplexity, released)
     return write_scorecard(outdir, f"self-preference, {label}", *compare(
         "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)))
 

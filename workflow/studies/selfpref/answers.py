@@ -33,9 +33,16 @@ re-derivation is unaffected.  ``lowercase=True`` lower-cases both strings first,
 as the authors' RELEASED script does (``qa_pair['answer'].lower(),
 ai_answer.lower()``, and its Llama results are lower case); the shipped GPT-3.5
 file was made WITHOUT lower-casing (its strings keep their case, and
-lower-casing changes 40 levels), so the default is case-sensitive.
+lower-casing changes 40 levels), so the default is case-sensitive.  The
+setting ``selfpref.knowledge.match`` (``exact`` | ``lowercase``,
+:data:`MATCH_RULES`, :func:`match_lowercase`) picks the rule for the probes
+and for re-deriving the released files (the other three released files were
+recorded lower-cased: either rule re-derives them; :func:`released_knowledge`
+checks every one).
 
-Knowledge levels (:func:`rederive_knowledge`): the file holds 5,007 answers
+Knowledge levels (:func:`rederive_knowledge`; the three later files hold
+5,000 answers in consecutive groups of 5, :func:`group_fixed`): the NQ GPT-3.5
+file holds 5,007 answers
 for 1,000 questions, in question order.  Consecutive answers with the same
 ``ground_truth`` form one question's run (exactly 1,000 runs, each run's
 ground truth equal to that question's ``true_answer`` in
@@ -124,7 +131,11 @@ __all__ = [
     "knowledge_class",
     "group_runs",
     "group_answers",
+    "group_fixed",
+    "MATCH_RULES",
+    "match_lowercase",
     "rederive_knowledge",
+    "released_knowledge",
     "Attribution",
     "extract_answer",
     "stated_index",
@@ -141,6 +152,12 @@ ATTRIBUTION_STATUSES = (
     "error",
 )
 
+# selfpref.knowledge.match: how an answer is compared with its gold.  exact =
+# case-sensitive (the rule that re-derives the released NQ GPT-3.5 file);
+# lowercase = both strings lower-cased first (the authors' released
+# knowledge_*.py; the three other released knowledge files were recorded so).
+MATCH_RULES = ("exact", "lowercase")
+
 _SPLIT = re.compile(r"\s|(?<!\d)[,.](?!\d)")
 
 
@@ -151,6 +168,16 @@ _SPLIT = re.compile(r"\s|(?<!\d)[,.](?!\d)")
 def word_set(text: object) -> set[str]:
     """The knowledge script's bag of words (module doc); ``''`` included."""
     return set(_SPLIT.split(_text(text)))
+
+
+def match_lowercase(match: str | None) -> bool:
+    """``selfpref.knowledge.match`` -> the ``lowercase`` flag of :func:`answer_matches`
+    (None = the default, exact). Raises ValueError for another rule."""
+    if match is None:
+        return False
+    if match not in MATCH_RULES:
+        raise ValueError(f"knowledge match rule must be one of {list(MATCH_RULES)}, got {match!r}")
+    return match == "lowercase"
 
 
 def answer_matches(answer_text: object, gold: object, *, lowercase: bool = False) -> bool:
@@ -299,6 +326,31 @@ def group_answers(records: Sequence[Mapping], questions: Sequence[object], tries
     return groups
 
 
+def group_fixed(records: Sequence[Mapping], tries: int = TRIES) -> list[list[Mapping]]:
+    """Consecutive groups of ``tries`` records (the released files recorded
+    after lower-casing: one question per ``tries`` records, adjacent questions
+    may share a gold).  Raises :class:`InputError` naming the record when the
+    count is no multiple of ``tries`` or a group mixes ground truths."""
+    if len(records) % tries:
+        raise InputError(f"ai_answers: {len(records)} records, expected a multiple of {tries} (groups of {tries})")
+    groups = [list(records[i:i + tries]) for i in range(0, len(records), tries)]
+    for q, group in enumerate(groups):
+        first = _record_field(group[0], q * tries, "ground_truth")
+        for j, rec in enumerate(group[1:], 1):
+            gt = _record_field(rec, q * tries + j, "ground_truth")
+            if gt != first:
+                raise InputError(f"ai_answers[{q * tries + j}]: field 'ground_truth': expected {excerpt(first)} "
+                                 f"(question {q}'s group of {tries}), got {excerpt(gt)}")
+    return groups
+
+
+def _fixed_groups(records: Sequence[Mapping], tries: int) -> bool:
+    """Whether the records fall into consecutive groups of ``tries`` with one
+    ground truth each (the files recorded after lower-casing)."""
+    return bool(records) and len(records) % tries == 0 and all(
+        len({records[i + j]["ground_truth"] for j in range(tries)}) == 1 for i in range(0, len(records), tries))
+
+
 def _load_json(path: Path, expected: str) -> object:
     text = read_utf8(path, expected)
     try:
@@ -347,7 +399,9 @@ def _knowledge_groups(path: Path, questions: object, tries: int) -> tuple[dict, 
         for i, rec in enumerate(records):
             _record_field(rec, i, "ground_truth")
             _record_field(rec, i, "AI_answer")
-        if questions is None:
+        if questions is None and _fixed_groups(records, tries):
+            groups, method = group_fixed(records, tries), f"consecutive groups of {tries}"
+        elif questions is None:
             groups, method = group_runs(records), "consecutive ground_truth runs"
             for q, group in enumerate(groups):
                 if len(group) < tries:
@@ -364,14 +418,18 @@ def _knowledge_groups(path: Path, questions: object, tries: int) -> tuple[dict, 
 
 
 def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int = TRIES,
-                       lowercase: bool = False) -> dict:
+                       lowercase: bool = False, match: str | None = None) -> dict:
     """Recompute every question's knowledge level from a knowledge file's raw
     answers (``ai_answers``: ``ground_truth``/``AI_answer`` strings only).
 
     ``questions`` (optional): the question list (a passages JSON path, gold
     strings or objects with ``true_answer``) for :func:`group_answers`;
-    without it the records are grouped by consecutive ground truth
-    (:func:`group_runs`).  Returns ``levels``, ``distribution`` (counts of
+    without it the records are grouped in consecutive groups of ``tries``
+    (:func:`group_fixed`) when they fall into such groups of one ground
+    truth each (the three files recorded after lower-casing, where adjacent
+    questions may share a gold), else by consecutive ground truth
+    (:func:`group_runs`; the NQ GPT-3.5 file, 5,007 records).  ``match`` (``exact`` | ``lowercase``,
+    :data:`MATCH_RULES`) overrides ``lowercase`` when given.  Returns ``levels``, ``distribution`` (counts of
     levels 0..tries), ``classes``, ``grouping`` (``method``, ``records``,
     ``questions``, ``group_sizes`` {size: count}, ``extra_tries``: the
     questions with more than ``tries`` answers and the records left out),
@@ -385,6 +443,8 @@ def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int
     the file and the record.
     """
     path = Path(path)
+    if match is not None:
+        lowercase = match_lowercase(match)
     data, records, groups, method = _knowledge_groups(path, questions, tries)
     levels, extra, start = [], [], 0
     for q, group in enumerate(groups):
@@ -428,6 +488,55 @@ def rederive_knowledge(path: str | Path, questions: object = None, *, tries: int
         "levels_from_stored_sets": ([knowledge_level(_match_from_stored_sets(r) for r in g[-tries:]) for g in groups]
                                     if has_sets else None),
     }
+
+
+def _int_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+
+
+def released_knowledge(path: str | Path, match: str = "exact", *, tries: int = TRIES) -> dict:
+    """A released knowledge file re-derived and checked (a data-only check of
+    every run): its shape (``knowledge_level``: one int 0..tries per question
+    of the answer records; ``distribution``: tries + 1 counts that are the
+    counts of ``knowledge_level``) and the re-derived levels under ``match``
+    must equal the stored ones.  Returns :func:`rederive_knowledge`'s dict;
+    raises :class:`InputError` naming the file, the question (record) and the
+    field with what was expected - never a partial result."""
+    path = Path(path)
+    derived = rederive_knowledge(path, tries=tries, match=match)
+    n = len(derived["levels"])
+    data = _load_json(path, "a knowledge JSON object with 'ai_answers'")
+    for field in ("knowledge_level", "distribution"):
+        if field not in data:
+            raise InputError(f"{path}: field '{field}' is missing; expected "
+                             + (f"a list of {n} levels 0..{tries}" if field == "knowledge_level"
+                                else f"a list of {tries + 1} counts (questions per level 0..{tries})"))
+        if not _int_list(data[field]):
+            raise InputError(f"{path}: field '{field}': expected a list of integers, got {excerpt(data[field])}")
+    stored, dist = data["knowledge_level"], data["distribution"]
+    if len(stored) != n:
+        raise InputError(f"{path}: field 'knowledge_level': {len(stored)} levels, expected {n} (one per question of "
+                         f"'ai_answers', grouped by {derived['grouping']['method']})")
+    bad = next((q for q, lv in enumerate(stored) if not 0 <= lv <= tries), None)
+    if bad is not None:
+        raise InputError(f"{path}: question {bad}: field 'knowledge_level': expected a level 0..{tries}, "
+                         f"got {stored[bad]}")
+    if len(dist) != tries + 1:
+        raise InputError(f"{path}: field 'distribution': {len(dist)} counts, expected {tries + 1} "
+                         f"(questions per level 0..{tries})")
+    counted = [stored.count(k) for k in range(tries + 1)]
+    if dist != counted:
+        raise InputError(f"{path}: field 'distribution': {dist}, expected {counted} (the counts of its "
+                         "'knowledge_level')")
+    if derived["level_mismatches"]:
+        q = derived["level_mismatches"][0]
+        hint = (" (a file recorded without lower-casing: set match: exact for it)" if match == "lowercase" else
+                " (a file recorded after lower-casing that still differs: not a case question)")
+        raise InputError(f"{path}: question {q}: field 'knowledge_level': expected {derived['levels'][q]} "
+                         f"(re-derived from its 'ai_answers' with match {match}), the file stores {stored[q]}; "
+                         f"{len(derived['level_mismatches'])} question(s) differ, re-derived distribution "
+                         f"{derived['distribution']} vs stored {dist}{hint}")
+    return derived
 
 
 # --------------------------------------------------------------------------

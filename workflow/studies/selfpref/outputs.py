@@ -44,13 +44,15 @@ def _raw(stem: str, n: int, prompt: str, facts: str, key: str) -> Table:
 
 
 # a dataset's report (every item is always written: an empty input gives placeholder rows)
-SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv", *SCORECARD),
+SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv",
+                                                      "perplexity_released.tsv", *SCORECARD),
                   diffs=True, items=(
     _table("table1_knowledge", "Table 1: knowledge levels and passage statistics",
            "Self-preference Table 1: knowledge levels (No / Partial / Full, % of questions; GPT-3.5 re-derived from "
            "its released probes, evaluators probed here) and passage statistics (average length in words, perplexity "
            "under the configured causal LM, † = Welch t-test vs human passages p < 0.05).",
-           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model, x.iv)),
+           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model, x.iv,
+                                      x.released_perplexity)),
     _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
            "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "
            "under the normal (writing quality) and RAG (suitability) prompts, TRUE and FALSE passages; Diff = Human − "
@@ -122,7 +124,8 @@ SELFPREF_DATASETS = Report("Self-preference, all datasets", extra=("contents.md"
 
 def knowledge_authors(config: Mapping[str, Any], dataset: str, evaluators: list[str]) -> list[str]:
     """Table 1's knowledge rows: released probes (re-derived), then each evaluator's own."""
-    return list(config["selfpref"]["datasets"][dataset].get("knowledge", {})) + list(evaluators)
+    released = config["selfpref"]["datasets"][dataset].get("knowledge") or {}
+    return [a for a, entry in released.items() if entry] + list(evaluators)
 
 
 def other_authors(config: Mapping[str, Any], evaluator: str) -> list[str]:

@@ -25,6 +25,7 @@ from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
 from authbench.stats import IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
+from authbench.studies.selfpref.released import PER_PASSAGE_COLUMNS, per_passage
 from authbench.studies.scorecard import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
                                              author_order, preference_rates, rates_long, rerank_summary, unit_frames)
@@ -58,6 +59,7 @@ class Inputs:
     perplexity_model: str | None
     prefix: str
     iv: Intervals | None = None
+    released_perplexity: Mapping[str, Sequence[float]] | None = None
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -146,6 +148,9 @@ def write_selfpref_report(
     spec: IntervalSpec | None = None,
     intervals: str = "inline",
     scorecard: Mapping | None = None,
+    released_perplexity: Mapping[str, Sequence[float]] | None = None,
+    released: Mapping | None = None,
+    qids: Sequence[str] | None = None,
     built_path: str | Path | None = None,
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
@@ -158,15 +163,21 @@ def write_selfpref_report(
     named in the captions, ``perplexity_model`` in Table 1's; ``spec`` (config
     ``intervals``; default settings without) the intervals and comparisons,
     ``intervals`` how Markdown and LaTeX show them. Also writes the
-    ``units_<name>.parquet`` records and ``comparisons.tsv/.md``, and, at
-    ``built_path``, the built tables (:func:`write_datasets_report` stacks
-    them over datasets). Returns the paths."""
+    ``units_<name>.parquet`` records and ``comparisons.tsv/.md``.
+    ``released_perplexity`` (author -> the release's GPT-2 perplexities,
+    :mod:`authbench.studies.selfpref.released`): Table 1's released column,
+    the scorecard's data rows and ``perplexity_released.tsv`` (per author:
+    compared per passage with ours, or why not; ``released``: ``perplexity_order``,
+    ``model`` = our perplexity model's hub id, ``knowledge``/``perplexity``
+    file names for the scorecard; ``qids``: the dataset's questions in
+    order). At ``built_path``: the built
+    tables (:func:`write_datasets_report` stacks them over datasets). Returns the paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     spec = spec or IntervalSpec()
     inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {},
                     list(perplexity_rows or []), list(passages or []), self_map or {}, perplexity_model,
-                    f"[{dataset}] " if dataset else "")
+                    f"[{dataset}] " if dataset else "", released_perplexity=dict(released_perplexity or {}))
     units = {}
     for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
                                    inputs.perplexity_rows, inputs.passages).items():
@@ -191,9 +202,15 @@ def write_selfpref_report(
     _write_rows(summary, summary_path, RERANK_SUMMARY_COLUMNS)
     contents = outdir / "contents.md"
     write_text(contents, contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""))
+    released = dict(released or {})
+    released_path = outdir / "perplexity_released.tsv"
+    _write_rows(per_passage(inputs.released_perplexity, inputs.perplexity_rows, list(qids or []),
+                            released.get("perplexity_order", "unknown"), released.get("model") or perplexity_model),
+                released_path, PER_PASSAGE_COLUMNS)
     card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
-                                    preference_rates(inputs.gen_rows), inputs.self_map, scorecard)
-    return paths + [rates_path, summary_path, *compared, contents, *card]
+                                    preference_rates(inputs.gen_rows), inputs.self_map, scorecard,
+                                    released_perplexity=inputs.released_perplexity, released=released)
+    return paths + [rates_path, summary_path, released_path, *compared, contents, *card]
 
 
 def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, intervals: str = "inline") -> list[Path]:

@@ -14,7 +14,9 @@ engines, response cache and manifests as AuthorityBench's judges.
   seed ``seed + try``, with the authors' prompt (``knowledge_openai.py``:
   the question + " Short answer with less than 5 words:"); the whole reply,
   stripped, is the answer (:func:`knowledge_answer`, as the authors judge
-  it), matched case-sensitively by ``answer_matches``; 5/5 = full, 1-4 =
+  it), matched by ``answer_matches`` under ``selfpref.knowledge.match``
+  (exact: case-sensitive, the default; lowercase: the authors' released
+  script); 5/5 = full, 1-4 =
   partial, 0 = no knowledge.
 * **Pointwise reranking** (3.3): every passage of the sample with the
   ``normal`` and the ``rag`` prompt, reply ``###<1-5>***``. FALSE passages
@@ -168,17 +170,20 @@ def knowledge_answer(reply: str) -> str:
     return (reply or "").strip()
 
 
-def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequence[str]]) -> tuple[list, list]:
+def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequence[str]],
+                   match: str = "exact") -> tuple[list, list]:
     """Per (try, question) the judged answer (``request_id`` ``<qid>#<try>``, in
-    request order), and per question its level and class."""
-    from authbench.studies.selfpref.answers import answer_matches, knowledge_class
+    request order), and per question its level and class; ``match``: the
+    rule of ``selfpref.knowledge.match`` (exact | lowercase)."""
+    from authbench.studies.selfpref.answers import answer_matches, knowledge_class, match_lowercase
 
+    lowercase = match_lowercase(match)
     tries = []
     for t, replies in enumerate(replies_by_try):
         for q, reply in zip(questions, replies):
             answer = knowledge_answer(reply)
             tries.append({"request_id": f"{q['qid']}#{t}", "status": "ok", "qid": q["qid"], "try": t,
-                          "answer": answer, "correct": answer_matches(answer, q["answer"])})
+                          "answer": answer, "correct": answer_matches(answer, q["answer"], lowercase=lowercase)})
     levels = []
     for q in questions:
         flags = [r["correct"] for r in tries if r["qid"] == q["qid"]]

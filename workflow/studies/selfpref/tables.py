@@ -522,16 +522,21 @@ def style_tables(gen_rows, passages=None, iv: Intervals | None = None) -> tuple[
 # Table 1
 # --------------------------------------------------------------------------
 def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexity_rows,
-           perplexity_model: str | None = None, iv: Intervals | None = None) -> TableSpec:
+           perplexity_model: str | None = None, iv: Intervals | None = None,
+           released_perplexity: Mapping[str, Sequence[float]] | None = None) -> TableSpec:
     """Table 1: knowledge levels (%) and passage statistics per author (see the
     module docstring for the rows); ``†``: Welch p < 0.05 against human.
     ``perplexity_model`` names the scoring LM in the caption. With ``iv``:
     every share, length and perplexity has its interval over the author's
-    questions (Average: of the mean of the models' values)."""
+    questions (Average: of the mean of the models' values).
+    ``released_perplexity`` (author -> the release's GPT-2 perplexities): the
+    column "PPL (released GPT-2)", each author's mean of the released values
+    (no test, no interval: the values' passages are not ours)."""
     classes = level_classes(levels_by_author)
+    released = {a: finite(v) for a, v in (released_perplexity or {}).items()}
     lengths, order = normal_true_lengths(passages)
     ppl, ppl_authors = normal_true_perplexities(perplexity_rows)
-    order += ppl_authors
+    order += ppl_authors + list(released)
 
     models = list(classes) + [a for a in dict.fromkeys(order) if a != HUMAN and a not in classes]
     human_ppl = ppl.get(HUMAN, [])
@@ -580,6 +585,13 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
                        interval=_with(iv, lambda a: interval("passages", "words", a[0], where=normal_true))))
     cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0]),
                        interval=_with(iv, lambda a: interval("perplexity", "perplexity", a[0], where=normal_true))))
+    if released:
+        def released_mean(author) -> float:
+            return mean_or_nan(released.get(author, np.asarray([], dtype=float)))
+
+        cols.append(Column(("Passage Statistics", "PPL (released GPT-2)"), TEXT,
+                           lambda a: (round_half_up(avg_or(released_mean, a[0]), 2),
+                                      number_text(avg_or(released_mean, a[0]), 2))))
     keys = [(a,) for a in models] + ([("Average",)] if len(models) >= 2 else []) + [(HUMAN,)]
     labels = [("Human",) if k == (HUMAN,) else k for k in keys]
     caption = (
@@ -587,6 +599,8 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
         "statistics of the normal TRUE passages (average length in words, mean perplexity under "
         f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
         f"author. {DAGGER} p < 0.05 (Welch's t-test of the perplexities against the human passages)."
+        + (" PPL (released GPT-2): the mean of the authors' released GPT-2 perplexities of that author's passages "
+           "(their results/*_perplexity.json; data, not this run's passages)." if released else "")
         + (iv.words() if iv else "")
     )
     return _finish(build_table(keys, labels, ["Model"], cols, caption=caption), iv)
