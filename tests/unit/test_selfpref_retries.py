@@ -144,7 +144,7 @@ def test_retries_off_is_the_plain_run(files):
 
 
 def rerank(tmp, out, **extra):
-    params = _params(tmp, "rerank/rag", prompt="rag", evaluator="ev", self_author="me", **extra)
+    params = _params(tmp, "rerank/rag", prompt="rag", evaluator="ev", self_author="me", scope="sample", **extra)
     d = tmp / out
     code = main(["selfpref-rerank", "--questions", str(tmp / "questions.jsonl"), "--sample", str(tmp / "sample.json"),
                  "--passages", str(tmp / "passages.jsonl"), "--template", str(TEMPLATES / "rerank_rag.yaml"),
