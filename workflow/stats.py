@@ -29,7 +29,7 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from authbench.seeding import rng
@@ -333,6 +333,79 @@ def welch(a: Iterable[float], b: Iterable[float]) -> tuple[float, float]:
         warnings.simplefilter("ignore")
         res = stats.ttest_ind(x, y, equal_var=False)
     return float(res.statistic), float(res.pvalue)
+
+
+def paired_t(a: Mapping, b: Mapping) -> tuple[float, float, int, int]:
+    """The paired t-test (``scipy.stats.ttest_rel``, two-sided) of ``a`` vs
+    ``b`` (each: unit, e.g. question -> value) over the units with a finite
+    value on both sides: ``(t, p, pairs, dropped)``, ``dropped`` = units with
+    a finite value on one side only; ``(nan, nan, ...)`` with fewer than two
+    pairs."""
+    fa = {k: float(v) for k, v in a.items() if _finite_number(v)}
+    fb = {k: float(v) for k, v in b.items() if _finite_number(v)}
+    both = [k for k in fa if k in fb]
+    dropped = len(fa) + len(fb) - 2 * len(both)
+    if len(both) < 2:
+        return math.nan, math.nan, len(both), dropped
+    x, y = np.array([fa[k] for k in both]), np.array([fb[k] for k in both])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.ttest_rel(x, y)
+    return float(res.statistic), float(res.pvalue), len(both), dropped
+
+
+def _finite_number(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+SIGNIFICANCE = ("paired", "welch")
+SIGNIFICANCE_WORDS = {"paired": "paired t-test (scipy.stats.ttest_rel) over the questions with both values",
+                      "welch": "Welch's unpaired t-test"}
+
+
+@dataclass
+class Significance:
+    """A table's test of two per-question samples (config
+    ``selfpref.significance``): ``paired`` (:func:`paired_t`: questions with
+    one side only are dropped and counted in ``dropped``) or ``welch``
+    (:func:`welch` on every value of each side). ``p`` gives the p-value of
+    one comparison; ``words`` names the test for a caption."""
+
+    test: str = "paired"
+    dropped: int = 0
+    tests: int = 0
+
+    def __post_init__(self) -> None:
+        if self.test not in SIGNIFICANCE:
+            raise ValueError(f"significance test {self.test!r}: expected one of {SIGNIFICANCE}")
+
+    def p(self, a: Mapping, b: Mapping) -> float:
+        """``a``, ``b``: question -> value (a question's several values are averaged before)."""
+        self.tests += 1
+        if self.test == "welch":
+            return welch(list(a.values()), list(b.values()))[1]
+        _, p, _, dropped = paired_t(a, b)
+        self.dropped += dropped
+        return p
+
+    def words(self) -> str:
+        out = SIGNIFICANCE_WORDS[self.test]
+        if self.test == "paired":
+            out += (f"; {self.dropped} question side(s) with one value only dropped over the table's "
+                    f"{self.tests} test(s)")
+        return out
+
+
+def per_question(pairs: Iterable[tuple[Any, float]]) -> dict:
+    """question -> the mean of its finite values (``pairs``: (question, value))."""
+    acc: dict = {}
+    for q, v in pairs:
+        if _finite_number(v):
+            acc.setdefault(q, []).append(float(v))
+    return {q: sum(v) / len(v) for q, v in acc.items()}
 
 
 def mark(p: float, alpha: float = ALPHA) -> str:

@@ -140,6 +140,7 @@ def get_sp_report_params(wildcards):
             "perplexity_model": SELFPREF.perplexity_model,
             "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
+            "significance": config["selfpref"]["significance"],
             "released": {
                 "perplexity": sp_config(wildcards).get("released_perplexity"),
                 "knowledge": {a: sp_knowledge_file(e) for a, e in sp_released_knowledge(wildcards).items()},

@@ -24,17 +24,18 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # --------------------------------------------------------------------------
 # fixtures: hand-made rows
 # --------------------------------------------------------------------------
-def _rr(author, factual, score, prompt="normal", evaluator="E", variant="normal"):
-    return {"evaluator": evaluator, "pid": f"{author}-{factual}-{score}", "qid": "q", "author": author,
+def _rr(author, factual, score, prompt="normal", evaluator="E", variant="normal", qid="q"):
+    return {"evaluator": evaluator, "pid": f"{author}-{factual}-{score}-{qid}", "qid": qid, "author": author,
             "variant": variant, "factual": factual, "prompt": prompt, "score": score,
             "status": "ok" if score is not None else "no_number"}
 
 
 def rerank_rows():
-    rows = [_rr("human", True, s) for s in (4, 5, 5, 4, None)]
-    rows += [_rr("gpt35", True, s) for s in (1, 2, 1, 2)]
-    rows += [_rr("gpt35", False, s) for s in (5, 4, 4, 5)]
-    rows += [_rr("llama", True, s) for s in (3, 3)]
+    # question q<i> scored for every author (the paired tests pair them)
+    rows = [_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4, None))]
+    rows += [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
+    rows += [_rr("gpt35", False, s, qid=f"q{i}") for i, s in enumerate((5, 4, 4, 5))]
+    rows += [_rr("llama", True, s, qid=f"q{i}") for i, s in enumerate((3, 3))]
     rows += [_rr("human", True, 3, prompt="rag")]
     rows += [_rr("human", False, s) for s in (2, 3)]
     rows += [_rr("gpt35", True, 5, variant="long")]  # not in the normal-variant tables
@@ -111,8 +112,8 @@ def test_table2_layout_values_and_daggers():
     assert row[("Normal Setting", "Human", "TRUE")] == "4.50±0.58"
     assert row[("Normal Setting", "Model", "TRUE")] == "1.50±0.58"
     assert row[("Normal Setting", "Model", "FALSE")] == "4.50±0.58"
-    # human TRUE vs model TRUE: 4.5 - 1.5, clearly significant
-    assert stats.ttest_ind([4, 5, 5, 4], [1, 2, 1, 2], equal_var=False).pvalue < 0.05
+    # human TRUE vs model TRUE: 4.5 - 1.5, clearly significant (paired per question, the default)
+    assert stats.ttest_rel([4, 5, 5, 4], [1, 2, 1, 2]).pvalue < 0.05
     assert row[("Normal Setting", "Diff (H − M)", "TRUE")] == "+3.00†"
     # human TRUE vs model FALSE (the paper's FALSE difference): 0, no mark
     assert row[("Normal Setting", "Diff (H − M)", "FALSE")] == "0.00"
@@ -122,14 +123,19 @@ def test_table2_layout_values_and_daggers():
     assert row[("RAG Setting", "Model", "TRUE")] == "–"
     assert row[("RAG Setting", "Diff (H − M)", "TRUE")] == "–"
     ll = spec.cells.loc[("E", "llama")]
-    p = stats.ttest_ind([4, 5, 5, 4], [3, 3], equal_var=False).pvalue
-    assert ll[("Normal Setting", "Diff (H − M)", "TRUE")] == "+1.50" + ("†" if p < 0.05 else "")
+    p = stats.ttest_rel([4, 5], [3, 3]).pvalue  # q0, q1: the questions llama has; q2, q3 dropped and counted
+    assert p > 0.05 and ll[("Normal Setting", "Diff (H − M)", "TRUE")] == "+1.50"
+    # a difference with both sides is tested: normal TRUE and FALSE of the self author (q0-q3 on both sides: 0
+    # dropped) and normal TRUE of llama (q0, q1; the human q2, q3 dropped)
+    assert ("paired t-test (scipy.stats.ttest_rel) over the questions with both values; 2 question side(s) with "
+            "one value only dropped over the table's 3 test(s)") in spec.caption
     assert ll[("Normal Setting", "Model", "FALSE")] == "–"
     assert "Unparsed scores (excluded): E 1/" in spec.note
 
 
 def test_table2_negative_difference_and_missing_self_rows():
-    rows = [_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)]
+    rows = [_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
+    rows += [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))]
     spec = TB.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
     assert list(spec.cells.index) == [("E", "llama (self)"), ("E", "gpt35")]
     assert (spec.cells.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
@@ -416,37 +422,58 @@ def _p(author, text, factual=True, variant="normal"):
             "factual": factual, "answer_in": "x", "text": text}
 
 
-def _ppl(author, v, factual=True, variant="normal"):
-    return {"pid": "p", "author": author, "variant": variant, "factual": factual, "tokens": 10, "perplexity": v}
+def _ppl(author, v, factual=True, variant="normal", qid=None):
+    row = {"pid": "p", "author": author, "variant": variant, "factual": factual, "tokens": 10, "perplexity": v}
+    return row if qid is None else {**row, "qid": qid}
 
 
 def test_table1_by_hand():
+    """Issue 26: one row per configured evaluator (its knowledge, its self author's passages), the Average of
+    the evaluators once each, then below the rule (baseline rows, never averaged) the released knowledge run
+    and the author no evaluator has as self, and Human; marks from the paired test per question."""
     levels = {
         "gpt35": [{"qid": "1", "level": 0, "class": "no"}, {"qid": "2", "level": 0, "class": "no"},
                   {"qid": "3", "level": 3, "class": "partial"}, {"qid": "4", "level": 5, "class": "full"}],
         "gemma3-270m": [{"qid": "1", "level": 0}, {"qid": "2", "level": 5}],  # class derived
+        "qwen": [{"qid": "1", "level": 0}, {"qid": "2", "level": 0}, {"qid": "3", "level": 1}, {"qid": "4", "level": 1}],
     }
     passages = [_p("human", "a b c"), _p("human", "a b c d e"), _p("gpt35", "a b"), _p("gpt35", "a b c d"),
                 _p("gpt35", "x " * 50, factual=False), _p("gpt35", "x " * 400, variant="long"),
-                _p("llama", "one")]
-    ppl = [_ppl("human", v) for v in (10, 12, 11)] + [_ppl("gpt35", v) for v in (20, 21, 22)]
-    ppl += [_ppl("llama", v) for v in (10.5, 11.5)] + [_ppl("gpt35", 500.0, variant="long"), _ppl("human", None)]
-    spec = TB.table1(levels, passages, ppl)
-    assert list(spec.cells.index) == [("gpt35",), ("gemma3-270m",), ("llama",), ("Average",), ("Human",)]
+                _p("llama", "one"), _p("mistral", "a b c d e f")]
+    ppl = [_ppl("human", v, qid=q) for q, v in (("q1", 10), ("q2", 12), ("q3", 11))]
+    ppl += [_ppl("gpt35", v, qid=q) for q, v in (("q1", 20), ("q2", 21), ("q3", 22))]
+    ppl += [_ppl("llama", v, qid=q) for q, v in (("q1", 10.5), ("q2", 11.5))]
+    ppl += [_ppl("gpt35", 500.0, variant="long", qid="q1"), _ppl("human", None, qid="q4")]
+    self_map = {"gemma3-270m": "gpt35", "qwen": "llama"}
+    spec = TB.table1(levels, passages, ppl, self_map=self_map)
+    assert list(spec.cells.index) == [("gemma3-270m", "gpt35"), ("qwen", "llama"), ("Average", "–"),
+                                      ("gpt35 (released run)", "gpt35"), ("mistral", "mistral"), ("Human", "human")]
+    assert list(spec.cells.index.names) == ["Model", "Passages"]
+    assert spec.baseline_rows == [("gpt35 (released run)", "gpt35"), ("mistral", "mistral"), ("Human", "human")]
     assert [c[1] for c in spec.cells.columns] == ["No (%)", "Partial (%)", "Full (%)", "n", "Average Length",
                                                   "Perplexity"]
-    assert list(spec.cells.loc[("gpt35",)]) == ["50.0", "25.0", "25.0", "4", "3.00", "21.00†"]
-    assert list(spec.cells.loc[("gemma3-270m",)]) == ["50.0", "0.0", "50.0", "2", "–", "–"]
-    p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
-    assert p_llama > 0.05
-    assert list(spec.cells.loc[("llama",)]) == ["–", "–", "–", "–", "1.00", "11.00"]
-    assert list(spec.cells.loc[("Human",)]) == ["–", "–", "–", "–", "4.00", "11.00"]
-    # Average: means of the model rows; perplexity test on the pooled model values
-    avg = spec.cells.loc[("Average",)]
-    assert list(avg[:3]) == ["50.0", "12.5", "37.5"] and avg.iloc[4] == "2.00"
-    p_avg = stats.ttest_ind([20, 21, 22, 10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
+    # gpt35 vs human, paired on q1-q3: differences 10, 9, 11
+    assert stats.ttest_rel([20, 21, 22], [10, 12, 11]).pvalue < 0.05
+    assert list(spec.cells.loc[("gemma3-270m", "gpt35")]) == ["50.0", "0.0", "50.0", "2", "3.00", "21.00†"]
+    # llama vs human, paired on q1-q2: differences 0.5, -0.5
+    assert list(spec.cells.loc[("qwen", "llama")]) == ["50.0", "50.0", "0.0", "4", "1.00", "11.00"]
+    assert list(spec.cells.loc[("gpt35 (released run)", "gpt35")]) == ["50.0", "25.0", "25.0", "4", "3.00", "21.00†"]
+    assert list(spec.cells.loc[("mistral", "mistral")]) == ["–", "–", "–", "–", "6.00", "–"]
+    assert list(spec.cells.loc[("Human", "human")]) == ["–", "–", "–", "–", "4.00", "11.00"]
+    # Average: the two evaluators once each (not the released run, not mistral); its perplexity test pairs the
+    # mean of the evaluators' values per question (q1: 15.25, q2: 16.25, q3: 22) with the human ones
+    avg = spec.cells.loc[("Average", "–")]
+    assert list(avg[:3]) == ["50.0", "25.0", "25.0"] and avg.iloc[4] == "2.00"
+    p_avg = stats.ttest_rel([15.25, 16.25, 22.0], [10, 12, 11]).pvalue
     assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
-    assert spec.values.loc[("gpt35",)].iloc[5] == 21.0
+    assert "each configured evaluator once" in spec.note and "outside the average" in spec.note
+    assert "paired t-test (scipy.stats.ttest_rel)" in spec.caption
+    # Welch's unpaired test (selfpref.significance: welch) on the same values
+    welch = TB.table1(levels, passages, ppl, self_map=self_map, significance="welch")
+    p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
+    assert p_llama > 0.05 and welch.cells.loc[("qwen", "llama")].iloc[5] == "11.00"
+    assert "Welch's unpaired t-test" in welch.caption
+    assert spec.values.loc[("gemma3-270m", "gpt35")].iloc[5] == 21.0
 
 
 def test_perplexity_anova_and_tukey_by_hand():
@@ -475,7 +502,7 @@ def test_perplexity_anova_and_tukey_by_hand():
 
 def test_table1_empty_and_bad_level():
     spec = TB.table1({}, [], [])
-    assert list(spec.cells.index) == [("Human",)]
+    assert list(spec.cells.index) == [("Human", "human")]
     assert (spec.cells.iloc[0] == "–").all()
     with pytest.raises(InputError, match=r"knowledge levels \(gpt35\): row 1: field 'level' is 7"):
         TB.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
@@ -555,8 +582,8 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
     assert ("| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **55.0** | **70.0** | 33.3 | **57.1** | "
             "**57.1** | 50.0 | 7 |") in md
     assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
-    neg = TB.table2([_rr("human", True, s) for s in (1, 2, 1, 2)] + [_rr("gpt35", True, s) for s in (4, 5, 5, 4)],
-                   {"E": "gpt35"})
+    neg = TB.table2([_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
+                    + [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))], {"E": "gpt35"})
     csv_p, md_p, tex_p = T.write_table(neg, tmp_path / "neg")
     assert "–3.00†" in md_p.read_text(encoding="utf-8")
     assert r"$-$3.00$^{\dagger}$" in tex_p.read_text(encoding="utf-8")

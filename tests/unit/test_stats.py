@@ -294,3 +294,31 @@ def test_holm_by_hand():
     # sorted .01, .02, .04 with m = 3: .03, .04, .04 (monotone), NaN untouched
     assert S.holm([0.04, 0.01, math.nan, 0.02]) == pytest.approx([0.04, 0.03, math.nan, 0.04], nan_ok=True)
     assert S.holm([0.5, 0.9]) == [1.0, 1.0]
+
+
+def test_paired_and_welch_disagree_on_a_hand_case():
+    """Issue 26: the same questions scored for both sides. Per question the
+    model is always 0.4-0.6 above the human score: the paired test sees it
+    (differences -0.5, -0.4, -0.6, -0.4, -0.5: mean -0.48, sd 0.08367,
+    t = -0.48 / (0.08367 / sqrt 5) = -12.83), Welch's unpaired test drowns it
+    in the spread between questions. Question 6 has the model side only:
+    dropped from the paired test and counted."""
+    human = {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.0, 5: 5.0}
+    model = {1: 1.5, 2: 2.4, 3: 3.6, 4: 4.4, 5: 5.5, 6: 9.0}
+    t, p, pairs, dropped = S.paired_t(human, model)
+    ref = stats.ttest_rel([1, 2, 3, 4, 5], [1.5, 2.4, 3.6, 4.4, 5.5])
+    assert (pairs, dropped) == (5, 1)
+    assert t == pytest.approx(ref.statistic) and p == pytest.approx(ref.pvalue)
+    assert t == pytest.approx(-0.48 / (math.sqrt(0.028 / 4) / math.sqrt(5)))
+    assert p < 0.001
+    welch_p = stats.ttest_ind(list(human.values()), list(model.values()), equal_var=False).pvalue
+    assert S.welch(human.values(), model.values())[1] == pytest.approx(welch_p) and welch_p > 0.05
+    paired, unpaired = S.Significance("paired"), S.Significance("welch")
+    assert S.mark(paired.p(human, model)) == "†" and S.mark(unpaired.p(human, model)) == ""
+    assert paired.dropped == 1 and paired.tests == 1 and "1 question side(s) with one value only" in paired.words()
+    assert unpaired.words() == "Welch's unpaired t-test"
+    # fewer than two pairs: no test; a non-finite value is no value
+    assert math.isnan(S.paired_t({1: 1.0}, {1: 2.0, 2: float("nan")})[1])
+    with pytest.raises(ValueError, match="significance test 'exact'"):
+        S.Significance("exact")
+    assert S.per_question([("a", 1.0), ("a", 3.0), ("b", None), ("b", 4.0)]) == {"a": 2.0, "b": 4.0}

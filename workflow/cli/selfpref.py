@@ -263,7 +263,7 @@ def cmd_report(args, params) -> None:
                                     "model": released.get("model"),
                                     "knowledge": released.get("knowledge") or {},
                                     "perplexity": (spec or {}).get("file")},
-                          qids=qids, built_path=args.built)
+                          qids=qids, built_path=args.built, significance=params["significance"])
 
 
 def cmd_datasets_report(args, params) -> None:

@@ -48,15 +48,18 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
                                                       "perplexity_released.tsv", *SCORECARD),
                   diffs=True, items=(
     _table("table1_knowledge", "Table 1: knowledge levels and passage statistics",
-           "Self-preference Table 1: knowledge levels (No / Partial / Full, % of questions; GPT-3.5 re-derived from "
-           "its released probes, evaluators probed here) and passage statistics (average length in words, perplexity "
-           "under the configured causal LM, † = Welch t-test vs human passages p < 0.05).",
+           "Self-preference Table 1: per evaluator, knowledge levels (No / Partial / Full, % of questions; probed "
+           "here) and the statistics of its self author's passages (average length in words, perplexity under the "
+           "configured causal LM, † = the configured t-test (selfpref.significance: paired per question by default) "
+           "vs the human passages, p < 0.05); the Average of the evaluators; below a rule, outside the average, the "
+           "released knowledge runs (re-derived from their probes) and the other passage authors.",
            lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model, x.iv,
-                                      x.released_perplexity)),
+                                      x.released_perplexity, x.self_map, x.significance)),
     _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
            "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "
            "under the normal (writing quality) and RAG (suitability) prompts, TRUE and FALSE passages; Diff = Human − "
-           "Model, † = Welch t-test p < 0.05.", lambda x: _report().table2(x.rerank_rows, x.self_map, x.iv)),
+           "Model, † = the configured t-test (selfpref.significance: paired per question by default) p < 0.05.",
+           lambda x: _report().table2(x.rerank_rows, x.self_map, x.iv, x.significance)),
     _table("table3_preference", "Table 3: self / order / factual preference",
            "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
            "preference (%); values over 50% in bold.",
@@ -76,8 +79,8 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            "combination (Section 4.2.3).", lambda x: _report().knowledge_breakdown(x.gen_rows, x.passages, x.iv)),
     _table("table_perplexity_anova", "Perplexity across authors: ANOVA and Tukey HSD",
            "Perplexity of the normal TRUE passages across authors: one-way ANOVA and Tukey's HSD for every pair of "
-           "authors (mean difference, 95% family-wise interval, adjusted p) beside Table 1's unadjusted Welch "
-           "t-test; † p < 0.05.",
+           "authors (mean difference, 95% family-wise interval, adjusted p) beside the unadjusted Welch t-test of "
+           "the same pair; † p < 0.05.",
            lambda x: _report().perplexity_anova_table(x.perplexity_rows, x.perplexity_model)),
     Figure("fig3_heatmaps", "Figure 3: preference heatmaps",
            "Self-preference Figure 3: per evaluator, self / order / factual preference (%) by factuality combination "

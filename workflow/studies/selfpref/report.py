@@ -60,6 +60,7 @@ class Inputs:
     prefix: str
     iv: Intervals | None = None
     released_perplexity: Mapping[str, Sequence[float]] | None = None
+    significance: str = "paired"  # config selfpref.significance: Tables 1-2's marks
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -150,6 +151,7 @@ def write_selfpref_report(
     scorecard: Mapping | None = None,
     released_perplexity: Mapping[str, Sequence[float]] | None = None,
     released: Mapping | None = None,
+    significance: str = "paired",
     qids: Sequence[str] | None = None,
     built_path: str | Path | None = None,
 ) -> list[Path]:
@@ -160,7 +162,8 @@ def write_selfpref_report(
     (the paper's numbers beside these: :mod:`authbench.studies.scorecard`; ``scorecard``: its grid, None: no
     model is named) under ``outdir``; every
     file is written even when inputs are empty. ``dataset`` (e.g. ``nq``) is
-    named in the captions, ``perplexity_model`` in Table 1's; ``spec`` (config
+    named in the captions, ``perplexity_model`` in Table 1's; ``significance``
+    (config ``selfpref.significance``) the test of Tables 1-2's marks; ``spec`` (config
     ``intervals``; default settings without) the intervals and comparisons,
     ``intervals`` how Markdown and LaTeX show them. Also writes the
     ``units_<name>.parquet`` records and ``comparisons.tsv/.md``.
@@ -177,7 +180,8 @@ def write_selfpref_report(
     spec = spec or IntervalSpec()
     inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {},
                     list(perplexity_rows or []), list(passages or []), self_map or {}, perplexity_model,
-                    f"[{dataset}] " if dataset else "", released_perplexity=dict(released_perplexity or {}))
+                    f"[{dataset}] " if dataset else "", released_perplexity=dict(released_perplexity or {}),
+                    significance=significance)
     units = {}
     for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
                                    inputs.perplexity_rows, inputs.passages).items():

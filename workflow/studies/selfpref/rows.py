@@ -45,14 +45,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from authbench.errors import excerpt
 from authbench.llm.formats import FORMATS
 from authbench.records import InputError
-from authbench.stats import mean_or_nan, percent, sample_std
+from authbench.stats import mean_or_nan, per_question, percent, sample_std
 
 LO, HI = FORMATS["hash_rating"].score_range  # the reranking scores (the ###n*** reply format)
 
@@ -212,6 +212,20 @@ def normal_true_perplexities(perplexity_rows) -> tuple[dict[str, list[float]], l
     return _normal_true(perplexity_rows, what, lambda r, i: _number(r, "perplexity", what, i), every_row=True)
 
 
+def normal_true_perplexities_by_question(perplexity_rows, passages) -> dict[str, dict]:
+    """Per author: question -> the perplexity of its ``normal`` TRUE passage
+    (a row without ``qid`` takes its passage's; a question's several values
+    averaged), for the paired tests."""
+    qid_of = {str(p.get("pid")): p.get("qid") for p in passages or []}
+    what = "perplexity rows"
+    pairs: dict[str, list] = {}
+    for i, r in _row(perplexity_rows, what):
+        if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
+            qid = r.get("qid") if r.get("qid") is not None else qid_of.get(str(r.get("pid")), f"#{i}")
+            pairs.setdefault(_str(r, "author", what, i), []).append((str(qid), _number(r, "perplexity", what, i)))
+    return {a: per_question(v) for a, v in pairs.items()}
+
+
 def variant_authors(passages, variant: str) -> set[str]:
     """The authors with a passage of ``variant``."""
     what = "passages"
@@ -226,6 +240,11 @@ class _Scores:
     scores: list
     failures: int = 0
     tries: int = 0  # engine requests over the group's rows (retries included)
+    qids: list = field(default_factory=list)  # the question of each score (the paired tests)
+
+    def by_question(self) -> dict:
+        """question -> its mean score (a question's several passages averaged)."""
+        return per_question(zip(self.qids, self.scores))
 
 
 def rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str], list[str]]:
@@ -248,6 +267,7 @@ def rerank_groups(rows, what: str = "rerank judgments") -> tuple[dict, list[str]
             g.failures += 1
         else:
             g.scores.append(score)
+            g.qids.append(_qid(r, i))
         evaluators.append(ev)
         authors.append(author)
     return groups, list(dict.fromkeys(evaluators)), author_order(authors)

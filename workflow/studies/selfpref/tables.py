@@ -78,8 +78,8 @@ import numpy as np
 from authbench.records import InputError
 from authbench.render.tables import (MISSING, NOT_RANDOM_TAG, TEXT, Column, TableSpec, build_table,
                                      has_blank_interval, round_half_up)
-from authbench.stats import (DAGGER, IntervalSpec, anova_tukey, difference_interval, finite, groups_interval, mark,
-                             mean_interval, mean_or_nan, percent, sample_std, welch)
+from authbench.stats import (DAGGER, IntervalSpec, Significance, anova_tukey, difference_interval, finite,
+                             groups_interval, mark, mean_interval, mean_or_nan, per_question, percent, sample_std)
 from authbench.studies.selfpref.rows import (
     ALL,
     COMBOS,
@@ -96,6 +96,7 @@ from authbench.studies.selfpref.rows import (
     level_classes,
     normal_true_lengths,
     normal_true_perplexities,
+    normal_true_perplexities_by_question,
     other_authors_of,
     rate_stats,
     rerank_groups,
@@ -106,6 +107,7 @@ AGGREGATED = "aggregated"  # Table 3: the mean of the per-author cells
 PROMPT_LABELS = {"normal": "Normal Setting", "rag": "RAG Setting"}
 PM = "±"
 NAN2 = (math.nan, math.nan)
+HUMAN_KEY = (-2, HUMAN)  # Table 1's human row
 
 
 # --------------------------------------------------------------------------
@@ -215,13 +217,17 @@ def _scores_at(ev, prompt, factual, author) -> dict:
     return {"evaluator": ev, "prompt": prompt, "variant": NORMAL, "factual": factual, "author": author}
 
 
-def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None) -> TableSpec:
+def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None,
+           significance: str = "paired") -> TableSpec:
     """Table 2: relevance scores on human-written vs. model-written passages,
     normal and RAG prompts (``normal`` variant). See the module docstring for
     the layout: rows (evaluator, model author), self author first. With
     ``iv`` every mean and difference has its interval (the difference's:
-    both samples' questions resampled together)."""
+    both samples' questions resampled together). ``†`` on a difference:
+    ``significance`` (config ``selfpref.significance``, :class:`~authbench.stats.Significance`)
+    of the human TRUE scores against the model's, per question, p < 0.05."""
     groups, evaluators, authors = rerank_groups(rows)
+    sig = Significance(significance)
     for ev in evaluators:
         if ev not in (self_map or {}):
             raise InputError(f"table2: evaluator {ev!r} has no self author in self_map {dict(self_map or {})}")
@@ -229,6 +235,10 @@ def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None) -> Ta
     def scores(ev, prompt, factual, author) -> np.ndarray:
         g = groups.get((ev, prompt, NORMAL, factual, author))
         return np.asarray(g.scores if g else [], dtype=float)
+
+    def by_question(ev, prompt, factual, author) -> dict:
+        g = groups.get((ev, prompt, NORMAL, factual, author))
+        return g.by_question() if g else {}
 
     row_keys, row_labels = [], []
     for ev in evaluators:
@@ -259,7 +269,8 @@ def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None) -> Ta
             def diff(key, p=prompt, f=factual):
                 h, m = scores(key[0], p, True, HUMAN), scores(key[0], p, f, key[1])
                 d = mean_or_nan(h) - mean_or_nan(m)
-                _, pv = welch(h, m)
+                pv = (sig.p(by_question(key[0], p, True, HUMAN), by_question(key[0], p, f, key[1]))
+                      if math.isfinite(d) else math.nan)
                 return round_half_up(d, 2), (_signed(d) + mark(pv)) if math.isfinite(d) else MISSING
 
             cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff, interval=_with(
@@ -268,11 +279,12 @@ def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None) -> Ta
     caption = (
         "Relevance scores (1–5, mean ± std) on human-written (TRUE) and model-generated passages "
         "under the normal and RAG prompts. Diff = Human − Model: human TRUE vs. model TRUE, and "
-        f"human TRUE vs. model FALSE. {DAGGER} p < 0.05 (Welch's t-test). Rows marked (self): the "
+        f"human TRUE vs. model FALSE. {DAGGER} p < 0.05 ({{test}}). Rows marked (self): the "
         "evaluator's own passages." + (iv.words() if iv else "")
     )
-    return _finish(build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, caption=caption,
-                               note=_failure_note(groups, evaluators)), iv)
+    table = build_table(row_keys, row_labels, ["Evaluator", "Model"], cols, note=_failure_note(groups, evaluators))
+    table.caption = caption.replace("{test}", sig.words())  # the cells are built: the dropped questions counted
+    return _finish(table, iv)
 
 
 _RAW_TABLES = (("normal", True), ("normal", False), ("rag", True), ("rag", False))
@@ -523,12 +535,20 @@ def style_tables(gen_rows, passages=None, iv: Intervals | None = None) -> tuple[
 # --------------------------------------------------------------------------
 def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexity_rows,
            perplexity_model: str | None = None, iv: Intervals | None = None,
-           released_perplexity: Mapping[str, Sequence[float]] | None = None) -> TableSpec:
-    """Table 1: knowledge levels (%) and passage statistics per author (see the
-    module docstring for the rows); ``†``: Welch p < 0.05 against human.
-    ``perplexity_model`` names the scoring LM in the caption. With ``iv``:
-    every share, length and perplexity has its interval over the author's
-    questions (Average: of the mean of the models' values).
+           released_perplexity: Mapping[str, Sequence[float]] | None = None,
+           self_map: Mapping[str, str | None] | None = None, significance: str = "paired") -> TableSpec:
+    """Table 1 as the paper lays it out: one row per configured evaluator
+    (``self_map``: evaluator -> its self author; in its order), its knowledge
+    levels (%) probed here and the passage statistics of its self author's
+    ``normal`` TRUE passages, then ``Average`` (each evaluator once, when two
+    or more); below a rule (the rows the table marks as baseline: never
+    averaged), every other knowledge run (a released run: ``<author>
+    (released run)``), every passage author no evaluator has as self, and
+    ``Human``. ``†``: ``significance`` (config ``selfpref.significance``) of
+    the row's perplexities against the human passages', per question, p <
+    0.05. ``perplexity_model`` names the scoring LM in the caption. With
+    ``iv``: every share, length and perplexity has its interval over the
+    row's questions (Average: of the mean of the evaluators' values).
     ``released_perplexity`` (author -> the release's GPT-2 perplexities): the
     column "PPL (released GPT-2)", each author's mean of the released values
     (no test, no interval: the values' passages are not ours)."""
@@ -536,74 +556,115 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
     released = {a: finite(v) for a, v in (released_perplexity or {}).items()}
     lengths, order = normal_true_lengths(passages)
     ppl, ppl_authors = normal_true_perplexities(perplexity_rows)
+    ppl_q = normal_true_perplexities_by_question(perplexity_rows, passages)
     order += ppl_authors + list(released)
+    sig = Significance(significance)
 
-    models = list(classes) + [a for a in dict.fromkeys(order) if a != HUMAN and a not in classes]
-    human_ppl = ppl.get(HUMAN, [])
+    # rows: (kind, knowledge run or None, passage author or None)
+    selves = {ev: a for ev, a in (self_map or {}).items() if a is not None}
+    evaluator_rows = [("evaluator", ev, a) for ev, a in selves.items()]
+    others = [("other", k, k) for k in classes if k not in selves]
+    authors = [a for a in dict.fromkeys(order) if a != HUMAN]
+    others += [("other", None, a) for a in authors if a not in selves.values() and a not in classes]
+    rows = evaluator_rows + others
+    averaged = [r for r in evaluator_rows]
+    human_ppl = ppl_q.get(HUMAN, {})
 
-    def knowledge(author, cls) -> float:
-        c = classes.get(author)
+    def knowledge(run, cls) -> float:
+        c = classes.get(run) if run is not None else None
         return percent(c[cls], sum(c.values())) if c else math.nan
 
     def length(author) -> float:
-        return mean_or_nan(np.asarray(lengths.get(author, []), dtype=float))
+        return mean_or_nan(np.asarray(lengths.get(author, []) if author else [], dtype=float))
 
-    def perplexity(author) -> tuple[float, str]:
-        x = finite(ppl.get(author, []))
-        if author == "Average":
-            means = finite(mean_or_nan(finite(ppl.get(a, []))) for a in models)
-            pooled = finite(v for a in models for v in ppl.get(a, []))
-            m = float(np.mean(means)) if len(means) else math.nan
-            p = welch(pooled, human_ppl)[1]
-        else:
-            m = mean_or_nan(x)
-            p = welch(x, human_ppl)[1] if author != HUMAN else math.nan
-        return round_half_up(m, 2), (number_text(m, 2) + mark(p)) if math.isfinite(m) else MISSING
+    def row_of(key):
+        return rows[key[0]] if key[0] >= 0 else None
 
-    def avg_or(fn: Callable[[str], float], author) -> float:
-        if author != "Average":
-            return fn(author)
-        vals = finite(fn(a) for a in models)
+    def avg_or(fn: Callable[[tuple], float], key) -> float:
+        if key[0] >= 0:
+            return fn(rows[key[0]])
+        vals = finite(fn(r) for r in averaged)
         return float(np.mean(vals)) if len(vals) else math.nan
 
-    def interval(name, col, author, scale=1.0, where=None):
+    def perplexity(key) -> tuple[float, str]:
+        if key == HUMAN_KEY:
+            m = mean_or_nan(finite(ppl.get(HUMAN, [])))
+            p = math.nan
+        elif key[0] < 0:  # Average: the evaluators' mean, tested per question on the mean of their values
+            means = finite(mean_or_nan(finite(ppl.get(r[2], []))) for r in averaged)
+            m = float(np.mean(means)) if len(means) else math.nan
+            pooled = per_question((q, v) for r in averaged for q, v in ppl_q.get(r[2], {}).items())
+            p = sig.p(pooled, human_ppl) if math.isfinite(m) else math.nan
+        else:
+            author = rows[key[0]][2]
+            m = mean_or_nan(finite(ppl.get(author, []))) if author else math.nan
+            p = sig.p(ppl_q.get(author, {}), human_ppl) if math.isfinite(m) else math.nan
+        return round_half_up(m, 2), (number_text(m, 2) + mark(p)) if math.isfinite(m) else MISSING
+
+    def interval(name, col, key, scale=1.0, where=None, by="author"):
         where = where or {}
-        if author != "Average":
-            return iv.mean(name, {"author": author, **where}, col, scale)
-        return iv.average(name, [{"author": a, **where} for a in models], col, scale)
+        pick = (lambda r: r[1]) if by == "knowledge" else (lambda r: r[2])
+        if key == HUMAN_KEY:
+            return iv.mean(name, {"author": HUMAN, **where}, col, scale) if by != "knowledge" else NAN2
+        if key[0] >= 0:
+            who = pick(rows[key[0]])
+            return iv.mean(name, {"author": who, **where}, col, scale) if who is not None else NAN2
+        return iv.average(name, [{"author": pick(r), **where} for r in averaged if pick(r) is not None], col, scale)
+
+    def column_value(fn):
+        """A per-row value (the human row: of the human passages, no knowledge)."""
+        return lambda key: (fn((None, None, HUMAN)) if key == HUMAN_KEY else avg_or(fn, key))
 
     normal_true = {"variant": NORMAL, "factual": True}
     cols = []
     for cls, lab in (("no", "No (%)"), ("partial", "Partial (%)"), ("full", "Full (%)")):
-        cols.append(Column(("Knowledge Level", lab), TEXT,
-                           lambda a, c=cls: _pct_cell(avg_or(lambda x: knowledge(x, c), a[0])),
-                           interval=_with(iv, lambda a, c=cls: interval("knowledge", c, a[0], 100.0))))
+        get = column_value(lambda r, c=cls: knowledge(r[1], c))
+        cols.append(Column(("Knowledge Level", lab), TEXT, lambda k, g=get: _pct_cell(g(k)),
+                           interval=_with(iv, lambda k, c=cls: interval("knowledge", c, k, 100.0, by="knowledge"))))
     cols.append(Column(("Knowledge Level", "n"), TEXT,
-                       lambda a: _count(sum(classes[a[0]].values())) if a[0] in classes else (math.nan, MISSING)))
+                       lambda k: (_count(sum(classes[row_of(k)[1]].values()))
+                                  if k[0] >= 0 and row_of(k)[1] in classes else (math.nan, MISSING))))
+    get_length = column_value(lambda r: length(r[2]))
     cols.append(Column(("Passage Statistics", "Average Length"), TEXT,
-                       lambda a: (round_half_up(avg_or(length, a[0]), 2), number_text(avg_or(length, a[0]), 2)),
-                       interval=_with(iv, lambda a: interval("passages", "words", a[0], where=normal_true))))
-    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, lambda a: perplexity(a[0]),
-                       interval=_with(iv, lambda a: interval("perplexity", "perplexity", a[0], where=normal_true))))
+                       lambda k: (round_half_up(get_length(k), 2), number_text(get_length(k), 2)),
+                       interval=_with(iv, lambda k: interval("passages", "words", k, where=normal_true))))
+    cols.append(Column(("Passage Statistics", "Perplexity"), TEXT, perplexity,
+                       interval=_with(iv, lambda k: interval("perplexity", "perplexity", k, where=normal_true))))
     if released:
-        def released_mean(author) -> float:
-            return mean_or_nan(released.get(author, np.asarray([], dtype=float)))
+        def released_mean(r) -> float:
+            return mean_or_nan(released.get(r[2], np.asarray([], dtype=float)) if r[2] else np.asarray([]))
 
+        get_released = column_value(released_mean)
         cols.append(Column(("Passage Statistics", "PPL (released GPT-2)"), TEXT,
-                           lambda a: (round_half_up(avg_or(released_mean, a[0]), 2),
-                                      number_text(avg_or(released_mean, a[0]), 2))))
-    keys = [(a,) for a in models] + ([("Average",)] if len(models) >= 2 else []) + [(HUMAN,)]
-    labels = [("Human",) if k == (HUMAN,) else k for k in keys]
-    caption = (
+                           lambda k: (round_half_up(get_released(k), 2), number_text(get_released(k), 2))))
+
+    def label(r) -> tuple[str, str]:
+        kind, run, author = r
+        if kind == "evaluator":
+            return run, author
+        return (f"{run} (released run)" if run is not None else author), author or MISSING
+
+    keys = [(i, "") for i in range(len(evaluator_rows))] + ([(-1, "Average")] if len(averaged) >= 2 else [])
+    keys += [(i, "") for i in range(len(evaluator_rows), len(rows))] + [HUMAN_KEY]
+    labels = [label(rows[k[0]]) if k[0] >= 0 else ("Average", "–") for k in keys[:-1]] + [("Human", HUMAN)]
+    below = [k[0] >= len(evaluator_rows) or k == HUMAN_KEY for k in keys]
+    table = build_table(keys, labels, ["Model", "Passages"], cols, baseline=below)
+    table.note = (
+        "Average: the mean of the evaluator rows above it, each configured evaluator once (its knowledge probed "
+        "here, the length and perplexity of its self author's passages: selfpref.self). Rows below the rule are "
+        "outside the average: released knowledge runs (data), passage authors that are no evaluator's self, "
+        "and Human." if rows else "")
+    table.caption = (
         "Knowledge levels (share of questions answered correctly 0, 1-4 and 5 times out of 5) and "
         "statistics of the normal TRUE passages (average length in words, mean perplexity under "
         f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
-        f"author. {DAGGER} p < 0.05 (Welch's t-test of the perplexities against the human passages)."
+        f"evaluator (Passages: its self author's). {DAGGER} p < 0.05 ({sig.words()}, of the row's perplexities "
+        "against the human passages')."
         + (" PPL (released GPT-2): the mean of the authors' released GPT-2 perplexities of that author's passages "
            "(their results/*_perplexity.json; data, not this run's passages)." if released else "")
         + (iv.words() if iv else "")
     )
-    return _finish(build_table(keys, labels, ["Model"], cols, caption=caption), iv)
+    return _finish(table, iv)
 
 
 # --------------------------------------------------------------------------
