@@ -211,3 +211,24 @@ def test_write_scorecard(tmp_path):
     back = pd.read_csv(tsv, sep="\t", keep_default_na=False)
     assert list(back.columns) == [*S.COLUMNS, "reason"] and len(back) == 100
     assert (back["reason"] == "").sum() == 1
+
+
+def test_significance_marks_beside_the_papers():
+    """Issue 26: the paper's † on Table 1's perplexity and Table 2's self differences beside ours. Published
+    for NQ GPT-3.5: Table 1 perplexity †; Table 2 normal TRUE †, normal FALSE none, RAG TRUE none, RAG FALSE
+    none. Ours: everything marked, so 2 agree (both †) and 3 disagree (ours only)."""
+    pub = load("selfpref")
+    nq = pub[pub["setting"].str.startswith("dataset=NQ") & (pub["model"] == "GPT-3.5")]
+    t2 = nq[(nq["table"] == 2) & (nq["metric"] == "diff_h_minus_m") & nq["setting"].str.contains("author=self")]
+    assert sorted((r["judge"], r["setting"].rsplit("=", 1)[1], r["mark"] == "dagger")
+                  for r in t2.to_dict("records")) == [("normal", "FALSE", False), ("normal", "TRUE", True),
+                                                      ("rag", "FALSE", False), ("rag", "TRUE", False)]
+    marks = {(1, "gpt-3.5-turbo", "", ""): True, **{(2, "gpt-3.5-turbo", p, f): True
+                                                  for p in ("normal", "rag") for f in ("TRUE", "FALSE")},
+             (2, "unnamed", "normal", "TRUE"): True}  # a model without a paper name: not compared
+    frame = S.mark_agreement("NQ", marks, {"gpt-3.5-turbo": "GPT-3.5"})
+    assert len(frame) == 5 and (frame["agree"] == "yes").sum() == 2
+    text = S.marks_md(frame, "selfpref.significance: paired")
+    assert "2 of 5 published marks agree with ours under this test (2 both †, 0 neither); † ours only: 3; " \
+           "† the paper's only: 0." in text
+    assert "No published mark has a counterpart" in S.marks_md(S.mark_agreement("NQ", marks, {}), "x")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
-from authbench.stats import finite_or_nan
+from authbench.stats import DAGGER, finite_or_nan
 from authbench.config import entity_datasets, paper_name
 from authbench.judges import MAIN_DERIVATION
 from authbench.published import load, paper_models
@@ -512,14 +512,16 @@ def scorecard_md(title: str, hit: pd.DataFrame, miss: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_scorecard(outdir: str | Path, title: str, hit: pd.DataFrame, miss: pd.DataFrame) -> list[Path]:
+def write_scorecard(outdir: str | Path, title: str, hit: pd.DataFrame, miss: pd.DataFrame,
+                    extra: str = "") -> list[Path]:
     """``scorecard.md`` (the summary line, the compared numbers, the missing
-    ones counted by reason) and ``scorecard.tsv`` (the compared numbers,
-    then the missing ones with ``reason``) under ``outdir``."""
+    ones counted by reason; then ``extra``, e.g. the significance marks) and
+    ``scorecard.tsv`` (the compared numbers, then the missing ones with
+    ``reason``) under ``outdir``."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     md, tsv = out / "scorecard.md", out / "scorecard.tsv"
-    write_text(md, scorecard_md(title, hit, miss))
+    write_text(md, scorecard_md(title, hit, miss) + (f"\n{extra}" if extra else ""))
     frame = pd.concat([hit.assign(reason=""), miss.assign(kind="", inside="")], ignore_index=True)
     frame = frame.reindex(columns=[*COLUMNS, "reason"])
     write_frame(frame, tsv, sep="\t", index=False, float_format="%.6g")
@@ -555,20 +557,79 @@ def write_rag_scorecard(outdir: str | Path, accuracy: Iterable[Mapping], params:
                                                        lambda r: rag_reason(r, grid)))
 
 
+MARK_COLUMNS = ("table", "model", "ours", "prompt", "setting", "metric", "published_mark", "our_mark", "agree")
+
+
+def mark_agreement(dataset_label: str, marks: Mapping[tuple, bool], names: Mapping[str, str],
+                   published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The paper's significance marks beside ours (issue 26): every published
+    Table 1 perplexity and Table 2 self difference of ``dataset_label`` whose
+    evaluator is configured (``names``: our model -> paper name) and has a
+    mark of ours (``marks``: ``(1, evaluator, "", "")`` or ``(2, evaluator,
+    prompt, "TRUE"|"FALSE")`` -> whether our cell carries †), with
+    :data:`MARK_COLUMNS`."""
+    pub = load("selfpref") if published is None else published
+    rows = []
+    for ev, paper in names.items():
+        for key, ours in marks.items():
+            if key[1] != ev:
+                continue
+            table, _, prompt, passage = key
+            if table == 1:
+                setting, metric = f"dataset={dataset_label}", "perplexity"
+            else:
+                setting, metric = f"dataset={dataset_label};author=self;passage={passage}", "diff_h_minus_m"
+            # the self-preference prompt (normal / rag) is the published rows' judge column
+            hit = pub[(pub["table"] == table) & (pub["model"] == paper) & (pub["judge"].fillna("") == prompt)
+                      & (pub["setting"] == setting) & (pub["metric"] == metric)]
+            for r in hit.to_dict("records"):
+                theirs = str(r.get("mark") or "") == "dagger"
+                rows.append({"table": table, "model": paper, "ours": ev, "prompt": prompt, "setting": setting,
+                             "metric": metric, "published_mark": DAGGER if theirs else "",
+                             "our_mark": DAGGER if ours else "", "agree": "yes" if theirs == ours else "no"})
+    return pd.DataFrame(rows, columns=list(MARK_COLUMNS))
+
+
+def marks_md(frame: pd.DataFrame, test: str) -> str:
+    """The scorecard's section on the significance marks."""
+    head = f"## Significance marks ({test})\n\n"
+    if not len(frame):
+        return head + ("No published mark has a counterpart here (no configured evaluator with a paper name, or "
+                       "no Table 1 perplexity / Table 2 difference of ours).\n")
+    agree = int((frame["agree"] == "yes").sum())
+    both = int(((frame["published_mark"] != "") & (frame["our_mark"] != "")).sum())
+    neither = agree - both
+    ours_only = int(((frame["published_mark"] == "") & (frame["our_mark"] != "")).sum())
+    paper_only = int(((frame["published_mark"] != "") & (frame["our_mark"] == "")).sum())
+    lines = [head + f"{agree} of {len(frame)} published marks agree with ours under this test ({both} both †, "
+             f"{neither} neither); † ours only: {ours_only}; † the paper's only: {paper_only}.", "",
+             "| table | model | ours | prompt | setting | metric | paper | ours | agree |", "|" + "---|" * 9]
+    for r in frame.to_dict("records"):
+        lines.append("| " + " | ".join(str(r[c]) for c in MARK_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge: Mapping[str, Sequence[Mapping]],
                              passages: Sequence[Mapping], summary: Iterable[Mapping], rates: Iterable[Mapping],
                              self_map: Mapping[str, str | None], params: Mapping[str, Any] | None,
                              released_perplexity: Mapping[str, Sequence[float]] | None = None,
-                             released: Mapping[str, Any] | None = None) -> list[Path]:
+                             released: Mapping[str, Any] | None = None,
+                             marks: Mapping[tuple, bool] | None = None, significance: str = "paired") -> list[Path]:
     """A self-preference dataset's scorecard (Tables 1-9 of that dataset;
     the knowledge files of authors that are no evaluator are the released
-    ones, and the released GPT-2 perplexities: data rows, "released run")."""
+    ones, and the released GPT-2 perplexities: data rows, "released run");
+    ``marks`` (our Tables 1-2 † marks, :func:`mark_agreement`) beside the
+    paper's under ``significance``."""
     label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
     grid = _grid(params, "selfpref", datasets=(label,))
     rows = selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
                          [a for a in knowledge if a not in self_map], released_perplexity, released)
+    from authbench.stats import SIGNIFICANCE_WORDS
+
+    agreement = mark_agreement(label, marks or {}, grid.names)
     return write_scorecard(outdir, f"self-preference, {label}", *compare(
-        "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)))
+        "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)),
+        extra=marks_md(agreement, f"selfpref.significance: {significance}, {SIGNIFICANCE_WORDS[significance]}"))
 
 
 def write_statistics_scorecard(outdir: str | Path, stats: Sequence[Any], params: Mapping[str, Any] | None

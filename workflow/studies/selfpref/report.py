@@ -22,14 +22,14 @@ from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.catalog import contents_md, plan, write_tables
 from authbench.render.comparisons import comparison_row, finish, write_comparisons
 from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
-from authbench.stats import IntervalSpec
+from authbench.stats import DAGGER, IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
 from authbench.studies.selfpref.released import PER_PASSAGE_COLUMNS, per_passage
 from authbench.studies.scorecard import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
                                              author_order, preference_rates, rates_long, rerank_summary, unit_frames)
-from authbench.studies.selfpref.tables import UNIT_OF, Intervals, raw_score_tables, style_tables
+from authbench.studies.selfpref.tables import PROMPT_LABELS, UNIT_OF, Intervals, raw_score_tables, style_tables
 
 
 def _tsv_value(v):
@@ -213,8 +213,41 @@ def write_selfpref_report(
                 released_path, PER_PASSAGE_COLUMNS)
     card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
                                     preference_rates(inputs.gen_rows), inputs.self_map, scorecard,
-                                    released_perplexity=inputs.released_perplexity, released=released)
+                                    released_perplexity=inputs.released_perplexity, released=released,
+                                    marks=our_marks(built, inputs.self_map), significance=significance)
     return paths + [rates_path, summary_path, released_path, *compared, contents, *card]
+
+
+def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[tuple, bool]:
+    """The † marks of Tables 1-2 as built (``built``: stem -> (TableSpec,
+    caption)) for the scorecard's :func:`~authbench.studies.scorecard.mark_agreement`:
+    ``(1, evaluator, "", "")`` its Table 1 perplexity, ``(2, evaluator,
+    prompt, "TRUE"|"FALSE")`` its Table 2 self difference; a cell without a
+    value has no mark (left out)."""
+    out: dict[tuple, bool] = {}
+
+    def marked(spec, row, col) -> bool | None:
+        if row not in spec.values.index or col not in spec.values.columns:
+            return None
+        if not math.isfinite(float(spec.values.loc[row, col])):
+            return None
+        return str(spec.cells.loc[row, col]).endswith(DAGGER)
+
+    if "table1_knowledge" in built:
+        spec = built["table1_knowledge"][0]
+        for ev, own in self_map.items():
+            got = marked(spec, (ev, own), ("Passage Statistics", "Perplexity"))
+            if got is not None:
+                out[(1, ev, "", "")] = got
+    if "table2_rerank" in built:
+        spec = built["table2_rerank"][0]
+        for ev, own in self_map.items():
+            for prompt, setting in PROMPT_LABELS.items():
+                for passage in ("TRUE", "FALSE"):
+                    got = marked(spec, (ev, f"{own} (self)"), (setting, "Diff (H − M)", passage))
+                    if got is not None:
+                        out[(2, ev, prompt, passage)] = got
+    return out
 
 
 def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, intervals: str = "inline") -> list[Path]:
