@@ -7,9 +7,11 @@ engines, response cache and manifests as AuthorityBench's judges.
 * **Passage generation** (Appendix B.1) for a configured model: rewrite the
   human passage (``normal``), a false answer, the false passages by
   substitution, ``long`` (>= 300 words asked) and ``qa`` (Gen-by-QA) variants.
-  A generated text is its reply's stripped text (a false answer: its first
-  line). Every passage must still contain its answer (``passage_contains``),
-  else it is dropped with a count.
+  A generated text is its reply cleaned by one rule (:func:`clean_reply`:
+  a preamble line, a leading label, the lines after a false answer's first,
+  enclosing quotes), each cleaning counted and the raw reply kept. Every
+  passage must still contain its answer (``passage_contains``), else it is
+  dropped with a count.
 * **Knowledge probing** (3.1): each question ``tries`` times, temperature > 0,
   seed ``seed + try``, with the authors' prompt (``knowledge_openai.py``:
   the question + " Short answer with less than 5 words:"); the whole reply,
@@ -42,6 +44,7 @@ after the last try is the authors' dropped item: counted, not ok).
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -86,6 +89,62 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
 
 
+# --- cleaning a written reply ---------------------------------------------------
+# A label the model puts before what it was asked for ("Answer: Paris",
+# "Rewritten passage: ..."), at the start of the first line.
+LABEL = re.compile(r"^[*_#\s]*(?:(?:false|wrong|new|generated|rewritten|modified)\s+)?"
+                   r"(?:answer|passage|paragraph|text|version)[*_\s]*:[*_\s]*", re.I)
+# A preamble: a first line of at most PREAMBLE_WORDS words ending in a colon
+# ("Here is the rewritten passage:", "Sure! Here's a false answer:"), when more follows.
+PREAMBLE_WORDS = 15
+QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("**", "**"), ("*", "*"))
+CLEANINGS = ("preamble", "label", "quotes", "extra_lines")
+
+
+def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
+    """The text a generation reply (Appendix B.1: ``kind`` ``rewrite``,
+    ``long``, ``gen_by_qa`` or ``false_answer``) gives, by one rule, and the
+    cleanings applied (:data:`CLEANINGS`), in this order:
+
+    1. ``preamble``: a first non-empty line of at most ``PREAMBLE_WORDS``
+       words that ends in ``:`` is dropped when more text follows;
+    2. ``label``: a leading label (``Answer:``, ``False answer:``,
+       ``Passage:``, ``Rewritten passage:``, ``Paragraph:``, ``Text:`` ...,
+       case-insensitive, markdown ``**`` around it allowed) is cut;
+    3. ``extra_lines`` (``false_answer`` only): the first non-empty line is
+       the answer (the authors keep the reply's first line), the rest dropped;
+    4. ``quotes``: the whole text in matching quotes (straight or curly) or
+       markdown emphasis loses them; a false answer also loses a final full
+       stop.
+
+    The raw reply is kept beside the text by the caller; an empty result is
+    the caller's drop."""
+    text, done = (reply or "").strip(), []
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and lines[0].strip().endswith(":") and len(lines[0].split()) <= PREAMBLE_WORDS \
+            and not LABEL.match(lines[0].strip()) or (len(lines) > 1 and LABEL.fullmatch(lines[0].strip())):
+        text = text.split(lines[0], 1)[1].strip()
+        done.append("preamble")
+    cut = LABEL.match(text)
+    if cut:
+        text = text[cut.end():].strip()
+        done.append("label")
+    if kind == "false_answer":
+        line = first_line(text)
+        if line != text.strip():
+            done.append("extra_lines")
+        text = line
+    for left, right in QUOTES:
+        if len(text) > len(left) + len(right) and text.startswith(left) and text.endswith(right) \
+                and left not in text[len(left):-len(right)]:
+            text = text[len(left):-len(right)].strip()
+            done.append("quotes")
+            break
+    if kind == "false_answer":
+        text = text.strip().rstrip(".").strip()
+    return text.strip(), done
+
+
 # --- passage generation ---------------------------------------------------------
 
 def generation_requests(questions: Sequence[Mapping], human: Mapping[str, Mapping], templates: Mapping[str, Template],
@@ -106,7 +165,11 @@ def generation_requests(questions: Sequence[Mapping], human: Mapping[str, Mappin
 def generated_passages(author: str, questions: Sequence[Mapping], requests: Sequence[Mapping],
                        texts: Sequence[str]) -> tuple[list[dict], list[dict], dict]:
     """The passages a model wrote (true, and false by substituting its false
-    answer), its false answers, and drop counts by reason."""
+    answer), its false answers, and counts by reason: every cleaning
+    (``cleaned_<what>_<kind>``, :func:`clean_reply`) and every drop (the
+    paper's verification round: a true passage must still contain the gold
+    answer, ``<variant>_answer_missing``). Each true passage and false answer
+    keeps its ``raw`` reply."""
     from authbench.studies.selfpref.answers import answer_matches, passage_contains
     from authbench.studies.selfpref.data import substitute
 
@@ -116,10 +179,17 @@ def generated_passages(author: str, questions: Sequence[Mapping], requests: Sequ
     def drop(reason):
         drops[reason] = drops.get(reason, 0) + 1
 
+    def cleaned(kind, raw):
+        text, done = clean_reply(kind, raw)
+        for what in done:
+            drop(f"cleaned_{what}_{kind}")
+        return text
+
     for q in questions:
         qid, gold = q["qid"], q["answer"]
-        false = first_line(reply.get(f"{qid}:false_answer", "")).strip(" .")
-        if f"{qid}:false_answer" in reply:
+        key = f"{qid}:false_answer"
+        false = cleaned("false_answer", reply[key]) if key in reply else ""
+        if key in reply:
             if not false:
                 drop("empty_false_answer")
                 false = None
@@ -127,12 +197,15 @@ def generated_passages(author: str, questions: Sequence[Mapping], requests: Sequ
                 drop("false_answer_is_gold")
                 false = None
             else:
-                answers.append({"qid": qid, "author": author, "false_answer": false})
+                answers.append({"qid": qid, "author": author, "false_answer": false, "raw": reply[key]})
         for kind, variant in (("rewrite", "normal"), ("long", "long"), ("gen_by_qa", "qa")):
             key = f"{qid}:{kind}"
             if key not in reply:
                 continue
-            text = reply[key].strip()
+            text = cleaned(kind, reply[key])
+            if not text:
+                drop(f"{variant}_empty")
+                continue
             if not passage_contains(text, gold):
                 drop(f"{variant}_answer_missing")
                 continue
@@ -140,7 +213,7 @@ def generated_passages(author: str, questions: Sequence[Mapping], requests: Sequ
                 drop("long_under_300_words")  # counted, kept: the paper asks, does not enforce
             pid = f"{qid}:{author}:{variant}"
             passages.append({"pid": f"{pid}:T", "qid": qid, "author": author, "variant": variant, "factual": True,
-                             "answer_in": gold, "text": text})
+                             "answer_in": gold, "text": text, "raw": reply[key]})
             if false is None:
                 continue
             false_text = substitute(text, gold, false)

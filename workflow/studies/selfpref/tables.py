@@ -562,7 +562,9 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
 
     # rows: (kind, knowledge run or None, passage author or None)
     selves = {ev: a for ev, a in (self_map or {}).items() if a is not None}
-    evaluator_rows = [("evaluator", ev, a) for ev, a in selves.items()]
+    # the evaluators in the order of their knowledge runs (the config's), then any without one
+    ordered = [k for k in classes if k in selves] + [ev for ev in selves if ev not in classes]
+    evaluator_rows = [("evaluator", ev, selves[ev]) for ev in ordered]
     others = [("other", k, k) for k in classes if k not in selves]
     authors = [a for a in dict.fromkeys(order) if a != HUMAN]
     others += [("other", None, a) for a in authors if a not in selves.values() and a not in classes]
