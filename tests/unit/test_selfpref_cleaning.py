@@ -1,8 +1,8 @@
 """Issue 26 §6: what the models write back is cleaned by one rule
 (``requests.clean_reply``), every cleaning and drop counted, the raw reply
 kept. Real replies of the demo's two models are in
-``tests/fixtures/selfpref_replies.jsonl`` (how they were recorded: its
-README entry, ``tests/fixtures/README.md``)."""
+``tests/fixtures/selfpref_replies.jsonl`` (how they were recorded:
+``tests/fixtures/selfpref_replies.md``)."""
 
 import json
 from pathlib import Path
@@ -16,8 +16,8 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "selfpref_replies.j
 @pytest.mark.parametrize("kind, reply, text, done", [
     ("false_answer", "Answer: Paris", "Paris", ["label"]),
     ("false_answer", "**False answer:** Lyon", "Lyon", ["label"]),
-    ("false_answer", "**Answer**: Lyon.", "Lyon", ["label"]),
-    ("false_answer", "Lyon.\nExplanation: Lyon is a city.", "Lyon", ["extra_lines"]),
+    ("false_answer", "**Answer**: Lyon.", "Lyon", ["label", "full_stop"]),
+    ("false_answer", "Lyon.\nExplanation: Lyon is a city.", "Lyon", ["extra_lines", "full_stop"]),
     ("false_answer", "Sure! Here's a false answer:\n\n\"Lyon\"", "Lyon", ["preamble", "quotes"]),
     ("false_answer", "Lyon", "Lyon", []),
     ("rewrite", "Here is the rewritten passage:\n\nParis is the capital.", "Paris is the capital.", ["preamble"]),

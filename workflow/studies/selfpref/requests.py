@@ -98,7 +98,17 @@ LABEL = re.compile(r"^[*_#\s]*(?:(?:false|wrong|new|generated|rewritten|modified
 # ("Here is the rewritten passage:", "Sure! Here's a false answer:"), when more follows.
 PREAMBLE_WORDS = 15
 QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("**", "**"), ("*", "*"))
-CLEANINGS = ("preamble", "label", "quotes", "extra_lines")
+# The prompt's own "Question:" line repeated at the start of a reply.
+ECHO = re.compile(r"^[*_#\s]*question\s*:\s*", re.I)
+CLEANINGS = ("preamble", "question_echo", "label", "extra_lines", "quotes", "full_stop")
+
+
+def _without_lines(text: str, n: int) -> str:
+    """``text`` without its first ``n`` non-empty lines (the rest verbatim, stripped)."""
+    rest = text.splitlines(keepends=True)
+    while n and rest:
+        n -= bool(rest.pop(0).strip())
+    return "".join(rest).strip()
 
 
 def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
@@ -108,23 +118,35 @@ def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
 
     1. ``preamble``: a first non-empty line of at most ``PREAMBLE_WORDS``
        words that ends in ``:`` is dropped when more text follows;
-    2. ``label``: a leading label (``Answer:``, ``False answer:``,
+    2. ``question_echo``: a first line repeating the prompt's ``Question:``
+       (with the question on the next line when the label stands alone) is
+       dropped when more follows (a base model continues the prompt's
+       pattern: "Question: ... / Answer: ...");
+    3. ``label``: a leading label (``Answer:``, ``False answer:``,
        ``Passage:``, ``Rewritten passage:``, ``Paragraph:``, ``Text:`` ...,
        case-insensitive, markdown ``**`` around it allowed) is cut;
-    3. ``extra_lines`` (``false_answer`` only): the first non-empty line is
+    4. ``extra_lines`` (``false_answer`` only): the first non-empty line is
        the answer (the authors keep the reply's first line), the rest dropped;
-    4. ``quotes``: the whole text in matching quotes (straight or curly) or
-       markdown emphasis loses them; a false answer also loses a final full
-       stop.
+    5. ``quotes``: the whole text in matching quotes (straight or curly) or
+       markdown emphasis loses them;
+    6. ``full_stop`` (``false_answer`` only): a final full stop is cut (an
+       answer, not a sentence, is substituted for the gold).
 
     The raw reply is kept beside the text by the caller; an empty result is
     the caller's drop."""
     text, done = (reply or "").strip(), []
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and lines[0].strip().endswith(":") and len(lines[0].split()) <= PREAMBLE_WORDS \
-            and not LABEL.match(lines[0].strip()) or (len(lines) > 1 and LABEL.fullmatch(lines[0].strip())):
-        text = text.split(lines[0], 1)[1].strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and not ECHO.match(lines[0]) and (
+            LABEL.fullmatch(lines[0]) or (lines[0].endswith(":") and len(lines[0].split()) <= PREAMBLE_WORDS
+                                          and not LABEL.match(lines[0]))):
+        text = _without_lines(text, 1)
         done.append("preamble")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and ECHO.match(lines[0]):
+        # the prompt's "Question: ..." repeated (a base model continuing the prompt's pattern): dropped, with
+        # the question itself when it stands on the next line
+        text = _without_lines(text, 2 if not ECHO.sub("", lines[0]).strip() and len(lines) > 2 else 1)
+        done.append("question_echo")
     cut = LABEL.match(text)
     if cut:
         text = text[cut.end():].strip()
@@ -140,8 +162,9 @@ def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
             text = text[len(left):-len(right)].strip()
             done.append("quotes")
             break
-    if kind == "false_answer":
+    if kind == "false_answer" and text.strip().endswith("."):
         text = text.strip().rstrip(".").strip()
+        done.append("full_stop")
     return text.strip(), done
 
 
