@@ -64,13 +64,15 @@ def test_generated_passages_keep_substitute_and_drop():
     replies = ["  The song was sung by Linda Davis.\n", "Reba McEntire.\nmore text", "Nobody sang it.",
                "Linda Davis " * 10]
     passages, answers, drops = generated_passages("m", [Q], requests, replies)
-    assert answers == [{"qid": "q1", "author": "m", "false_answer": "Reba McEntire"}]
+    assert answers == [{"qid": "q1", "author": "m", "false_answer": "Reba McEntire", "raw": replies[1]}]
     by_pid = {p["pid"]: p for p in passages}
     assert by_pid["q1:m:normal:T"]["text"] == "The song was sung by Linda Davis."
     assert by_pid["q1:m:normal:F"]["text"] == "The song was sung by Reba McEntire."
     assert by_pid["q1:m:normal:F"]["answer_in"] == "Reba McEntire"
     assert set(by_pid) == {"q1:m:normal:T", "q1:m:normal:F", "q1:m:long:T", "q1:m:long:F"}
-    assert drops == {"qa_answer_missing": 1, "long_under_300_words": 1}
+    assert by_pid["q1:m:normal:T"]["raw"] == replies[0]
+    assert drops == {"qa_answer_missing": 1, "long_under_300_words": 1, "cleaned_extra_lines_false_answer": 1,
+                     "cleaned_full_stop_false_answer": 1}
 
 
 def test_generated_false_answer_equal_to_gold_gives_no_false_passages():
