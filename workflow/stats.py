@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -370,13 +370,15 @@ SIGNIFICANCE_WORDS = {"paired": "paired t-test (scipy.stats.ttest_rel) over the 
 class Significance:
     """A table's test of two per-question samples (config
     ``selfpref.significance``): ``paired`` (:func:`paired_t`: questions with
-    one side only are dropped and counted in ``dropped``) or ``welch``
-    (:func:`welch` on every value of each side). ``p`` gives the p-value of
-    one comparison; ``words`` names the test for a caption."""
+    one side only are dropped and counted in ``dropped``; ``pairs``: the
+    questions each test paired) or ``welch`` (:func:`welch` on every value
+    of each side). ``p`` gives the p-value of one comparison; ``words``
+    names the test for a caption."""
 
     test: str = "paired"
     dropped: int = 0
     tests: int = 0
+    pairs: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.test not in SIGNIFICANCE:
@@ -387,13 +389,18 @@ class Significance:
         self.tests += 1
         if self.test == "welch":
             return welch(list(a.values()), list(b.values()))[1]
-        _, p, _, dropped = paired_t(a, b)
+        _, p, pairs, dropped = paired_t(a, b)
         self.dropped += dropped
+        self.pairs.append(pairs)
         return p
 
     def words(self) -> str:
+        """The test for a caption; ``paired``: the questions each test paired
+        (``N`` or ``N–M`` over the table's tests) and the dropped count."""
         out = SIGNIFICANCE_WORDS[self.test]
         if self.test == "paired":
+            lo, hi = min(self.pairs, default=0), max(self.pairs, default=0)
+            out += f" ({lo} per test)" if lo == hi else f" ({lo}–{hi} per test)"
             out += (f"; {self.dropped} question side(s) with one value only dropped over the table's "
                     f"{self.tests} test(s)")
         return out

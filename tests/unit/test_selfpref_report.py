@@ -127,8 +127,8 @@ def test_table2_layout_values_and_daggers():
     assert p > 0.05 and ll[("Normal Setting", "Diff (H − M)", "TRUE")] == "+1.50"
     # a difference with both sides is tested: normal TRUE and FALSE of the self author (q0-q3 on both sides: 0
     # dropped) and normal TRUE of llama (q0, q1; the human q2, q3 dropped)
-    assert ("paired t-test (scipy.stats.ttest_rel) over the questions with both values; 2 question side(s) with "
-            "one value only dropped over the table's 3 test(s)") in spec.caption
+    assert ("paired t-test (scipy.stats.ttest_rel) over the questions with both values (2–4 per test); 2 question "
+            "side(s) with one value only dropped over the table's 3 test(s)") in spec.caption
     assert ll[("Normal Setting", "Model", "FALSE")] == "–"
     assert "Unparsed scores (excluded): E 1/" in spec.note
 
@@ -467,7 +467,10 @@ def test_table1_by_hand():
     p_avg = stats.ttest_rel([15.25, 16.25, 22.0], [10, 12, 11]).pvalue
     assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
     assert "each configured evaluator once" in spec.note and "outside the average" in spec.note
-    assert "paired t-test (scipy.stats.ttest_rel)" in spec.caption
+    # tested: gpt35 (q1-q3), llama (q1-q2; the human q3 dropped), Average (q1-q3), the released run's gpt35
+    # (q1-q3); mistral has no perplexity (not tested); the human q4 has no value (no question side)
+    assert ("paired t-test (scipy.stats.ttest_rel) over the questions with both values (2–3 per test); 1 question "
+            "side(s) with one value only dropped over the table's 4 test(s)") in spec.caption
     # Welch's unpaired test (selfpref.significance: welch) on the same values
     welch = TB.table1(levels, passages, ppl, self_map=self_map, significance="welch")
     p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
@@ -498,6 +501,49 @@ def test_perplexity_anova_and_tukey_by_hand():
     assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
     assert list(TB.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
     assert TB.perplexity_anova([]) is None
+
+
+def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
+    """Issue 26 §4 with config/paper.yaml's names: evaluators gpt-3.5-turbo (self gpt35) and gpt-4o-mini; the
+    release's knowledge runs gpt35 and llama2-70b-chat and llama2-70b-chat's passages are in the data. The
+    Average is over the two evaluators once each (it used to average gpt35 and gpt-3.5-turbo, one model twice,
+    and llama2-70b-chat); llama2-70b-chat's row is below the rule, outside the average, with the footnote."""
+    lv = lambda *levels: [{"qid": f"q{i}", "level": v} for i, v in enumerate(levels, 1)]  # noqa: E731
+    levels = {"gpt-3.5-turbo": lv(0, 5), "gpt-4o-mini": lv(5, 5), "gpt35": lv(0, 0, 0, 0), "llama2-70b-chat": lv(2)}
+    passages = [_p("human", "a b c"), _p("gpt35", "a b"), _p("gpt35", "a b c d"), _p("gpt-4o-mini", "a b c d e"),
+                _p("llama2-70b-chat", "x " * 10)]
+    ppl = [_ppl("human", v, qid=q) for q, v in (("q1", 10), ("q2", 12), ("q3", 14))]
+    ppl += [_ppl("gpt35", v, qid=q) for q, v in (("q1", 20), ("q2", 22), ("q3", 21))]
+    ppl += [_ppl("gpt-4o-mini", v, qid=q) for q, v in (("q1", 11), ("q2", 14))]  # q3: the human side only
+    ppl += [_ppl("llama2-70b-chat", v, qid=q) for q, v in (("q1", 100), ("q2", 98), ("q3", 96))]
+    self_map = {"gpt-3.5-turbo": "gpt35", "gpt-4o-mini": "gpt-4o-mini"}
+    spec = TB.table1(levels, passages, ppl, self_map=self_map)
+    above = [("gpt-3.5-turbo", "gpt35"), ("gpt-4o-mini", "gpt-4o-mini"), ("Average", "–")]
+    below = [("gpt35 (released run)", "gpt35"), ("llama2-70b-chat (released run)", "llama2-70b-chat"),
+             ("Human", "human")]
+    assert list(spec.cells.index) == above + below and spec.baseline_rows == below
+    # knowledge: gpt-3.5-turbo 50 / 0 / 50, gpt-4o-mini 0 / 0 / 100 -> 25 / 0 / 75 (with the released runs and
+    # llama2-70b-chat it would be 50 / 25 / 25); length (3 + 5) / 2 = 4 (not 6 with llama2's 10 words);
+    # perplexity (21 + 12.5) / 2 = 16.75 (not 44.5 with llama2's 98)
+    avg = spec.cells.loc[("Average", "–")]
+    assert list(avg[:3]) == ["25.0", "0.0", "75.0"] and avg.iloc[4] == "4.00"
+    p_avg = stats.ttest_rel([15.5, 18.0, 21.0], [10, 12, 14]).pvalue  # per question: the evaluators' mean
+    assert avg.iloc[5] == "16.75" + ("†" if p_avg < 0.05 else "")
+    assert spec.values.loc[("Average", "–")].iloc[5] == pytest.approx(16.75)
+    p_mini = stats.ttest_rel([11, 14], [10, 12]).pvalue  # q1, q2; q3 dropped
+    assert p_mini > 0.05 and spec.cells.loc[("gpt-4o-mini", "gpt-4o-mini")].iloc[5] == "12.50"
+    assert stats.ttest_rel([100, 98, 96], [10, 12, 14]).pvalue < 0.05
+    assert list(spec.cells.loc[("llama2-70b-chat (released run)", "llama2-70b-chat")]) == [
+        "0.0", "100.0", "0.0", "1", "10.00", "98.00†"]
+    assert "Rows below the rule are outside the average" in spec.note
+    assert "each configured evaluator once" in spec.note
+    # tests: gpt35, gpt-4o-mini, Average, the released gpt35 run, llama2-70b-chat
+    assert "(2–3 per test); 1 question side(s) with one value only dropped over the table's 5 test(s)" in spec.caption
+    _, md_path, tex_path = T.write_table(spec, tmp_path / "t1")
+    tex = tex_path.read_text(encoding="utf-8").splitlines()
+    first_below = next(i for i, line in enumerate(tex) if line.startswith("gpt35 (released run)"))
+    assert tex[first_below - 1] == r"\midrule" and tex[first_below - 2].startswith("Average")
+    assert "Rows below the rule are outside the average" in md_path.read_text(encoding="utf-8")
 
 
 def test_table1_empty_and_bad_level():

@@ -315,7 +315,11 @@ def test_paired_and_welch_disagree_on_a_hand_case():
     assert S.welch(human.values(), model.values())[1] == pytest.approx(welch_p) and welch_p > 0.05
     paired, unpaired = S.Significance("paired"), S.Significance("welch")
     assert S.mark(paired.p(human, model)) == "†" and S.mark(unpaired.p(human, model)) == ""
-    assert paired.dropped == 1 and paired.tests == 1 and "1 question side(s) with one value only" in paired.words()
+    assert paired.dropped == 1 and paired.tests == 1 and paired.pairs == [5]
+    assert paired.words() == ("paired t-test (scipy.stats.ttest_rel) over the questions with both values (5 per test); "
+                              "1 question side(s) with one value only dropped over the table's 1 test(s)")
+    paired.p({1: 1.0, 2: 2.0, 3: 4.0}, {1: 2.0, 2: 2.5, 3: 3.0})  # a second test over 3 questions: a range
+    assert "(3–5 per test); 1 question side(s)" in paired.words() and "table's 2 test(s)" in paired.words()
     assert unpaired.words() == "Welch's unpaired t-test"
     # fewer than two pairs: no test; a non-finite value is no value
     assert math.isnan(S.paired_t({1: 1.0}, {1: 2.0, 2: float("nan")})[1])
