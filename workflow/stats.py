@@ -14,6 +14,11 @@ significance tests (issue 20: one implementation, called by every study).
   finite values; fewer than two per side gives ``(nan, nan)`` (two constant
   samples give scipy's answer: NaN when equal, p = 0 when they differ).
   ``†`` marks ``p < 0.05`` (:func:`mark`); NaN is never marked.
+* **Paired t-test** (:func:`paired_t`): ``scipy.stats.ttest_rel`` over the
+  units (questions) with a finite value on both sides, the one-sided ones
+  counted as dropped. :class:`Significance` is a table's choice between the
+  two (config ``selfpref.significance``: ``paired``, the default, or
+  ``welch``), counting what the paired test dropped for the caption.
 * **ANOVA and Tukey** (:func:`anova_tukey`; the self-preference authors'
   ``anova.py``): the one-way ANOVA (``scipy.stats.f_oneway``: F with its
   degrees of freedom, p) and Tukey's HSD for every pair

@@ -41,7 +41,10 @@ def cmd_sample(args, params) -> None:
 
 
 def cmd_generate(args, params) -> None:
-    """A configured model writes passages (Appendix B.1) for the first items of the sample."""
+    """A configured model writes passages (Appendix B.1) for the first
+    ``items`` questions of the dataset that have a human normal TRUE passage
+    (before the sample is drawn: its passages count for the sample's
+    completeness, and the sample step keeps them)."""
     from authbench.studies.selfpref.requests import generated_passages, generation_requests, load_template
 
     kinds = params["kinds"]

@@ -18,7 +18,11 @@ adding one kind of instance never shifts the draws of another.
   random. Too few distinct pairs is an error, not a silent shortfall.
 * Items are plain dicts with ``level``, ``coarse`` and an identifier:
   ``domain`` (DomainAuth) or ``entity`` (EntityAuth); :func:`item_key` reads
-  it. EntityAuth uses fine lists only (Table 7 of the paper).
+  it. EntityAuth (:func:`sample_entity_sets`) draws fine lists (with
+  anchors) and, with ``entityauth.coarse_source: lists``, its own N=5
+  coarse lists from separate seeded pools; no pairs and no bias sample
+  (Table 7 counts no N=5 EntityAuth lists, Table 6's numbers need them:
+  docs/deviations.md, E1).
 * Bias sample (Fig. 6 / Table 8): per fine level up to ``bias_per_level``
   domains, plus up to ``bias_per_category`` further domains of each category;
   ``None`` takes them all.

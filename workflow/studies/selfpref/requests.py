@@ -126,7 +126,8 @@ def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
        ``Passage:``, ``Rewritten passage:``, ``Paragraph:``, ``Text:`` ...,
        case-insensitive, markdown ``**`` around it allowed) is cut;
     4. ``extra_lines`` (``false_answer`` only): the first non-empty line is
-       the answer (the authors keep the reply's first line), the rest dropped;
+       the answer (an answer is one line; the release has no generation
+       script to say what the authors kept), the rest dropped;
     5. ``quotes``: the whole text in matching quotes (straight or curly) or
        markdown emphasis loses them;
     6. ``full_stop`` (``false_answer`` only): a final full stop is cut (an

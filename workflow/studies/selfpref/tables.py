@@ -2,8 +2,10 @@
 (Appendix A), 6-9 (Appendix C), the knowledge breakdown of Section 4.2.3 and
 the perplexity tests, each a :class:`~authbench.render.tables.TableSpec` built
 from the checked input rows (:mod:`authbench.studies.selfpref.rows`) with
-the shared tests of :mod:`authbench.stats` (Welch, ``†`` for p < 0.05, the
-one-way ANOVA and Tukey HSD).
+the shared tests of :mod:`authbench.stats` (the configured t-test of
+``selfpref.significance``, :class:`~authbench.stats.Significance`: paired per
+question by default, or Welch; ``†`` for p < 0.05; the one-way ANOVA and
+Tukey HSD).
 
 Layouts
 -------
@@ -15,8 +17,10 @@ Layouts
   and FALSE.  As in the paper's numbers (3.85 − 4.07 = −0.22, 3.85 − 3.99 =
   −0.14; Section 4.1.2), *both* differences use the human TRUE passages: the
   FALSE difference is human TRUE − model FALSE.  ``†`` on a difference when
-  Welch's p of the same two score samples is < 0.05.  Differences come from
-  the unrounded means.  Tables 2 and 6-9 use the ``normal`` variant only.
+  the configured test (``selfpref.significance``: paired over the questions
+  scored on both sides by default, or Welch) of the same two score samples
+  gives p < 0.05; the caption names the test and counts the questions a
+  paired test dropped.  Differences come from the unrounded means.  Tables 2 and 6-9 use the ``normal`` variant only.
 * **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
   rows, when there are two or more), columns other author × Self / Order /
   Factual, ``Aggregated`` and ``Pooled`` (+ its ``n``); one decimal.
@@ -43,19 +47,23 @@ Layouts
   ``duplicate_variant``: the release's ``llama_qa`` is ``llama_long``) gets a
   row reading "no distinct Gen-by-QA passages" (or long) and a note, never a
   number.
-* **Table 1**: rows = authors with knowledge levels (in the given order), then
-  other non-human passage / perplexity authors, ``Average`` (mean of the model
-  rows, when two or more) and ``Human``.  Knowledge % per class over the
-  author's level rows; Average Length = mean word count (``str.split``) of the
-  author's ``normal`` TRUE passages; Perplexity = mean over the author's
-  ``normal`` TRUE perplexity rows (the same passages), ``†`` when Welch's test
-  against the human ones gives p < 0.05.
+* **Table 1** (:func:`table1`): one row per configured evaluator (its
+  knowledge probed here, the passage statistics of its self author),
+  ``Average`` (each evaluator once, when two or more), then below a rule
+  (never averaged, with a footnote) every other knowledge run (a released
+  run), every passage author no evaluator has as self, and ``Human``.
+  Knowledge % per class over the run's level rows; Average Length = mean
+  word count (``str.split``) of the author's ``normal`` TRUE passages;
+  Perplexity = mean over the author's ``normal`` TRUE perplexity rows (the
+  same passages), ``†`` when the configured test against the human ones
+  gives p < 0.05; "PPL (released GPT-2)" = the release's own values, when
+  configured.
 * **Perplexity tests** (``table_perplexity_anova``; the authors' ``anova.py``):
   over the ``normal`` TRUE perplexity rows of every author with at least two
   finite values (human first, then in order of appearance — the paper's
   human / GPT / Llama), :func:`authbench.stats.anova_tukey`: the one-way
-  ANOVA and Tukey's HSD for every pair, with Welch's p of the same pair beside
-  it (Table 1's test, unadjusted).  ``†``: p < 0.05.  Fewer than two such
+  ANOVA and Tukey's HSD for every pair, with Welch's unadjusted p of the
+  same pair beside it.  ``†``: p < 0.05.  Fewer than two such
   authors give the placeholder row.
 * **Empty input** never fails: a table without rows gets one placeholder row
   of ``–``, so every declared file exists.
