@@ -138,6 +138,7 @@ if SELFPREF.datasets:
     rule selfpref_perplexity:
         input:
             passages=f"{SP}/passages.jsonl",
+            sample=f"{SP}/sample.json",
             model=get_model_file,
         output:
             scores=f"{SP}/perplexity/{{model}}/perplexity.jsonl",
@@ -155,7 +156,8 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} {params.model_arg} "
+            "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} --sample {input.sample} "
+            "{params.model_arg} "
             "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
 
     rule selfpref_rerank:
@@ -236,6 +238,7 @@ if SELFPREF.datasets:
                 allow_missing=True,
             ),
             passages=f"{SP}/passages.jsonl",
+            sample=f"{SP}/sample.json",
             questions=f"{SP}/questions.jsonl",
             released_perplexity=get_sp_released_perplexity,
         output:
@@ -250,7 +253,7 @@ if SELFPREF.datasets:
             outdir=outdir,
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
-            "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} "
+            "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} --sample {input.sample} "
             "--questions {input.questions} --released-perplexity {input.released_perplexity} --outdir {params.outdir} "
             "--built {output.built} --params {params.p:q} 2> {log}"
 

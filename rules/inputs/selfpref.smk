@@ -86,7 +86,7 @@ def get_sp_knowledge_params(wildcards):
 
 
 def get_sp_perplexity_params(wildcards):
-    return sp_cell_params(wildcards, "perplexity")
+    return sp_cell_params(wildcards, "perplexity", scope=config["selfpref"]["rerank"]["scope"])
 
 
 def get_sp_rerank_params(wildcards):
@@ -141,6 +141,7 @@ def get_sp_report_params(wildcards):
             "self": {m: config["selfpref"]["self"][m] for m in SELFPREF.evaluators},
             "knowledge_authors": knowledge_authors(config, wildcards.spds, SELFPREF.evaluators),
             "significance": config["selfpref"]["significance"],
+            "scope": config["selfpref"]["rerank"]["scope"],
             "released": {
                 "perplexity": sp_config(wildcards).get("released_perplexity"),
                 "knowledge": {a: sp_knowledge_file(e) for a, e in sp_released_knowledge(wildcards).items()},

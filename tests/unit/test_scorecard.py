@@ -148,7 +148,11 @@ def test_selfpref_released_knowledge_is_a_data_row():
                 "mean": 3.0, "std": 0.5},
                {"evaluator": "gpt", "prompt": "normal", "variant": "normal", "factual": True, "author": "gpt35",
                 "mean": 4.0, "std": 0.1}]
-    rates = [{"evaluator": "gpt", "other_author": "all", "self_pref": 55.0, "order_pref": 60.0, "factual_pref": 70.0}]
+    # the paper's Aggregated is the mean of the per-author cells (60, 80 -> 70), not the pooled rate (55)
+    rates = [{"evaluator": "gpt", "other_author": "human", "self_pref": 50.0, "order_pref": 60.0, "factual_pref": 60.0},
+             {"evaluator": "gpt", "other_author": "llama2", "self_pref": 70.0, "order_pref": 60.0,
+              "factual_pref": 80.0},
+             {"evaluator": "gpt", "other_author": "all", "self_pref": 55.0, "order_pref": 61.0, "factual_pref": 55.0}]
     grid = S.Grid({"gpt": "GPT-3.5"}, datasets=("NQ",))
     rows = S.selfpref_rows("nq", knowledge, passages, summary, rates, {"gpt": "gpt35"}, grid.names)
     hit, miss = S.compare("selfpref", range(1, 10), rows, lambda r: S.selfpref_reason(r, grid))
@@ -162,6 +166,8 @@ def test_selfpref_released_knowledge_is_a_data_row():
     assert got[(6, "dataset=NQ;author=GPT-3.5;passage=TRUE", "sd_score")] == 0.1
     assert got[(2, "dataset=NQ;author=self;passage=TRUE", "mean_score")] == 4.0
     assert got[(3, "dataset=NQ;other=Aggregated", "factual_preference")] == 70.0
+    assert got[(3, "dataset=NQ;other=Aggregated", "self_preference")] == 60.0
+    assert got[(3, "dataset=NQ;other=Human", "order_preference")] == 60.0
     reasons = Counter(miss["reason"])
     assert reasons["dataset not in the grid (MARCO)"] > 0 and reasons[S.AVERAGE] > 0
     # every published TriviaQA number (the paper's third dataset, never released) is counted as such

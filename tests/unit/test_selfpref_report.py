@@ -685,6 +685,33 @@ def test_write_selfpref_report_full(tmp_path):
     assert np.isclose(float(summ[0]["std"]), math.sqrt(1 / 3), atol=1e-6)
 
 
+def test_table1_reads_the_questions_in_scope_only(tmp_path):
+    """Issue 26 §3/S4: Table 1's length and perplexity, the ANOVA and the scorecard's lengths read the passages
+    of the questions in selfpref.rerank.scope (the sample), not every passage of passages.jsonl."""
+    from authbench.studies.selfpref.data import scoped_questions
+
+    sample = {"main": ["q1", "q2"], "style": ["q9"], "generated": ["q3"]}
+    assert scoped_questions(sample, "sample") == {"q1", "q2"}
+    assert scoped_questions(sample, "sample_and_generated") == {"q1", "q2", "q3"}
+    text = {"q1": "a b", "q2": "a b c d", "q3": "a b c d e f g h i j", "q9": "a"}
+    passages = [{"pid": f"{a}-{q}", "qid": q, "author": a, "variant": "normal", "factual": True, "answer_in": "x",
+                 "text": t if a == "gpt35" else "h h h"} for q, t in text.items() for a in ("human", "gpt35")]
+    ppl = [{"pid": f"{a}-{q}", "author": a, "variant": "normal", "factual": True, "tokens": 5,
+            "perplexity": 10.0 * (i + 1) + (a == "gpt35")} for i, q in enumerate(text) for a in ("human", "gpt35")]
+
+    def table1(scope):
+        out = tmp_path / scope
+        R.write_selfpref_report([], [], {}, ppl, passages, {"E": "gpt35"}, out, scope=scoped_questions(sample, scope))
+        row = pd.read_csv(out / "tables/table1_knowledge.csv", index_col=[0, 1]).loc[("E", "gpt35")]
+        return (float(row["Passage Statistics / Average Length"]),
+                float(str(row["Passage Statistics / Perplexity"]).rstrip("†")),
+                pd.read_parquet(out / "units_passages.parquet")["qid"].nunique())
+
+    # sample: q1, q2 -> words (2 + 4) / 2, perplexity (11 + 21) / 2; q3 (generated) and q9 (style) left out
+    assert table1("sample") == (3.0, 16.0, 2)
+    assert table1("sample_and_generated") == (round((2 + 4 + 10) / 3, 2), 21.0, 3)
+
+
 # --------------------------------------------------------------------------
 # tries (the authors' retry protocol): requests sent per group
 # --------------------------------------------------------------------------

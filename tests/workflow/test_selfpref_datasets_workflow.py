@@ -8,6 +8,7 @@ import csv
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from wfrun import jsonl, snakemake, tiny_selfpref
@@ -87,6 +88,10 @@ def test_datasets_do_not_collide(run):
         # reranking scores exactly the sample: the generated question outside it is not scored
         assert {r["qid"] for r in rerank} == set(samples[ds]["main"]), ds
         assert {"human", "gpt35", "llama"} <= {r["author"] for r in rerank}
+        # Table 1's passage statistics read the same questions (S4): its passages and perplexities
+        units = {name: pd.read_parquet(root / ds / "report" / f"units_{name}.parquet") for name in ("passages", "perplexity")}
+        assert set(units["passages"]["qid"]) == set(samples[ds]["main"]), ds
+        assert set(units["perplexity"]["qid"]) <= set(samples[ds]["main"]) and len(units["perplexity"]), ds
         manifest = json.loads((root / ds / "cells" / "gemma3-270m" / "rerank" / "rag" / "manifest.json").read_text())
         assert f"selfpref/{ds}" in json.dumps(manifest)
     # MARCO's human false passage for a GPT-self evaluator carries Llama's false answer (false_for: [gpt35])

@@ -151,9 +151,11 @@ def cmd_perplexity(args, params) -> None:
     from authbench.llm.engines.base import create_engine
     from authbench.llm.runner import perplexity_identity, score_texts
     from authbench.llm.runs import CellRun, write_manifest
+    from authbench.studies.selfpref.data import scoped_questions
 
-    # Table 1 reports the normal TRUE passages only: nothing else is scored
-    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"]]
+    # Table 1 reports the normal TRUE passages of the questions in scope only: nothing else is scored
+    qids = scoped_questions(json.loads(Path(args.sample).read_text()), params["scope"])
+    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"] and p["qid"] in qids]
     model_cfg = params["model"]
     cache = ResponseCache(params["cache"], writer=params["cell"]) if params.get("cache") else None
     model = perplexity_identity(model_cfg)
@@ -174,6 +176,7 @@ def cmd_rerank(args, params) -> None:
     retried (``retries``) while its reply has no well-formed score; FALSE
     passages per ``false_answer`` (author | evaluator, see requests.py)."""
     from authbench.llm.runner import tries_summary
+    from authbench.studies.selfpref.data import scoped_questions
     from authbench.studies.selfpref.requests import (
         evaluator_false_passages,
         load_template,
@@ -188,7 +191,7 @@ def cmd_rerank(args, params) -> None:
     questions = index(read_jsonl(args.questions), "qid")
     # a false passage made for particular evaluator selves (false_for) is a generation-phase pairing: reranking
     # scores the untagged passages, one per slot
-    qids = set(sample["main"]) | (set(sample["generated"]) if params["scope"] == "sample_and_generated" else set())
+    qids = scoped_questions(sample, params["scope"])
     passages = [p for p in read_jsonl(args.passages) if p["qid"] in qids and p["variant"] == "normal"
                 and not p.get("for_self")]
     mode = params["false_answer"]
@@ -245,6 +248,7 @@ def cmd_compare(args, params) -> None:
 
 def cmd_report(args, params) -> None:
     from authbench.stats import IntervalSpec
+    from authbench.studies.selfpref.data import scoped_questions
     from authbench.studies.selfpref.released import read_released_perplexity
     from authbench.studies.selfpref.report import write_selfpref_report
 
@@ -258,6 +262,7 @@ def cmd_report(args, params) -> None:
     released_ppl = (read_released_perplexity(args.released_perplexity[0], spec["authors"])
                     if args.released_perplexity and spec else None)
     qids = [q["qid"] for q in read_jsonl(args.questions)] if args.questions else None
+    scope = scoped_questions(json.loads(Path(args.sample).read_text()), params["scope"]) if args.sample else None
     write_selfpref_report(rerank, gen, knowledge, perplexity, passages, params["self"], args.outdir,
                           dataset=params.get("dataset"), perplexity_model=params.get("perplexity_model"),
                           spec=IntervalSpec.from_config(params), intervals=params["intervals"]["show"],
@@ -266,7 +271,7 @@ def cmd_report(args, params) -> None:
                                     "model": released.get("model"),
                                     "knowledge": released.get("knowledge") or {},
                                     "perplexity": (spec or {}).get("file")},
-                          qids=qids, built_path=args.built, significance=params["significance"])
+                          qids=qids, built_path=args.built, significance=params["significance"], scope=scope)
 
 
 def cmd_datasets_report(args, params) -> None:
@@ -287,12 +292,12 @@ COMMANDS = {
     "selfpref-knowledge": (cmd_knowledge, ["questions", "sample", "template", "model_file?", "responses", "samples",
                                            "judgments", "manifest", "levels", "threads?"]),
     "selfpref-shipped-knowledge": (cmd_shipped_knowledge, ["source", "questions", "levels", "check"]),
-    "selfpref-perplexity": (cmd_perplexity, ["passages", "model_file?", "out", "manifest"]),
+    "selfpref-perplexity": (cmd_perplexity, ["passages", "sample", "model_file?", "out", "manifest"]),
     "selfpref-rerank": (cmd_rerank, ["questions", "sample", "passages", "template", "model_file?", "responses",
                                      "samples", "judgments", "manifest", "threads?"]),
     "selfpref-compare": (cmd_compare, ["questions", "sample", "passages", "knowledge?", "template", "model_file?",
                                        "responses", "samples", "judgments", "manifest", "threads?"]),
-    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "questions?",
-                                     "released_perplexity*", "outdir", "built?"]),
+    "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "sample?",
+                                     "questions?", "released_perplexity*", "outdir", "built?"]),
     "selfpref-datasets-report": (cmd_datasets_report, ["built+", "outdir"]),
 }

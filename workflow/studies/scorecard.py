@@ -283,7 +283,7 @@ def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], pass
     paper's row their author stands for (:data:`RELEASED_RUNS`), ``ours`` =
     "released run: <file>" (``files``: ``knowledge`` author -> file,
     ``perplexity`` the file), ``scope`` = what stands in for the paper's model."""
-    from authbench.studies.selfpref.rows import level_classes, normal_true_lengths
+    from authbench.studies.selfpref.rows import ALL, aggregated, level_classes, normal_true_lengths
 
     label = SP_DATASETS.get(dataset.lower(), dataset)
     authors = sp_author_names(self_map, names)
@@ -315,7 +315,8 @@ def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], pass
         if author in authors and words and author != "human":
             out.append(_row(1, authors[author], author, "", "", ds, "avg_length", sum(words) / len(words),
                             kind="data" if author in RELEASED_AUTHORS else "model",
-                            scope=f"the {len(words)} passages of this run's sample (config selfpref.items)"))
+                            scope=f"the {len(words)} passages of the questions in scope (config selfpref.items, "
+                                  "selfpref.rerank.scope)"))
     for r in summary:
         ev = str(r["evaluator"])
         if ev not in names or r["variant"] != "normal":
@@ -334,14 +335,16 @@ def selfpref_rows(dataset: str, knowledge: Mapping[str, Sequence[Mapping]], pass
             if str(r["author"]) == self_map.get(ev):
                 out.append(_row(2, names[ev], ev, r["prompt"], "", f"{ds};author=self;passage={passage}", metric,
                                 r[key]))
-    for r in rates:
+    rates = list(rates)
+    for r in rates:  # the per-author cells, then (the pooled row's place) the paper's Aggregated: their mean
         ev = str(r["evaluator"])
-        other = "Aggregated" if r["other_author"] == "all" else authors.get(str(r["other_author"]))
+        other = "Aggregated" if r["other_author"] == ALL else authors.get(str(r["other_author"]))
         if ev not in names or other is None:
             continue
         for metric, key in (("self_preference", "self_pref"), ("order_preference", "order_pref"),
                             ("factual_preference", "factual_pref")):
-            out.append(_row(3, names[ev], ev, "", "", f"{ds};other={other}", metric, r[key]))
+            value = aggregated(rates, ev, key) if r["other_author"] == ALL else r[key]
+            out.append(_row(3, names[ev], ev, "", "", f"{ds};other={other}", metric, value))
     return out
 
 

@@ -316,3 +316,13 @@ def sample_questions(imported: Sequence[Mapping], generated: Sequence[Mapping], 
     keep = set(main) | set(style) | set(generated_qids)
     passages = [p for p in imported + generated if p["qid"] in keep]
     return {"main": main, "style": style, "generated": generated_qids}, passages
+
+
+def scoped_questions(sample: Mapping, scope: str) -> set[str]:
+    """The questions of a dataset's passages that are scored (config
+    ``selfpref.rerank.scope``): reranked, and behind Table 1's passage
+    statistics (length, perplexity, its marks, the ANOVA); ``sample``
+    (:func:`sample_questions`' ``main``, the paper's 700) or
+    ``sample_and_generated`` (also every question a configured model wrote
+    passages for)."""
+    return set(sample["main"]) | (set(sample["generated"]) if scope == "sample_and_generated" else set())

@@ -53,7 +53,7 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            "configured causal LM, † = the configured t-test (selfpref.significance: paired per question by default) "
            "vs the human passages, p < 0.05); the Average of the evaluators; below a rule, outside the average, the "
            "released knowledge runs (re-derived from their probes) and the other passage authors.",
-           lambda x: _report().table1(x.knowledge_levels, x.passages, x.perplexity_rows, x.perplexity_model, x.iv,
+           lambda x: _report().table1(x.knowledge_levels, x.scored_passages, x.perplexity_rows, x.perplexity_model, x.iv,
                                       x.released_perplexity, x.self_map, x.significance)),
     _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
            "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "

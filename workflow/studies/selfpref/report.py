@@ -61,6 +61,12 @@ class Inputs:
     iv: Intervals | None = None
     released_perplexity: Mapping[str, Sequence[float]] | None = None
     significance: str = "paired"  # config selfpref.significance: Tables 1-2's marks
+    scope: set[str] | None = None  # config selfpref.rerank.scope's questions (None: every passage's)
+
+    @cached_property
+    def scored_passages(self) -> list:
+        """The passages of the questions in ``scope``: Table 1's passage statistics."""
+        return [p for p in self.passages if self.scope is None or p.get("qid") in self.scope]
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -154,6 +160,7 @@ def write_selfpref_report(
     significance: str = "paired",
     qids: Sequence[str] | None = None,
     built_path: str | Path | None = None,
+    scope: set[str] | None = None,
 ) -> list[Path]:
     """Write every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF`
     (``tables/<stem>.csv|md|tex``), ``figures/fig3_heatmaps.png``,
@@ -174,17 +181,24 @@ def write_selfpref_report(
     ``model`` = our perplexity model's hub id, ``knowledge``/``perplexity``
     file names for the scorecard; ``qids``: the dataset's questions in
     order). At ``built_path``: the built
-    tables (:func:`write_datasets_report` stacks them over datasets). Returns the paths."""
+    tables (:func:`write_datasets_report` stacks them over datasets).
+    ``scope``: the questions behind Table 1's passage statistics (config
+    ``selfpref.rerank.scope``,
+    :func:`~authbench.studies.selfpref.data.scoped_questions`; None: every
+    passage's); perplexity rows of other passages are left out. Returns the paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     spec = spec or IntervalSpec()
-    inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {},
-                    list(perplexity_rows or []), list(passages or []), self_map or {}, perplexity_model,
-                    f"[{dataset}] " if dataset else "", released_perplexity=dict(released_perplexity or {}),
-                    significance=significance)
+    passages = list(passages or [])
+    scored = None if scope is None else {str(p.get("pid")) for p in passages if p.get("qid") in scope}
+    perplexity_rows = [r for r in perplexity_rows or [] if scored is None or str(r.get("pid")) in scored]
+    inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {}, perplexity_rows,
+                    passages, self_map or {}, perplexity_model, f"[{dataset}] " if dataset else "",
+                    released_perplexity=dict(released_perplexity or {}), significance=significance,
+                    scope=None if scope is None else set(scope))
     units = {}
     for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
-                                   inputs.perplexity_rows, inputs.passages).items():
+                                   inputs.perplexity_rows, inputs.passages, inputs.scope).items():
         with atomic_write(outdir / f"units_{name}.parquet", "wb") as fh:
             frame.to_parquet(fh, engine="pyarrow", index=False)
         units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")
@@ -211,7 +225,7 @@ def write_selfpref_report(
     _write_rows(per_passage(inputs.released_perplexity, inputs.perplexity_rows, list(qids or []),
                             released.get("perplexity_order", "unknown"), released.get("model") or perplexity_model),
                 released_path, PER_PASSAGE_COLUMNS)
-    card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.passages, summary,
+    card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.scored_passages, summary,
                                     preference_rates(inputs.gen_rows), inputs.self_map, scorecard,
                                     released_perplexity=inputs.released_perplexity, released=released,
                                     marks=our_marks(built, inputs.self_map), significance=significance)

@@ -52,7 +52,7 @@ import numpy as np
 from authbench.errors import excerpt
 from authbench.llm.formats import FORMATS
 from authbench.records import InputError
-from authbench.stats import mean_or_nan, per_question, percent, sample_std
+from authbench.stats import finite, mean_or_nan, per_question, percent, sample_std
 
 LO, HI = FORMATS["hash_rating"].score_range  # the reranking scores (the ###n*** reply format)
 
@@ -212,17 +212,26 @@ def normal_true_perplexities(perplexity_rows) -> tuple[dict[str, list[float]], l
     return _normal_true(perplexity_rows, what, lambda r, i: _number(r, "perplexity", what, i), every_row=True)
 
 
+def _perplexity_qid(r: Mapping, i: int, qid_of: Mapping[str, str]) -> str:
+    """A perplexity row's question: its own ``qid``, else its passage's
+    (``qid_of``: pid -> qid), else its own cluster ``#<row>``."""
+    if r.get("qid") is not None:
+        return str(r["qid"])
+    qid = qid_of.get(str(r.get("pid")))
+    return f"#{i}" if qid is None else str(qid)
+
+
 def normal_true_perplexities_by_question(perplexity_rows, passages) -> dict[str, dict]:
     """Per author: question -> the perplexity of its ``normal`` TRUE passage
-    (a row without ``qid`` takes its passage's; a question's several values
-    averaged), for the paired tests."""
+    (:func:`_perplexity_qid`; a question's several values averaged), for the
+    paired tests."""
     qid_of = {str(p.get("pid")): p.get("qid") for p in passages or []}
     what = "perplexity rows"
     pairs: dict[str, list] = {}
     for i, r in _row(perplexity_rows, what):
         if _variant(r, what, i) == NORMAL and _bool(r, "factual", what, i):
-            qid = r.get("qid") if r.get("qid") is not None else qid_of.get(str(r.get("pid")), f"#{i}")
-            pairs.setdefault(_str(r, "author", what, i), []).append((str(qid), _number(r, "perplexity", what, i)))
+            pairs.setdefault(_str(r, "author", what, i), []).append(
+                (_perplexity_qid(r, i, qid_of), _number(r, "perplexity", what, i)))
     return {a: per_question(v) for a, v in pairs.items()}
 
 
@@ -392,14 +401,17 @@ UNIT_FRAMES = {
 }
 
 
-def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages) -> dict[str, "pd.DataFrame"]:
+def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages,
+                scope: set[str] | None = None) -> dict[str, "pd.DataFrame"]:
     """The checked per-unit records (``units_<name>.parquet``,
     :data:`UNIT_FRAMES`): every rerank score (NaN: unparsed), every
     generation comparison (``self_chosen`` / ``first`` 1 or 0 for an ok row,
-    ``true_chosen`` for an ok asymmetric one, ``correct`` for a graded one,
-    NaN otherwise), every knowledge probe (its class), every passage (its
-    words) and perplexity. ``qid`` is the resampling cluster of every
-    interval (a perplexity row without one takes its passage's)."""
+    ``true_chosen`` for an ok asymmetric one, ``correct`` for a graded one
+    against the gold of ``passages``, NaN otherwise), every knowledge probe
+    (its class), every passage (its words) of the questions in ``scope``
+    (None: every passage; Table 1's passages) and every perplexity row.
+    ``qid`` is the resampling cluster of every interval (a perplexity row
+    without one takes its passage's)."""
     import pandas as pd
 
     what = "rerank judgments"
@@ -421,9 +433,10 @@ def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passag
               "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
               "words": len(str(_field(r, "text", what, i)).split())} for i, r in _row(passages, what)]
     qid_of = {t["pid"]: t["qid"] for t in texts}
+    texts = [t for t in texts if scope is None or t["qid"] in scope]
     what = "perplexity rows"
     ppl = [{"author": _str(r, "author", what, i), "pid": str(r.get("pid")),
-            "qid": str(r["qid"]) if r.get("qid") is not None else qid_of.get(str(r.get("pid")), f"#{i}"),
+            "qid": _perplexity_qid(r, i, qid_of),
             "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
             "perplexity": _number(r, "perplexity", what, i)} for i, r in _row(perplexity_rows, what)]
     data = {"rerank": rerank, "comparisons": comparisons, "knowledge": knowledge, "passages": texts,
@@ -485,6 +498,15 @@ def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
             out.append({"variant": variant if variant is not None else ALL, "evaluator": ev, "self_author": own,
                         "other_author": other, "factuality": ALL, "knowledge": ALL, **rate_stats(sub)})
     return out
+
+
+def aggregated(rates: Iterable[Mapping], evaluator: str, key: str) -> float:
+    """Table 3's ``Aggregated`` (the paper's): the unweighted mean of
+    ``evaluator``'s per-other-author rates ``key`` among ``rates``
+    (:func:`preference_rates` rows; the pooled ``all`` row and a rate without
+    a value left out); NaN when none has one."""
+    return mean_or_nan(finite(r[key] for r in rates if str(r["evaluator"]) == evaluator
+                              and r["other_author"] != ALL and r.get(key) is not None))
 
 
 def rates_long(gen_rows, passages=None) -> list[dict]:

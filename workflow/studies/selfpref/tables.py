@@ -53,7 +53,8 @@ Layouts
   (never averaged, with a footnote) every other knowledge run (a released
   run), every passage author no evaluator has as self, and ``Human``.
   Knowledge % per class over the run's level rows; Average Length = mean
-  word count (``str.split``) of the author's ``normal`` TRUE passages;
+  word count (``str.split``) of the author's ``normal`` TRUE passages
+  (the report passes those of the questions in ``selfpref.rerank.scope``);
   Perplexity = mean over the author's ``normal`` TRUE perplexity rows (the
   same passages), ``†`` when the configured test against the human ones
   gives p < 0.05; "PPL (released GPT-2)" = the release's own values, when
@@ -97,6 +98,7 @@ from authbench.studies.selfpref.rows import (
     PROMPTS,
     UNKNOWN,
     GenRecord,
+    aggregated,
     author_order,
     evaluator_selves,
     gen_records,
@@ -358,8 +360,7 @@ def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
 
     def one(ev, other, key) -> float:
         if other == AGGREGATED:
-            vals = finite(one(ev, o, key) for o in others)
-            return float(np.mean(vals)) if len(vals) else math.nan
+            return aggregated(rates, ev, key)
         r = look.get((ev, other))
         return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
 
@@ -666,7 +667,8 @@ def table1(levels_by_author: Mapping[str, Sequence[Mapping]], passages, perplexi
         "and Human." if rows else "")
     table.caption = (
         "Knowledge levels (share of questions answered correctly 0, 1-4 and 5 times out of 5) and "
-        "statistics of the normal TRUE passages (average length in words, mean perplexity under "
+        "statistics of the normal TRUE passages of the questions in scope (selfpref.rerank.scope: the sample by "
+        "default; average length in words, mean perplexity under "
         f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) per "
         f"evaluator (Passages: its self author's). {DAGGER} p < 0.05 ({sig.words()}, of the row's perplexities "
         "against the human passages')."
@@ -722,10 +724,11 @@ def perplexity_anova_table(perplexity_rows, perplexity_model: str | None = None)
     groups = "; ".join(f"{'Human' if a == HUMAN else a}: n = {n}, mean {number_text(m, 2)}" for a, n, m in res["groups"]) \
         if res else ""
     caption = (
-        "Perplexity of the normal TRUE passages (under "
+        "Perplexity of the normal TRUE passages of the questions in scope (selfpref.rerank.scope; under "
         f"{perplexity_model or 'the configured causal LM'}; the paper used GPT-2) across authors: one-way ANOVA "
         "and Tukey's HSD for every pair (mean difference, 95% family-wise interval, adjusted p), as in the "
-        f"authors' anova.py; p (Welch) = Table 1's unadjusted Welch t-test of the same pair. {DAGGER} p < 0.05."
+        "authors' anova.py; p (Welch) = the unadjusted Welch t-test of the same pair (Table 1's marks follow "
+        f"selfpref.significance). {DAGGER} p < 0.05."
     )
     return build_table(keys, keys, ["Test", "Groups"], cols, caption=caption,
                        note=f"Groups: {groups}." if groups else "")
