@@ -243,7 +243,7 @@ if SELFPREF.datasets:
             released_perplexity=get_sp_released_perplexity,
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
-            built=f"{SP}/report/tables.pkl",
+            built=f"{SP}/report/tables.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/report.log",
         conda:
@@ -261,7 +261,7 @@ if SELFPREF.datasets:
 
         rule selfpref_datasets_report:
             input:
-                built=expand(f"{SP}/report/tables.pkl", spds=sp_datasets_in_order()),
+                built=expand(f"{SP}/report/tables.json", spds=sp_datasets_in_order()),
             output:
                 reported(selfpref_datasets_report_files(), SELFPREF_DATASETS.name),
             log:

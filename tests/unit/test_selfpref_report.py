@@ -846,3 +846,25 @@ def test_write_selfpref_report_writes_units_and_comparisons(tmp_path):
     assert "Human lo | Normal Setting & TRUE passages / Human hi" in md
     head = (tmp_path / "tables/table3_preference.csv").read_text(encoding="utf-8").splitlines()[0]
     assert "Human / Self,Human / Self lo,Human / Self hi" in head
+
+
+def test_datasets_report_reads_each_reports_tables_json(tmp_path):
+    """The report of every dataset stacks the tables each dataset's report wrote to report/tables.json; a file
+    that is not one is a named error (file, dataset), never a partial table."""
+    import json
+
+    for ds in ("nq", "marco"):
+        R.write_selfpref_report(rerank_rows(), gen_rows(), {}, [], [_p("human", "a b c"), _p("gpt35", "a b")],
+                                {"E": "gpt35"}, tmp_path / ds, dataset=ds, built_path=tmp_path / ds / "tables.json")
+    built = {ds: tmp_path / ds / "tables.json" for ds in ("nq", "marco")}
+    R.write_datasets_report(built, tmp_path / "all")
+    rows = pd.read_csv(tmp_path / "all" / "tables" / "table2_rerank.csv")
+    assert list(dict.fromkeys(rows["Dataset"])) == ["nq", "marco"]
+    own = pd.read_csv(tmp_path / "nq" / "tables" / "table2_rerank.csv")
+    pd.testing.assert_frame_equal(rows[rows["Dataset"] == "nq"].drop(columns="Dataset").reset_index(drop=True), own)
+    (tmp_path / "bad.json").write_text(json.dumps({"table2_rerank": {"caption": "x"}}))
+    with pytest.raises(InputError, match=r"bad.json: dataset 'marco': expected the tables .*KeyError 'table'"):
+        R.write_datasets_report({"nq": built["nq"], "marco": tmp_path / "bad.json"}, tmp_path / "x")
+    (tmp_path / "pickle.json").write_bytes(b"\x80\x05K\x01.")
+    with pytest.raises(InputError, match="pickle.json: cannot read dataset 'nq'"):
+        R.write_datasets_report({"nq": tmp_path / "pickle.json"}, tmp_path / "y")

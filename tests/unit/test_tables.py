@@ -463,3 +463,33 @@ def test_stacked_tables_keep_intervals(tmp_path):
     stacked = stack_tables([("a", _interval_table()), ("b", _interval_table())], "Domain")
     write_table(stacked, tmp_path / "s")
     assert (tmp_path / "s.md").read_text().count("[12.00, 40.20]") == 2
+
+
+def test_spec_json_round_trip_writes_the_same_files(tmp_path):
+    """report/tables.json (issue 26): a built table read back from plain JSON writes byte-identical files;
+    NaN, tags, intervals, two-level rows and columns, baseline rows and highlight groups survive."""
+    import json
+
+    from authbench.render.tables import TEXT, Column, build_table, spec_from_json, spec_to_json, stack_tables, write_table
+
+    cols = [Column(("Passage", "Length"), TEXT, lambda k: (float(len(k[0])), f"{len(k[0])}.00†")),
+            Column(("Passage", "PPL"), "num", lambda k: math.nan if k[0] == "h" else 12.345, group="p"),
+            Column(("n",), "count", lambda k: 3)]
+    one = build_table([("gemma", 0), ("h", 1)], [("gemma", "gpt35"), ("h", "human")], ["Model", "Passages"], cols,
+                      baseline=[False, True])
+    for spec in (stack_tables([("a", _interval_table()), ("b", _interval_table())], "Domain"),
+                 stack_tables([("nq", one), ("marco", one)], "Dataset")):
+        back = spec_from_json(json.loads(json.dumps(spec_to_json(spec), allow_nan=False)))
+        for name in ("values", "cells", "marks", "lo", "hi", "tags"):
+            pd.testing.assert_frame_equal(getattr(back, name), getattr(spec, name), check_index_type=False,
+                                          check_dtype=name in ("values", "lo", "hi"))  # text: str or object
+        assert (back.kinds, back.with_interval, back.baseline_rows, back.highlight_groups) == (
+            spec.kinds, spec.with_interval, spec.baseline_rows, spec.highlight_groups)
+        write_table(spec, tmp_path / "built" / "t")
+        write_table(back, tmp_path / "read" / "t")  # the same stem: LaTeX labels name it
+        for ext in ("csv", "md", "tex"):
+            assert (tmp_path / "built" / f"t.{ext}").read_bytes() == (tmp_path / "read" / f"t.{ext}").read_bytes(), ext
+    bad = spec_to_json(one)
+    bad["cells"] = bad["cells"][:1]
+    with pytest.raises(ValueError, match="cells: expected 2 rows of 3 values"):
+        spec_from_json(bad)

@@ -458,6 +458,77 @@ def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, captio
 
 
 # --------------------------------------------------------------------------
+# a built table as JSON (a report's tables, read back by another report)
+# --------------------------------------------------------------------------
+_NUMERIC_FRAMES = ("values", "lo", "hi")
+_TEXT_FRAMES = ("cells", "marks", "tags")
+
+
+def _label_json(label):
+    return list(label) if isinstance(label, tuple) else label
+
+
+def _label(label):
+    return tuple(label) if isinstance(label, list) else label
+
+
+def _scalar_json(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v) if math.isfinite(v) else None
+    return v if v is None or isinstance(v, str) else str(v)
+
+
+def _index_json(index: pd.Index) -> dict:
+    return {"labels": [_label_json(tuple(_scalar_json(x) for x in i) if isinstance(i, tuple) else _scalar_json(i))
+                       for i in index], "names": [_scalar_json(n) for n in index.names],
+            "levels": index.nlevels if isinstance(index, pd.MultiIndex) else 0}
+
+
+def _index(d: Mapping) -> pd.Index:
+    if d["levels"]:
+        return pd.MultiIndex.from_tuples([tuple(x) for x in d["labels"]], names=d["names"])
+    return pd.Index(d["labels"], name=d["names"][0])
+
+
+def spec_to_json(spec: TableSpec) -> dict:
+    """A :class:`TableSpec` as plain JSON data (NaN as null, tuples as
+    lists); :func:`spec_from_json` reads it back equal."""
+    out: dict[str, Any] = {"index": _index_json(spec.values.index), "columns": _index_json(spec.values.columns)}
+    for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
+        frame = getattr(spec, name)
+        if not (frame.index.equals(spec.values.index) and frame.columns.equals(spec.values.columns)):
+            raise ValueError(f"spec_to_json: {name}'s rows or columns differ from the values'")
+        out[name] = [[_scalar_json(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    out.update(kinds=list(spec.kinds), with_interval=list(spec.with_interval), note=spec.note, caption=spec.caption,
+               tex_labels=dict(spec.tex_labels), baseline_rows=[_label_json(r) for r in spec.baseline_rows],
+               highlight_groups={g: [_label_json(c) for c in cols] for g, cols in spec.highlight_groups.items()})
+    return out
+
+
+def spec_from_json(d: Mapping) -> TableSpec:
+    """The :class:`TableSpec` :func:`spec_to_json` wrote (a ``KeyError`` or
+    ``ValueError`` when ``d`` is not one)."""
+    index, columns = _index(d["index"]), _index(d["columns"])
+    frames = {}
+    for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
+        rows = d[name]
+        if len(rows) != len(index) or any(len(r) != len(columns) for r in rows):
+            raise ValueError(f"{name}: expected {len(index)} rows of {len(columns)} values")
+        numeric = name in _NUMERIC_FRAMES
+        data = [[math.nan if v is None else float(v) for v in r] if numeric else list(r) for r in rows]
+        frames[name] = pd.DataFrame(data, index=index, columns=columns, dtype=float if numeric else object)
+    return TableSpec(frames["values"], frames["cells"], frames["marks"], tuple(d["kinds"]),
+                     {g: [_label(c) for c in cols] for g, cols in d["highlight_groups"].items()},
+                     [_label(r) for r in d["baseline_rows"]], d["note"], d["caption"], dict(d["tex_labels"]),
+                     lo=frames["lo"], hi=frames["hi"], with_interval=tuple(bool(w) for w in d["with_interval"]),
+                     tags=frames["tags"])
+
+
+# --------------------------------------------------------------------------
 # writer
 # --------------------------------------------------------------------------
 def _flat_label(col: tuple) -> str:

@@ -10,8 +10,8 @@ under one folder; every file is written even when the inputs are empty."""
 
 from __future__ import annotations
 
+import json
 import math
-import pickle
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +21,7 @@ import pandas as pd
 from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.catalog import contents_md, plan, write_tables
 from authbench.render.comparisons import comparison_row, finish, write_comparisons
-from authbench.render.tables import NOT_RANDOM_TAG, TableSpec
+from authbench.render.tables import NOT_RANDOM_TAG, TableSpec, spec_from_json, spec_to_json
 from authbench.stats import DAGGER, IntervalSpec
 from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
@@ -210,8 +210,8 @@ def write_selfpref_report(
     built: dict = {}
     paths = write_tables(SELFPREF, written["written"], inputs, outdir, intervals, built)
     if built_path is not None:
-        with atomic_write(built_path, "wb") as fh:
-            pickle.dump(built, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        write_text(built_path, json.dumps({stem: {"caption": caption, "table": spec_to_json(spec)}
+                                           for stem, (spec, caption) in built.items()}, allow_nan=False) + "\n")
     paths.append(fig3_heatmaps(inputs.gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
     rates_path = outdir / "rates.tsv"
     _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
@@ -276,14 +276,14 @@ def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, i
     tables: dict[str, dict] = {}
     for label, path in built.items():
         try:
-            with open(path, "rb") as fh:
-                got = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError) as exc:
+            got = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{path}: cannot read dataset {label!r}'s report tables ({exc})") from exc
-        if not isinstance(got, dict):
+        try:
+            tables[label] = {stem: (spec_from_json(t["table"]), t["caption"]) for stem, t in got.items()}
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:
             raise InputError(f"{path}: dataset {label!r}: expected the tables a self-preference report kept "
-                             f"(stem -> table), got {type(got).__name__}")
-        tables[label] = got
+                             f"(stem -> {{caption, table}}): {type(exc).__name__} {exc}") from exc
     outdir = Path(outdir)
     written = plan(SELFPREF_DATASETS, {})
     paths = write_tables(SELFPREF_DATASETS, written["written"], tables, outdir, intervals)
