@@ -7,6 +7,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 from authbench.published import load
+from wfrun import read_tsv
 from authbench.studies import scorecard as S
 from authbench.studies.statistics import DatasetStats
 
@@ -238,3 +239,19 @@ def test_significance_marks_beside_the_papers():
     assert "2 of 5 published marks agree with ours under this test (2 both †, 0 neither); † ours only: 3; " \
            "† the paper's only: 0." in text
     assert "No published mark has a counterpart" in S.marks_md(S.mark_agreement("NQ", marks, {}), "x")
+
+
+def test_selfpref_scorecard_writes_the_marks_as_tsv(tmp_path):
+    """The marks' section of scorecard.md is also scorecard_marks.tsv: one row per published mark, with the test."""
+    marks = {(1, "gpt-3.5-turbo", "", ""): True, (2, "gpt-3.5-turbo", "rag", "TRUE"): False}
+    params = {"models": {"gpt-3.5-turbo": "GPT-3.5"}, "judges": [], "contexts": [], "settings": [],
+              "entity_datasets": [], "strategies": [], "k": []}
+    paths = S.write_selfpref_scorecard(tmp_path, "nq", {}, [], [], [], {"gpt-3.5-turbo": "gpt35"}, params,
+                                       marks=marks, significance="welch")
+    assert tmp_path / "scorecard_marks.tsv" in paths
+    rows = read_tsv(tmp_path / "scorecard_marks.tsv")
+    assert list(rows[0]) == [*S.MARK_COLUMNS, "test"]
+    # published NQ GPT-3.5: Table 1 perplexity †, Table 2 RAG TRUE none
+    assert [(r["table"], r["published_mark"], r["our_mark"], r["agree"], r["test"]) for r in rows] == [
+        ("1", "†", "†", "yes", "welch"), ("2", "", "", "yes", "welch")]
+    assert "2 of 2 published marks agree" in (tmp_path / "scorecard.md").read_text()

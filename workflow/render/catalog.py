@@ -36,6 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 TABLE_EXTS = ("csv", "md", "tex")
 # the papers' numbers beside ours (authbench.studies.scorecard): a report lists them in extra (or a table's also)
 SCORECARD = ("scorecard.md", "scorecard.tsv")
+SCORECARD_MARKS = "scorecard_marks.tsv"  # a self-preference scorecard's † marks beside the paper's, one per row
 # a study's prompt-edit diffs (authbench.history): the index, beside the per-cell files under diffs/
 DIFFS = "diffs.md"
 DIFFS_TITLE = "Prompt-edit diffs: the cells whose template changed since a kept earlier run"

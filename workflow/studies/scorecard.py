@@ -35,6 +35,7 @@ from authbench.config import entity_datasets, paper_name
 from authbench.judges import MAIN_DERIVATION
 from authbench.published import load, paper_models
 from authbench.records import write_frame, write_text
+from authbench.render.catalog import SCORECARD_MARKS
 
 __all__ = ["COLUMNS", "Grid", "authority_rows", "categories_rows", "compare", "grid_params", "rag_rows",
            "sample_sizes", "selfpref_rows", "statistics_rows", "write_authority_scorecard", "write_rag_scorecard",
@@ -622,7 +623,8 @@ def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge:
     the knowledge files of authors that are no evaluator are the released
     ones, and the released GPT-2 perplexities: data rows, "released run");
     ``marks`` (our Tables 1-2 † marks, :func:`mark_agreement`) beside the
-    paper's under ``significance``."""
+    paper's under ``significance``: a section of ``scorecard.md`` and
+    ``scorecard_marks.tsv`` (one row per mark, with the test)."""
     label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
     grid = _grid(params, "selfpref", datasets=(label,))
     rows = selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
@@ -630,9 +632,12 @@ def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge:
     from authbench.stats import SIGNIFICANCE_WORDS
 
     agreement = mark_agreement(label, marks or {}, grid.names)
-    return write_scorecard(outdir, f"self-preference, {label}", *compare(
+    marks_tsv = Path(outdir) / SCORECARD_MARKS
+    paths = write_scorecard(outdir, f"self-preference, {label}", *compare(
         "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)),
         extra=marks_md(agreement, f"selfpref.significance: {significance}, {SIGNIFICANCE_WORDS[significance]}"))
+    write_frame(agreement.assign(test=significance), marks_tsv, sep="\t", index=False)
+    return paths + [marks_tsv]
 
 
 def write_statistics_scorecard(outdir: str | Path, stats: Sequence[Any], params: Mapping[str, Any] | None
