@@ -61,12 +61,7 @@ class Inputs:
     iv: Intervals | None = None
     released_perplexity: Mapping[str, Sequence[float]] | None = None
     significance: str = "paired"  # config selfpref.significance: Tables 1-2's marks
-    scope: set[str] | None = None  # config selfpref.rerank.scope's questions (None: every passage's)
-
-    @cached_property
-    def scored_passages(self) -> list:
-        """The passages of the questions in ``scope``: Table 1's passage statistics."""
-        return [p for p in self.passages if self.scope is None or p.get("qid") in self.scope]
+    scored_passages: list | None = None  # of the questions in selfpref.rerank.scope: Table 1's statistics
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -190,15 +185,16 @@ def write_selfpref_report(
     outdir.mkdir(parents=True, exist_ok=True)
     spec = spec or IntervalSpec()
     passages = list(passages or [])
-    scored = None if scope is None else {str(p.get("pid")) for p in passages if p.get("qid") in scope}
-    perplexity_rows = [r for r in perplexity_rows or [] if scored is None or str(r.get("pid")) in scored]
+    scored = passages if scope is None else [p for p in passages if p.get("qid") in scope]
+    pids = {str(p.get("pid")) for p in scored}
+    perplexity_rows = [r for r in perplexity_rows or [] if scope is None or str(r.get("pid")) in pids]
     inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {}, perplexity_rows,
                     passages, self_map or {}, perplexity_model, f"[{dataset}] " if dataset else "",
                     released_perplexity=dict(released_perplexity or {}), significance=significance,
-                    scope=None if scope is None else set(scope))
+                    scored_passages=scored)
     units = {}
     for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
-                                   inputs.perplexity_rows, inputs.passages, inputs.scope).items():
+                                   inputs.perplexity_rows, inputs.passages, scored).items():
         with atomic_write(outdir / f"units_{name}.parquet", "wb") as fh:
             frame.to_parquet(fh, engine="pyarrow", index=False)
         units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")

@@ -402,14 +402,14 @@ UNIT_FRAMES = {
 
 
 def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages,
-                scope: set[str] | None = None) -> dict[str, "pd.DataFrame"]:
+                scored: Sequence[Mapping] | None = None) -> dict[str, "pd.DataFrame"]:
     """The checked per-unit records (``units_<name>.parquet``,
     :data:`UNIT_FRAMES`): every rerank score (NaN: unparsed), every
     generation comparison (``self_chosen`` / ``first`` 1 or 0 for an ok row,
     ``true_chosen`` for an ok asymmetric one, ``correct`` for a graded one
     against the gold of ``passages``, NaN otherwise), every knowledge probe
-    (its class), every passage (its words) of the questions in ``scope``
-    (None: every passage; Table 1's passages) and every perplexity row.
+    (its class), every passage (its words) of ``scored`` (Table 1's
+    passages; None: ``passages``) and every perplexity row.
     ``qid`` is the resampling cluster of every interval (a perplexity row
     without one takes its passage's)."""
     import pandas as pd
@@ -431,9 +431,9 @@ def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passag
     what = "passages"
     texts = [{"author": _str(r, "author", what, i), "pid": str(r.get("pid")), "qid": _qid(r, i),
               "variant": _variant(r, what, i), "factual": _bool(r, "factual", what, i),
-              "words": len(str(_field(r, "text", what, i)).split())} for i, r in _row(passages, what)]
+              "words": len(str(_field(r, "text", what, i)).split())}
+             for i, r in _row(passages if scored is None else scored, what)]
     qid_of = {t["pid"]: t["qid"] for t in texts}
-    texts = [t for t in texts if scope is None or t["qid"] in scope]
     what = "perplexity rows"
     ppl = [{"author": _str(r, "author", what, i), "pid": str(r.get("pid")),
             "qid": _perplexity_qid(r, i, qid_of),
