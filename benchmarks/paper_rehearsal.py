@@ -41,10 +41,8 @@ Numbers from this machine are in benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -58,10 +56,17 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_scale import PARAMS_B, job_counts, merged_config, stand_in_texts  # noqa: E402
+from standins import RAG_DOCS, RAG_QUESTIONS, job_counts, merged_config, prepare_inputs, snakemake  # noqa: E402
 
-STAND_IN = "[rehearsal stand-in]"
-RAG_QUESTIONS, RAG_DOCS = 120, 10
+# Parameter counts from the model cards (billions), for the GPU time of the computed prompts.
+PARAMS_B = {
+    "Qwen/Qwen3-8B": 8.2,
+    "Qwen/Qwen3-14B": 14.8,
+    "Qwen/Qwen3-32B": 32.8,
+    "meta-llama/Meta-Llama-3-8B-Instruct": 8.03,
+    "meta-llama/Llama-3.1-8B-Instruct": 8.03,
+    "mistralai/Mistral-7B-Instruct-v0.3": 7.25,
+}  # hosted evaluators (gpt-3.5-turbo, gpt-4o-mini, gemini-2.0-flash) use no GPU of yours: not counted
 # Rules whose jobs load their model (MODEL_RESOURCES/JUDGE_RESOURCES in rules/).
 MODEL_RULES = ("authority_judge", "models_serve", "ragauth_rank", "ragauth_answer", "selfpref_generate",
                "selfpref_knowledge", "selfpref_perplexity", "selfpref_rerank", "selfpref_compare")
@@ -91,53 +96,7 @@ def overlay(config: dict, workdir: Path) -> dict:
     return over
 
 
-def write_texts(config: dict, path: Path) -> int:
-    """Stand-in homepage texts for every legitimate domain, in fetch_webtext's format."""
-    from authbench.studies.authority.domains import build_domains
-
-    dom = config["domainauth"]
-    plain, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])
-    texts = stand_in_texts([d.domain for d in plain], dom.get("text_max_words", 100) - 2)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(["domain", "text"])
-        for domain, text in texts.items():
-            writer.writerow([domain, f"{STAND_IN} {text}"])
-    (path.parent / "failures.tsv").write_text("domain\terror\thttp_status\tfinal_url\n")
-    return len(texts)
-
-
-def write_ragauth(config: dict, path: Path, seed: int) -> None:
-    """120 yes/no questions x 10 documents in the release's format (Figure 5), marked as a stand-in."""
-    from authbench.studies.authority.domains import build_domains
-
-    dom = config["domainauth"]
-    domains, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])
-    rng = random.Random(seed)
-    words = stand_in_texts(["x"], 400)["x"].split()[2:]
-    topics = list((config["ragauth"].get("topics") or {"MED": "medical"}).keys())
-    records = []
-    for i in range(RAG_QUESTIONS):
-        docs = []
-        for j, d in enumerate(rng.sample(domains, RAG_DOCS)):
-            docs.append({"docid": f"doc_{j + 1:03d}", "url": f"https://www.{d.domain}/page/{i}-{j}",
-                         "domain": d.domain, "PageRank": d.level, "authority": "high" if d.level >= 5 else "low",
-                         "doc_text": f"{STAND_IN} document {j + 1} for question {i + 1}. " + " ".join(words[: rng.randint(150, 400)])})
-        records.append({"qid": f"{topics[i % len(topics)]}_EN_{i + 1:03d}",
-                        "question": f"{STAND_IN} Is statement {i + 1} of this generated question set true?",
-                        "question_type": "yes_no", "language": "en", "ground_truth": "Yes" if i % 2 == 0 else "No",
-                        "documents": docs})
-    path.write_text(json.dumps(records, indent=1) + "\n")
-
-
 # --- 2. running ------------------------------------------------------------------
-
-def snakemake(workdir: Path, configs: list[Path], *args: str, env=None, capture=True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-           "--configfile", *map(str, configs), *args]
-    return subprocess.run(cmd, capture_output=capture, text=True, env=env, cwd=workdir)
-
 
 def planned_jobs(out: str) -> list[tuple[str, dict]]:
     """(rule, wildcards) of every job in ``snakemake -n``'s listing."""
@@ -242,15 +201,7 @@ def main(argv=None) -> None:
 
     stage_wall: dict[str, float] = {}
     t0 = time.perf_counter()
-    write_ragauth(config, work / "ragauth_standin.json", config["seed"])
-    texts_path = Path(config["domainauth"]["text"])
-    proc = snakemake(work, configs, "--cores", str(args.cores), str(Path(config["fetch"]["webtext"]["domains"])), env=env)
-    if proc.returncode:
-        sys.exit(f"fetch_urllog failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
-    n_texts = write_texts(config, texts_path)
-    proc = snakemake(work, configs, "--touch", "--cores", "1", str(texts_path), env=env)
-    if proc.returncode:
-        sys.exit(f"--touch failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+    n_texts = prepare_inputs(work, configs, config, args.cores, env)
     stage_wall["inputs (stand-ins, fetch_urllog)"] = time.perf_counter() - t0
 
     # the plan of the paper's config with the stand-in RAGAuth file (no instant overlay), made in report()

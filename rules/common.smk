@@ -23,7 +23,7 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
-from authbench.config import Cell, cell_template, check_renamed, split_model
+from authbench.config import Cell, cell_model_params, cell_template, check_renamed, split_model
 from authbench.config import entity_datasets, entity_settings, rag_plan, selfpref_plan
 from authbench.history import ENV as HISTORY_ENV
 from authbench.joblogs import failure_summary, run_summary
@@ -80,7 +80,7 @@ onerror:
 
 onsuccess:
     settings = workflow.config_settings  # --configfile, --config: the report command repeats them
-    logger.info(run_summary(get_final_output(), R, log, settings.configfiles, settings.config))
+    logger.info(run_summary(get_final_output(), R, log, settings.configfiles, settings.config, MODELS))
 
 
 PROMPTS = config["prompts"]
@@ -140,13 +140,8 @@ def model_config(wildcards):
     return MODELS[split_model(wildcards.model)[0]]
 
 
-# a model's keys that only schedule its jobs (MODEL_RESOURCES, threads) or name it in tables: not in a
-# cell's params, so raising a time limit or memory does not rerun the model's cells
-SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus")
-
-
 def _model_params(wildcards):
-    return {k: v for k, v in model_config(wildcards).items() if k not in SCHEDULING_KEYS}
+    return cell_model_params(model_config(wildcards))
 
 
 def get_model_file(wildcards):
@@ -174,6 +169,10 @@ def model_env(wildcards):
 # `sbatch --gpus=N` (none when 0); CPU rules ask for no GPU. Locally these are
 # only bookkeeping.
 MODEL_RETRIES = 2
+# Model jobs, and the steps they wait on, first whenever one is ready: the
+# light steps after them (evaluation, reports) then run two at a time at the
+# end instead of one at a time between model jobs, the other core idle.
+MODEL_PRIORITY = 10
 
 
 def model_threads(wildcards):

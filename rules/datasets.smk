@@ -19,6 +19,7 @@ rule domainauth_build:
         bins=P.bins("domainauth"),
     log:
         f"{LOGS}/domainauth/build_domainauth.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/analysis.yaml"
     params:
@@ -56,6 +57,7 @@ rule domainauth_sample:
         reuse=P.reuse("domainauth"),
     log:
         f"{LOGS}/domainauth/sample_domainauth.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/analysis.yaml"
     params:
@@ -75,6 +77,7 @@ rule entityauth_build:
         bins=P.bins("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/build.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/analysis.yaml"
     params:
@@ -92,6 +95,7 @@ rule entityauth_sample:
         reuse=P.reuse("entityauth/{entity_set}"),
     log:
         f"{LOGS}/entityauth/{{entity_set}}/sample.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/analysis.yaml"
     params:
@@ -107,6 +111,7 @@ rule models_assemble:
         P.gguf("{model}"),
     log:
         f"{LOGS}/models/{{model}}.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/llamacpp.yaml"
     params:
@@ -125,6 +130,7 @@ rule models_convert:
         directory(P.hf("{model}")),
     log:
         f"{LOGS}/models/{{model}}-convert.log",
+    priority: MODEL_PRIORITY
     conda:
         "../envs/vllm.yaml"
     params:

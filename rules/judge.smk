@@ -23,6 +23,7 @@ rule authority_judge:
         f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     benchmark:
         f"{P.timings}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.tsv"
+    priority: MODEL_PRIORITY
     retries: MODEL_RETRIES
     conda:
         model_env

@@ -39,6 +39,7 @@ if RAG.built:
             drops=f"{RA}/build/drops.tsv",
         log:
             f"{LOGS}/ragauth/build.log",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -58,6 +59,7 @@ if RAG.cells:
             report=P.rag_dataset(),
         log:
             f"{LOGS}/ragauth/dataset.log",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -75,6 +77,7 @@ if RAG.cells:
             f"{LOGS}/ragauth/prior_{{strategy}}.log",
         wildcard_constraints:
             strategy="pagerank_oracle|tld_prior",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -97,6 +100,7 @@ if RAG.cells:
             f"{LOGS}/ragauth/rank/{{model}}/{{strategy}}.log",
         wildcard_constraints:
             strategy="relevance|utility|authority",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -126,6 +130,7 @@ if RAG.cells:
             manifest=f"{ANSWER}/manifest.json",
         log:
             f"{LOGS}/ragauth/answer/{{model}}/{{strategy}}/{{topk}}.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env

@@ -27,11 +27,12 @@ if SELFPREF.datasets:
         input:
             sp_sources,
         output:
-            questions=f"{SP}/questions.jsonl",
-            passages=f"{SP}/imported.jsonl",
+            questions=P.selfpref_questions("{spds}"),
+            passages=P.selfpref_imported("{spds}"),
             drops=f"{SP}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/import.log",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -42,8 +43,8 @@ if SELFPREF.datasets:
 
     rule selfpref_generate:
         input:
-            questions=f"{SP}/questions.jsonl",
-            passages=f"{SP}/imported.jsonl",
+            questions=P.selfpref_questions("{spds}"),
+            passages=P.selfpref_imported("{spds}"),
             templates=get_sp_generate_templates,
             model=get_model_file,
         output:
@@ -55,6 +56,7 @@ if SELFPREF.datasets:
             drops=f"{SP}/generated/{{model}}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/generate_{{model}}.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -73,13 +75,14 @@ if SELFPREF.datasets:
 
     rule selfpref_sample:
         input:
-            passages=f"{SP}/imported.jsonl",
+            passages=P.selfpref_imported("{spds}"),
             generated=expand(f"{SP}/generated/{{model}}/passages.jsonl", model=SELFPREF.generators, allow_missing=True),
         output:
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/sample.log",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -91,12 +94,13 @@ if SELFPREF.datasets:
     rule selfpref_shipped_knowledge:
         input:
             source=get_sp_shipped_knowledge,
-            questions=f"{SP}/questions.jsonl",
+            questions=P.selfpref_questions("{spds}"),
         output:
             levels=f"{SP}/knowledge/{{author}}.jsonl",
             check=f"{SP}/knowledge/{{author}}_check.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/knowledge_{{author}}.log",
+        priority: MODEL_PRIORITY
         conda:
             "../envs/analysis.yaml"
         params:
@@ -107,7 +111,7 @@ if SELFPREF.datasets:
 
     rule selfpref_knowledge:
         input:
-            questions=f"{SP}/questions.jsonl",
+            questions=P.selfpref_questions("{spds}"),
             sample=f"{SP}/sample.json",
             template=f"{PROMPTS}/selfpref/knowledge.yaml",
             model=get_model_file,
@@ -119,6 +123,7 @@ if SELFPREF.datasets:
             levels=f"{KNOWLEDGE}/levels.jsonl",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/knowledge.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -145,6 +150,7 @@ if SELFPREF.datasets:
             manifest=f"{SP}/perplexity/{{model}}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/perplexity_{{model}}.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -162,7 +168,7 @@ if SELFPREF.datasets:
 
     rule selfpref_rerank:
         input:
-            questions=f"{SP}/questions.jsonl",
+            questions=P.selfpref_questions("{spds}"),
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
             template=f"{PROMPTS}/selfpref/rerank_{{prompt}}.yaml",
@@ -174,6 +180,7 @@ if SELFPREF.datasets:
             manifest=f"{RERANK}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/rerank_{{prompt}}.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -193,7 +200,7 @@ if SELFPREF.datasets:
 
     rule selfpref_compare:
         input:
-            questions=f"{SP}/questions.jsonl",
+            questions=P.selfpref_questions("{spds}"),
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
             knowledge=f"{KNOWLEDGE}/levels.jsonl",
@@ -206,6 +213,7 @@ if SELFPREF.datasets:
             manifest=f"{GENERATION}/manifest.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/generation_{{run}}.log",
+        priority: MODEL_PRIORITY
         retries: MODEL_RETRIES
         conda:
             model_env
@@ -239,7 +247,7 @@ if SELFPREF.datasets:
             ),
             passages=f"{SP}/passages.jsonl",
             sample=f"{SP}/sample.json",
-            questions=f"{SP}/questions.jsonl",
+            questions=P.selfpref_questions("{spds}"),
             released_perplexity=get_sp_released_perplexity,
         output:
             reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),

@@ -17,11 +17,19 @@ sys.path.insert(0, str(TESTS))  # `from wfrun import ...` from every folder, wha
 FOLDER_MARKERS = {"workflow": ("integration",), "vllm": ("vllm", "integration"), "slurm": ("slurm", "integration")}
 
 
+# The Slurm tests run last: they install Slurm, and once `scontrol` is on the
+# machine without a controller to answer, Snakemake's Slurm plugin waits 9-10 s
+# for `scontrol show config` at every start of Snakemake (its import asks for
+# MinJobAge), which would add that to every later workflow test.
+LAST_FOLDERS = ("slurm",)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(items):
     for item in items:
         for name in FOLDER_MARKERS.get(item.path.relative_to(TESTS).parts[0], ()):
             item.add_marker(name)
+    items.sort(key=lambda item: item.path.relative_to(TESTS).parts[0] in LAST_FOLDERS)  # stable: order kept otherwise
 
 
 @pytest.fixture

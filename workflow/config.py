@@ -51,8 +51,9 @@ _FillingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator
 
 @functools.lru_cache(maxsize=1)
 def schema() -> dict:
-    """The config schema (cached: do not modify it)."""
-    return yaml.safe_load(SCHEMA_PATH.read_text())
+    """The config schema (cached: do not modify it). libyaml's loader where
+    PyYAML has it: every job that builds an engine reads the schema."""
+    return yaml.load(SCHEMA_PATH.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def with_defaults(part: Mapping[str, Any], where: str) -> dict:
@@ -268,6 +269,16 @@ class Cell:
     @property
     def id(self) -> str:
         return cell_id(self.dataset, self.model, self.judge, self.context, self.setting)
+
+
+# a model's keys that only schedule its jobs (threads, resources), name it in tables or plan the run:
+# not in a cell's params, so raising a time limit or a rate reruns none of the model's cells
+SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus", "rate", "tokenizer_proxy")
+
+
+def cell_model_params(spec: Mapping[str, Any]) -> dict:
+    """A model's config as its cells' params see it: without :data:`SCHEDULING_KEYS`."""
+    return {k: v for k, v in spec.items() if k not in SCHEDULING_KEYS}
 
 
 def active_models(config: Mapping[str, Any]) -> dict[str, dict]:

@@ -74,9 +74,67 @@ def failure_summary(snakemake_logs: Iterable[str | Path]) -> str:
     return "Failed job(s), the error in each log:\n" + "\n".join(parts)
 
 
+def model_costs(results: str | Path, models: Iterable[str]) -> dict[str, dict]:
+    """Per configured model, over every cell manifest under ``results``: the
+    engine seconds of this run (``engine_seconds_this_run``; a perplexity
+    step's ``seconds``), the model loads, and the tokens and engine seconds of
+    all its replies (cached ones at the time they were computed)."""
+    from authbench.config import split_model
+
+    names = set(models)
+    out: dict[str, dict] = {}
+    for path in sorted(Path(results).rglob("manifest.json")):
+        try:
+            m = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        model = next((split_model(part)[0] for part in str(m.get("cell", "")).split("/")
+                      if split_model(part)[0] in names), None)
+        if model is None:
+            continue
+        row = out.setdefault(model, {"cells": 0, "this_run": 0.0, "loads": 0.0, "tokens": 0, "seconds": 0.0})
+        row["cells"] += 1
+        row["this_run"] += float(m.get("engine_seconds_this_run", m.get("seconds", 0)) or 0)
+        row["loads"] += float(m.get("model_load_seconds") or 0)
+        row["tokens"] += int(m.get("prompt_tokens") or 0) + int(m.get("completion_tokens") or 0)
+        row["seconds"] += float(m.get("engine_seconds", m.get("seconds", 0)) or 0)
+    return out
+
+
+def cost_lines(results: str | Path, models: Iterable[str]) -> list[str]:
+    """Each model's engine seconds and tokens/s beside the plan's estimate
+    (``<results>/plan.tsv``, written by ``snakemake plan``), if there is one."""
+    import csv
+
+    costs = model_costs(results, models)
+    if not costs:
+        return []
+    plan = {}
+    plan_path = Path(results) / "plan.tsv"
+    if plan_path.is_file():
+        with open(plan_path, newline="", encoding="utf-8") as fh:
+            plan = {r["model"]: r for r in csv.DictReader(fh, delimiter="\t") if r["study"] == "all"}
+    lines = ["Engine time per model (this run; every reply's tokens/s; the plan's estimate):"]
+    for model, c in costs.items():
+        rate = f"{c['tokens'] / c['seconds']:,.0f} tokens/s" if c["seconds"] else "no engine time"
+        p = plan.get(model)
+        if p is None:
+            est = "no plan (snakemake plan)"
+        elif p["engine_hours_with_reuse"] == "":
+            est = f"plan: no estimate ({p['rate_source']})"
+        else:
+            est = (f"plan: {float(p['engine_hours_with_reuse']) * 3600:,.0f} s engine + "
+                   f"{float(p['load_hours'] or 0) * 3600:,.0f} s loads")
+        lines.append(f"  {model}: {c['cells']} cells, engine {c['this_run']:,.0f} s + model loads "
+                     f"{c['loads']:,.0f} s this run; {rate}; {est}")
+    return lines
+
+
 def run_summary(outputs: Iterable[str], results: str, snakemake_logs: Iterable[str | Path],
-                configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None) -> str:
-    """The console text after a successful run: the report folders of
+                configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None,
+                models: Iterable[str] = ()) -> str:
+    """The console text after a successful run: each model's engine time
+    beside the plan's estimate (:func:`cost_lines`), the report folders of
     ``outputs`` (the `all` targets: each folder with a ``contents.md`` or
     ``tables/``, ``figures/``) that exist, the one command that builds the
     HTML report of the same config (``--configfile``, ``--config``), and where
@@ -93,7 +151,8 @@ def run_summary(outputs: Iterable[str], results: str, snakemake_logs: Iterable[s
         command += ["--config"] + [f"{k}={'' if v is None else json.dumps(v) if isinstance(v, (dict, list)) else v}"
                                    for k, v in overrides.items()]
     html = f"{results}/report.zip"
-    lines = ["Tables and figures (each report's contents.md lists its files):", *shown] if shown else []
+    lines = cost_lines(results, models)
+    lines += ["Tables and figures (each report's contents.md lists its files):", *shown] if shown else []
     lines += [f"HTML report of every table and figure with its caption, and the sample viewers ({html}), built by:",
               "  " + shlex.join(command + ["--report", html]),
               f"Logs: every job's under {results}/logs/"

@@ -138,6 +138,17 @@ class Layout:
     def selfpref(self, dataset: str) -> str:
         return f"{self.root}/selfpref/{dataset}"
 
+    def selfpref_questions(self, dataset: str) -> str:  # the import's questions
+        return f"{self.root}/selfpref/{dataset}/questions.jsonl"
+
+    def selfpref_imported(self, dataset: str) -> str:  # the import's passages
+        return f"{self.root}/selfpref/{dataset}/imported.jsonl"
+
+    # --- the plan (before any model runs) -----------------------------------------------
+
+    def plan(self, ext: str) -> str:  # plan.md, plan.tsv
+        return f"{self.root}/plan.{ext}"
+
     def selfpref_datasets_report(self) -> str:
         """Every dataset's tables in one report (two or more datasets; no dataset may be named ``report``)."""
         return f"{self.root}/selfpref/report"

@@ -38,7 +38,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from authbench.seeding import rng
-from scipy import stats
+
+
+def _scipy_stats():
+    """scipy.stats, imported where a test needs it (half a second: the steps that
+    only resample need not pay it)."""
+    from scipy import stats
+
+    return stats
 
 DAGGER = "†"
 ALPHA = 0.05
@@ -254,7 +261,7 @@ def wald_p(delta: float, draws: np.ndarray) -> float:
     se = float(np.std(ok, ddof=1)) if ok.size >= 2 else math.nan
     if not math.isfinite(se):
         return math.nan
-    return 0.0 if se == 0 else float(2.0 * stats.norm.sf(abs(delta) / se))
+    return 0.0 if se == 0 else float(2.0 * _scipy_stats().norm.sf(abs(delta) / se))
 
 
 def mcnemar_exact(a: Iterable[bool], b: Iterable[bool]) -> float:
@@ -269,7 +276,7 @@ def mcnemar_exact(a: Iterable[bool], b: Iterable[bool]) -> float:
     only_b = int(np.count_nonzero(~x & y))
     if only_a + only_b == 0:
         return 1.0
-    return float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    return float(_scipy_stats().binomtest(only_a, only_a + only_b, 0.5).pvalue)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -336,7 +343,7 @@ def welch(a: Iterable[float], b: Iterable[float]) -> tuple[float, float]:
         return math.nan, math.nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        res = stats.ttest_ind(x, y, equal_var=False)
+        res = _scipy_stats().ttest_ind(x, y, equal_var=False)
     return float(res.statistic), float(res.pvalue)
 
 
@@ -355,7 +362,7 @@ def paired_t(a: Mapping, b: Mapping) -> tuple[float, float, int, int]:
     x, y = np.array([fa[k] for k in both]), np.array([fb[k] for k in both])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        res = stats.ttest_rel(x, y)
+        res = _scipy_stats().ttest_rel(x, y)
     return float(res.statistic), float(res.pvalue), len(both), dropped
 
 
@@ -438,8 +445,8 @@ def anova_tukey(groups: Sequence[tuple[str, np.ndarray]]) -> dict:
     n_total = sum(len(x) for x in samples)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        anova = stats.f_oneway(*samples)
-        tukey = stats.tukey_hsd(*samples)
+        anova = _scipy_stats().f_oneway(*samples)
+        tukey = _scipy_stats().tukey_hsd(*samples)
         ci = tukey.confidence_interval(confidence_level=0.95)
     pairs = []
     for i, j in itertools.combinations(range(len(groups)), 2):

@@ -1,17 +1,18 @@
 """Slurm: the real workflow through `--profile slurm` on a real single-node Slurm.
 
-The fixture runs .ci/slurm-up (installs slurmctld/slurmd/munge from Debian's
-packages if missing and starts them; a fake `Gres=gpu:1`), runs a tiny demo
-config in which the model asks for one GPU, asks Slurm itself what each job
-requested (`scontrol show job`: MinJobAge=86400 keeps finished jobs), and
-stops Slurm again with .ci/slurm-down (also when it was up before). Before
-it stops, a second run on the same cluster judges one larger cell whose model
-asks for `runtime: 1`: Slurm kills it at its time limit (TIMEOUT), Snakemake
-retries it (`retries:`, runtime x attempt) and the retry resumes from the
-response cache (test_slurm_time_limit_...). Needs root and apt: skipped
-elsewhere, but never on CI (CI=true), where a skip would hide a broken cluster
-setup. 3-4 minutes on 2 cores for the demo run, about 4 more (258 s measured) for the time
-limit, plus under a minute to install the packages on a clean machine.
+One cluster for the module (`cluster`): .ci/slurm-up installs slurmctld/slurmd/munge
+from Debian's packages if missing and starts them (a fake `Gres=gpu:1`), and
+.ci/slurm-down stops them after the last test (also when Slurm was up before).
+On it, one run of a tiny config judges with two models at once: the real
+embedded model, whose cells ask for one GPU each, and the real CPU vLLM with
+`vllm.serve`, whose cells and server share one allocation; the tests ask
+Slurm itself what each job requested (`scontrol show job`: MinJobAge=86400
+keeps finished jobs). A second run on the same cluster judges one larger cell
+whose model asks for `runtime: 1`: Slurm kills it at its time limit
+(TIMEOUT), Snakemake retries it (`retries:`, runtime x attempt) and the retry
+resumes from the response cache (test_slurm_time_limit_...). Needs root and
+apt: skipped elsewhere, but never on CI (CI=true), where a skip would hide a
+broken cluster setup.
 """
 
 import csv
@@ -31,8 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 SLURM_BINARIES = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol")
 JUDGES = ("point", "list_score")
-# rule name -> Slurm jobs of the tiny config (one job per rule instance; the time-limited
-# cell's are its own run's: time_limited)
+# rule name -> Slurm jobs of the tiny config (one job per rule instance; the served model's
+# judge cells and its server are one group job, SERVED_GROUP; the time-limited cell's are its
+# own run's: time_limited)
+SERVED_GROUP = "authority_judge_models_serve"
 EXPECTED_JOBS = {
     "models_assemble": 1,
     "domainauth_build": 1,
@@ -41,7 +44,8 @@ EXPECTED_JOBS = {
     "entityauth_sample": 1,
     "authority_baselines": 2,
     "authority_judge": 4,  # {point, list_score} x {domainauth fine, entityauth/songs}
-    "authority_evaluate": 4,
+    SERVED_GROUP: 1,  # the served model's {point, list_score} x domainauth fine, and its server
+    "authority_evaluate": 6,
     "domainauth_report": 1,
     "entityauth_report": 1,
     "benchmark_statistics": 1,  # Table 7 (results/statistics), from the built datasets
@@ -77,9 +81,12 @@ def _jobs() -> dict[int, dict[str, str]]:
 
 def _rule_of(job: dict[str, str]) -> str:
     """The rule name from the comment the plugin gives each job:
-    rule_<rule>[_wildcards_<values>]."""
+    rule_<rule>[_wildcards_<values>]; a group job's (rule_<group id>_<its
+    rules>) is SERVED_GROUP."""
     comment = job.get("Comment", "")
     assert comment.startswith("rule_"), job
+    if comment.endswith(f"_{SERVED_GROUP}"):
+        return SERVED_GROUP
     return comment[len("rule_"):].split("_wildcards_", 1)[0]
 
 
@@ -104,9 +111,9 @@ def _tiny_config(work: Path) -> dict:
     return cfg
 
 
-def _slurm_run(work: Path, cfg: dict, timeout: int):
-    """slurm-up, the workflow on Slurm with ``cfg``, slurm-down: yields (proc,
-    the Slurm jobs it made)."""
+@pytest.fixture(scope="module")
+def cluster():
+    """slurm-up once for the module, slurm-down after its last test."""
     reason = _why_not_here()
     if reason:
         if os.environ.get("CI"):
@@ -115,7 +122,7 @@ def _slurm_run(work: Path, cfg: dict, timeout: int):
     up = _run([str(ROOT / ".ci" / "slurm-up")], 900)
     assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-4000:]
     try:
-        yield _snakemake_on_slurm(work, cfg, timeout)
+        yield
     finally:
         down = _run([str(ROOT / ".ci" / "slurm-down")], 300)
         assert down.returncode == 0, down.stderr
@@ -147,11 +154,23 @@ def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "
     return proc, {i: j for i, j in _jobs().items() if i > before}
 
 
+SERVED_JUDGES = ("point", "list_score")  # two cells: enough to share one server
+
+
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, cluster, vllm_python, converted):
+    """The tiny config on Slurm with two models: the embedded one (its cells one
+    job each) and the CPU vLLM with `vllm.serve` (DomainAuth only: its cells
+    and its server one group, one allocation)."""
+    from conftest import vllm_model
+
     work = tmp_path_factory.mktemp("slurm")
-    for proc, jobs in _slurm_run(work, _tiny_config(work), 1200):
-        yield work, proc, jobs
+    cfg = _tiny_config(work)
+    served = vllm_model(vllm_python, converted, gpus=1, mem_mb=8000, studies=["domainauth"])
+    served["vllm"] = {**served["vllm"], "serve": True}
+    cfg["models"]["qwen"] = served
+    proc, jobs = _snakemake_on_slurm(work, cfg, 1500)
+    return work, proc, jobs
 
 
 def _cancel_after(before: int) -> None:
@@ -193,8 +212,8 @@ def test_judge_jobs_request_the_models_gpu_memory_and_time(run):
 
 def test_cpu_jobs_request_no_gpu(run):
     _, _, jobs = run
-    cpu_jobs = [j for j in jobs.values() if _rule_of(j) != "authority_judge"]
-    assert len(cpu_jobs) == sum(EXPECTED_JOBS.values()) - 4
+    cpu_jobs = [j for j in jobs.values() if _rule_of(j) not in ("authority_judge", SERVED_GROUP)]
+    assert len(cpu_jobs) == sum(EXPECTED_JOBS.values()) - 4 - 1
     for job in cpu_jobs:
         for key in ("TresPerJob", "TresPerNode", "TresPerSocket", "TresPerTask"):
             assert "gpu" not in job.get(key, ""), (key, job)
@@ -217,6 +236,7 @@ def test_final_tables_with_real_model(run):
     with open(da / "metrics.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert {r["judge"] for r in rows if r["model"] == MODEL} == set(JUDGES)
+    assert {r["judge"] for r in rows if r["model"] == "qwen"} == set(SERVED_JUDGES)
 
 
 def test_each_cell_loaded_the_model_in_its_own_job(run):
@@ -237,7 +257,7 @@ def test_each_cell_loaded_the_model_in_its_own_job(run):
 # runtime x attempt; MODEL_RETRIES). A list's time varies ~20x with the machine's load
 # (1 s on 2 idle cores, 19 s beside other work), so the cell's size is measured, not
 # fixed: enough lists for ~TIME_LIMIT_SECONDS at the speed of the main run's fine
-# ListScore cell (a coarse list is shorter: the cell takes somewhat less).
+# ListScore cell, per item (a coarse list has 5 items, a fine one 10).
 TIME_LIMIT_SECONDS = 150
 TIME_LIMIT_CELL = Path("results", "domainauth", "cells", MODEL, "list_score", "wo_text", "coarse")
 RETRY_LINE = re.compile(r"TIMEOUT|Trying to restart job|^    resources:|^\[.*\]$|^Error in rule|submitted with SLURM")
@@ -251,8 +271,8 @@ def time_limited(run):
     domainauth_sample job) to the measured count."""
     work, _, _ = run
     fine = json.loads((work / TIME_LIMIT_CELL.parent / "fine" / "manifest.json").read_text())
-    per_list = fine["engine_seconds"] / fine["n_calls"]
-    lists = max(20, min(600, round(TIME_LIMIT_SECONDS / per_list)))
+    per_list = fine["engine_seconds"] / fine["n_calls"] * 5 / 10
+    lists = max(20, min(1200, round(TIME_LIMIT_SECONDS / per_list)))
     cfg = yaml.safe_load((work / "config.yaml").read_text())
     cfg["domainauth"]["sampling"]["coarse_lists"] = lists
     cfg["cache"] = str(work / "cache_time_limit")
@@ -313,31 +333,15 @@ def test_slurm_time_limit_kills_the_cell_and_the_retry_resumes_from_the_cache(ti
 
 # --- one loaded model for many cells: vllm.serve on Slurm ----------------------------
 
-SERVED_JUDGES = ("point", "list_score")  # two cells: enough to share one server
-
-
-@pytest.fixture(scope="module")
-def served_run(tmp_path_factory, vllm_python, converted):
-    """The judge cells of a `vllm.serve` model on real Slurm, with the real CPU
-    vLLM: the service job and its consumers are one group, one allocation."""
-    from conftest import vllm_model
-
-    work = tmp_path_factory.mktemp("slurm_serve")
-    cfg = _tiny_config(work)
-    model = vllm_model(vllm_python, converted, gpus=1, mem_mb=8000)
-    model["vllm"] = {**model["vllm"], "serve": True}
-    cfg.update(studies=["domainauth"], judges=list(SERVED_JUDGES), models={"qwen": model})
-    for _, jobs in _slurm_run(work, cfg, 1500):
-        yield work, jobs
-
-
-def test_served_cells_share_one_allocation_and_one_model_load(served_run):
-    work, jobs = served_run
+def test_served_cells_share_one_allocation_and_one_model_load(run):
+    work, _, jobs = run
     # a group job's comment is rule_<group id>_<its rules>: rule_<uuid>_authority_judge_models_serve
-    groups = [j for j in jobs.values() if j.get("Comment", "").endswith("_authority_judge_models_serve")]
-    rules = [_rule_of(j) for j in jobs.values() if j not in groups]
-    # the server and the three cells: ONE Slurm job; no judge or server job of its own
-    assert len(groups) == 1 and "authority_judge" not in rules and "models_serve" not in rules, jobs
+    groups = [j for j in jobs.values() if _rule_of(j) == SERVED_GROUP]
+    served_jobs = [j for j in jobs.values() if _rule_of(j) in ("authority_judge", "models_serve")
+                   and "_qwen_" in j.get("Comment", "")]
+    # the server and the two cells: ONE Slurm job; no judge or server job of the served model's own
+    assert len(groups) == 1 and not served_jobs, jobs
+    assert "models_serve" not in [_rule_of(j) for j in jobs.values()]
     (group,) = groups
     assert group["JobState"] == "COMPLETED" and group.get("TresPerJob") == "gres:gpu:1", group
     assert group["NumCPUs"] == "2"  # the server's threads; the cells ask for none

@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from authbench.cli import COMMANDS
+from authbench.cli import command, command_names
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "workflow"
@@ -115,8 +115,8 @@ def whole_module(name: str) -> set[str]:
 
 
 @lru_cache(maxsize=None)
-def command_imports(command: str) -> set[str]:
-    func = COMMANDS[command][0]
+def command_imports(name: str) -> set[str]:
+    func = command(name)[0]
     tree = parsed(Path(sys.modules[func.__module__].__file__))
     body = next(d for d in tree.body if isinstance(d, ast.FunctionDef) and d.name == func.__name__)
     return third_party([("authbench.cli", None), (func.__module__, None)] + imports_in(body, func.__module__))
@@ -162,7 +162,7 @@ RULES = rules()
 
 def test_every_rule_is_found_with_a_known_command():
     assert len(RULES) >= 30
-    assert {command for _, _, command in RULES} <= set(COMMANDS)
+    assert {step for _, _, step in RULES} <= set(command_names())
 
 
 @pytest.mark.parametrize("rule,conda,command", RULES, ids=[r[0] for r in RULES])

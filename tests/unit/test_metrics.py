@@ -173,3 +173,29 @@ def test_bias_by_level_default_levels_and_length_check():
     assert row["bias"] == pytest.approx(-1.0)
     with pytest.raises(ValueError):
         bias_by_level([1, 2], [1])
+
+
+def test_spearman_and_kendall_equal_scipys_bit_for_bit():
+    """The evaluation steps compute rho and tau-b without importing scipy
+    (half a second per job); the numbers are scipy's to the last bit, ties
+    and the clip of tau to [-1, 1] included."""
+    import numpy as np
+    from scipy import stats
+
+    from authbench.studies.authority.metrics import average_ranks, kendall_tau_b, spearman
+
+    rng = np.random.default_rng(7)
+    cases = 0
+    for n in (2, 3, 5, 10, 40):
+        for k in range(400):
+            x = rng.integers(0, 5, n).astype(float)
+            y = (rng.integers(0, 6, n) if k % 2 else rng.normal(size=n)).astype(float)
+            if np.all(x == x[0]) or np.all(y == y[0]):
+                continue
+            cases += 1
+            assert spearman(x, y) == stats.spearmanr(x, y).statistic, (x, y)
+            assert kendall_tau_b(x, y) == stats.kendalltau(x, y).statistic, (x, y)
+    assert cases > 1500
+    assert list(average_ranks([3, 1, 3, 2])) == [3.5, 1.0, 3.5, 2.0]  # by hand
+    assert kendall_tau_b([2, 3, 4], [3, 2, 1]) == -1.0  # scipy clips -1.0000000000000002
+    assert spearman([1, 1], [1, 2]) != spearman([1, 1], [1, 2])  # constant side: NaN

@@ -5,14 +5,14 @@ assembled from its PyPI parts, converted to safetensors by the
 the same environment on 127.0.0.1.
 
 * every constrained reply format (all of ``OUTPUT_FORMATS``) through the
-  engine in one process (ENGINE_SCRIPT: one model load); two judges as real
-  DomainAuth cells with page text, constrained, and a free-decoding cell
-  without text (each vLLM cell is a process that loads the model, 1-2 minutes
-  here: two cells keep the suite's time; the text test compares the runs);
-  the chat template with thinking switched off;
-* the RAGAuth and self-preference cells with a path of their own (ranking and
-  answers, the reranking score, perplexity through prompt log-probs) through
-  ``engine: vllm``;
+  engine in one process (ENGINE_SCRIPT: one model load); in one workflow run
+  (``inproc``) two judges as real DomainAuth cells with page text,
+  constrained, and the RAGAuth and self-preference cells with a path of
+  their own (ranking and answers, the reranking score and the generation it
+  reads) through ``engine: vllm``; a free-decoding cell without text (each
+  vLLM cell is a process that loads the model, half a minute here: few cells
+  keep the suite's time; the text test compares the runs); the chat template
+  with thinking switched off;
 * the same DomainAuth cells through ``openai`` -> ``vllm serve``: parsed
   judgments compared with in-process vLLM (``vllm.serve``, one server for a
   group of cells, runs in tests/slurm/test_slurm.py);
@@ -77,10 +77,28 @@ def cell(work: Path, judge: str, context: str, setting: str = "fine", model: str
 
 @pytest.fixture(scope="module")
 def inproc(tmp_path_factory, vllm_python, converted):
-    """Every judge with page text, constrained, through the in-process vllm engine."""
+    """One run through the in-process vllm engine: every judge with page text,
+    constrained, with DomainAuth's report; RAGAuth's authority ranking and the
+    answers after authority filtering; of the self-preference study the
+    ###n*** reranking score and the passage generation it reads. Each vLLM
+    cell is a process that loads and warms up the engine (half a minute
+    here), so the rest is left to the engine-level checks (every reply format
+    and perplexity from prompt log-probs against transformers, ENGINE_SCRIPT;
+    free decoding, the ``free`` cell) and the llama.cpp workflow tests: the
+    utility and relevance rankings, free-text knowledge probes, comparisons
+    and the perplexity cells."""
     work = tmp_path_factory.mktemp("vllm_cells")
-    base_config(work, vllm_model(vllm_python, converted))
-    run_ok(work)
+    fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
+    cfg = base_config(work, vllm_model(vllm_python, converted), studies=["domainauth", "ragauth", "selfpref"])
+    cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40,
+                          strategies=["no_filter", "relevance", "utility", "authority"])
+    tiny_selfpref(cfg, kinds=["rewrite"], compare_tokens=16, generate_tokens=64)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    # targets relative to the working directory: the report of the judge cells, the answers after
+    # authority filtering (its ranking with them), the normal reranking (the generation it reads)
+    run_ok(work, "results/domainauth/report/tables/table1_fine.md",
+           f"results/ragauth/cells/{MODEL}/answer/authority/k1/manifest.json",
+           f"results/selfpref/nq/cells/{MODEL}/rerank/normal/manifest.json")
     return work
 
 
@@ -142,27 +160,9 @@ def test_free_decoding(free):
     assert all(r["completion_tokens"] > 0 for r in jsonl(cell(free, "point", "wo_text") / "responses.jsonl"))
 
 
-def test_ragauth_and_selfpref_cells_through_vllm(tmp_path, vllm_python, converted):
-    """RAGAuth's authority ranking and the answers after authority filtering;
-    of the self-preference study the ###n*** reranking score and the passage
-    generation it reads. Each vLLM cell is a process that loads and warms up
-    the engine (1-2 minutes here), so the rest is left to the engine-level
-    checks (every reply format and perplexity from prompt log-probs against
-    transformers, ENGINE_SCRIPT; free decoding, the ``free`` cell) and the
-    llama.cpp workflow tests: the utility and relevance rankings, free-text
-    knowledge probes, comparisons and the perplexity cells."""
-    fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
-    cfg = base_config(tmp_path, vllm_model(vllm_python, converted), studies=["ragauth", "selfpref"])
-    cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40,
-                          strategies=["no_filter", "relevance", "utility", "authority"])
-    tiny_selfpref(cfg, kinds=["rewrite"], compare_tokens=16, generate_tokens=64)
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
-    rag = tmp_path / "results" / "ragauth" / "cells" / MODEL
-    sp_cells = tmp_path / "results" / "selfpref" / "nq"
-    # the answers after authority filtering (its ranking with them). Targets relative to the working directory.
-    sp = "results/selfpref/nq"
-    run_ok(tmp_path, f"results/ragauth/cells/{MODEL}/answer/authority/k1/manifest.json",
-           f"{sp}/cells/{MODEL}/rerank/normal/manifest.json")
+def test_ragauth_and_selfpref_cells_through_vllm(inproc):
+    rag = inproc / "results" / "ragauth" / "cells" / MODEL
+    sp_cells = inproc / "results" / "selfpref" / "nq"
     for stage in ("rank/authority", "answer/authority/k1"):
         manifest = json.loads((rag / stage / "manifest.json").read_text())
         assert manifest["engine"] == "vllm" and manifest["n_calls"] == 4, stage

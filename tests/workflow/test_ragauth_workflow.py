@@ -31,14 +31,9 @@ def rag_config(work: Path, source) -> dict:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("rag")
-    (work / "config.yaml").write_text(yaml.safe_dump(rag_config(work, FIXTURE)))
-    proc = snakemake(work, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return work
-
-
+def run(real_run):
+    """The RAGAuth branch of the one real-model run (tests/workflow/conftest.py, the fixture's file)."""
+    return real_run
 
 
 def cell(run, *parts):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from dryrun import job_counts
-from wfrun import jsonl, read_tsv, snakemake, tiny_selfpref
+from wfrun import jsonl, read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
@@ -18,20 +18,9 @@ TABLES = ["table1_knowledge", "table2_rerank", "table3_preference", "table4_gen_
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("selfpref")
-    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
-    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
-    cfg["prompts"] = str(ROOT / "resources" / "prompts")
-    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
-    cfg["studies"] = ["selfpref"]
-    tiny_selfpref(cfg)
-    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    proc = snakemake(work, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return work
-
-
+def run(real_run):
+    """The self-preference branch of the one real-model run (tests/workflow/conftest.py)."""
+    return real_run
 
 
 def test_every_table_and_figure(run):

@@ -1,4 +1,7 @@
-"""Integration: the real Snakemake workflow, real embedded model, real data, tiny counts."""
+"""Integration: the real Snakemake workflow. Its one real-model run
+(``real_run``, tests/workflow/conftest.py: every study with the embedded
+models) and the full DomainAuth/EntityAuth grid with two instant models
+(``grid``: every table, both models in each, reruns after a prompt edit)."""
 
 import csv
 import json
@@ -12,18 +15,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import CHAT_MODEL, COMPLETION_MODEL
 from dryrun import job_counts
 from wfrun import read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
-MODELS = ("gemma3-270m", "qwen2.5-coder-0.5b")  # the demo's two embedded models
-
-
+MODELS = ("gemma3-270m", "qwen2.5-coder-0.5b")  # the demo's two models' names (instant in ``grid``)
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def grid(tmp_path_factory):
+    """The demo's DomainAuth and EntityAuth grid at tiny counts, both models on the instant engine."""
     work = tmp_path_factory.mktemp("wf")
     shutil.copytree(ROOT / "resources" / "prompts", work / "prompts")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -32,20 +35,19 @@ def run(tmp_path_factory):
     cfg["domainauth"]["sampling"].update(fine_lists=1, coarse_lists=2, easy_pairs=2, hard_pairs=2,
                                          bias_per_level=1, bias_per_category=1)
     songs = cfg["entityauth"]["datasets"]["songs"]
-    # coarse_source lists: EntityAuth's own coarse cells (the demo rescores its fine lists; test_slurm runs that)
+    # coarse_source lists: EntityAuth's own coarse cells (the real run rescores its fine lists)
     cfg["entityauth"].update(lists=1, coarse_lists=1, coarse_source="lists",
                              datasets={"songs": {**songs, "source": str(ROOT / songs["source"])}})
-    # the self-preference branch has its own test (test_selfpref_workflow.py)
-    cfg["studies"] = [b for b in cfg["studies"] if b != "selfpref"]
+    cfg["studies"] = ["domainauth", "entityauth"]
+    cfg["models"] = {m: {"engine": "instant", "model": f"instant-{m}"} for m in MODELS}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work
 
 
-
-def test_all_outputs_with_real_model(run):
-    report = run / "results" / "domainauth" / "report"
+def test_all_outputs_of_the_full_grid(grid):
+    report = grid / "results" / "domainauth" / "report"
     for stem in ("table1_fine", "table2_coarse", "table3_pairs", "table8_categories",
                  "table9_derivations_fine", "table10_derivations_coarse"):
         for ext in ("csv", "md", "tex"):
@@ -64,7 +66,32 @@ def test_all_outputs_with_real_model(run):
     assert all(f"| {m} | w/o |" in md for m in MODELS) and "fail%" in md  # every table compares the two models
 
 
-def test_entityauth_outputs_with_real_model(run):
+def test_every_study_with_the_real_models(real_run):
+    """DomainAuth with Gemma (completion prompts), EntityAuth with Qwen (its chat template)."""
+    report = real_run / "results" / "domainauth" / "report"
+    for stem in ("table1_fine", "table9_derivations_fine"):
+        for ext in ("csv", "md", "tex"):
+            assert (report / "tables" / f"{stem}.{ext}").stat().st_size > 0
+    assert (report / "figures" / "fig3_label_distribution.png").read_bytes()[:4] == b"\x89PNG"
+    rows = read_tsv(report / "metrics.tsv")
+    assert {r["model"] for r in rows} == {COMPLETION_MODEL, "baseline:random", "baseline:tld_prior",
+                                          "baseline:position"}
+    assert {r["judge"] for r in rows if r["model"] == COMPLETION_MODEL} == {
+        "point", "list_rank", "list_score", "pair_rank", "pair_score"}
+    assert f"| {COMPLETION_MODEL} | w/o |" in (report / "tables" / "table1_fine.md").read_text()
+    entity = real_run / "results" / "entityauth" / "report"
+    for stem in ("table4_fine", "table6_coarse", "table11_derivations_fine", "table12_derivations_coarse"):
+        assert f"| Songs | {CHAT_MODEL} | w/o |" in (entity / "tables" / f"{stem}.md").read_text(), stem
+    cell = real_run / "results" / "entityauth" / "songs" / "cells" / CHAT_MODEL / "list_rank" / "wo_text" / "fine"
+    manifest = json.loads((cell / "manifest.json").read_text())
+    assert manifest["model"]["prompt_format"] == "chat" and manifest["engine"] == "llamacpp"
+    assert manifest["parse_failure_rate"] == 0.0 and manifest["n_calls"] == 1
+    for study in ("ragauth", "selfpref/nq"):
+        assert (real_run / "results" / study / "report" / "contents.md").is_file(), study
+
+
+def test_entityauth_outputs_of_the_full_grid(grid):
+    run = grid
     report = run / "results" / "entityauth" / "report"
     for stem in ("table4_fine", "table6_coarse", "table11_derivations_fine", "table12_derivations_coarse"):
         md = (report / "tables" / f"{stem}.md").read_text()
@@ -94,8 +121,8 @@ def test_entityauth_outputs_with_real_model(run):
     assert {r["level"] for r in reuse if r["setting"] == "coarse"} == {str(i) for i in range(5)}
 
 
-def test_cell_records_raw_responses(run):
-    cell = run / "results" / "domainauth" / "cells" / MODEL / "pair_score" / "wo_text" / "fine"
+def test_cell_records_raw_responses(real_run):
+    cell = real_run / "results" / "domainauth" / "cells" / MODEL / "pair_score" / "wo_text" / "fine"
     responses = [json.loads(l) for l in (cell / "responses.jsonl").read_text().splitlines()]
     judgments = [json.loads(l) for l in (cell / "judgments.jsonl").read_text().splitlines()]
     assert len(responses) == len(judgments) == 17  # 1 fine list, 2 anchors (config.yaml): 2 x 8 + 1
@@ -112,8 +139,9 @@ def test_cell_records_raw_responses(run):
     assert manifest["engines_used"][0]["engine_version"]
 
 
-def test_rerun_of_a_deleted_cell_makes_zero_engine_calls(run):
-    rel = f"results/domainauth/cells/{MODEL}/pair_rank/wo_text/coarse"
+def test_rerun_of_a_deleted_cell_makes_zero_engine_calls(real_run):
+    run = real_run
+    rel = f"results/domainauth/cells/{MODEL}/pair_rank/wo_text/fine"
     cell = run / rel
     before = {name: (cell / name).read_bytes() for name in ("responses.jsonl", "judgments.jsonl", "metrics.tsv")}
     for f in cell.iterdir():
@@ -125,20 +153,20 @@ def test_rerun_of_a_deleted_cell_makes_zero_engine_calls(run):
     assert "authority_judge" in proc.stdout + proc.stderr
     assert snakemake(run, "--cores", "2").returncode == 0
     manifest = json.loads((cell / "manifest.json").read_text())
-    assert manifest["engine_calls"] == 0 and manifest["cache_hits"] == manifest["n_calls"] == 20  # 2 lists x 10 pairs
+    assert manifest["engine_calls"] == 0 and manifest["cache_hits"] == manifest["n_calls"] == 17  # 1 list, 2 anchors
     assert manifest["model_load_seconds"] == 0.0  # the model was not even loaded
     assert {name: (cell / name).read_bytes() for name in before} == before
 
 
-def test_point_cells_share_domains_through_the_cache(run):
-    cells = run / "results" / "domainauth" / "cells" / MODEL / "point" / "wo_text"
+def test_point_cells_share_domains_through_the_cache(grid):
+    cells = grid / "results" / "domainauth" / "cells" / MODEL / "point" / "wo_text"
     manifests = [json.loads((cells / s / "manifest.json").read_text()) for s in ("fine", "coarse", "pairs", "bias")]
     assert sum(m["cache_hits"] for m in manifests) > 0
     assert sum(m["engine_calls"] for m in manifests) < sum(m["n_calls"] for m in manifests)
 
 
-def test_nothing_to_do_when_unchanged(run):
-    proc = snakemake(run, "-n", "--cores", "2")
+def test_nothing_to_do_when_unchanged(real_run):
+    proc = snakemake(real_run, "-n", "--cores", "2")
     assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
@@ -166,18 +194,21 @@ def _assert_only_list_score_cells(run):
     assert set(re.findall(r"setting=(\w+)", out)) == {"fine", "coarse"}
 
 
-def test_touching_one_prompt_reruns_only_its_cells(run):
+def test_touching_one_prompt_reruns_only_its_cells(grid):
+    run = grid
     os.utime(run / "prompts" / "domainauth" / "list_score_wo_text.yaml")
     _assert_only_list_score_cells(run)
 
 
-def test_editing_one_prompt_reruns_only_its_cells(run):
+def test_editing_one_prompt_reruns_only_its_cells(grid):
+    run = grid
     path = run / "prompts" / "domainauth" / "list_score_wo_text.yaml"
     path.write_text(path.read_text().replace("Do not add any explanation.", "Do not explain."))
     _assert_only_list_score_cells(run)
 
 
-def test_bad_config_stops_with_key_name(run):
+def test_bad_config_stops_with_key_name(grid):
+    run = grid
     cfg = yaml.safe_load((run / "config.yaml").read_text())
     cfg["judges"] = ["point", "oracle"]
     bad = run / "bad.yaml"
@@ -190,14 +221,16 @@ def test_bad_config_stops_with_key_name(run):
     assert "instance['judges'][1]" in out and "'oracle' is not one of" in out and "'list_rank'" in out
 
 
-def test_html_report_and_provenance(run):
+def test_html_report_and_provenance(real_run):
+    run = real_run
     proc = snakemake(run, "--report", "report.zip")
     assert proc.returncode == 0, proc.stderr[-3000:]
     with zipfile.ZipFile(run / "report.zip") as z:
         html = z.read("report/report.html").decode("utf-8", "replace")
-    for name in ("table1_fine.csv", "table4_fine.csv", "fig6_bias_heatmap.png", "cost_vs_rho.png", "costs.csv"):
+    for name in ("table1_fine.csv", "table4_fine.csv", "table5_ragauth.csv", "table3_preference.csv",
+                 "fig3_label_distribution.png", "cost_vs_rho.png", "costs.csv"):
         assert name in html, name
-    assert "Figure 6: PointJudge mean bias" in html  # a caption
+    assert "Figure 3 (DomainAuth half): number of domains per PageRank level" in html  # a caption
     proc = snakemake(run, "--cores", "1", "provenance_dag")
     assert proc.returncode == 0, proc.stderr[-3000:]
     prov = run / "results" / "provenance"
@@ -206,13 +239,19 @@ def test_html_report_and_provenance(run):
     assert json.loads((prov / "config.json").read_text())["seed"] == 13
 
 
-def test_cost_table_lists_every_cell(run):
-    rows = read_tsv_csv(run / "results" / "domainauth" / "report" / "tables" / "costs.csv")
+def test_cost_table_lists_every_cell(grid):
+    rows = read_tsv_csv(grid / "results" / "domainauth" / "report" / "tables" / "costs.csv")
     assert len(rows) == 14 * len(MODELS)  # every DomainAuth cell of the tiny config
     assert {r["model"] for r in rows} == set(MODELS)
     fine = {r["judge"]: r for r in rows if r["setting"] == "fine" and r["model"] == MODEL}
     assert int(fine["pair_score"]["prompts"]) == 17 and fine["pair_score"]["rho"] != ""
-    assert float(fine["pair_score"]["engine_seconds"]) > float(fine["list_score"]["engine_seconds"])
+
+
+def test_cost_table_counts_the_real_engine_time(real_run):
+    rows = read_tsv_csv(real_run / "results" / "domainauth" / "report" / "tables" / "costs.csv")
+    fine = {r["judge"]: r for r in rows if r["setting"] == "fine" and r["model"] == MODEL}
+    assert len(fine) == 5 and int(fine["pair_score"]["prompts"]) == 17  # 16 anchor comparisons and 1 anchor pair
+    assert float(fine["pair_score"]["engine_seconds"]) > float(fine["list_score"]["engine_seconds"]) > 0
 
 
 def read_tsv_csv(path):

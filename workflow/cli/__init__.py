@@ -25,7 +25,6 @@ import resource
 import sys
 import time
 
-from authbench.cli import authority, fetch, ragauth, selfpref
 from authbench.cli.common import mkparent
 from authbench.errors import PipelineError
 
@@ -108,7 +107,19 @@ def cmd_prompt_diffs(args, params) -> None:
                 params["examples"], params["title"])
 
 
-COMMANDS = {
+def cmd_plan(args, params) -> None:
+    """The run's plan (:mod:`authbench.plan`) of ``params["config"]``: ``--md``
+    and ``--tsv``, and one line per model on stdout (the console)."""
+    from authbench.plan import build_plan, plan_lines, write_plan
+
+    rows = build_plan(params["config"], params.get("calibrate_seconds", 4.0))
+    write_plan(rows, args.md, args.tsv, ", ".join(params.get("configfiles") or []))
+    for line in plan_lines(rows):
+        print(line, flush=True)
+
+
+GENERAL = {
+    "plan": (cmd_plan, ["md", "tsv"]),
     "benchmark-statistics": (cmd_benchmark_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
                                                         "sp_passages*", "sp_drops*", "outdir"]),
     "models-serve": (cmd_models_serve, ["model_dir", "out"]),
@@ -117,17 +128,34 @@ COMMANDS = {
     "provenance-dag": (cmd_provenance_dag, ["outdir"]),
     "study-viewer": (cmd_study_viewer, ["samples*", "root", "assets", "costs?", "outdir"]),
     "prompt-diffs": (cmd_prompt_diffs, ["samples*", "history", "folder", "index"]),
-    **fetch.COMMANDS,
-    **authority.COMMANDS,
-    **ragauth.COMMANDS,
-    **selfpref.COMMANDS,
 }
+# the module of a step's command, by its name's first word (the rest: GENERAL above); only
+# the invoked step's module is imported (a job's start: every rule runs one step)
+STUDY_MODULES = {"domainauth": "authority", "entityauth": "authority", "authority": "authority",
+                 "ragauth": "ragauth", "selfpref": "selfpref", "fetch": "fetch"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _commands(module: str | None) -> dict:
+    import importlib
+
+    return GENERAL if module is None else importlib.import_module(f"authbench.cli.{module}").COMMANDS
+
+
+def command(name: str) -> tuple:
+    """``(function, options)`` of the step ``name``; KeyError for an unknown one."""
+    return _commands(STUDY_MODULES.get(name.split("-", 1)[0]))[name]
+
+
+def command_names() -> list[str]:
+    """Every step's name (imports every study's command module)."""
+    return [name for module in (None, *dict.fromkeys(STUDY_MODULES.values())) for name in _commands(module)]
+
+
+def build_parser(names=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="authbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, (_, options) in COMMANDS.items():
+    for name in names or command_names():
+        _, options = command(name)
         p = sub.add_parser(name)
         p.add_argument("--params", default="{}", help="JSON object of the rule's parameters")
         for opt in options:
@@ -143,11 +171,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    step = next((a for a in argv if not a.startswith("-")), None)
+    try:
+        known = [step] if step is not None and command(step) else None
+    except KeyError:
+        known = None  # argparse names the unknown step
+    args = build_parser(known).parse_args(argv)
     started, code = time.perf_counter(), 1
     try:
         params = json.loads(args.params)
-        COMMANDS[args.command][0](args, params)
+        command(args.command)[0](args, params)
         code = 0
     except (PipelineError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from authbench.llm.runner import Retried, run_requests, run_with_retries, write_cell
-from authbench.llm.runs import CellRun
+if TYPE_CHECKING:  # the runner's imports are a step's own: build and report steps need none of them
+    from authbench.llm.runner import Retried
+    from authbench.llm.runs import CellRun
 
 log = logging.getLogger("authbench")
 
@@ -31,6 +32,8 @@ def run_cell_requests(args, params, requests: Sequence[Mapping], generate: Mappi
     ``engine_config``: the model's server, see :mod:`authbench.llm.serve`;
     ``expected_scores``: score distributions, :mod:`authbench.llm.expected`: AuthorityBench's
     judge cells pass their ``params["expected_scores"]``)."""
+    from authbench.llm.runner import run_requests
+
     return run_requests(requests, params["model"], args.model_file, params["cell"], cache_dir=params.get("cache"),
                         constrained=params["constrained"] if constrained is None else constrained,
                         threads=args.threads, generate=generate, engine_config=engine_config,
@@ -51,6 +54,8 @@ def run_cell_retried(args, params, requests: Sequence[Mapping], settled, retries
                      generate: Mapping | None = None, constrained: bool | None = None) -> Retried:
     """:func:`run_cell_requests` under :func:`authbench.llm.runner.run_with_retries`:
     try ``t`` with seed + ``t`` (:func:`try_seed`)."""
+    from authbench.llm.runner import run_with_retries
+
     return run_with_retries(requests, lambda batch, t: run_cell_requests(
         args, params, batch, generate=try_seed(params, generate, t), constrained=constrained), settled, retries)
 
@@ -61,6 +66,8 @@ def write_cell_files(args, run: CellRun, judgments: Sequence[Mapping], inputs: d
     samples.parquet at the rule's paths, its template(s) ``args.template``;
     ``grades``: the study's gold / correct per request
     (:func:`authbench.llm.runner.sample_rows`)."""
+    from authbench.llm.runner import write_cell
+
     write_cell({"responses": args.responses, "judgments": args.judgments, "manifest": args.manifest,
                 "samples": args.samples},
                dataclasses.replace(run, judgments=judgments, template=args.template, inputs=inputs, extra=extra),

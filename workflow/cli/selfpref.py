@@ -45,14 +45,13 @@ def cmd_generate(args, params) -> None:
     ``items`` questions of the dataset that have a human normal TRUE passage
     (before the sample is drawn: its passages count for the sample's
     completeness, and the sample step keeps them)."""
-    from authbench.studies.selfpref.requests import generated_passages, generation_requests, load_template
+    from authbench.studies.selfpref.requests import (generated_passages, generation_inputs, generation_requests,
+                                                     load_template)
 
     kinds = params["kinds"]
     templates = {k: load_template(p, k) for k, p in zip(kinds, args.template)}
     questions = read_jsonl(args.questions)
-    human = {p["qid"]: p for p in read_jsonl(args.passages)
-             if p["author"] == "human" and p["variant"] == "normal" and p["factual"]}
-    chosen = [q for q in questions if q["qid"] in human][: params["items"]]
+    chosen, human = generation_inputs(questions, read_jsonl(args.passages), params["items"])
     requests = generation_requests(chosen, human, templates, kinds)
     run = run_cell_requests(args, params, requests, generate=params["generate"], constrained=False)
     passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in run.responses])
@@ -151,11 +150,11 @@ def cmd_perplexity(args, params) -> None:
     from authbench.llm.engines.base import create_engine
     from authbench.llm.runner import perplexity_identity, score_texts
     from authbench.llm.runs import CellRun, write_manifest
-    from authbench.studies.selfpref.data import scoped_questions
+    from authbench.studies.selfpref.data import perplexity_passages, scoped_questions
 
     # Table 1 reports the normal TRUE passages of the questions in scope only: nothing else is scored
     qids = scoped_questions(json.loads(Path(args.sample).read_text()), params["scope"])
-    passages = [p for p in read_jsonl(args.passages) if p["variant"] == "normal" and p["factual"] and p["qid"] in qids]
+    passages = perplexity_passages(read_jsonl(args.passages), qids)
     model_cfg = params["model"]
     cache = ResponseCache(params["cache"], writer=params["cell"]) if params.get("cache") else None
     model = perplexity_identity(model_cfg)
@@ -176,7 +175,7 @@ def cmd_rerank(args, params) -> None:
     retried (``retries``) while its reply has no well-formed score; FALSE
     passages per ``false_answer`` (author | evaluator, see requests.py)."""
     from authbench.llm.runner import tries_summary
-    from authbench.studies.selfpref.data import scoped_questions
+    from authbench.studies.selfpref.data import rerank_passages, scoped_questions
     from authbench.studies.selfpref.requests import (
         evaluator_false_passages,
         load_template,
@@ -189,11 +188,7 @@ def cmd_rerank(args, params) -> None:
     template = load_template(args.template, f"rerank_{prompt}")
     sample = json.loads(Path(args.sample).read_text())
     questions = index(read_jsonl(args.questions), "qid")
-    # a false passage made for particular evaluator selves (false_for) is a generation-phase pairing: reranking
-    # scores the untagged passages, one per slot
-    qids = scoped_questions(sample, params["scope"])
-    passages = [p for p in read_jsonl(args.passages) if p["qid"] in qids and p["variant"] == "normal"
-                and not p.get("for_self")]
+    passages = rerank_passages(read_jsonl(args.passages), scoped_questions(sample, params["scope"]))
     mode = params["false_answer"]
     extra = {"prompt": prompt}
     if mode == "evaluator":

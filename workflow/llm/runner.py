@@ -16,7 +16,6 @@ import hashlib
 import json
 import logging
 import math
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -31,7 +30,44 @@ from authbench.llm.grammars import grammar_for, slots_for, token_budget
 from authbench.llm.parse import parse_reply
 from authbench.llm.runs import CellRun, RunStats, joined, write_manifest
 from authbench.records import write_jsonl
-from tqdm import tqdm
+
+log = logging.getLogger("authbench")
+
+# a model job's progress line in its log: at least this often (and when it ends)
+PROGRESS_SECONDS = 20.0
+
+
+class Progress:
+    """A model job's progress in its log: requests done of total, tokens/s
+    and the estimated time left, every :data:`PROGRESS_SECONDS` and at the end
+    (one line each: a log file, not a terminal)."""
+
+    def __init__(self, desc: str, total: int, every: float = PROGRESS_SECONDS, clock=time.perf_counter):
+        self.desc, self.total, self.every, self.clock = desc, total, every, clock
+        self.start = self.last = clock()
+        self.done = self.tokens = 0
+
+    def line(self) -> str:
+        elapsed = max(self.clock() - self.start, 1e-9)
+        left = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+        eta = "" if self.done == self.total else (
+            f", about {_duration(left)} left" if self.done else ", time left not known yet")
+        return (f"{self.desc}: {self.done}/{self.total} requests, {self.tokens / elapsed:,.0f} tokens/s"
+                f" over {_duration(elapsed)}{eta}")
+
+    def step(self, record: Mapping) -> None:
+        self.done += 1
+        self.tokens += int(record.get("prompt_tokens") or record.get("tokens") or 0) + int(
+            record.get("completion_tokens") or 0)
+        now = self.clock()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            log.info(self.line())
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 
 def engine_requests(requests: Sequence[Mapping], config: GenerateConfig, constrained: bool,
@@ -96,8 +132,11 @@ def run_cached(
         if cache is not None:  # one write + fsync per engine chunk
             cache.batch = max(1, int(getattr(live, "cache_batch", 1)))
         try:
-            results = compute(live, todo, identity)
-            for key, rec in tqdm(results, total=len(todo), file=sys.stderr, desc=desc, mininterval=2.0):
+            progress = Progress(desc, len(todo))
+            log.info("%s: %d of %d requests to compute (%d from the cache); model loaded in %.1f s", desc,
+                     len(todo), len(keys), len(hit), load_seconds)
+            for key, rec in compute(live, todo, identity):
+                progress.step(rec)
                 records[key] = rec
                 if cache is not None:
                     cache.put(key, rec)
@@ -129,6 +168,7 @@ def run_cell(
     cache: ResponseCache | None = None,
     model: Mapping | None = None,
     expected_scores: bool = False,
+    desc: str = "judge",
 ) -> tuple[list[Response], RunStats]:
     """Send every request through the engine; return responses in request order
     and what it took (:class:`~authbench.llm.runs.RunStats`).
@@ -169,7 +209,7 @@ def run_cell(
                                       else expected.unavailable(req.output, req.n, "engine_gives_none"))
             yield key_of[resp.id], rec
 
-    records, stats = run_cached(keys, reqs, engine, compute, cache,
+    records, stats = run_cached(keys, reqs, engine, compute, cache, desc=desc,
                                 accept=(lambda key, rec: key not in needs or "score_probs" in rec) if needs else None)
     responses = [
         Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
@@ -291,8 +331,6 @@ def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) ->
 
 # --- one model cell, from config to files ---------------------------------------------
 
-log = logging.getLogger("authbench")
-
 
 def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file: str | None, cell: str, *,
                  cache_dir: str | None, constrained: bool, threads: int | None = None,
@@ -315,7 +353,8 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     cache = ResponseCache(cache_dir, writer=cell) if cache_dir else None
     try:
         responses, stats = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
-                                    constrained, cache=cache, model=model, expected_scores=expected_scores)
+                                    constrained, cache=cache, model=model, expected_scores=expected_scores,
+                                    desc=cell)
     except EngineError as err:  # name the cell: the engine knows the model and the request only
         raise type(err)(f"cell {cell}: {err}") from None
     return CellRun(cell, model, stats, engine=model_config["engine"], generate=gen, constrained=constrained,

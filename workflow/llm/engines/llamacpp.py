@@ -161,24 +161,15 @@ class LlamaCppEngine(Engine):
         return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm._n_vocab,))
 
     def _prompt_tokens(self, prompt: str, special: bool = False) -> list[int]:
-        """The prompt as the model sees it: raw text with BOS (completion; with
-        ``special``, special-token text is parsed, as llama-cpp-python's
-        completion does), or one user message through the GGUF's chat template
-        (chat), tokenized as llama-cpp-python's chat completion does."""
-        if self.prompt_format != "chat":
-            return self.llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
-        if self._chat_formatter is None:
-            from llama_cpp import llama_chat_format
+        """The prompt as the model sees it (:func:`authbench.llm.engines.tokenize.gguf_prompt_tokens`):
+        raw text with BOS (completion), or one user message through the GGUF's chat template (chat)."""
+        from authbench.llm.engines.tokenize import gguf_chat_formatter, gguf_prompt_tokens
 
-            template = self.llm.metadata.get("tokenizer.chat_template")
-            if not template:
-                raise ValueError(f"{self.model_path}: prompt_format chat, but the GGUF has no chat template")
-            eos, bos = self.llm.token_eos(), self.llm.token_bos()
-            self._chat_formatter = llama_chat_format.Jinja2ChatFormatter(
-                template=template, eos_token=self.llm._model.token_get_text(eos) if eos != -1 else "",
-                bos_token=self.llm._model.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
-        result = self._chat_formatter(messages=[{"role": "user", "content": prompt}])
-        return self.llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+        if self.prompt_format != "chat":
+            return gguf_prompt_tokens(self.llm, prompt, special=special)
+        if self._chat_formatter is None:
+            self._chat_formatter = gguf_chat_formatter(self.llm, self.model_path)
+        return gguf_prompt_tokens(self.llm, prompt, self._chat_formatter)
 
     def _slot_decode(self, req: Request) -> tuple[str, int, int, dict | None]:
         tokens = self._prompt_tokens(req.prompt)

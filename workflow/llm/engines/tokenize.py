@@ -42,15 +42,52 @@ class WordTokenizer:
         return "".join(tokens)
 
 
+def gguf_chat_formatter(llm, where: str):
+    """The GGUF's own chat template (``tokenizer.chat_template``) as
+    llama-cpp-python's chat completion applies it; ``where`` names the model
+    in the error when the GGUF has none."""
+    from llama_cpp import llama_chat_format
+
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ValueError(f"{where}: prompt_format chat, but the GGUF has no chat template")
+    eos, bos = llm.token_eos(), llm.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+        bos_token=llm._model.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
+
+
+def gguf_prompt_tokens(llm, prompt: str, formatter=None, special: bool = False) -> list[int]:
+    """A prompt as a GGUF model sees it: raw text with BOS (completion; with
+    ``special``, special-token text is parsed, as llama-cpp-python's
+    completion does), or, with a chat ``formatter`` (:func:`gguf_chat_formatter`),
+    one user message through the chat template, tokenized as
+    llama-cpp-python's chat completion does. ``llm`` may be a vocabulary-only
+    ``llama_cpp.Llama``."""
+    if formatter is None:
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
+    result = formatter(messages=[{"role": "user", "content": prompt}])
+    return llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+
 class LlamaCppTokenizer:
     def __init__(self, model_path: str):
         import llama_cpp
 
         self.name = "llamacpp-vocab"
+        self.path = str(model_path)
         self._llm = llama_cpp.Llama(model_path=str(model_path), vocab_only=True, verbose=False)
+        self._chat = None
 
     def encode(self, text: str) -> list[int]:
         return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def prompt_tokens(self, prompt: str, chat: bool) -> list[int]:
+        """``prompt`` as the engine sends it (:func:`gguf_prompt_tokens`): through
+        the GGUF's chat template when ``chat``."""
+        if chat and self._chat is None:
+            self._chat = gguf_chat_formatter(self._llm, self.path)
+        return gguf_prompt_tokens(self._llm, prompt, self._chat if chat else None, special=chat)
 
     def decode(self, tokens: Sequence) -> str:
         # a cut inside a multi-byte character leaves a partial byte sequence: drop it

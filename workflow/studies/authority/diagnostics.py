@@ -76,9 +76,9 @@ from authbench.judges import JUDGE_LABELS, SCORE_JUDGES
 from authbench.llm.parse import parse_reply
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
+from authbench.studies.authority.metrics import spearman
 from authbench.studies.authority.evaluate import LABEL_KEY, comparisons_by_instance, usable_value
 from authbench.studies.authority.sampling import item_key
-from scipy import stats
 
 __all__ = [
     "DAGGER",
@@ -151,7 +151,7 @@ def _row(setting: str, judge: str, metric: str, value: float, n: int) -> dict:
 def _spearman(positions: list[float], values: list[float]) -> float:
     if len(set(positions)) < 2 or len(set(values)) < 2:
         return math.nan
-    return float(stats.spearmanr(positions, values).statistic)
+    return spearman(positions, values)
 
 
 def _list_vector(judge: str, value: Any, n: int) -> tuple | None:

@@ -42,11 +42,8 @@ import math
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
-import pandas as pd
-
 from authbench.errors import InputError
 from authbench.judges import SCORE_JUDGES
-from authbench.net import tld_prior_score
 from authbench.records import atomic_write, is_missing
 from authbench.seeding import rng
 from authbench.stats import IntervalSpec, mean_interval
@@ -357,6 +354,8 @@ def with_intervals(rows: Sequence[Mapping], units: Sequence[Mapping], spec: Inte
 
 def write_units(units: Sequence[Mapping], path: str) -> None:
     """The units as Parquet (:data:`UNIT_COLUMNS`; pyarrow)."""
+    import pandas as pd
+
     frame = pd.DataFrame(list(units), columns=list(UNIT_COLUMNS))
     frame["value"] = frame["value"].astype(float)
     with atomic_write(path, "wb") as fh:
@@ -387,5 +386,7 @@ def baseline_scorer(name: str, seed: int, tld_config: Mapping | None):
         return lambda inst, i: float(len(inst["items"]) - i)
     if name == "tld_prior":
         scores, default = tld_config["scores"], tld_config["default"]
+        from authbench.net import tld_prior_score
+
         return lambda inst, i: tld_prior_score(inst["items"][i]["domain"], scores, default)
     raise ValueError(f"unknown baseline {name!r}")

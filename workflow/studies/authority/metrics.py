@@ -2,7 +2,9 @@
 
 Policies (stated once, used everywhere)
 ---------------------------------------
-* **List correlation.**  Spearman rho and Kendall tau-b (scipy's defaults)
+* **List correlation.**  Spearman rho and Kendall tau-b (scipy's defaults,
+  computed here as scipy computes them, bit for bit: :func:`spearman`,
+  :func:`kendall_tau_b`; the evaluation steps need not import scipy)
   between the true levels of a list and the predicted values.  If the
   predicted values are constant (or the true levels are) the correlation is
   undefined; it is counted as ``rho = tau = 0.0`` (no information about the
@@ -18,13 +20,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from authbench.records import is_missing
-from scipy import stats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
+    "spearman",
+    "kendall_tau_b",
     "list_correlation",
     "mean_list_correlation",
     "pair_correct",
@@ -32,6 +38,42 @@ __all__ = [
     "accuracy",
     "bias_by_level",
 ]
+
+
+def average_ranks(x: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank (``scipy.stats.rankdata``'s default)."""
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    first = np.concatenate(([True], ordered[:-1] != ordered[1:]))
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, x.size))
+    ranks = np.empty(x.size)
+    ranks[order] = np.repeat(starts + 1 + (counts - 1) / 2, counts)
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson's r of the average ranks (``scipy.stats.spearmanr``'s
+    statistic, same arithmetic); NaN when either side is constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return math.nan
+    return float(np.corrcoef(np.column_stack((average_ranks(x), average_ranks(y))), rowvar=False)[1, 0])
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b over all pairs: (concordant - discordant) /
+    sqrt(pairs not tied in x) / sqrt(pairs not tied in y), as
+    ``scipy.stats.kendalltau`` divides and clips to [-1, 1]; NaN when either side is constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    i, j = np.triu_indices(x.size, k=1)
+    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    untied_x, untied_y = int(np.count_nonzero(sx)), int(np.count_nonzero(sy))
+    if not untied_x or not untied_y:
+        return math.nan
+    tau = int((sx * sy).sum()) / np.sqrt(untied_x) / np.sqrt(untied_y)
+    return float(min(1.0, max(-1.0, tau)))
 
 
 def list_correlation(true_levels: Sequence[float], predicted: Sequence[float]) -> dict:
@@ -51,9 +93,7 @@ def list_correlation(true_levels: Sequence[float], predicted: Sequence[float]) -
         raise ValueError("NaN in true levels or predictions; fill unscored items first")
     if np.all(pred == pred[0]) or np.all(truth == truth[0]):
         return {"rho": 0.0, "tau": 0.0, "constant": True}
-    rho = stats.spearmanr(truth, pred).statistic
-    tau = stats.kendalltau(truth, pred).statistic  # variant="b" is the default
-    return {"rho": float(rho), "tau": float(tau), "constant": False}
+    return {"rho": spearman(truth, pred), "tau": kendall_tau_b(truth, pred), "constant": False}
 
 
 def mean_list_correlation(rows: Iterable[tuple[Sequence[float], Sequence[float]]],
@@ -147,4 +187,6 @@ def bias_by_level(
         rows.append(
             {"level": level, "n": n, "n_unscored": unscored, "mean_pred": mean_pred, "bias": bias}
         )
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["level", "n", "n_unscored", "mean_pred", "bias"])

@@ -326,3 +326,15 @@ def scoped_questions(sample: Mapping, scope: str) -> set[str]:
     ``sample_and_generated`` (also every question a configured model wrote
     passages for)."""
     return set(sample["main"]) | (set(sample["generated"]) if scope == "sample_and_generated" else set())
+
+
+def perplexity_passages(passages: Iterable[Mapping], qids: set[str]) -> list[Mapping]:
+    """The passages Table 1's perplexity scores: the normal TRUE ones of the questions in scope."""
+    return [p for p in passages if p["variant"] == "normal" and p["factual"] and p["qid"] in qids]
+
+
+def rerank_passages(passages: Iterable[Mapping], qids: set[str]) -> list[Mapping]:
+    """The passages a rerank cell scores: the normal ones of the questions in
+    scope, untagged (a false passage made for particular evaluator selves,
+    ``false_for``, is a generation-phase pairing: reranking scores one per slot)."""
+    return [p for p in passages if p["qid"] in qids and p["variant"] == "normal" and not p.get("for_self")]

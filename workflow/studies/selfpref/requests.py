@@ -171,6 +171,14 @@ def clean_reply(kind: str, reply: str) -> tuple[str, list[str]]:
 
 # --- passage generation ---------------------------------------------------------
 
+def generation_inputs(questions: Sequence[Mapping], passages: Sequence[Mapping],
+                      items: int) -> tuple[list[Mapping], dict[str, Mapping]]:
+    """The questions a passage writer is asked about: the first ``items`` of
+    the dataset that have a human normal TRUE passage, and that passage per qid."""
+    human = {p["qid"]: p for p in passages if p["author"] == "human" and p["variant"] == "normal" and p["factual"]}
+    return [q for q in questions if q["qid"] in human][:items], human
+
+
 def generation_requests(questions: Sequence[Mapping], human: Mapping[str, Mapping], templates: Mapping[str, Template],
                         kinds: Sequence[str]) -> list[dict]:
     """Stage 1 of passage generation: one request per question and kind

@@ -1,0 +1,104 @@
+"""The rates behind a plan's time estimate (:class:`Rate`): measured for the
+embedded engine (:func:`calibrate`, a few seconds of llama.cpp on this
+machine), taken from config for a cluster or hosted model (``models.<m>.rate``),
+or none (the plan then gives no hours for that model, and says why).
+
+The estimate (:func:`engine_seconds`): prompt tokens to evaluate / the prompt
+rate + the completion-token budget / the completion rate; with prefix reuse
+the reusable prompt tokens are not evaluated. The budget is an upper bound
+(a free-text reply may stop early; a constrained one is close to it), and so
+is the estimate's completion part.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from authbench.plan.count import Tally
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Tokens per second of one model's job: prompt evaluation (prefill) and
+    completion (decoding); ``load_seconds`` per job; ``source`` says where the
+    numbers come from, or why there are none."""
+
+    prompt: float | None
+    completion: float | None
+    source: str
+    load_seconds: float = 0.0
+    gpus: int = 0
+
+    @property
+    def known(self) -> bool:
+        return bool(self.prompt and self.completion)
+
+
+def engine_seconds(t: Tally, rate: Rate, reuse: bool) -> float | None:
+    """Estimated engine seconds of ``t`` at ``rate`` (None without a rate)."""
+    if not rate.known:
+        return None
+    prompt = t.prompt_tokens - (t.reusable_tokens if reuse else 0) + t.perplexity_tokens
+    return prompt / rate.prompt + t.completion_budget / rate.completion
+
+
+def configured_rate(name: str, spec: Mapping) -> Rate:
+    """``models.<name>.rate`` (tokens/s of one job on its ``gpus``), or no rate and why."""
+    if spec["engine"] == "instant":
+        return Rate(float("inf"), float("inf"), "instant engine: no model, no time")
+    rate = spec.get("rate")
+    gpus = int(spec["gpus"])
+    if not rate:
+        return Rate(None, None, f"no rate configured (models.{name}.rate: prompt and completion tokens/s)", gpus=gpus)
+    source = f"config models.{name}.rate" + (f" ({rate['source']})" if rate.get("source") else "")
+    return Rate(float(rate["prompt"]), float(rate["completion"]), source, float(rate.get("load_seconds", 0.0)), gpus)
+
+
+def calibrate(model_config: Mapping, model_path: str, prompts: Sequence[str], where: str,
+              seconds: float = 4.0) -> Rate:
+    """The embedded engine's rates on this machine, in about ``seconds``:
+    load the GGUF as the engine does (its threads, ``n_batch`` of the reuse
+    block), evaluate ``prompts`` (``where`` names them) each from an empty
+    context, as the engine evaluates a prompt, then decode one token at a
+    time. llama.cpp alone: the engine's own Python adds a few per cent."""
+    import llama_cpp
+
+    from authbench.llm.engines.llamacpp import REUSE_BLOCK
+    from authbench.llm.engines.tokenize import gguf_chat_formatter, gguf_prompt_tokens
+
+    start = time.perf_counter()
+    llm = llama_cpp.Llama(model_path=str(model_path), n_ctx=int(model_config["n_ctx"]),
+                          n_threads=int(model_config["threads"]), n_batch=REUSE_BLOCK, n_ubatch=REUSE_BLOCK,
+                          verbose=False)
+    load = time.perf_counter() - start
+    try:
+        chat = gguf_chat_formatter(llm, model_path) if model_config["prompt_format"] == "chat" else None
+        limit = int(model_config["n_ctx"]) - 80
+        token_lists = [t[:limit] for t in (gguf_prompt_tokens(llm, p, chat) for p in prompts) if len(t) > 1]
+        if not token_lists:
+            raise ValueError(f"calibration of {model_path}: no prompt to evaluate")
+        evaluated, spent, used = 0, 0.0, 0
+        while used < len(token_lists) and (spent < 0.6 * seconds or used < 2):
+            tokens = token_lists[used]
+            llm.reset()
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            t0 = time.perf_counter()
+            llm.eval(tokens)
+            spent += time.perf_counter() - t0
+            evaluated += len(tokens)
+            used += 1
+        one = llm.tokenize(b" the", add_bos=False)[:1] or [llm.token_eos()]
+        decoded, t0 = 0, time.perf_counter()
+        while decoded < 64 and llm.n_tokens < int(model_config["n_ctx"]) - 1 and (
+                decoded < 8 or time.perf_counter() - t0 < 0.4 * seconds):
+            llm.eval(one)
+            decoded += 1
+        decode = time.perf_counter() - t0
+    finally:
+        llm.close()
+    return Rate(evaluated / spent, decoded / decode,
+                f"calibrated here: llama.cpp evaluated {used} prompts of {where} ({evaluated:,} tokens, each from an "
+                f"empty context) at {evaluated / spent:,.0f} tok/s and decoded {decoded} tokens at "
+                f"{decoded / decode:,.0f} tok/s; model load {load:.1f} s", round(load, 2))
