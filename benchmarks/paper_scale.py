@@ -1,7 +1,7 @@
 """Benchmark: how big is the paper's grid (config/paper.yaml), and what will
 it cost?
 
-Prints, as Markdown to paste into README and benchmarks/README.md:
+Prints, as Markdown to paste into docs/cluster.md and benchmarks/README.md:
 
 1. planning -- wall time of ``snakemake -n --configfile config/paper.yaml``
    from an empty working folder (no results, no weights, no GPU; best of
@@ -15,7 +15,7 @@ Prints, as Markdown to paste into README and benchmarks/README.md:
    characters / 4: ``tokenizer_proxy`` in config/paper.yaml), the tokens a
    prefix cache reuses, the completion budget, and GPU-hours with and
    without prefix reuse at each model's ``rate`` (config/paper.yaml, sources
-   in README). The w_text prompts use a stand-in of ``text_max_words`` words
+   in docs/cluster.md). The w_text prompts use a stand-in of ``text_max_words`` words
    per domain (a real homepage often gives fewer: an upper bound).
 
     python benchmarks/paper_scale.py [--config config/paper.yaml] [--repeats 3] [--workdir DIR]

@@ -39,10 +39,10 @@ from pathlib import Path
 import yaml
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Response
-from authbench.llm.runner import prompt_hash, sample_rows
-from authbench.llm.runs import CellRun, RunStats
+from authbench.cells import CellRecord, prompt_hash
+from authbench.llm.runs import Run, RunStats
 from authbench.records import read_jsonl
-from authbench.samples import template_sha256, write_samples
+from authbench.samples import write_samples
 from authbench.studies.authority.evaluate import sample_grades
 from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests
@@ -79,14 +79,15 @@ def cell_samples(work: Path, cell: Path, seed: int, out: Path, words: list[str] 
         raise SystemExit(f"{cell}: {len(requests)} requests rendered, {len(responses)} responses")
     mismatched = (None if words is not None
                   else sum(prompt_hash(q["prompt"]) != r["prompt_sha256"] for q, r in zip(requests, responses)))
-    run = CellRun(manifest["cell"], manifest["model"], RunStats(requests=len(requests)), engine="instant",
-                  generate=GenerateConfig(), constrained=True, requests=requests,
-                  responses=[Response(r["request_id"], r["text"], r["prompt_tokens"], r["completion_tokens"], 0.0,
-                                      r["finish_reason"], r.get("score_probs")) for r in responses],
-                  judgments=judgments, template=str(template))
+    run = Run(manifest["model"], RunStats(requests=len(requests)), engine="instant", generate=GenerateConfig(),
+              constrained=True, requests=requests,
+              responses=[Response(r["request_id"], r["text"], r["prompt_tokens"], r["completion_tokens"], 0.0,
+                                  r["finish_reason"], r.get("score_probs")) for r in responses])
+    record = CellRecord.of(manifest["cell"], run, judgments, str(template),
+                           grades=sample_grades(judge, setting, instances, judgments))
     path = out / manifest["cell"] / "samples.parquet"
-    n = write_samples(sample_rows(run, sample_grades(judge, setting, instances, judgments)), path,
-                      {"cell": run.cell, "study": "domainauth", "template_sha256": template_sha256(str(template))})
+    n = write_samples(record.sample_rows(), path,
+                      {"cell": record.cell, "study": "domainauth", "template_sha256": record.template_sha256})
     return {"cell": manifest["cell"], "rows": n, "parquet": path.stat().st_size,
             "responses": (cell / "responses.jsonl").stat().st_size,
             "prompt_chars": sum(len(q["prompt"]) for q in requests), "mismatched": mismatched}

@@ -1,6 +1,6 @@
 """Writes examples/my_scored_domains.csv: a SYNTHETIC stand-in, in the real
 shape, for "my own domains with a continuous score and a second, binary
-label" (README, "Your own data"; examples/PROVENANCE.md).
+label" (docs/own-data.md; examples/PROVENANCE.md).
 
 The shape is that of a news-domain study: one row per domain, a centrality
 score in [0, 1] from a web host graph (power-law-like: most domains near 0,

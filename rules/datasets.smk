@@ -53,7 +53,7 @@ rule domainauth_sample:
     input:
         labels=P.labels("domainauth"),
     output:
-        [P.instances("domainauth", s) for s in ("fine", "coarse", "pairs", "bias")],
+        [P.instances("domainauth", s) for s in SETTINGS],
         reuse=P.reuse("domainauth"),
     log:
         f"{LOGS}/domainauth/sample_domainauth.log",

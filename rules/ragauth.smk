@@ -152,7 +152,7 @@ if RAG.cells:
         input:
             get_rag_report_inputs,
         output:
-            reported(ragauth_report_files(f"{RA}/report"), "RAGAuth"),
+            reported(report_outputs(RAGAUTH, f"{RA}/report"), "RAGAuth"),
         log:
             f"{LOGS}/ragauth/report.log",
         conda:

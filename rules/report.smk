@@ -19,7 +19,7 @@ rule domainauth_report:
         item_predictions=get_secondary_predictions,
         manifests=get_domain_manifests,
     output:
-        reported(domainauth_report_outputs(), "DomainAuth"),
+        reported(report_outputs(DOMAINAUTH, f"{DA}/report"), "DomainAuth"),
     log:
         f"{LOGS}/domainauth/report.log",
     conda:
@@ -39,7 +39,7 @@ rule entityauth_report:
     input:
         unpack(get_entity_report_inputs),
     output:
-        reported(entityauth_report_outputs(), "EntityAuth"),
+        reported(report_outputs(ENTITYAUTH, f"{EA}/report"), "EntityAuth"),
     log:
         f"{LOGS}/entityauth/report.log",
     conda:
@@ -54,13 +54,13 @@ rule entityauth_report:
 
 # Table 7 (benchmark statistics) from the built datasets of every study: no
 # judge cell has to run first.
-if statistics_outputs():
+if report_outputs(STATISTICS, P.statistics):
 
     rule benchmark_statistics:
         input:
             unpack(get_statistics_inputs),
         output:
-            reported(statistics_outputs(), "Benchmark statistics"),
+            reported(report_outputs(STATISTICS, P.statistics), "Benchmark statistics"),
         log:
             f"{LOGS}/statistics.log",
         conda:

@@ -15,9 +15,7 @@ if SELFPREF.datasets:
         selfpref_shipped_knowledge,
 
     wildcard_constraints:
-        spds="|".join(SELFPREF.datasets),
-        prompt="normal|rag",
-        run="main|style",
+        spds=alternatives(SELFPREF.datasets),
 
     KNOWLEDGE = sp_cell("{spds}", "{model}", "knowledge")
     RERANK = sp_cell("{spds}", "{model}", "rerank", "{prompt}")
@@ -234,10 +232,10 @@ if SELFPREF.datasets:
     rule selfpref_report:
         input:
             rerank=expand(
-                f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators, prompt=["normal", "rag"], allow_missing=True
+                f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators, prompt=SELFPREF_PROMPTS, allow_missing=True
             ),
             generation=expand(
-                f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators, run=["main", "style"], allow_missing=True
+                f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators, run=SELFPREF_RUNS, allow_missing=True
             ),
             knowledge=get_sp_knowledge_levels,
             perplexity=expand(
@@ -250,7 +248,7 @@ if SELFPREF.datasets:
             questions=P.selfpref_questions("{spds}"),
             released_perplexity=get_sp_released_perplexity,
         output:
-            reported(selfpref_report_files(f"{SP}/report"), "Self-preference"),
+            reported(report_outputs(SELFPREF_REPORT, f"{SP}/report"), "Self-preference"),
             built=f"{SP}/report/tables.json",
         log:
             f"{LOGS}/selfpref/{{spds}}/report.log",

@@ -99,7 +99,7 @@ def open_sample(driver, row: int = 0) -> dict:
 
 
 def screenshot(index_html: Path, out: Path, cell: str, row: int = 0, width: int = 1400, height: int = 1100) -> None:
-    """README's picture (docs/viewer.png): open a viewer, the first cell whose
+    """docs/outputs.md's picture (docs/viewer.png): open a viewer, the first cell whose
     path contains ``cell``, its ``row``-th sample, and save the window.
     docs/viewer.png: ``screenshot(<test_workflow.py's run>/results/domainauth/report/viewer/index.html,
     Path("docs/viewer.png"), "qwen2.5-coder-0.5b/list_rank/wo_text/coarse", height=1500)``."""
@@ -114,6 +114,6 @@ def screenshot(index_html: Path, out: Path, cell: str, row: int = 0, width: int 
         driver.quit()
     import io
 
-    from PIL import Image  # 64 colours: README's picture stays under 100 KB
+    from PIL import Image  # 64 colours: the picture stays under 100 KB
 
     Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64).save(out, optimize=True)

@@ -2,8 +2,10 @@
 load; `make test-fast`), ``workflow/`` (Snakemake runs, dry runs included, and
 the real GGUF model through llama.cpp), ``vllm/`` (the real CPU vLLM) and
 ``slurm/`` (a real single-node Slurm). Each folder's markers are set here, not
-in the files. The helpers every folder imports (``wfrun``, ``dryrun``,
-``loopback``, this ``conftest``) and ``fixtures/`` stay in ``tests/``."""
+in the files. The helpers every folder imports (``wfrun``, ``realrun``,
+``dryrun``, ``loopback``, ``vllmrun``) and ``fixtures/`` stay in ``tests/``;
+never ``from conftest import``: every folder's conftest is a module named
+``conftest``, and the last one loaded wins."""
 
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS))  # `from wfrun import ...` from every folder, whatever the import mode
+
+from vllmrun import MODEL_DIR_NAME, VLLM_PY, vllm_model  # noqa: E402
 
 FOLDER_MARKERS = {"workflow": ("integration",), "vllm": ("vllm", "integration"), "slurm": ("slurm", "integration")}
 
@@ -38,22 +42,6 @@ def root() -> Path:
 
 
 # --- the real CPU vLLM (vllm/test_vllm.py, the serve test in slurm/test_slurm.py) --------
-
-VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
-SPEC = "parts:qwen2.5-coder-0.5b-instruct-q4_k_m"
-MODEL_DIR_NAME = "qwen"
-CPU_ENV = {"VLLM_CPU_KVCACHE_SPACE": 1, "VLLM_ENABLE_V1_MULTIPROCESSING": 0}
-# float32: this CPU has AVX2 but no native bfloat16, where vLLM's bfloat16 decoding ran
-# 3.3x slower (8 PairJudge prompts with page text: 76 s vs 248 s, same replies)
-VLLM_OPTIONS = {"dtype": "float32", "max_model_len": 1024, "chunk_size": 8,
-                "engine_args": {"enforce_eager": True}, "env": CPU_ENV}
-
-
-def vllm_model(python, model=SPEC, **changes) -> dict:
-    """A model config: the instruct model through the in-process vllm engine."""
-    return {"engine": "vllm", "model": str(model), "python": str(python), "prompt_format": "chat", "threads": 2,
-            "vllm": dict(VLLM_OPTIONS), "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}, **changes}
-
 
 @pytest.fixture(scope="session")
 def vllm_python():

@@ -25,9 +25,6 @@ from authbench.judges import SETTINGS_FOR_JUDGE
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
-CONTEXTS = ("wo_text", "w_text")
-SETTINGS = ("fine", "coarse", "pairs", "bias")
-
 
 def _key_path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
@@ -271,16 +268,6 @@ class Cell:
         return cell_id(self.dataset, self.model, self.judge, self.context, self.setting)
 
 
-# a model's keys that only schedule its jobs (threads, resources), name it in tables or plan the run:
-# not in a cell's params, so raising a time limit or a rate reruns none of the model's cells
-SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus", "rate", "tokenizer_proxy")
-
-
-def cell_model_params(spec: Mapping[str, Any]) -> dict:
-    """A model's config as its cells' params see it: without :data:`SCHEDULING_KEYS`."""
-    return {k: v for k, v in spec.items() if k not in SCHEDULING_KEYS}
-
-
 def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
     """The models that run: a model set to null (e.g. by an overlay) is left out."""
     return {name: spec for name, spec in config["models"].items() if spec}
@@ -323,7 +310,7 @@ def entity_settings(config: Mapping[str, Any]) -> list[str]:
     return ["fine"] if entity_rescores(config) else ["fine", "coarse"]
 
 
-# --- prompt sets (config ``prompt_sets``, issue 21) ---------------------------
+# --- prompt sets (config ``prompt_sets``) -------------------------------------
 PAPER_SET = "paper"  # the set of config ``prompts``
 SET_SEPARATOR = "@"  # a cell of another set runs model ``<model>@<set>``
 
@@ -436,7 +423,7 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
         where = f"'{source}' does not exist" if source else "is null"
         return RagPlan(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "
                        "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
-                       "(README, 'RAGAuth').")
+                       "(docs/studies.md, 'RAGAuth').")
     cells = []
     for model in models_for(config, "ragauth"):
         for strategy in rag["strategies"]:

@@ -1,9 +1,9 @@
-"""What a prompt edit changed (issue 23 §3): a model cell's earlier versions,
+"""What a prompt edit changed: a model cell's earlier versions,
 kept by template hash, and the before/after diff of a cell whose template
 changed.
 
 * **History** (:func:`keep`): right after a cell writes ``samples.parquet``
-  (:mod:`authbench.samples`), the cell writer keeps it, with the text of its
+  (:mod:`authbench.samples`), the cell (:class:`authbench.cells.CellStep`) keeps it, with the text of its
   template(s), in ``<root>/<cell id>/<template_sha256>/`` (``samples.parquet``:
   a hard link where the file system allows, so the current version costs no
   space, as :func:`authbench.samples.write_samples` always writes a new file;
@@ -11,10 +11,8 @@ changed.
   overwrites that version; at most ``versions`` are kept per cell, the newest
   (the current one always). The history lives OUTSIDE the workflow's declared
   outputs: Snakemake deletes a job's outputs before it reruns the job, so the
-  previous version cannot survive inside them. ``rules/common.smk`` names
-  ``root`` (``<results>/history``) and ``versions`` (config
-  ``samples.versions``) in the environment variable :data:`ENV`, so changing
-  them reruns no cell; without it (a step run by hand) nothing is kept.
+  previous version cannot survive inside them. Where it lives and how many
+  versions it keeps is the cell's to read (:data:`authbench.cells.HISTORY_ENV`).
 * **Diff** (:func:`cell_diff`, :func:`diff_md`, :func:`write_diffs`): the
   current samples against the newest kept version with a different template
   hash, paired by ``request_id`` (a retried request: its last try). The
@@ -45,7 +43,6 @@ from authbench.samples import read_samples
 if TYPE_CHECKING:  # the diff's statistics: scipy, which a model job's environment (vLLM's) need not have
     from authbench.stats import IntervalSpec
 
-ENV = "AUTHBENCH_HISTORY"  # JSON {"root": <results>/history, "versions": N}, set by rules/common.smk
 VERSION = "version.json"
 
 
@@ -92,15 +89,6 @@ def keep(samples: str | Path, template: str | Sequence[str] | None, root: str | 
     return dest
 
 
-def keep_from_env(samples: str | Path, template: str | Sequence[str] | None) -> Path | None:
-    """:func:`keep` where :data:`ENV` names the history (the workflow's cells); else nothing."""
-    raw = os.environ.get(ENV)
-    if not raw:
-        return None
-    spec = json.loads(raw)
-    return keep(samples, template, spec["root"], int(spec["versions"]))
-
-
 def template_text(version: Path) -> str:
     """The kept template text of a version (several files: each under a ``# <name>`` line)."""
     names = json.loads((version / VERSION).read_text())["templates"]
@@ -114,13 +102,14 @@ def template_text(version: Path) -> str:
 # the diff
 # --------------------------------------------------------------------------
 def _by_request(table) -> dict[str, dict]:
-    """The request's own id -> {reply, status, correct} of its last try (a
-    retry's id is the request's with ``#retry<try>`` appended, see
-    :data:`authbench.llm.runner.RETRY_MARK`)."""
+    """The request's own id -> {reply, status, correct} of its last try
+    (:func:`authbench.cells.ids.base_id`)."""
+    from authbench.cells.ids import base_id
+
     out: dict[str, dict] = {}
     cols = table.select(["request_id", "try", "reply", "status", "correct"]).to_pylist()
     for row in sorted(cols, key=lambda r: r["try"] or 0):
-        out[row["request_id"].rsplit("#", 1)[0] if row["try"] else row["request_id"]] = row
+        out[base_id(row["request_id"])[0]] = row
     return out
 
 

@@ -2,8 +2,9 @@
 format it asks for, the instance sets (cell settings) it runs on, its shape
 (one item, a list, a pair), the derivation its main-table number comes from
 and whether its replies are scores (E[s], :mod:`authbench.llm.expected`).
-Every judge list of the package, the rules' ``{judge}`` wildcard and the
-schema's ``judges`` enum (a test checks it) derive from :data:`JUDGES`.
+Every judge list of the package, the rules' ``{judge}`` wildcard
+(:func:`authbench.vocab.wildcard_constraints`) and the schema's ``judges``
+enum (a test checks it) derive from :data:`JUDGES`.
 
 A base module (no authbench imports), not under ``studies/authority/``:
 :mod:`authbench.config` builds the cell grid from :data:`SETTINGS_FOR_JUDGE`
@@ -70,5 +71,3 @@ def judges_on(setting: str) -> tuple[str, ...]:
 PAIRS_SETTING_JUDGES = judges_on("pairs")
 # Table 3's column order: the pair judges, then PointJudge
 PAIRS_TABLE_ORDER = tuple(sorted(PAIRS_SETTING_JUDGES, key=lambda name: JUDGES[name].shape != "pair"))
-# the `{judge}` wildcard of the rules
-WILDCARD = "|".join(JUDGE_NAMES)

@@ -1,4 +1,4 @@
-"""A model cell's samples (issue 23): one row per request the cell sent,
+"""A model cell's samples: one row per request the cell sent,
 with what a reader needs to see what the judge did: the rendered prompt, the
 raw reply, parse status and parsed value, E[s] and the score distribution
 where present, the gold and whether the reply counted as correct (where the
@@ -17,7 +17,6 @@ turns a missing or damaged file into one named :class:`SamplesError`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -48,27 +47,12 @@ SAMPLE_COLUMNS: dict[str, str] = {
 }
 JSON_COLUMNS = tuple(c for c, t in SAMPLE_COLUMNS.items() if t == "json")
 # the file metadata: which cell, which study (the cell name's first part), which template version
-# (:func:`template_sha256`)
+# (:func:`authbench.cells.templates_sha256`)
 META_KEYS = ("cell", "study", "template_sha256", "format_version")
 
 
 class SamplesError(InputError):
     """A samples file that is missing, unreadable or not of this format."""
-
-
-def template_sha256(template: str | Path | Iterable[str | Path] | None) -> str | None:
-    """The version of a cell's template(s): one file's SHA-256 (as the
-    manifest's ``template.sha256``); several files (the self-preference
-    generation step): the SHA-256 of their SHA-256s, sorted by path, joined
-    by newlines (ASCII); None for no template."""
-    from authbench.records import file_sha256
-
-    if template is None:
-        return None
-    if isinstance(template, (str, Path)):
-        return file_sha256(str(template))
-    joined = "\n".join(file_sha256(str(t)) for t in sorted(template, key=str))
-    return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 
 def canonical_json(value: Any) -> str:

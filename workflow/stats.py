@@ -1,5 +1,5 @@
 """Statistics every study shares: the one seeded percentile bootstrap and the
-significance tests (issue 20: one implementation, called by every study).
+significance tests (one implementation, called by every study).
 
 * **Bootstrap** (:func:`percentile_bootstrap`): ``n_boot`` resamples of the
   items with replacement, drawn as index rows from a numpy Generator seeded
@@ -100,7 +100,7 @@ def _percentiles(d: np.ndarray, level: float) -> tuple[float, float, int]:
 
 
 # --------------------------------------------------------------------------
-# intervals of a mean over units, and paired differences (issue 21)
+# intervals of a mean over units, and paired differences
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class IntervalSpec:

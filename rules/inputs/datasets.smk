@@ -1,5 +1,8 @@
 # Input and params functions of rules/datasets.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
+from authbench.vocab import SETTINGS
+
+
 def get_build_params(wildcards):
     keys = ("status_filter", "text", "text_max_words", "categories")
     label = config["domainauth"].get("label")

@@ -1,5 +1,11 @@
 # Input and params functions of rules/judge.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
+from authbench.config import Cell, cell_template
+from authbench.judges import SCORE_JUDGES
+from authbench.llm.models import is_served
+from authbench.paths import cell_id
+from authbench.studies.authority.outputs import baseline_plan, scales
+
 CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
 CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
 
@@ -28,10 +34,14 @@ def judge_threads(wildcards):
     return 0 if served(wildcards) else model_threads(wildcards)
 
 
+# a served model's cells only talk to its server (authbench.scheduling.model_resources)
 JUDGE_RESOURCES = {
-    "mem_mb": lambda wildcards, attempt: 500 if served(wildcards) else MODEL_RESOURCES["mem_mb"](wildcards, attempt),
-    "runtime": MODEL_RESOURCES["runtime"],
-    "gpu": lambda wildcards: 0 if served(wildcards) else MODEL_RESOURCES["gpu"](wildcards),
+    key: (
+        lambda key: lambda wildcards, attempt: model_resources(
+            model_config(wildcards), attempt, served_cell=served(wildcards)
+        )[key]
+    )(key)
+    for key in ("mem_mb", "runtime", "gpu")
 }
 
 

@@ -1,5 +1,9 @@
 # Input and params functions of rules/ragauth.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
+from authbench.paths import cell_id
+from authbench.studies.scorecard import grid_params
+
+
 def get_rag_dataset_params(wildcards):
     return _json({"topics": config["ragauth"].get("topics"), "k": config["ragauth"]["k"]})
 

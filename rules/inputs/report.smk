@@ -1,5 +1,12 @@
 # Input and params functions of rules/report.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
+from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, plan, provenance_entry, viewer_entry
+from authbench.render.viewer import ASSETS as VIEWER_FILES
+from authbench.studies.authority.outputs import baseline_plan, secondary_cells
+from authbench.studies.scorecard import grid_params
+from authbench.studies.statistics import authority_datasets, selfpref_datasets
+
+
 def get_domain_metrics(wildcards):
     return P.cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
 
@@ -162,7 +169,11 @@ def shown_studies():
 def viewer_costs(folder):
     """The judge-validity flags a viewer shows: an AuthorityBench report's costs.csv."""
     costs = f"{folder}/tables/costs.csv"
-    return [costs] if costs in domainauth_report_outputs() + entityauth_report_outputs() else []
+    return (
+        [costs]
+        if costs in report_outputs(DOMAINAUTH, f"{DA}/report") + report_outputs(ENTITYAUTH, f"{EA}/report")
+        else []
+    )
 
 
 def viewer_root(wildcards, output):
@@ -193,14 +204,14 @@ def get_diffs_params(study):
 
 
 def get_final_output():
-    out = statistics_outputs()
+    out = report_outputs(STATISTICS, P.statistics)
     if "domainauth" in STUDIES:
-        out += domainauth_report_outputs() + [P.drops("domainauth"), P.reuse("domainauth")]
+        out += report_outputs(DOMAINAUTH, f"{DA}/report") + [P.drops("domainauth"), P.reuse("domainauth")]
     if ENTITY_DATASETS:
-        out += entityauth_report_outputs() + [P.drops(d) for d in ENTITY_DATASETS]
+        out += report_outputs(ENTITYAUTH, f"{EA}/report") + [P.drops(d) for d in ENTITY_DATASETS]
     if RAG.cells:
-        out += ragauth_report_files(f"{RA}/report") + [P.rag_dataset()]
+        out += report_outputs(RAGAUTH, f"{RA}/report") + [P.rag_dataset()]
     for dataset in selfpref_datasets(config):
-        out += selfpref_report_files(f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
+        out += report_outputs(SELFPREF_REPORT, f"{P.selfpref(dataset)}/report") + [P.drops(f"selfpref/{dataset}")]
     out += selfpref_datasets_report_files()
     return out + [f"{folder}/{name}" for _, _, folder, _ in shown_studies() for name in (VIEWER, DIFFS)]

@@ -1,5 +1,10 @@
 # Input and params functions of rules/selfpref.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
+from authbench.paths import cell_id
+from authbench.vocab import SELFPREF_PROMPTS, SELFPREF_RUNS, alternatives
+from authbench.studies.scorecard import grid_params
+from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
+
 SP = P.selfpref("{spds}")
 
 
@@ -128,8 +133,8 @@ def sp_samples(ds):
     return (
         [f"{P.selfpref(ds)}/generated/{m}/samples.parquet" for m in SELFPREF.generators]
         + [f"{sp_cell(ds, m, 'knowledge')}/samples.parquet" for m in evaluators]
-        + [f"{sp_cell(ds, m, 'rerank', p)}/samples.parquet" for m in evaluators for p in ("normal", "rag")]
-        + [f"{sp_cell(ds, m, 'generation', r)}/samples.parquet" for m in evaluators for r in ("main", "style")]
+        + [f"{sp_cell(ds, m, 'rerank', p)}/samples.parquet" for m in evaluators for p in SELFPREF_PROMPTS]
+        + [f"{sp_cell(ds, m, 'generation', r)}/samples.parquet" for m in evaluators for r in SELFPREF_RUNS]
     )
 
 

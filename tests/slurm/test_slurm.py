@@ -162,7 +162,7 @@ def run(tmp_path_factory, cluster, vllm_python, converted):
     """The tiny config on Slurm with two models: the embedded one (its cells one
     job each) and the CPU vLLM with `vllm.serve` (DomainAuth only: its cells
     and its server one group, one allocation)."""
-    from conftest import vllm_model
+    from vllmrun import vllm_model
 
     work = tmp_path_factory.mktemp("slurm")
     cfg = _tiny_config(work)

@@ -166,7 +166,8 @@ def test_load_config_fills_defaults():
 def test_model_spec_fills_a_bare_model_entry():
     spec = {"engine": "llamacpp", "model": "x.gguf", "n_ctx": 4096}
     filled = model_spec(spec)
-    assert filled == {**spec, "prompt_format": "completion", "constrain_with": "slots", "threads": 2, "gpus": 0}
+    assert filled == {**spec, "prompt_format": "completion", "constrain_with": "slots", "threads": 2, "gpus": 0,
+                      "mem_mb": 4000, "runtime": 120}
     assert spec == {"engine": "llamacpp", "model": "x.gguf", "n_ctx": 4096}  # a copy
 
 
@@ -184,12 +185,27 @@ def test_schema_judges_enum_is_the_registry():
     assert SCHEMA["properties"]["judges"]["items"]["enum"] == list(JUDGE_NAMES)
 
 
-def test_the_rules_judge_wildcard_is_the_registry():
-    from authbench.judges import JUDGE_NAMES, WILDCARD
+def test_the_rules_wildcards_and_the_schema_enums_are_the_word_lists():
+    """Every word list once (authbench.vocab, authbench.judges): the rules'
+    wildcard constraints derive from them, the schema's enums equal them, and
+    no rule file spells one of them out."""
+    from authbench.judges import JUDGE_NAMES
+    from authbench.vocab import CONTEXTS, SELFPREF_PROMPTS, SELFPREF_RUNS, SETTINGS, STRATEGIES, wildcard_constraints
 
-    assert WILDCARD.split("|") == list(JUDGE_NAMES)
-    common = (ROOT / "rules/common.smk").read_text()
-    assert re.search(r"^\s*judge=JUDGE_WILDCARD,$", common, re.M)
+    got = wildcard_constraints(["b@set", "a"])
+    assert got["judge"].split("|") == list(JUDGE_NAMES) and got["context"].split("|") == list(CONTEXTS)
+    assert got["setting"].split("|") == list(SETTINGS) and got["strategy"].split("|") == list(STRATEGIES)
+    assert got["prompt"].split("|") == list(SELFPREF_PROMPTS) and got["run"].split("|") == list(SELFPREF_RUNS)
+    assert got["model"] == r"a|b@set"
+    props = SCHEMA["properties"]
+    assert props["contexts"]["items"]["enum"] == list(CONTEXTS)
+    assert props["settings"]["items"]["enum"] == list(SETTINGS)
+    assert props["ragauth"]["properties"]["strategies"]["items"]["enum"] == list(STRATEGIES)
+    assert "**wildcard_constraints(" in (ROOT / "rules/common.smk").read_text()
+    spelled = [(f.name, words) for f in sorted((ROOT / "rules").rglob("*.smk")) for words in (
+        "wo_text|w_text", '"fine", "coarse"', "no_filter|relevance", '"normal", "rag"', '"main", "style"',
+        "point|list_rank") if words in f.read_text()]
+    assert spelled == []
 
 
 def test_derived_judge_lists():

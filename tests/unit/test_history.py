@@ -1,11 +1,10 @@
 """A cell's prompt-edit history and diff (authbench.history, issue 23 §3):
 the diff's arithmetic against hand-computed values, the bounded history."""
 
-import json
 import math
 
 import pytest
-from authbench.history import ENV, cell_diff, diff_md, keep, keep_from_env, versions_of, write_diffs
+from authbench.history import cell_diff, diff_md, keep, versions_of, write_diffs
 from authbench.samples import read_samples, write_samples
 from authbench.stats import IntervalSpec, paired_difference
 
@@ -64,7 +63,7 @@ def test_without_correct_the_metric_is_parse_success_and_last_try_counts(tmp_pat
     assert "| correct → wrong | n/a (no request of this cell is right or wrong on its own) |" in text
 
 
-def test_history_keeps_the_newest_versions_and_overwrites_a_rerun(tmp_path, monkeypatch):
+def test_history_keeps_the_newest_versions_and_overwrites_a_rerun(tmp_path):
     root, tpl = tmp_path / "history", tmp_path / "t.yaml"
     cell = "domainauth/m/pair/wo_text/pairs"
     for sha in ("v1", "v2", "v3"):
@@ -76,10 +75,7 @@ def test_history_keeps_the_newest_versions_and_overwrites_a_rerun(tmp_path, monk
     assert [v.name for v in versions_of(root, cell)] == ["v2", "v3"]
     assert (root / cell / "v2" / "templates" / "0-t.yaml").read_text() == "prompt v2 again\n"
     assert read_samples(root / cell / "v2" / "samples.parquet")[0].num_rows == len(AFTER)
-    monkeypatch.delenv(ENV, raising=False)
-    assert keep_from_env(tmp_path / "v1.parquet", str(tpl)) is None  # a step run by hand keeps nothing
-    monkeypatch.setenv(ENV, json.dumps({"root": str(root), "versions": 1}))
-    keep_from_env(tmp_path / "v1.parquet", str(tpl))
+    keep(tmp_path / "v1.parquet", str(tpl), root, 1)
     assert [v.name for v in versions_of(root, cell)] == ["v1"]
 
 

@@ -56,7 +56,8 @@ def test_every_rules_shell_runs_the_one_interpreter():
         else:
             assert python == SHELL, f"{name}: a shell starts with {python!r}, not {SHELL}"
     common = (ROOT / "rules" / "common.smk").read_text()
-    assert 'return model_config(wildcards).get("python") or PYTHON' in common
+    models = (ROOT / "rules" / "inputs" / "models.smk").read_text()
+    assert 'return model_config(wildcards).get("python") or PYTHON' in models
     assert "os.environ[PYTHON_VARIABLE] = job_python(" in common
 
 

@@ -1,6 +1,6 @@
 """Provenance a reviewer can check: the ``provenance`` block of every cell's
 manifest (authbench.provenance) and ``provenance.md`` (authbench.render.dag).
-The OpenAI server's model and fingerprint: tests/unit/test_engine_openai.py."""
+The OpenAI server's model and fingerprint: tests/unit/llm/engines/test_openai_compat.py."""
 
 from __future__ import annotations
 

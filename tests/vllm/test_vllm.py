@@ -39,7 +39,7 @@ from authbench.llm.serve import free_port, wait_healthy
 from wfrun import jsonl, snakemake, tiny_selfpref
 
 ROOT = Path(__file__).resolve().parents[2]
-from conftest import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
+from vllmrun import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
 
 MODEL = "qwen-vllm"
 # the workflow's judge cells through vLLM: a single score and a pair of scores (every

@@ -1,5 +1,5 @@
 """The response cache with the real embedded model (split from
-tests/unit/test_cache.py): a killed judge job resumes without re-sending a
+tests/unit/llm/test_cache.py): a killed judge job resumes without re-sending a
 finished prompt and ends with identical files."""
 
 import json

@@ -1,5 +1,5 @@
 """The OpenAI-compatible engine against llama-cpp-python's real server,
-compared with the embedded engine (split from tests/unit/test_engine_openai.py)."""
+compared with the embedded engine (split from tests/unit/llm/engines/test_openai_compat.py)."""
 
 from __future__ import annotations
 

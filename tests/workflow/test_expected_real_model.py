@@ -1,5 +1,5 @@
 """Expected-score judging through llama.cpp's slot path with the real embedded
-model (split from tests/unit/test_expected.py)."""
+model (split from tests/unit/llm/test_expected.py)."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ def test_own_domains_and_entities_to_labels(tmp_path):
     ],
 )
 def test_example_overlays_plan_the_researcher_paths(tmp_path, overlay, expected, absent):
-    """README's researcher paths: config.yaml + one overlay = the whole chain, one command."""
+    """docs/own-data.md's researcher paths: config.yaml + one overlay = the whole chain, one command."""
     for name in ("config.yaml", "resources", "examples", "profiles"):
         (tmp_path / name).symlink_to(ROOT / name)
     proc = subprocess.run(

@@ -1,5 +1,5 @@
 """RAGAuth reply formats (``yes_no``, ``utility``) with the embedded model's
-tokenizer (split from tests/unit/test_grammars_rag.py)."""
+tokenizer (split from tests/unit/llm/test_grammars_rag.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The researcher's path "my own domains with a continuous score and a
-second, binary label" (examples/own_scored_domains.yaml, README "Your own
-data") through the real workflow, with ``engine: instant`` (no model): the
+second, binary label" (examples/own_scored_domains.yaml, docs/own-data.md) through the real workflow, with ``engine: instant`` (no model): the
 score is binned by the overlay's rule, the reliability label reaches every
 cell's predictions, and the secondary-label table's numbers are those of the
 per-item scores it lists, recomputed here by hand."""
@@ -98,7 +97,7 @@ def test_secondary_table_numbers_are_the_item_scores(run):
     auc = long[("point", "reliability", "auc")]
     assert (int(auc["n"]), int(auc["n_pos"]), int(auc["n_neg"])) == (116, 57, 59)
     assert float(auc["value"]) == pytest.approx(_auc_by_hand(pos, neg))
-    assert float(auc["ci_low"]) <= float(auc["value"]) <= float(auc["ci_high"]) and auc["boot"] == "200"
+    assert float(auc["lo"]) <= float(auc["value"]) <= float(auc["hi"]) and auc["boot"] == "200"
     rho = long[("point", "reliability", "rho")]
     codes = [1.0 if r["reliability"] == "reliable" else 0.0 for r in labelled]
     assert float(rho["value"]) == pytest.approx(spearmanr([float(r["pred"]) for r in labelled], codes)[0])
@@ -112,4 +111,4 @@ def test_secondary_table_numbers_are_the_item_scores(run):
     assert set(shown) == {("gemma3-270m", "point"), ("gemma3-270m", "list_score")}
     point = shown[("gemma3-270m", "point")]
     assert float(point["reliability / AUC"]) == round(100 * float(auc["value"]), 2)
-    assert point["reliability / AUC 95% CI"] == f"[{100 * float(auc['ci_low']):.2f}, {100 * float(auc['ci_high']):.2f}]"
+    assert point["reliability / AUC 95% CI"] == f"[{100 * float(auc['lo']):.2f}, {100 * float(auc['hi']):.2f}]"

@@ -1,5 +1,5 @@
 """Perplexity scoring with the real model (split from
-tests/unit/test_perplexity.py): the embedded engine against an independent
+tests/unit/llm/test_perplexity.py): the embedded engine against an independent
 computation, llama-cpp-python's real server, and
 :func:`authbench.llm.runner.score_texts` with the embedded model."""
 
@@ -18,7 +18,7 @@ from authbench.llm.engines.llamacpp import PERPLEXITY_BATCH
 from authbench.llm.engines.openai_compat import OpenAICompatEngine
 from authbench.llm.models import resolve_model
 from authbench.llm.runner import perplexity_identity, score_texts
-from conftest import ROOT
+from realrun import ROOT
 from test_engine_openai_real_server import real_server  # noqa: F401  (a fixture: llama-cpp-python's server on `gguf`)
 
 MODEL = ROOT / "results" / "models" / "gemma3-270m.gguf"

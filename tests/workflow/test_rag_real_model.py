@@ -1,5 +1,5 @@
 """The llama.cpp tokenizer that cuts RAGAuth documents, on the demo model's
-vocabulary (split from tests/unit/test_rag.py)."""
+vocabulary (split from tests/unit/studies/ragauth/test_dataset.py)."""
 
 from __future__ import annotations
 

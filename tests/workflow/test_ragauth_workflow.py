@@ -47,7 +47,7 @@ def test_every_cell_and_table(run):
     for r in rows:
         if r["topic"] == "all":
             assert int(r["n"]) == 4
-            assert 0 <= float(r["accuracy"]) <= 100 and r["ci_low"] == r["ci_high"] == ""  # 4 < min_units questions
+            assert 0 <= float(r["accuracy"]) <= 100 and r["lo"] == r["hi"] == ""  # 4 < min_units questions
     # topics from qid prefixes (MED, SCI, NEWS) and from a topic field (Q004)
     topics = {r["topic"]: int(r["n"]) for r in rows if r["strategy"] == "no_filter"}
     assert topics == {"all": 4, "medical": 1, "science": 2, "current affairs": 1}

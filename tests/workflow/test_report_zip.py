@@ -182,7 +182,7 @@ def test_every_model_cell_has_its_samples(run):
     tries of a retried request) has that judgment's status and value."""
     import hashlib
 
-    from authbench.llm.runner import RETRY_MARK
+    from authbench.cells import base_id
     from authbench.records import read_jsonl
     from authbench.samples import read_samples
 
@@ -202,7 +202,7 @@ def test_every_model_cell_has_its_samples(run):
         joined = [r for r in rows if r["status"] != "retried"]
         assert len(joined) == len(judged), cell
         for row in joined:
-            j = judged[row["request_id"].split(RETRY_MARK)[0]]
+            j = judged[base_id(row["request_id"])[0]]
             assert row["status"] == j["status"], (cell, row["request_id"])
             assert (None if row["value"] is None else json.loads(row["value"])) == j.get("value")
         studies.add(meta["study"])

@@ -1,5 +1,5 @@
 """The ``hash_rating`` reply format with the demo model's tokenizer (split from
-tests/unit/test_selfpref_answers.py)."""
+tests/unit/studies/selfpref/test_answers.py)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """The with-text (w_text) path on a test fixture: a real-model cell (split from
-tests/unit/test_with_text.py, whose fixture sets it uses)."""
+tests/unit/studies/authority/test_with_text.py, whose fixture sets it uses)."""
 
 import json
 
 from authbench.cli import main
 from authbench.records import write_jsonl
-from unit.test_with_text import PROMPTS, sets  # noqa: F401  (sets: a fixture)
+from unit.studies.authority.test_with_text import PROMPTS, sets  # noqa: F401  (sets: a fixture)
 
 
 def test_w_text_cell_with_real_model(sets, tmp_path):

@@ -1,6 +1,6 @@
 """Integration: the real Snakemake workflow. Its one real-model run
-(``real_run``, tests/workflow/conftest.py: every study with the embedded
-models) and the full DomainAuth/EntityAuth grid with two instant models
+(``real_run``, tests/workflow/conftest.py, tests/realrun.py: every study
+with the embedded models) and the full DomainAuth/EntityAuth grid with two instant models
 (``grid``: every table, both models in each, reruns after a prompt edit)."""
 
 import csv
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CHAT_MODEL, COMPLETION_MODEL
+from realrun import CHAT_MODEL, COMPLETION_MODEL
 from dryrun import job_counts
 from wfrun import read_tsv, snakemake
 

@@ -8,7 +8,7 @@ import logging
 from collections import Counter
 from pathlib import Path
 
-from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
+from authbench.cli.common import mkparent
 from authbench.errors import InputError, TemplateError
 from authbench.records import read_jsonl, write_jsonl, write_tsv
 
@@ -134,6 +134,7 @@ def cmd_entityauth_sample(args, params) -> None:
 
 
 def cmd_judge(args, params) -> None:
+    from authbench.cells import CellStep
     from authbench.llm.runner import parse_responses
     from authbench.studies.authority.evaluate import sample_grades
     from authbench.studies.authority.prompts import load_template
@@ -145,18 +146,11 @@ def cmd_judge(args, params) -> None:
                             f"the cell is {params['judge']}/{params['context']}")
     instances = read_jsonl(args.instances)
     requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
-    engine_config, extra = None, {}
-    if args.server:  # the model's `vllm serve` (service job), see authbench.llm.serve
-        from authbench.llm.serve import served_engine_config, wait_for_server
-
-        server = wait_for_server(args.server)
-        engine_config = served_engine_config(params["model"], server)
-        extra["server"] = {k: server[k] for k in ("base_url", "host", "pid", "started", "load_seconds")}
-    run = run_cell_requests(args, params, requests, engine_config=engine_config,
-                            expected_scores=params["expected_scores"])
+    step = CellStep.from_args(args, params)
+    run = step.run(requests, expected_scores=params["expected_scores"])
     judgments = parse_responses(requests, run.responses)
-    write_cell_files(args, run, judgments, {"instances": (args.instances, {"n": len(instances)})}, extra,
-                     sample_grades(params["judge"], params["setting"], instances, judgments))
+    step.write(run, judgments, {"instances": (args.instances, {"n": len(instances)})},
+               grades=sample_grades(params["judge"], params["setting"], instances, judgments))
 
 
 def _metric_columns() -> list[str]:

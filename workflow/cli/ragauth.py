@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 
-from authbench.cli.common import mkparent, run_cell_requests, write_cell_files
+from authbench.cli.common import mkparent
 from authbench.config import GenerateConfig
 from authbench.errors import ConfigError, TemplateError
 from authbench.records import read_jsonl, write_jsonl, write_tsv
@@ -71,6 +71,7 @@ def _reply_budget(params, output: str, n: int) -> int:
 
 
 def cmd_rank(args, params) -> None:
+    from authbench.cells import CellStep
     from authbench.llm.runner import parse_responses
     from authbench.studies.ragauth.requests import judged_scores, rank_requests
 
@@ -78,38 +79,41 @@ def cmd_rank(args, params) -> None:
     n_max = max(len(q["documents"]) for q in questions)
     requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
                                      _reply_budget(params, template.output, n_max))
-    run = run_cell_requests(args, params, requests)
+    step = CellStep.from_args(args, params)
+    run = step.run(requests)
     judgments = parse_responses(requests, run.responses)
     scores = [{"qid": r["request_id"], "scores": judged_scores(j["value"], r["n"]), "status": j["status"]}
               for r, j in zip(requests, judgments)]
     mkparent(args.scores)
     write_jsonl(scores, args.scores)
-    write_cell_files(args, run, judgments, {"questions": (args.questions, {"n": len(questions)})},
-                     {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
-                      **counts})
+    step.write(run, judgments, {"questions": (args.questions, {"n": len(questions)})},
+               {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
+                **counts})
 
 
 def cmd_answer(args, params) -> None:
+    from authbench.cells import CellStep
     from authbench.studies.ragauth.requests import answer_requests, answer_row
 
     template, questions, tokenizer, n_ctx = _setup(args, params)
     scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
     requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
                                              params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
-    run = run_cell_requests(args, params, requests)
+    step = CellStep.from_args(args, params)
+    run = step.run(requests)
     judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, run.responses)]
     inputs = {"questions": (args.questions, {"n": len(questions)})}
     if args.scores:
         inputs["scores"] = (args.scores, {})
-    write_cell_files(args, run, judgments, inputs,
-                     {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
-                      "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
-                      **counts})
+    step.write(run, judgments, inputs,
+               {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
+                "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
+                **counts})
 
 
 def cmd_report(args, params) -> None:
     from authbench.stats import IntervalSpec
-    from authbench.studies.ragauth.report import write_rag_report
+    from authbench.studies.ragauth.outputs import write_rag_report
 
     if len(params["cells"]) != len(args.judgments):
         raise ConfigError(f"ragauth-report: {len(params['cells'])} cell names for {len(args.judgments)} judgment files")

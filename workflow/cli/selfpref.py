@@ -6,7 +6,8 @@ import json
 import logging
 from pathlib import Path
 
-from authbench.cli.common import index, mkparent, run_cell_requests, run_cell_retried, try_seed, write_cell_files
+from authbench.cli.common import index, mkparent
+from authbench.errors import InputError
 from authbench.records import read_jsonl, write_jsonl, write_text, write_tsv
 
 log = logging.getLogger("authbench")
@@ -45,6 +46,7 @@ def cmd_generate(args, params) -> None:
     ``items`` questions of the dataset that have a human normal TRUE passage
     (before the sample is drawn: its passages count for the sample's
     completeness, and the sample step keeps them)."""
+    from authbench.cells import CellStep
     from authbench.studies.selfpref.requests import (generated_passages, generation_inputs, generation_requests,
                                                      load_template)
 
@@ -53,7 +55,8 @@ def cmd_generate(args, params) -> None:
     questions = read_jsonl(args.questions)
     chosen, human = generation_inputs(questions, read_jsonl(args.passages), params["items"])
     requests = generation_requests(chosen, human, templates, kinds)
-    run = run_cell_requests(args, params, requests, generate=params["generate"], constrained=False)
+    step = CellStep.from_args(args, params)
+    run = step.run(requests, generate=params["generate"], constrained=False)
     passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in run.responses])
     judgments = [{"request_id": r["request_id"], "status": "ok" if resp.text.strip() else "empty"}
                  for r, resp in zip(requests, run.responses)]
@@ -62,31 +65,31 @@ def cmd_generate(args, params) -> None:
     write_tsv([{"reason": k, "count": v} for k, v in sorted(drops.items())]
               + [{"reason": "kept_passages", "count": len(passages)},
                  {"reason": "false_answers", "count": len(answers)}], args.drops, ["reason", "count"])
-    write_cell_files(args, run, judgments, {"questions": (args.questions, {"n": len(chosen)})},
-                     {"author": params["author"], "drops": drops, "passages": len(passages)})
+    step.write(run, judgments, {"questions": (args.questions, {"n": len(chosen)})},
+               {"author": params["author"], "drops": drops, "passages": len(passages)})
 
 
 def cmd_knowledge(args, params) -> None:
     """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
+    from authbench.cells import CellStep
     from authbench.llm.runs import joined
     from authbench.studies.selfpref.requests import knowledge_grades, knowledge_requests, knowledge_rows, load_template
 
     template = load_template(args.template, "knowledge")
     sample = json.loads(Path(args.sample).read_text())
     questions = [q for q in read_jsonl(args.questions) if q["qid"] in set(sample["main"])]
-    base = knowledge_requests(questions, template)
-    runs = [run_cell_requests(args, params, [{**r, "request_id": f"{r['request_id']}#{t}"} for r in base],
-                              generate=try_seed(params, params["generate"], t), constrained=False)
-            for t in range(params["tries"])]
+    step = CellStep.from_args(args, params)
+    runs = step.run_tries(knowledge_requests(questions, template), params["tries"], params["generate"],
+                          constrained=False)
     tries, levels = knowledge_rows(questions, [[r.text for r in run.responses] for run in runs],
                                    params["match"])
     mkparent(args.levels)
     write_jsonl(levels, args.levels)
     run = joined(runs)
-    write_cell_files(args, run, tries, {"questions": (args.questions, {"n": len(questions)})},
-                     {"tries": params["tries"], "generate": {**run.generate.__dict__, "seed": "seed + try"},
-                      "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}},
-                     knowledge_grades(questions, tries))
+    step.write(run, tries, {"questions": (args.questions, {"n": len(questions)})},
+               {"tries": params["tries"], "generate": {**run.generate.__dict__, "seed": "seed + try"},
+                "levels": {c: sum(lv["class"] == c for lv in levels) for c in ("no", "partial", "full")}},
+               knowledge_grades(questions, tries))
 
 
 def cmd_shipped_knowledge(args, params) -> None:
@@ -146,26 +149,20 @@ def cmd_shipped_knowledge(args, params) -> None:
 
 
 def cmd_perplexity(args, params) -> None:
-    from authbench.llm.cache import ResponseCache
-    from authbench.llm.engines.base import create_engine
-    from authbench.llm.runner import perplexity_identity, score_texts
-    from authbench.llm.runs import CellRun, write_manifest
+    from authbench.cells import CellStep
     from authbench.studies.selfpref.data import perplexity_passages, scoped_questions
 
     # Table 1 reports the normal TRUE passages of the questions in scope only: nothing else is scored
     qids = scoped_questions(json.loads(Path(args.sample).read_text()), params["scope"])
     passages = perplexity_passages(read_jsonl(args.passages), qids)
-    model_cfg = params["model"]
-    cache = ResponseCache(params["cache"], writer=params["cell"]) if params.get("cache") else None
-    model = perplexity_identity(model_cfg)
-    rows, stats = score_texts([{"id": p["pid"], "text": p["text"]} for p in passages],
-                              lambda: create_engine(model_cfg, args.model_file), model, cache)
+    step = CellStep.from_args(args, params)
+    rows, run = step.score([{"id": p["pid"], "text": p["text"]} for p in passages])
     by_id = index(passages)
     out = [{"pid": r["id"], "author": by_id[r["id"]]["author"], "variant": "normal",
             "factual": True, "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]
     mkparent(args.out, args.manifest)
     write_jsonl(out, args.out)
-    write_manifest(CellRun(params["cell"], model, stats), args.manifest)
+    step.write(run)
 
 
 def cmd_rerank(args, params) -> None:
@@ -174,7 +171,7 @@ def cmd_rerank(args, params) -> None:
     those a configured model wrote passages for),
     retried (``retries``) while its reply has no well-formed score; FALSE
     passages per ``false_answer`` (author | evaluator, see requests.py)."""
-    from authbench.llm.runner import tries_summary
+    from authbench.cells import CellStep, tries_summary
     from authbench.studies.selfpref.data import rerank_passages, scoped_questions
     from authbench.studies.selfpref.requests import (
         evaluator_false_passages,
@@ -199,18 +196,18 @@ def cmd_rerank(args, params) -> None:
                  extra["false_passages"]["made"], drops)
     requests = rerank_requests(questions, passages, template, prompt)
     retries = int(params["retries"])
-    asked = run_cell_retried(args, params, requests, lambda i, text: rerank_settled(text), retries,
-                             generate=params["generate"])
+    step = CellStep.from_args(args, params)
+    asked = step.run_retried(requests, lambda i, text: rerank_settled(text), retries, generate=params["generate"])
     rows = rerank_rows(requests, index(passages), [r.text for r in asked.final], prompt, params["evaluator"],
                        asked.tries)
     extra["tries"] = tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)
-    write_cell_files(args, asked.run, rows, {"passages": (args.passages, {"n": len(passages)})}, extra)
+    step.write(asked.run, rows, {"passages": (args.passages, {"n": len(passages)})}, extra)
 
 
 def cmd_compare(args, params) -> None:
     """The generation phase of one evaluator (main or style run), retried
     (``retries``) while a reply names no single passage."""
-    from authbench.llm.runner import tries_summary
+    from authbench.cells import CellStep, tries_summary
     from authbench.studies.selfpref.requests import (
         comparison_grades,
         comparison_requests,
@@ -231,14 +228,15 @@ def cmd_compare(args, params) -> None:
     requests = comparison_requests(comps, questions, by_pid, template)
     knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
     retries = int(params["retries"])
-    asked = run_cell_retried(args, params, requests, lambda i, text: comparison_settled(comps[i], by_pid, text),
-                             retries, generate=params["generate"], constrained=False)
+    step = CellStep.from_args(args, params)
+    asked = step.run_retried(requests, lambda i, text: comparison_settled(comps[i], by_pid, text), retries,
+                             generate=params["generate"], constrained=False)
     rows = comparison_rows(comps, requests, by_pid, [r.text for r in asked.final], params["evaluator"], knowledge,
                            asked.tries)
-    write_cell_files(args, asked.run, rows, {"passages": (args.passages, {"n": len(passages)})},
-                     {"run": params["run"], "self_author": params["self_author"],
-                      "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)},
-                     comparison_grades(rows))
+    step.write(asked.run, rows, {"passages": (args.passages, {"n": len(passages)})},
+               {"run": params["run"], "self_author": params["self_author"],
+                "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)},
+               comparison_grades(rows))
 
 
 def cmd_report(args, params) -> None:

@@ -1,10 +1,11 @@
 """The judging core, study-agnostic: engines (``engines/``), the response cache
 (``cache``), the reply formats (``formats``: one module each, read by the
 decoding constraints in ``grammars`` and the parser dispatcher in ``parse``),
-the template reader and placeholder checker (``prompts``) and the one cell
-runner (``runner``: requests -> cache -> engine -> responses + manifest;
-perplexity goes through it too) and what a run took and wrote (``runs``:
-``RunStats``, ``CellRun``, the manifest).
+the template reader and placeholder checker (``prompts``), the runner
+(``runner``: requests -> cache -> engine -> responses; perplexity goes
+through it too) and what a run took and gave (``runs``: ``RunStats``,
+``Run``). It writes no pipeline file: a cell's files are
+:mod:`authbench.cells`'.
 
 What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
 
@@ -16,6 +17,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "grammars": ("token_budget",),
     "parse": ("normalise", "parse_reply", "parse_yes_no", "to_text"),
     "prompts": ("check_placeholders", "placeholders", "read_template_file"),
-    "runner": ("parse_responses", "perplexity_identity", "run_cached", "run_cell", "run_requests", "score_texts", "write_cell"),
-    "runs": ("CellRun", "RunStats", "joined", "manifest", "write_manifest"),
+    "runner": ("parse_responses", "perplexity_identity", "run_cached", "run_cell", "run_requests", "score_texts"),
+    "runs": ("Run", "RunStats", "joined"),
 })

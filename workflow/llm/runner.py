@@ -12,13 +12,10 @@ method's business; see :class:`authbench.llm.engines.base.PerplexityResult`.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import logging
 import math
 import time
-from collections import Counter
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from authbench.config import GenerateConfig, model_spec
@@ -28,8 +25,7 @@ from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, r
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, create_engine, prefix_order
 from authbench.llm.grammars import grammar_for, slots_for, token_budget
 from authbench.llm.parse import parse_reply
-from authbench.llm.runs import CellRun, RunStats, joined, write_manifest
-from authbench.records import write_jsonl
+from authbench.llm.runs import Run, RunStats
 
 log = logging.getLogger("authbench")
 
@@ -221,77 +217,6 @@ def run_cell(
     return responses, stats
 
 
-RETRY_MARK = "#retry"
-
-
-@dataclasses.dataclass(frozen=True)
-class Retried:
-    """A cell asked with retries (:func:`run_with_retries`): each request's
-    last reply (the settled one, or the last try's), the tries each used
-    (1..retries + 1) and the cell's run over all tries (every request sent
-    and response, in sending order: the cell's ``responses.jsonl``)."""
-
-    final: list[Response]
-    tries: list[int]
-    run: CellRun
-
-
-def run_with_retries(
-    requests: Sequence[Mapping],
-    run_try: Callable[[list[dict], int], CellRun],
-    settled: Callable[[int, str], bool],
-    retries: int,
-) -> Retried:
-    """Ask every request, then re-ask, up to ``retries`` more times, each one
-    whose reply is not ``settled(index, text)`` (the self-preference
-    authors' protocol: a bad or ambiguous reply is asked again, then the item
-    is given up).
-
-    ``run_try(requests, t)`` sends try ``t`` (0 = the first) through the
-    cached runner (:func:`run_requests`); the caller gives try ``t`` its own
-    seed (seed + t), so every try has its own cache key, a rerun is served from the cache, and
-    which requests are retried depends only on the cached replies. Try 0
-    sends ``requests`` unchanged (with ``retries=0`` this is one plain
-    :func:`run_cell`); try ``t >= 1`` appends ``#retry<t>`` to the request ids.
-
-    The tries' runs are joined (:func:`authbench.llm.runs.joined`: try 0's
-    identity and sampling config, the stats added).
-    """
-    if retries < 0:
-        raise ValueError(f"retries must be >= 0, got {retries}")
-    final: list[Response | None] = [None] * len(requests)
-    tries = [0] * len(requests)
-    runs: list[CellRun] = []
-    pending = list(range(len(requests)))
-    for t in range(retries + 1):
-        if not pending and t > 0:
-            break
-        batch = [dict(requests[i]) if t == 0 else {**requests[i], "request_id": f"{requests[i]['request_id']}{RETRY_MARK}{t}"}
-                 for i in pending]
-        runs.append(run_try(batch, t))
-        still = []
-        for i, resp in zip(pending, runs[-1].responses):
-            final[i], tries[i] = resp, t + 1
-            if not settled(i, resp.text):
-                still.append(i)
-        pending = still
-    return Retried(final, tries, joined(runs))
-
-
-def tries_summary(tries: Sequence[int], unsettled: int, retries: int) -> dict:
-    """A cell's retry record for its manifest: the most tries allowed, how
-    many requests used 1, 2, ... tries, the engine requests of all tries and
-    how many stayed unsettled after the last."""
-    used = Counter(int(t) for t in tries)
-    return {"retries": int(retries), "max_tries": int(retries) + 1,
-            "tries_used": {str(k): used[k] for k in sorted(used)},
-            "requests_sent": int(sum(tries)), "unsettled_after_last_try": int(unsettled)}
-
-
-def prompt_hash(prompt: str) -> str:
-    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
-
-
 def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
     """One judgment row per request: parsed value, status, detail; with score
     distributions also ``expected`` (E[s], the shape of ``value``) and
@@ -310,41 +235,22 @@ def parse_responses(requests: Sequence[Mapping], responses: Sequence[Response]) 
     return rows
 
 
-def response_rows(requests: Sequence[Mapping], responses: Sequence[Response]) -> list[dict]:
-    """The raw replies of a cell. Deterministic: timings and cache hits are in
-    the manifest, so a resumed or cached run writes the same bytes."""
-    rows = []
-    for req, resp in zip(requests, responses):
-        row = {
-            "request_id": resp.id,
-            "prompt_sha256": prompt_hash(req["prompt"]),
-            "text": resp.text,
-            "prompt_tokens": resp.prompt_tokens,
-            "completion_tokens": resp.completion_tokens,
-            "finish_reason": resp.finish_reason,
-        }
-        if resp.score_probs is not None:
-            row["score_probs"] = resp.score_probs
-        rows.append(row)
-    return rows
-
-
-# --- one model cell, from config to files ---------------------------------------------
+# --- one batch of a model's requests, from its config ------------------------------------
 
 
 def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file: str | None, cell: str, *,
                  cache_dir: str | None, constrained: bool, threads: int | None = None,
                  generate: Mapping | None = None,
                  engine_config: Mapping | None = None,
-                 expected_scores: bool = False) -> CellRun:
-    """Send a cell's requests through the response cache and (only for what
-    is missing) the configured engine. Returns the cell's run: the model
-    identity, the sampling config (the model's ``generate`` overlaid with
-    this step's ``generate``), the requests, responses and run stats (no
-    judgments, template or inputs yet: the step adds them). ``engine_config``
-    builds the engine instead of ``model_config`` (a model served by
-    :mod:`authbench.llm.serve`); the cache key stays ``model_config``'s.
-    ``expected_scores``: see :func:`run_cell`."""
+                 expected_scores: bool = False) -> Run:
+    """Send requests through the response cache and (only for what is
+    missing) the configured engine; ``cell`` names them in the log, the
+    errors and the cache's shard files. Returns the :class:`~authbench.llm.runs.Run`:
+    the model identity, the sampling config (the model's ``generate``
+    overlaid with this step's ``generate``), the requests, responses and run
+    stats. ``engine_config`` builds the engine instead of ``model_config`` (a
+    model served by :mod:`authbench.llm.serve`); the cache key stays
+    ``model_config``'s. ``expected_scores``: see :func:`run_cell`."""
     if threads:
         model_config = {**model_config, "threads": int(threads)}
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
@@ -357,83 +263,8 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
                                     desc=cell)
     except EngineError as err:  # name the cell: the engine knows the model and the request only
         raise type(err)(f"cell {cell}: {err}") from None
-    return CellRun(cell, model, stats, engine=model_config["engine"], generate=gen, constrained=constrained,
-                   requests=list(requests), responses=responses)
-
-
-def _base_id(request_id: str) -> tuple[str, int]:
-    """A request id as sent -> (the request's own id, its try): ``x#retry2`` -> ``("x", 2)``."""
-    base, mark, t = request_id.rpartition(RETRY_MARK)
-    return (base, int(t)) if mark and t.isdigit() else (request_id, 0)
-
-
-# the sample columns a judgment row fills (authbench.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
-JUDGMENT_COLUMNS = ("try", "status", "value", "expected", "gold", "correct")
-
-
-def sample_rows(run: CellRun, grades: Mapping[str, Mapping] | None = None) -> list[dict]:
-    """The cell's samples (:data:`authbench.samples.SAMPLE_COLUMNS`): one row
-    per request sent (every try of a retried cell: ``try`` from the id's
-    :data:`RETRY_MARK`), with its prompt, reply, token counts and
-    ``cached`` (``run.stats.cached``).
-
-    The judgment rows are joined by ``request_id``: a judgment of a retried
-    request (whose id is the request's own) goes to its LAST try; the
-    earlier tries get status ``retried`` and nothing else of the judgment.
-    The judgment's :data:`JUDGMENT_COLUMNS` fill those sample columns; its
-    other fields go to ``fields`` (so does a field named like a request or
-    reply column, e.g. the rerank rows' ``prompt``). ``grades``: the study's
-    ``{"gold", "correct"}`` per judgment request id (AuthorityBench's
-    ``evaluate.sample_grades``, self-preference's ``knowledge_grades`` and
-    ``comparison_grades``); they win over the judgment's own fields."""
-    grades = grades or {}
-    cached = run.stats.cached if len(run.stats.cached) == len(run.requests) else (None,) * len(run.requests)
-    ids = [_base_id(r["request_id"]) for r in run.requests]
-    last = {base: i for i, (base, _) in enumerate(ids)}
-    judged = {j["request_id"]: j for j in run.judgments}
-    rows = []
-    for i, (req, resp, hit, (base, t)) in enumerate(zip(run.requests, run.responses, cached, ids, strict=True)):
-        row = {"request_id": req["request_id"], "try": t, "prompt": req["prompt"],
-               "prompt_sha256": prompt_hash(req["prompt"]), "reply": resp.text, "finish_reason": resp.finish_reason,
-               "prompt_tokens": resp.prompt_tokens, "completion_tokens": resp.completion_tokens, "cached": hit,
-               "score_probs": resp.score_probs}
-        if last[base] != i:
-            row["status"] = "retried"
-        elif (j := judged.get(base)) is not None:
-            fields = {}
-            for k, v in j.items():
-                if k == "request_id":
-                    continue
-                if k in JUDGMENT_COLUMNS:
-                    row[k] = v
-                else:
-                    fields[k] = v
-            row["fields"] = fields or None
-            row.update(grades.get(j["request_id"], {}))
-        rows.append(row)
-    return rows
-
-
-def write_cell(out: Mapping[str, str], run: CellRun, grades: Mapping[str, Mapping] | None = None) -> None:
-    """A cell's ``out["responses"]`` (:func:`response_rows`), ``out["judgments"]``,
-    ``out["manifest"]`` (:func:`authbench.llm.runs.manifest`) and, where
-    ``out`` names it, ``out["samples"]`` (:func:`sample_rows` with the
-    study's ``grades``, :func:`authbench.samples.write_samples`)."""
-    for path in out.values():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl(response_rows(run.requests, run.responses), out["responses"])
-    write_jsonl(run.judgments, out["judgments"])
-    if out.get("samples"):
-        from authbench.history import keep_from_env
-        from authbench.samples import template_sha256, write_samples
-
-        write_samples(sample_rows(run, grades), out["samples"],
-                      {"cell": run.cell, "study": run.cell.split("/", 1)[0],
-                       "template_sha256": template_sha256(run.template)})
-        keep_from_env(out["samples"], run.template)  # the cell's history (authbench.history)
-    manifest = write_manifest(run, out["manifest"])
-    log.info("done: %s", json.dumps({k: manifest[k] for k in ("n_calls", "cache_hits", "engine_calls",
-                                                                "parse_failure_rate", "engine_seconds")}))
+    return Run(model, stats, engine=model_config["engine"], generate=gen, constrained=constrained,
+                requests=list(requests), responses=responses)
 
 
 # --- perplexity -------------------------------------------------------------------

@@ -1,28 +1,23 @@
-"""What running a cell took (:class:`RunStats`), what a cell is
-(:class:`CellRun`) and the one manifest written from it (:func:`manifest`).
+"""What a batch of requests through the cache and an engine took
+(:class:`RunStats`) and gave (:class:`Run`).
 
 Every runner path (:func:`authbench.llm.runner.run_cached` and the
 :func:`~authbench.llm.runner.run_cell`, :func:`~authbench.llm.runner.run_requests`
 and :func:`~authbench.llm.runner.score_texts` above it) reports a
-:class:`RunStats`; batches of one cell (tries, retries) add with ``+``. The
-manifests' key names predate these fields and are kept (:data:`CELL_KEYS`,
-:data:`TEXT_KEYS`), so manifests are written byte for byte as before.
+:class:`RunStats`; batches of one cell (tries, retries) add with ``+``
+(:func:`joined`). What a pipeline cell makes of a run (judgments, files,
+manifest) is :mod:`authbench.cells`'.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from authbench import provenance
 from authbench.config import GenerateConfig
-from authbench.llm import expected
 from authbench.llm.engines.base import Response
-from authbench.records import file_sha256, write_text
 
 
 @dataclass(frozen=True)
@@ -86,103 +81,27 @@ class RunStats:
                 if getattr(self, name) is not None or name == "engine"}
 
 
-# the manifest key of each RunStats field, for a model cell and for a scoring (perplexity) cell
-CELL_KEYS = {"unique": "unique_requests", "cache_hits": "cache_hits", "engine_calls": "engine_calls",
-             "engine_seconds": "engine_seconds_this_run", "load_seconds": "model_load_seconds",
-             "cache_problems": "cache_problems", "recomputed": "recomputed_for_score_probs"}
-TEXT_KEYS = {"requests": "n", "unique": "unique_texts", "cache_hits": "cache_hits", "engine_calls": "engine_calls",
-             "engine_seconds": "seconds", "load_seconds": "model_load_seconds", "engine": "engine",
-             "cache_problems": "cache_problems", "truncated_texts": "truncated_texts"}
-
-
 @dataclass(frozen=True)
-class CellRun:
-    """One cell, run: what its manifest is written from (:func:`manifest`).
+class Run:
+    """Requests through the cache and an engine (:func:`authbench.llm.runner.run_requests`):
+    the model identity (:func:`authbench.llm.cache.model_identity`), what it
+    took, the configured engine's name, the sampling config and
+    ``constrained``, the requests sent (in sending order) and their
+    responses."""
 
-    A model cell has its sampling config (``generate``), ``constrained``,
-    the ``requests`` sent (all tries, in sending order), their
-    ``responses``, the ``judgments`` (one row per request or item) and the
-    ``template`` file(s). A scoring cell (perplexity) has ``generate`` None.
-    ``inputs``: name -> (path, info) of the files the cell read (hashed into
-    the manifest); ``extra``: the step's own manifest entries (they win).
-    """
-
-    cell: str
-    model: Mapping  # the model identity (authbench.llm.cache.model_identity / runner.perplexity_identity)
+    model: Mapping
     stats: RunStats
-    engine: str | None = None  # the configured engine's name
+    engine: str | None = None
     generate: GenerateConfig | None = None
     constrained: bool | None = None
     requests: Sequence[Mapping] = ()
     responses: Sequence[Response] = ()
-    judgments: Sequence[Mapping] = ()
-    template: str | Sequence[str] | None = None
-    inputs: Mapping[str, tuple[str, Mapping]] = field(default_factory=dict)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-def joined(runs: Sequence[CellRun]) -> CellRun:
-    """Several batches of one cell (tries, retries) as one run: requests,
-    responses and judgments in sending order, stats added, the first batch's
-    identity and sampling config."""
+def joined(runs: Sequence[Run]) -> Run:
+    """Several batches of one cell (tries, retries) as one run: requests and
+    responses in sending order, stats added, the first batch's identity and
+    sampling config."""
     return dataclasses.replace(runs[0], requests=[r for run in runs for r in run.requests],
                                responses=[r for run in runs for r in run.responses],
-                               judgments=[j for run in runs for j in run.judgments],
                                stats=sum((run.stats for run in runs), RunStats()))
-
-
-def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) -> dict:
-    """What the cell's replies cost and how they parsed (every reply, cached or not)."""
-    status = Counter(j["status"] for j in judgments)
-    n = len(judgments)
-    out = {
-        "n_calls": n,
-        "parse_status": dict(sorted(status.items())),
-        "parse_failure_rate": (n - status.get("ok", 0)) / n if n else 0.0,
-        "prompt_tokens": sum(r.prompt_tokens for r in responses),
-        "completion_tokens": sum(r.completion_tokens for r in responses),
-        "engine_seconds": round(sum(r.seconds for r in responses), 3),
-    }
-    scores = expected.summary(judgments, [r.score_probs for r in responses])
-    if scores is not None:
-        out["expected_scores"] = scores
-    return out
-
-
-def _file_entry(path: str) -> dict:
-    return {"path": path, "sha256": file_sha256(path)}
-
-
-def manifest(run: CellRun) -> dict:
-    """The manifest of any cell: what was asked of which model with which
-    settings, the hashes of the template(s) and inputs, the cache and engine
-    counts of this run, :func:`cell_summary`, the step's ``extra`` and the
-    ``provenance`` of this run (:func:`authbench.provenance.block`)."""
-    prov = {"provenance": provenance.block(run.stats.served)}
-    if run.generate is None:  # a scoring cell: no sampling, template or replies
-        return {"cell": run.cell, "model": run.model, **run.stats.named(TEXT_KEYS), **prov, **run.extra}
-    stats = run.stats.named(CELL_KEYS)
-    if not run.stats.engine_calls:  # nothing computed: the seconds are the integer 0, as manifests always had
-        stats["engine_seconds_this_run"] = 0
-    template = run.template
-    return {
-        "cell": run.cell,
-        "model": run.model,
-        "engine": run.engine,
-        "engines_used": [json.loads(e) for e in run.stats.engines_used],
-        "generate": run.generate.__dict__,
-        "constrained": run.constrained,
-        "template": [_file_entry(t) for t in template] if isinstance(template, list) else _file_entry(template),
-        **{name: {**_file_entry(path), **info} for name, (path, info) in run.inputs.items()},
-        **stats,
-        **cell_summary(run.judgments, run.responses),
-        **prov,
-        **run.extra,
-    }
-
-
-def write_manifest(run: CellRun, path: str | Path) -> dict:
-    """Write :func:`manifest` to ``path`` (sorted keys, two-space indent); return it."""
-    out = manifest(run)
-    write_text(path, json.dumps(out, indent=2, sort_keys=True, default=str) + "\n")
-    return out

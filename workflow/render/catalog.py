@@ -9,6 +9,11 @@ derived from that list here:
 * :func:`contents_md`: the report folder's ``contents.md``;
 * :func:`write_tables`: the tables (CSV/Markdown/LaTeX) of a plan, each
   with its written caption (:meth:`Table.written_caption`);
+* :func:`write_report`: the one writer of every study's report folder (the
+  paired comparisons and their tags, the tables, the figures through
+  :attr:`Figure.build`, the study's long files, ``contents.md`` and the
+  scorecard), driven by the :class:`Report` and the study's data
+  (:class:`ReportData`);
 * :func:`report_entry`: an item's entry in Snakemake's ``--report``: its
   caption (a generated ``.rst`` file holding the definition's caption: a
   caption cannot be missing), category, subcategory and labels; and the
@@ -31,7 +36,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 TABLE_EXTS = ("csv", "md", "tex")
 # the papers' numbers beside ours (authbench.studies.scorecard): a report lists them in extra (or a table's also)
@@ -111,7 +116,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure: ``figures/<stem>.png``."""
+    """One figure: ``figures/<stem>.png``, drawn by ``build(data, path)`` from
+    the study's report data (None: drawn by a step or a long file of its own)."""
 
     stem: str
     title: str
@@ -234,6 +240,70 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
     head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
+
+
+class ReportData(Protocol):
+    """What a study hands :func:`write_report` (its report step builds it
+    from the step's files): the object the report's builders read."""
+
+    comparisons_title: str  # comparisons.md's title; "" when the study has no paired comparisons
+
+    def compare(self) -> "tuple[Any, Mapping] | None":
+        """The paired comparisons of the units (a frame) and the tags they give
+        the tables' values (:mod:`authbench.render.comparisons`), or None."""
+
+    def tagged(self, tags: Mapping) -> Any:
+        """The data the builders read, with the comparisons' tags."""
+
+    def write_files(self, folder: Path) -> "tuple[list[Path], Mapping[str, str]]":
+        """The study's long files (metrics, units, rates ...) and the items it
+        writes itself; returns their paths and the contents.md status of any
+        item that is not plainly "written"."""
+
+    def contents_tail(self, comparisons: Any) -> str:
+        """Rows contents.md adds after the catalog's (or "")."""
+
+    def scorecard(self, folder: Path, built: Mapping) -> list[Path]:
+        """The papers' numbers beside this run's (``built``: the tables as built)."""
+
+
+def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Mapping[str, Any], show: str = "inline",
+                 grid: str = "", built: dict | None = None) -> list[Path]:
+    """Write a study's report folder: the paired comparisons
+    (``comparisons.tsv``/``.md``) and the data tagged with them, the study's
+    long files, every table and figure of ``plan`` (:func:`plan`: written
+    and skipped stems; a figure through its :attr:`Figure.build`),
+    ``contents.md`` and the scorecard. ``show``: config ``intervals.show``;
+    ``grid``: contents.md's one-line summary of the grid; ``built``, when
+    given, receives ``stem -> (TableSpec, written caption)``. Returns the
+    paths written."""
+    import logging
+
+    from authbench.records import write_text
+
+    out = Path(outdir)
+    for sub in ("tables", "figures"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    for stem, reason in plan["skipped"].items():
+        logging.getLogger("authbench").info("%s: %s skipped: %s", report.name, report.item(stem).title, reason)
+    paths: list[Path] = []
+    frame, compared = None, data.compare()
+    if compared is not None:
+        from authbench.render.comparisons import write_comparisons
+
+        frame, tags = compared
+        paths += write_comparisons(frame, out / "comparisons", data.comparisons_title)
+        data = data.tagged(tags)
+    files, status = data.write_files(out)
+    paths += files
+    built = {} if built is None else built
+    paths += write_tables(report, plan["written"], data, out, show, built)
+    for it in report.items + report.closing:
+        if isinstance(it, Figure) and it.build is not None and it.stem in plan["written"]:
+            paths.append(it.build(data, out / it.where))
+    write_text(out / "contents.md", contents_md(report, plan, grid, status) + data.contents_tail(frame))
+    paths.append(out / "contents.md")
+    return paths + data.scorecard(out, built)
 
 
 def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path,

@@ -1,4 +1,4 @@
-"""Paired comparisons of one study (issue 21): the rows every study's report
+"""Paired comparisons of one study: the rows every study's report
 builds (:func:`comparison_row`), Holm's adjustment inside each family and the
 ``comparisons.tsv`` / ``comparisons.md`` writer (:func:`write_comparisons`).
 

@@ -20,7 +20,7 @@ take part, and baseline rows (non-LLM ``baseline:...`` models) are never
 marked.  A table may instead mark by a rule (``mark_rule``: every displayed
 value it accepts is bold, e.g. "values greater than 50%").
 
-Intervals (issue 21): a :class:`Column` with an ``interval`` getter carries a
+Intervals: a :class:`Column` with an ``interval`` getter carries a
 95% interval ``(lo, hi)`` per cell, in display units.  The CSV always gets a
 ``<column> lo`` and ``<column> hi`` column after it; Markdown and LaTeX show
 it by the mode :func:`write_table` is given (config ``intervals.show``):
@@ -28,7 +28,10 @@ it by the mode :func:`write_table` is given (config ``intervals.show``):
 CSV) or ``off``.  A column's ``tag`` getter appends short marks to the shown
 value in Markdown and LaTeX (:data:`NOT_RANDOM_TAG`, :data:`NOT_BEST_TAG`:
 not distinguishable from ``baseline:random`` / from the column's best); the
-CSV keeps plain numbers.  Tables without these getters render as before.
+CSV keeps plain numbers.  Every study says the same of its intervals through
+one helper: :func:`shown_interval` (a cell's ``(lo, hi)``),
+:func:`interval_words` (the caption's sentence) and
+:func:`blank_interval_words` (why a shown value has no interval).
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ def baselines_last(models: Iterable) -> list[str]:
     return [m for m in seen if not is_baseline(m)] + [m for m in seen if is_baseline(m)]
 
 
-def round_half_up(x, ndigits: int = 2, scale: int = 1) -> float:
+def round_half_up(x, ndigits: int = 2, scale: float = 1) -> float:
     """Round ``x * scale`` half-up to ``ndigits`` decimals, on the decimal repr.
 
     Working on ``repr(x)`` avoids binary artefacts: 0.71345 -> 71.35, not
@@ -118,11 +121,11 @@ def round_half_up(x, ndigits: int = 2, scale: int = 1) -> float:
         return math.nan
     if not math.isfinite(xf):
         return math.nan
-    d = Decimal(repr(xf)) * scale
+    d = Decimal(repr(xf)) * (scale if isinstance(scale, int) else Decimal(repr(float(scale))))
     return float(d.quantize(Decimal(1).scaleb(-ndigits), rounding=ROUND_HALF_UP))
 
 
-def round2(x, scale: int = 1) -> float:
+def round2(x, scale: float = 1) -> float:
     """:func:`round_half_up` to two decimals: ``round2(0.71345, 100) == 71.35``."""
     return round_half_up(x, 2, scale)
 
@@ -273,6 +276,35 @@ class Column:
     group: str | None = None
     interval: Callable[[Any], tuple[float, float]] | None = None
     tag: Callable[[Any], str] | None = None
+
+
+def shown_interval(lo: float, hi: float, scale: float = 1) -> tuple[float, float]:
+    """A value cell's interval in display units (:func:`round2`; NaN: none)."""
+    return round2(lo, scale), round2(hi, scale)
+
+
+def interval_words(intervals: Any, units: str, show: str = "inline", clusters: bool = False) -> str:
+    """The caption's sentence on a table's intervals (``intervals``: an
+    :class:`~authbench.stats.IntervalSpec`; ``show``: config ``intervals.show``,
+    ``off`` points at the CSV; ``clusters``: the ``units`` are resampled as
+    clusters of several values each)."""
+    where = "in the CSV (lo, hi)" if show == "off" else "[lo, hi]"
+    how = f"{units} resampled as clusters" if clusters else f"over the {units}"
+    return (f" {where}: {intervals.level:.0%} percentile-bootstrap interval, {how} "
+            f"({intervals.resamples} resamples, seeded).")
+
+
+def blank_interval_words(table: TableSpec, intervals: Any, units: str) -> str:
+    """Why a shown value of ``table`` has no interval ("" when each has one)."""
+    if not has_blank_interval(table):
+        return ""
+    return f" No interval: fewer than {intervals.min_units} {units} behind the value."
+
+
+def with_blank_note(table: TableSpec, intervals: Any, units: str) -> TableSpec:
+    """``table`` with :func:`blank_interval_words` at the end of its note."""
+    table.note = (table.note + blank_interval_words(table, intervals, units)).strip()
+    return table
 
 
 def has_blank_interval(table: TableSpec) -> bool:

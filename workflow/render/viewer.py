@@ -1,4 +1,4 @@
-"""A study's sample viewer (issue 23): a static folder that opens from the
+"""A study's sample viewer: a static folder that opens from the
 file system and from inside the report zip, showing what every model cell
 sent and got back (:mod:`authbench.samples`).
 

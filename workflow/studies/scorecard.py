@@ -1,5 +1,5 @@
 """The papers' numbers beside ours: each report's ``scorecard.md`` and
-``scorecard.tsv`` (issue 21).
+``scorecard.tsv``.
 
 Every published number of a report's tables (:mod:`authbench.published`) is
 matched to the number this run reproduced in the same place: the same table,
@@ -18,7 +18,7 @@ sizes, the caption's category means, the released GPT-3.5 knowledge levels),
 compared on every run, the demo included; a data row of a sample the config
 makes smaller than the paper's says so in ``scope`` instead of counting as a
 miss. ``lo``/``hi``: the reproduced number's 95% interval where the long
-frame carries one (``lo``/``hi`` columns, or RAGAuth's ``ci_low``/``ci_high``);
+frame carries one (its ``lo``/``hi`` columns);
 ``inside`` is then ``yes``/``no``, else ``n/a``.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 from authbench.stats import DAGGER, finite_or_nan
@@ -38,8 +38,8 @@ from authbench.records import write_frame, write_text
 from authbench.render.catalog import SCORECARD_MARKS
 
 __all__ = ["COLUMNS", "Grid", "authority_rows", "categories_rows", "compare", "grid_params", "rag_rows",
-           "sample_sizes", "selfpref_rows", "statistics_rows", "write_authority_scorecard", "write_rag_scorecard",
-           "write_scorecard", "write_selfpref_scorecard", "write_statistics_scorecard"]
+           "sample_sizes", "selfpref_rows", "statistics_rows", "write_paper_scorecard", "write_scorecard",
+           "write_selfpref_scorecard"]
 
 # the columns of a reproduced row (the key of authbench.published.KEY without paper)
 KEY = ("table", "model", "judge", "context", "setting", "metric")
@@ -64,7 +64,7 @@ SETTING_OF = {1: "fine", 9: "fine", 4: "fine", 11: "fine", 2: "coarse", 10: "coa
               3: "pairs", 8: "bias"}
 # the self-preference paper's dataset labels (our dataset keys, lower case)
 SP_DATASETS = {"nq": "NQ", "marco": "MARCO", "msmarco": "MARCO", "triviaqa": "TriviaQA"}
-# the paper's datasets whose passages the authors never released (README, "Self-preference study")
+# the paper's datasets whose passages the authors never released (docs/studies.md, "The RAG self-preference study")
 NOT_RELEASED = "data not released"
 SP_UNRELEASED = ("TriviaQA",)
 # authors of the released files under the ids config.yaml imports them as: their paper names
@@ -132,8 +132,8 @@ def _setting(text: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in text.split(";")) if text else {}
 
 
-def _interval(rec: Mapping, scale: float, lo: str = "lo", hi: str = "hi") -> tuple[float, float]:
-    return finite_or_nan(rec.get(lo)) * scale, finite_or_nan(rec.get(hi)) * scale
+def _interval(rec: Mapping, scale: float) -> tuple[float, float]:
+    return finite_or_nan(rec.get("lo")) * scale, finite_or_nan(rec.get("hi")) * scale
 
 
 def _row(table, model, ours, judge, context, setting, metric, value, lo=math.nan, hi=math.nan, kind="model",
@@ -238,9 +238,9 @@ def authority_reason(row: Mapping, grid: Grid) -> str:
 
 def rag_rows(accuracy: Iterable[Mapping], names: Mapping[str, str]) -> list[dict]:
     """Table 5 from RAGAuth's accuracy rows (``model, strategy, k, topic,
-    accuracy, ci_low, ci_high``, percent): the overall (``topic = all``) rows."""
+    accuracy, lo, hi``, percent): the overall (``topic = all``) rows."""
     return [_row(5, names[str(r["model"])], str(r["model"]), r["strategy"], "", f"k={r['k']}", "answer_accuracy",
-                 r["accuracy"], *_interval(r, 1, "ci_low", "ci_high"))
+                 r["accuracy"], *_interval(r, 1))
             for r in accuracy if str(r["topic"]) == "all" and str(r["model"]) in names]
 
 
@@ -538,27 +538,16 @@ def _grid(params: Mapping[str, Any] | None, paper: str, **more) -> Grid:
     return Grid.of(params, paper, **more) if params else Grid({}, **more)
 
 
-def write_authority_scorecard(outdir: str | Path, title: str, tables: Sequence[int], metrics: pd.DataFrame,
-                              params: Mapping[str, Any] | None, predictions: pd.DataFrame | None = None
-                              ) -> list[Path]:
-    """A DomainAuth (``tables`` :data:`DOMAINAUTH_TABLES`, with Table 8 from
-    ``predictions``) or EntityAuth (:data:`ENTITYAUTH_TABLES`) report's
-    scorecard; ``params``: :func:`grid_params` (None: no model is named)."""
-    grid = _grid(params, "authoritybench")
-    rescored = params["rescored"] if params else ""
-    rows = authority_rows(metrics, grid.names, {6: rescored, 12: rescored} if rescored else {})
-    if 8 in tables:
-        rows += categories_rows(predictions, grid.names, params["bias_scope"] if params else "")
-    return write_scorecard(outdir, title, *compare("authoritybench", tables, rows,
-                                                   lambda r: authority_reason(r, grid)))
-
-
-def write_rag_scorecard(outdir: str | Path, accuracy: Iterable[Mapping], params: Mapping[str, Any] | None
-                        ) -> list[Path]:
-    """RAGAuth's scorecard (Table 5) from its accuracy rows."""
-    grid = _grid(params, "authoritybench")
-    return write_scorecard(outdir, "RAGAuth", *compare("authoritybench", (5,), rag_rows(accuracy, grid.names),
-                                                       lambda r: rag_reason(r, grid)))
+def write_paper_scorecard(outdir: str | Path, title: str, paper: str, tables: Iterable[int],
+                          rows_of: Callable[[Grid], list], reason_of: Callable[[Mapping, Grid], str],
+                          params: Mapping[str, Any] | None, extra: str = "", **grid_more) -> list[Path]:
+    """A report's scorecard (:func:`write_scorecard`): ``rows_of(grid)`` the
+    numbers this run reproduced, ``reason_of(row, grid)`` why a published one
+    has no counterpart; ``params``: :func:`grid_params` (None: no model is
+    named); ``extra``: a section after the numbers."""
+    grid = _grid(params, paper, **grid_more)
+    return write_scorecard(outdir, title, *compare(paper, tables, rows_of(grid), lambda r: reason_of(r, grid)),
+                           extra=extra)
 
 
 MARK_COLUMNS = ("table", "model", "ours", "prompt", "setting", "metric", "published_mark", "our_mark", "agree")
@@ -566,7 +555,7 @@ MARK_COLUMNS = ("table", "model", "ours", "prompt", "setting", "metric", "publis
 
 def mark_agreement(dataset_label: str, marks: Mapping[tuple, bool], names: Mapping[str, str],
                    published: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The paper's significance marks beside ours (issue 26): every published
+    """The paper's significance marks beside ours: every published
     Table 1 perplexity and Table 2 self difference of ``dataset_label`` whose
     evaluator is configured (``names``: our model -> paper name) and has a
     mark of ours (``marks``: ``(1, evaluator, "", "")`` or ``(2, evaluator,
@@ -625,25 +614,18 @@ def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, knowledge:
     ``marks`` (our Tables 1-2 † marks, :func:`mark_agreement`) beside the
     paper's under ``significance``: a section of ``scorecard.md`` and
     ``scorecard_marks.tsv`` (one row per mark, with the test)."""
-    label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
-    grid = _grid(params, "selfpref", datasets=(label,))
-    rows = selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
-                         [a for a in knowledge if a not in self_map], released_perplexity, released)
     from authbench.stats import SIGNIFICANCE_WORDS
 
-    agreement = mark_agreement(label, marks or {}, grid.names)
+    label = SP_DATASETS.get((dataset or "").lower(), dataset or "")
+    names = _grid(params, "selfpref", datasets=(label,)).names
+    agreement = mark_agreement(label, marks or {}, names)
+    paths = write_paper_scorecard(
+        outdir, f"self-preference, {label}", "selfpref", range(1, 10),
+        lambda grid: selfpref_rows(dataset or "", knowledge, passages, summary, rates, self_map, grid.names,
+                                   [a for a in knowledge if a not in self_map], released_perplexity, released),
+        selfpref_reason, params,
+        extra=marks_md(agreement, f"selfpref.significance: {significance}, {SIGNIFICANCE_WORDS[significance]}"),
+        datasets=(label,))
     marks_tsv = Path(outdir) / SCORECARD_MARKS
-    paths = write_scorecard(outdir, f"self-preference, {label}", *compare(
-        "selfpref", range(1, 10), rows, lambda r: selfpref_reason(r, grid)),
-        extra=marks_md(agreement, f"selfpref.significance: {significance}, {SIGNIFICANCE_WORDS[significance]}"))
     write_frame(agreement.assign(test=significance), marks_tsv, sep="\t", index=False)
     return paths + [marks_tsv]
-
-
-def write_statistics_scorecard(outdir: str | Path, stats: Sequence[Any], params: Mapping[str, Any] | None
-                               ) -> list[Path]:
-    """Table 7's scorecard (data rows only) from the built datasets."""
-    grid = _grid(params, "authoritybench")
-    rows = statistics_rows(stats, params["samples"] if params else {})
-    return write_scorecard(outdir, "benchmark statistics (Table 7)", *compare(
-        "authoritybench", (7,), rows, lambda r: statistics_reason(r, grid)))

@@ -263,7 +263,10 @@ def write_statistics(outdir: str | Path, written: Sequence[str], inputs: Inputs)
     (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""
     paths = write_tables(STATISTICS, written, inputs, outdir)
     if "table7_statistics" in written:
-        from authbench.studies.scorecard import write_statistics_scorecard
+        from authbench.studies.scorecard import statistics_reason, statistics_rows, write_paper_scorecard
 
-        paths += write_statistics_scorecard(outdir, inputs.authority, inputs.scorecard)
+        asked = inputs.scorecard["samples"] if inputs.scorecard else {}
+        paths += write_paper_scorecard(outdir, "benchmark statistics (Table 7)", "authoritybench", (7,),
+                                       lambda grid: statistics_rows(inputs.authority, asked), statistics_reason,
+                                       inputs.scorecard)
     return paths

@@ -10,8 +10,8 @@ reply), registered in :data:`FORMATS`. The parser
 Adding a reply format: write ``formats/<name>.py`` defining ``FORMAT =
 ReplyFormat(name="<name>", ...)`` (its parse rules in the module docstring)
 and add the module to :data:`FORMATS` below; nothing else in the package
-changes. ``tests/test_formats.py`` checks every registered format: it wants
-the parser's cases as ``<NAME>_CASES`` in ``tests/test_parse.py`` (their
+changes. ``tests/unit/llm/test_formats.py`` checks every registered format: it wants
+the parser's cases as ``<NAME>_CASES`` in ``tests/unit/llm/test_parse.py`` (their
 statuses must be the declared ``statuses``) and a prompt template (or the
 self-preference study) that asks for the format.
 

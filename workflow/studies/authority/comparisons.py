@@ -1,4 +1,4 @@
-"""Paired comparisons of DomainAuth's and EntityAuth's cells (issue 21), from
+"""Paired comparisons of DomainAuth's and EntityAuth's cells, from
 the units behind their metric rows (``units.parquet``,
 :data:`authbench.studies.authority.evaluate.UNIT_COLUMNS`).
 

@@ -28,7 +28,7 @@ Policies (docs/decisions.md):
   where the engine gave no distribution) under the same rules, as derivations
   of their own (:func:`expected_derivation`: ``expected``,
   ``average_expected``, ``bubble_expected``), so the argmax rows are unchanged.
-* Units (issue 21): every metric row is the mean over its units, one per list
+* Units: every metric row is the mean over its units, one per list
   (ρ, τ) or pair (accuracy: 1.0 correct, 0.0 wrong); ``units`` (a list given
   to :func:`evaluate_cell` / :func:`evaluate_scores`) collects them with
   their details (:data:`UNIT_COLUMNS`, written as ``units.parquet``), and

@@ -120,7 +120,7 @@ def plot_entity_label_distribution(labels: dict[str, pd.DataFrame], out_png: Pat
         axes = np.atleast_1d(fig.subplots(1, len(labels)))
         for i, (ax, (name, df)) in enumerate(zip(axes, labels.items())):
             fine, _ = label_counts(df, key="entity")
-            column = "score" if "score" in df.columns else "sitelinks"  # label tables before issue 16: sitelinks
+            column = "score" if "score" in df.columns else "sitelinks"  # a label table with sitelinks but no score column
             _require(df, (column,), f"plot_entity_label_distribution({name})")
             links = pd.to_numeric(df[column], errors="coerce")
             what = (score_names or {}).get(name, "sitelinks")

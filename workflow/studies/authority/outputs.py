@@ -83,7 +83,8 @@ EXPECTED_CAPTION = (
     "the score tokens (renormalised at each score slot), as Spearman's rho (%), Kendall's tau (%), constant lists "
     "and pairwise accuracy (%). PairJudge PointScore: AverageScore. fallback%: score slots whose E[s] is the argmax "
     "for want of a distribution (config expected_scores).")
-# the cost table and figure close both AuthorityBench reports (authbench.studies.authority.report.write_costs)
+# the cost table and figure close both AuthorityBench reports (the report data's write_files:
+# authbench.studies.authority.report.write_costs)
 COSTS = (
     Table("costs", "Cost per cell",
           "Cost per cell: prompts, unique prompts, cache hits, prompt/completion tokens, engine seconds; list cells "
@@ -118,11 +119,12 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
           caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
-           "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False),
+           "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False,
+           build=lambda x, path: x.label_figure(path)),
     Figure("fig6_bias_heatmap", "Figure 6: PointJudge bias per PageRank level",
            "Figure 6: PointJudge mean bias (predicted - true) per true PageRank level; beneath each value its 95% "
            "bootstrap interval over the level's scored items (none with fewer than intervals.min_units).",
-           needs("bias", judges_on("bias")), listed=False),
+           needs("bias", judges_on("bias")), listed=False, build=lambda x, path: x.bias_figure(path)),
     # written by the secondary-label step (authbench.studies.authority.secondary.write_secondary_report)
     Table("secondary_labels", "Secondary labels: judge scores vs. each secondary label",
           "Judge scores against the primary label (fine level) and each secondary label (config "
@@ -152,7 +154,7 @@ ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.ts
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(False)),
     Figure("fig3_entityauth_label_distribution", "Figure 3: EntityAuth labels per level",
            "Figure 3 (EntityAuth half): entities per level after Eq. 1 log binning of Wikidata sitelinks.",
-           listed=False),
+           listed=False, build=lambda x, path: x.label_figure(path)),
 ))
 
 

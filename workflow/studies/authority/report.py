@@ -12,16 +12,16 @@ written beside the tables as ``comparisons.tsv`` / ``comparisons.md``)."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
-from authbench.records import write_frame, write_text
+from authbench.records import write_frame
 from authbench.render import costs
-from authbench.render.catalog import Report, contents_md, write_tables
-from authbench.render.comparisons import write_comparisons
-from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, has_blank_interval, stack_tables
+from authbench.render.tables import (NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, blank_interval_words, interval_words,
+                                     stack_tables)
 from authbench.stats import ALPHA, IntervalSpec
 from authbench.studies.authority import figures, tables
 from authbench.studies.authority.comparisons import compare, read_units, tag_column
@@ -29,8 +29,7 @@ from authbench.studies.authority.diagnostics import (DAGGER, DIAGNOSTICS, FLAGGE
                                                      has_diagnostics, validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
 from authbench.studies.authority.evaluate import PARSE_MODES
-from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, Results
-from authbench.studies.scorecard import DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, write_authority_scorecard
+from authbench.studies.authority.outputs import Results
 
 log = logging.getLogger("authbench")
 
@@ -41,15 +40,9 @@ PARSE_TEXT = {
 }
 
 
-def report_folder(outdir: str | Path, metric_files: Sequence[str]) -> tuple[Path, pd.DataFrame]:
-    """The report folder (tables/, figures/ created) and the concatenated
-    metrics, saved as metrics.tsv (both parse modes: column ``parse``)."""
-    out = Path(outdir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    metrics = pd.concat([pd.read_csv(f, sep="\t") for f in metric_files], ignore_index=True)
-    write_frame(metrics, out / "metrics.tsv", sep="\t", index=False)
-    return out, metrics
+def read_metrics(metric_files: Sequence[str]) -> pd.DataFrame:
+    """The cells' and baselines' metric rows, concatenated (both parse modes: column ``parse``)."""
+    return pd.concat([pd.read_csv(f, sep="\t") for f in metric_files], ignore_index=True)
 
 
 def other_mode(parse: str) -> str:
@@ -116,42 +109,12 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule
     return "written, empty: no fine or coarse list cell with a rho in this grid (config key 'settings')"
 
 
-def write_contents(out: Path, report: Report, grid: str, plan: Mapping, costs_status: str,
-                   comparisons: pd.DataFrame) -> None:
-    """``contents.md`` of a report folder (:func:`authbench.render.catalog.contents_md`:
-    every table of the study, written or skipped with the reason, a grid
-    without some setting or judge, then the paired comparisons); the skipped
-    ones are also logged."""
-    for stem, reason in plan["skipped"].items():
-        log.info("%s: %s skipped: %s", report.name, report.item(stem).title, reason)
-    n_yes = int((comparisons["distinct"] == "yes").sum())
-    row = (f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, "
-           f"{n_yes} distinguishable |\n")
-    write_text(out / "contents.md", contents_md(report, plan, grid, {"cost_vs_rho": costs_status}) + row)
-
-
-def write_report_comparisons(out: Path, report: Report, units: Sequence[str], parse: str,
-                             spec: IntervalSpec) -> tuple[pd.DataFrame, dict]:
-    """``comparisons.tsv`` / ``comparisons.md`` of the cells' units (the shown
-    parse mode) and the tags of the metric rows."""
-    frame, tags = compare(read_units(units, parse), spec)
-    write_comparisons(frame, out / "comparisons", f"{report.name}: paired comparisons (parsing: {parse})")
-    log.info("%s: %d paired comparisons, %d distinguishable", report.name, len(frame),
-             int((frame["distinct"] == "yes").sum()))
-    return frame, tags
-
-
 def interval_note(spec: TableSpec, units: str, intervals: IntervalSpec | None, show: str) -> str:
     """The caption's sentences on the intervals (why one is blank) and the
     paired-comparison tags of ``spec``."""
     if intervals is None or not any(spec.with_interval):
         return ""
-    where = "in the CSV (lo, hi)" if show == "off" else "[lo, hi]"
-    text = (f" {where}: {intervals.level:.0%} percentile-bootstrap interval over the {units} "
-            f"({intervals.resamples} resamples, seeded)")
-    if has_blank_interval(spec):
-        text += f"; blank: fewer than {intervals.min_units} {units}"
-    text += "."
+    text = interval_words(intervals, units, show) + blank_interval_words(spec, intervals, units)
     tags = "".join(spec.tags.to_numpy().ravel().tolist())
     test = (f"paired bootstrap over the same {units}, Holm-adjusted p ≥ {ALPHA} within its family or too few "
             f"{units}; comparisons.md")
@@ -164,24 +127,111 @@ def interval_note(spec: TableSpec, units: str, intervals: IntervalSpec | None, s
 
 @dataclass
 class Inputs:
-    """What a report's tables are built from (``build``/``caption_of`` of the
-    items of :data:`~authbench.studies.authority.outputs.DOMAINAUTH` and
-    :data:`~authbench.studies.authority.outputs.ENTITYAUTH`): the metric rows
-    of the shown parse mode (``metrics``) and of the other (``alt``, None when
-    the rows carry no parse mode), the datasets (several: one stacked block
-    each), the validity rule, and DomainAuth's PointJudge predictions."""
+    """A DomainAuth or EntityAuth report's data (:class:`authbench.render.catalog.ReportData`):
+    the metric rows of both parse modes (``every``; the shown mode's with the
+    paired comparisons' tags in ``metrics``, the other's in ``alt``, None
+    when the rows carry no parse mode), the datasets (several: one stacked
+    block each), the validity rule, the cells' units and manifests, and what
+    the figures and the scorecard read (DomainAuth's PointJudge predictions,
+    the label files)."""
 
-    metrics: pd.DataFrame
-    alt: pd.DataFrame | None
+    name: str  # the report's (DomainAuth, EntityAuth)
+    every: pd.DataFrame
     datasets: Sequence[str]
     parse: str
     rule: ValidityRule | None
+    units: Sequence[str] = ()
+    manifests: Sequence[str] = ()
+    labels: Sequence[str] = ()
     coarse_source: str = "lists"
     predictions: pd.DataFrame | None = None
     category_order: Sequence[str] = ()
     categories: Mapping[str, Mapping] | None = None
     intervals: IntervalSpec | None = None  # config intervals (their caption sentence; Table 8's)
     show: str = "inline"  # config intervals.show
+    reuse: Sequence[str] = ()  # EntityAuth: each dataset's reuse.tsv
+    score_names: Mapping[str, str] | None = None  # EntityAuth: dataset -> what its labels' score is (Figure 3)
+    scorecard_grid: Mapping | None = None  # authbench.studies.scorecard.grid_params (None: no model is named)
+    tags: Mapping[tuple, str] = field(default_factory=dict)
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        shown = parse_rows(self.every, self.parse)
+        return shown.assign(tag=tag_column(shown, self.tags))
+
+    @cached_property
+    def alt(self) -> pd.DataFrame | None:
+        return parse_rows(self.every, other_mode(self.parse)) if "parse" in self.every.columns else None
+
+    # --- ReportData ------------------------------------------------------------------------
+
+    @property
+    def comparisons_title(self) -> str:
+        return f"{self.name}: paired comparisons (parsing: {self.parse})"
+
+    def compare(self):
+        frame, tags = compare(read_units(self.units, self.parse), self.intervals)
+        log.info("%s: %d paired comparisons, %d distinguishable", self.name, len(frame),
+                 int((frame["distinct"] == "yes").sum()))
+        return frame, tags
+
+    def tagged(self, tags: Mapping[tuple, str]) -> "Inputs":
+        return replace(self, tags=dict(tags))
+
+    def write_files(self, out: Path):
+        """metrics.tsv (both parse modes), EntityAuth's reuse.tsv, the cost table and figure."""
+        write_frame(self.every, out / "metrics.tsv", sep="\t", index=False)
+        if self.reuse:
+            reuse = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d.split("/", 1)[1])
+                               for d, f in zip(self.datasets, self.reuse)])
+            write_frame(reuse[["dataset", "setting", "level", "slots", "distinct", "max_uses"]], out / "reuse.tsv",
+                        sep="\t", index=False)
+        return [out / "metrics.tsv"], {"cost_vs_rho": write_costs(out, self.manifests, self.metrics, self.rule)}
+
+    def contents_tail(self, comparisons: pd.DataFrame) -> str:
+        n_yes = int((comparisons["distinct"] == "yes").sum())
+        return (f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, "
+                f"{n_yes} distinguishable |\n")
+
+    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
+        from authbench.studies.scorecard import (DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, authority_reason,
+                                                 authority_rows, categories_rows, write_paper_scorecard)
+
+        params = self.scorecard_grid
+        tables = ENTITYAUTH_TABLES if self.is_entity else DOMAINAUTH_TABLES
+        rescored = params["rescored"] if params else ""
+
+        def rows(grid):
+            out_rows = authority_rows(self.metrics, grid.names, {6: rescored, 12: rescored} if rescored else {})
+            if 8 in tables:
+                out_rows += categories_rows(self.predictions, grid.names, params["bias_scope"] if params else "")
+            return out_rows
+
+        return write_paper_scorecard(out, self.name, "authoritybench", tables, rows, authority_reason, params)
+
+    # --- the figures (Figure.build of DOMAINAUTH / ENTITYAUTH) ------------------------------
+
+    @property
+    def is_entity(self) -> bool:
+        return self.datasets[0].startswith("entityauth/")
+
+    def label_figure(self, path: Path) -> Path:
+        """Figure 3: DomainAuth's levels, or each EntityAuth dataset's."""
+        if not self.is_entity:
+            figures.plot_label_distribution(pd.read_csv(self.labels[0], sep="\t", keep_default_na=False), path)
+            return path
+        names = [d.split("/", 1)[1] for d in self.datasets]
+        tables_ = {n.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for n, f in zip(names, self.labels)}
+        figures.plot_entity_label_distribution(tables_, path,
+                                               {d.capitalize(): n for d, n in (self.score_names or {}).items()})
+        return path
+
+    def bias_figure(self, path: Path) -> Path:
+        """Figure 6: PointJudge's bias per true level."""
+        figures.plot_bias_heatmap(self.predictions, path, self.intervals)
+        return path
+
+    # --- the tables (Table.build of DOMAINAUTH / ENTITYAUTH) -------------------------------
 
     def _spec(self, results: Results, metrics: pd.DataFrame) -> TableSpec:
         if len(self.datasets) == 1 and not self.datasets[0].startswith("entityauth/"):
@@ -200,7 +250,7 @@ class Inputs:
         head = results.rescored if results.rescored and self.coarse_source == "rescore" else caption
         entity = self.datasets[0].startswith("entityauth/")
         units = {"pairs": "pairs", "expected": "lists or pairs"}.get(results.kind, "lists")
-        # metrics written before issue 21 have no intervals: no claim either way
+        # a metrics file without intervals: no claim either way
         note = interval_note(spec, units, self.intervals if "lo" in self.metrics.columns else None, self.show)
         if not results.judges:  # the E[s] table marks nothing (its rows are not the results tables')
             return head + parse_note(spec, other, self.parse) + note
@@ -222,14 +272,14 @@ class Inputs:
                 + interval_note(spec, "scored items", self.intervals, self.show))
 
 
-def _inputs(every: pd.DataFrame, parse: str, datasets: Sequence[str], rule: ValidityRule | None,
-            tags: Mapping[tuple, str], **more) -> Inputs:
-    """The report's inputs: the shown parse mode's rows with their comparison
-    tags (column ``tag``), the other mode's rows."""
-    shown = parse_rows(every, parse)
-    shown = shown.assign(tag=tag_column(shown, tags))
-    return Inputs(shown, parse_rows(every, other_mode(parse)) if "parse" in every.columns else None,
-                  list(datasets), parse, rule, **more)
+def read_predictions(files: Sequence[str]) -> pd.DataFrame | None:
+    """DomainAuth's PointJudge predictions (Table 8, Figure 6), None without any."""
+    if not files:
+        return None
+    pred = pd.concat([pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""]) for f in files],
+                     ignore_index=True)
+    pred["category"] = pred["category"].where(pred["category"].notna(), None)
+    return pred
 
 
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
@@ -237,34 +287,24 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
                             categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
                             validity: Mapping | None = None, grid: str = "", scorecard: Mapping | None = None,
                             units: Sequence[str] = (), intervals: IntervalSpec = IntervalSpec(),
-                            show: str = "inline") -> None:
-    """DomainAuth's tables of ``plan`` (:func:`authbench.render.catalog.plan` of
-    :data:`~authbench.studies.authority.outputs.DOMAINAUTH`: written and
-    skipped stems), Figure 3, Figure 6 (with predictions), the cost table,
-    metrics.tsv and contents.md (``grid``: the grid's one-line summary).
-    ``categories``: the config's category rules (worded in Table 8's caption);
-    ``parse``: the parse mode whose numbers the tables show; ``validity``:
-    config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``scorecard``: the grid
-    (:func:`authbench.studies.scorecard.grid_params`) of ``scorecard.md`` (None: no model is named);
-    ``units``: the cells' and baselines' units (the paired comparisons);
-    ``intervals``, ``show``: config ``intervals``."""
-    out, every = report_folder(outdir, metric_files)
-    rule = ValidityRule.from_config(validity)
-    pred = None
-    if predictions:
-        pred = pd.concat([pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""]) for f in predictions],
-                         ignore_index=True)
-        pred["category"] = pred["category"].where(pred["category"].notna(), None)
-    frame, tags = write_report_comparisons(out, DOMAINAUTH, units, parse, intervals)
-    inputs = _inputs(every, parse, ["domainauth"], rule, tags, predictions=pred, category_order=category_order,
-                     categories=categories, intervals=intervals, show=show)
-    write_contents(out, DOMAINAUTH, grid, plan, write_costs(out, manifests, inputs.metrics, rule), frame)
-    write_tables(DOMAINAUTH, plan["written"], inputs, out, show)
-    figures.plot_label_distribution(pd.read_csv(labels, sep="\t", keep_default_na=False),
-                                    out / "figures" / "fig3_label_distribution.png")
-    if pred is not None:
-        figures.plot_bias_heatmap(pred, out / "figures" / "fig6_bias_heatmap.png", intervals)
-    write_authority_scorecard(out, DOMAINAUTH.name, DOMAINAUTH_TABLES, inputs.metrics, scorecard, pred)
+                            show: str = "inline") -> list[Path]:
+    """DomainAuth's report folder (:func:`authbench.render.catalog.write_report` of
+    :data:`~authbench.studies.authority.outputs.DOMAINAUTH`): ``plan`` its
+    written and skipped stems; ``categories`` the config's category rules
+    (worded in Table 8's caption); ``parse`` the parse mode the tables show;
+    ``validity`` config ``judge_validity`` (None: its defaults), the rule
+    behind ``†``; ``grid`` contents.md's summary of the grid; ``scorecard``
+    :func:`authbench.studies.scorecard.grid_params`; ``units`` the cells' and
+    baselines' units (the paired comparisons); ``intervals``, ``show``: config
+    ``intervals``."""
+    from authbench.render.catalog import write_report
+    from authbench.studies.authority.outputs import DOMAINAUTH
+
+    data = Inputs(DOMAINAUTH.name, read_metrics(metric_files), ["domainauth"], parse,
+                  ValidityRule.from_config(validity), units, manifests, [labels],
+                  predictions=read_predictions(predictions), category_order=category_order, categories=categories,
+                  intervals=intervals, show=show, scorecard_grid=scorecard)
+    return write_report(DOMAINAUTH, data, outdir, plan, show, grid)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
@@ -273,27 +313,16 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
                             validity: Mapping | None = None, grid: str = "",
                             score_names: Mapping[str, str] | None = None, scorecard: Mapping | None = None,
                             units: Sequence[str] = (), intervals: IntervalSpec = IntervalSpec(),
-                            show: str = "inline") -> None:
-    """EntityAuth's tables of ``plan`` (one block per dataset), Figure 3, reuse.tsv, costs, metrics.tsv and
-    contents.md (``plan``, ``grid``: as :func:`write_domainauth_report`'s, of
-    :data:`~authbench.studies.authority.outputs.ENTITYAUTH`).
-    ``coarse_source`` (``entityauth.coarse_source``) says where Table 6's rows come from (its caption);
-    ``parse``: the parse mode whose numbers the tables show; ``validity``:
-    config ``judge_validity`` (None: its defaults), the rule behind ``†``; ``score_names``: dataset -> what
-    its labels' score is, for Figure 3 (default sitelinks); ``scorecard``, ``units``, ``intervals``, ``show``:
-    as :func:`write_domainauth_report`'s."""
-    out, every = report_folder(outdir, metric_files)
-    rule = ValidityRule.from_config(validity)
-    frame, tags = write_report_comparisons(out, ENTITYAUTH, units, parse, intervals)
-    inputs = _inputs(every, parse, [f"entityauth/{d}" for d in datasets], rule, tags, coarse_source=coarse_source,
-                     intervals=intervals, show=show)
-    write_contents(out, ENTITYAUTH, grid, plan, write_costs(out, manifests, inputs.metrics, rule), frame)
-    reuse_table = pd.concat([pd.read_csv(f, sep="\t").assign(dataset=d) for d, f in zip(datasets, reuse)])
-    write_frame(reuse_table[["dataset", "setting", "level", "slots", "distinct", "max_uses"]], out / "reuse.tsv",
-                sep="\t", index=False)
-    write_tables(ENTITYAUTH, plan["written"], inputs, out, show)
-    label_tables: Mapping[str, pd.DataFrame] = {
-        d.capitalize(): pd.read_csv(f, sep="\t", keep_default_na=False) for d, f in zip(datasets, labels)}
-    figures.plot_entity_label_distribution(label_tables, out / "figures" / "fig3_entityauth_label_distribution.png",
-                                           {d.capitalize(): n for d, n in (score_names or {}).items()})
-    write_authority_scorecard(out, ENTITYAUTH.name, ENTITYAUTH_TABLES, inputs.metrics, scorecard)
+                            show: str = "inline") -> list[Path]:
+    """EntityAuth's report folder (of :data:`~authbench.studies.authority.outputs.ENTITYAUTH`;
+    one block per dataset): as :func:`write_domainauth_report`'s, and
+    ``coarse_source`` (``entityauth.coarse_source``: where Table 6's rows come
+    from), each dataset's ``reuse.tsv``, ``score_names`` (dataset -> what its
+    labels' score is, for Figure 3; default sitelinks)."""
+    from authbench.render.catalog import write_report
+    from authbench.studies.authority.outputs import ENTITYAUTH
+
+    data = Inputs(ENTITYAUTH.name, read_metrics(metric_files), [f"entityauth/{d}" for d in datasets], parse,
+                  ValidityRule.from_config(validity), units, manifests, labels, coarse_source=coarse_source,
+                  intervals=intervals, show=show, reuse=reuse, score_names=score_names, scorecard_grid=scorecard)
+    return write_report(ENTITYAUTH, data, outdir, plan, show, grid)

@@ -38,7 +38,7 @@ from authbench.stats import percentile_bootstrap
 from authbench.studies.authority.labels import SecondarySpec
 from scipy.stats import rankdata
 
-LONG_COLUMNS = ("model", "context", "judge", "kind", "label", "label_kind", "metric", "value", "ci_low", "ci_high",
+LONG_COLUMNS = ("model", "context", "judge", "kind", "label", "label_kind", "metric", "value", "lo", "hi",
                 "n", "n_pos", "n_neg", "unscored", "boot", "boot_defined")
 PRIMARY = "level"
 
@@ -159,7 +159,7 @@ def secondary_rows(scores: pd.DataFrame, specs: Sequence[SecondarySpec], n_boot:
             n_pos = int((y == 1).sum()) if binary else None
             for metric, (value, low, high, defined) in stats.items():
                 rows.append({**ident, "label": name, "label_kind": label_kind, "metric": metric, "value": value,
-                             "ci_low": low, "ci_high": high, "n": int(use.sum()), "n_pos": n_pos,
+                             "lo": low, "hi": high, "n": int(use.sum()), "n_pos": n_pos,
                              "n_neg": int(use.sum()) - n_pos if binary else None,
                              "unscored": int(len(have) - use.sum()), "boot": n_boot, "boot_defined": defined})
     return rows
@@ -187,7 +187,7 @@ def table_secondary(long: pd.DataFrame, specs: Sequence[SecondarySpec], n_boot: 
         return round2(v, 100)
 
     def interval(key, label, metric):
-        low, high = get(key, label, metric, "ci_low"), get(key, label, metric, "ci_high")
+        low, high = get(key, label, metric, "lo"), get(key, label, metric, "hi")
         return (math.nan, "–" if math.isnan(low) else f"[{low:.2f}, {high:.2f}]")
 
     labels = [(PRIMARY, "primary: level", False)] + [(s.name, s.name, s.kind == "binary") for s in specs]

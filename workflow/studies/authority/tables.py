@@ -54,6 +54,7 @@ from authbench.render.tables import (
     format_cell,
     is_baseline,
     round2,
+    shown_interval,
 )
 from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
@@ -140,7 +141,7 @@ class _Lookup:
     def __init__(self, sub: pd.DataFrame):
         self._rows: dict[tuple, tuple[float, float, float]] = {}
         self._extra: dict[tuple, tuple[float, float, str]] = {}
-        self.has_intervals = "lo" in sub.columns  # metrics written before issue 21 have none
+        self.has_intervals = "lo" in sub.columns  # a metrics file written without intervals has none
         for rec in sub.to_dict("records"):
             key = tuple(str(rec[k]) for k in self.KEY)
             val = (
@@ -166,7 +167,7 @@ class _Lookup:
     def interval(self, *key) -> tuple[float, float]:
         """The row's interval in display units (NaN: none, or too few units)."""
         lo, hi, _ = self._extra.get(key, (math.nan, math.nan, ""))
-        return round2(lo, 100), round2(hi, 100)
+        return shown_interval(lo, hi, 100)
 
     def tag(self, *key) -> str:
         """The row's paired-comparison marks (° ≈; shown after a value only)."""

@@ -10,7 +10,7 @@ from authbench.exports import lazy_exports
 __getattr__, __all__ = lazy_exports(__name__, {
     "build": ("build_ragauth", "write_build_drops", "write_domain_list", "write_ragauth"),
     "dataset": ("dataset_report", "load_ragauth"),
-    "outputs": ("RAGAUTH",),
-    "report": ("accuracy_rows", "write_accuracy", "write_rag_report"),
+    "outputs": ("RAGAUTH", "write_rag_report"),
+    "report": ("accuracy_rows", "report_data", "write_accuracy"),
     "requests": ("answer_requests", "answer_row", "judged_scores", "load_rag_template", "prior_scores", "rank_requests"),
 })

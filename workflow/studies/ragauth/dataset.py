@@ -39,10 +39,6 @@ from authbench.errors import InputError, excerpt
 from authbench.net import registered_domain
 from authbench.records import read_records
 
-NO_FILTER = "no_filter"
-LLM_STRATEGIES = ("relevance", "utility", "authority")
-PRIOR_STRATEGIES = ("pagerank_oracle", "tld_prior")
-STRATEGIES = (NO_FILTER, *LLM_STRATEGIES, *PRIOR_STRATEGIES)
 MAX_DOCS = 10  # the list-score reply formats index documents 0..9
 MAX_PAGERANK = 10
 _YES_NO = {"yes": "yes", "no": "no"}

@@ -35,3 +35,16 @@ RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv", *SCORECARD), d
             "model per strategy and k: Δ accuracy, its paired-bootstrap interval over questions, Holm-adjusted p and "
             "McNemar's exact p.", ("comparisons.tsv", "comparisons.md")),
 ))
+
+
+def write_rag_report(cells, spec, outdir, intervals: str = "inline", scorecard=None) -> list:
+    """RAGAuth's report folder (:func:`authbench.render.catalog.write_report` of
+    :data:`RAGAUTH`, every item written): ``units.parquet``, ``accuracy.tsv``,
+    ``comparisons.tsv/.md``, the tables (``intervals``: how Markdown and
+    LaTeX show the intervals), ``contents.md`` and ``scorecard.md/.tsv``
+    (``scorecard``: :func:`authbench.studies.scorecard.grid_params`; None: no
+    model is named)."""
+    from authbench.render.catalog import plan, write_report
+    from authbench.studies.ragauth.report import report_data
+
+    return write_report(RAGAUTH, report_data(cells, spec, outdir, scorecard), outdir, plan(RAGAUTH, {}), intervals)

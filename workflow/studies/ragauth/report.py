@@ -26,23 +26,25 @@ Output:
 * :func:`comparisons` -> the paired comparisons (``comparisons.tsv/.md``)
   and Table 5's ``°`` tags;
 * the tables built from them: :mod:`authbench.studies.ragauth.tables`.
-* :func:`write_rag_report` writes all of it and ``contents.md``.
+* :func:`report_data` is what the report folder is written from
+  (:func:`authbench.studies.ragauth.outputs.write_rag_report`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 from authbench.errors import excerpt
-from authbench.records import atomic_write, write_text, write_tsv
+from authbench.records import atomic_write, write_tsv
 from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_RANDOM_TAG
 from authbench.stats import IntervalSpec, mean_interval
+from authbench.vocab import NO_FILTER, STRATEGIES
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -52,18 +54,14 @@ __all__ = [
     "accuracy_rows",
     "comparisons",
     "unit_frame",
+    "report_data",
     "write_accuracy",
-    "write_rag_report",
 ]
 
-NO_FILTER = "no_filter"
 ALL = "all"
 UNLABELLED = "unlabelled"
 VS_NO_FILTER = "vs w/o Filter"
 
-# Canonical order: the paper's strategies first, then our two references.
-STRATEGIES = ("no_filter", "relevance", "utility", "authority", "pagerank_oracle", "tld_prior")
-PAPER_STRATEGIES = ("no_filter", "relevance", "utility", "authority")
 STRATEGY_LABELS = {
     "no_filter": "w/o Filter",
     "relevance": "Relevance",
@@ -81,8 +79,8 @@ ACCURACY_COLUMNS = (
     "n",
     "correct",
     "accuracy",
-    "ci_low",
-    "ci_high",
+    "lo",
+    "hi",
     "parse_failures",
 )
 UNIT_COLUMNS = ("model", "strategy", "k", "qid", "topic", "gold", "answer", "status", "correct", "failed")
@@ -205,8 +203,8 @@ def _stat_row(model, strategy, k, topic, sub: pd.DataFrame, spec: IntervalSpec) 
         "n": n,
         "correct": n_correct,
         "accuracy": 100.0 * n_correct / n if n else math.nan,
-        "ci_low": 100.0 * low,
-        "ci_high": 100.0 * high,
+        "lo": 100.0 * low,
+        "hi": 100.0 * high,
         "parse_failures": int(sub["failed"].sum()),
     }
 
@@ -295,42 +293,46 @@ def write_accuracy(rows: Iterable[Mapping], path: str | Path) -> None:
 
 @dataclass
 class Inputs:
-    """What the RAGAuth tables are built from: the accuracy rows, the
-    per-question records, the interval settings and Table 5's tags."""
+    """RAGAuth's report data (:class:`authbench.render.catalog.ReportData`):
+    the accuracy rows, the per-question records, the interval settings, the
+    paired comparisons' tags (Table 5's) and the scorecard's grid."""
 
     rows: list
     units: pd.DataFrame
     spec: IntervalSpec
-    tags: Mapping[tuple, str]
+    tags: Mapping[tuple, str] = field(default_factory=dict)
+    scorecard_grid: Mapping | None = None
+    comparisons_title: str = "RAGAuth: paired comparisons"
+
+    def compare(self):
+        return comparisons(self.units, self.spec)
+
+    def tagged(self, tags: Mapping[tuple, str]) -> "Inputs":
+        return replace(self, tags=dict(tags))
+
+    def write_files(self, out: Path):
+        write_accuracy(self.rows, out / "accuracy.tsv")
+        return [out / "accuracy.tsv"], {}
+
+    def contents_tail(self, comparisons: pd.DataFrame) -> str:
+        return ""
+
+    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
+        from authbench.studies.scorecard import rag_reason, rag_rows, write_paper_scorecard
+
+        return write_paper_scorecard(out, "RAGAuth", "authoritybench", (5,), lambda grid: rag_rows(self.rows, grid.names),
+                                     rag_reason, self.scorecard_grid)
 
 
-def write_rag_report(cells, spec: IntervalSpec, outdir: str | Path, intervals: str = "inline",
-                     scorecard: Mapping | None = None) -> list[Path]:
-    """``units.parquet`` (:func:`unit_frame`, read back for everything
-    after), ``accuracy.tsv`` (:func:`write_accuracy`), ``comparisons.tsv/.md``
-    (:func:`comparisons`), the tables of
-    :data:`~authbench.studies.ragauth.outputs.RAGAUTH` (``tables/table5_ragauth``
-    and ``tables/table5_topics``, ``.csv/.md/.tex``; ``intervals``: how
-    Markdown and LaTeX show the intervals), ``contents.md`` and
-    ``scorecard.md/.tsv`` (``scorecard``: the grid of
-    :func:`authbench.studies.scorecard.grid_params`; None: no model is named)
-    under ``outdir``; return the tables' paths."""
-    from authbench.render.catalog import contents_md, plan, write_tables
-    from authbench.render.comparisons import write_comparisons
-    from authbench.studies.ragauth.outputs import RAGAUTH
-    from authbench.studies.scorecard import write_rag_scorecard
-
+def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mapping | None = None) -> Inputs:
+    """The report data of the answer cells' records: ``units.parquet``
+    (:func:`unit_frame`, written and read back: everything after reads the
+    file) and the accuracy rows (:func:`accuracy_rows`); ``scorecard``: the
+    grid of :func:`authbench.studies.scorecard.grid_params` (None: no model is
+    named)."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     with atomic_write(outdir / "units.parquet", "wb") as fh:
         unit_frame(cells).to_parquet(fh, engine="pyarrow", index=False)
     units = pd.read_parquet(outdir / "units.parquet", engine="pyarrow")
-    rows = accuracy_rows(units, spec)
-    write_accuracy(rows, outdir / "accuracy.tsv")
-    frame, tags = comparisons(units, spec)
-    write_comparisons(frame, outdir / "comparisons", "RAGAuth: paired comparisons")
-    written = plan(RAGAUTH, {})  # every item is always written
-    paths = write_tables(RAGAUTH, written["written"], Inputs(rows, units, spec, tags), outdir, intervals)
-    write_text(outdir / "contents.md", contents_md(RAGAUTH, written))
-    write_rag_scorecard(outdir, rows, scorecard)
-    return paths
+    return Inputs(accuracy_rows(units, spec), units, spec, scorecard_grid=scorecard)

@@ -6,7 +6,7 @@ back from ``accuracy.tsv``):
   paper's Table 5 (rows model x k), with two extra reference columns.
 * :func:`topic_table` -> accuracy with its 95% interval and n, overall and per topic.
 
-Every accuracy carries its interval (``ci_low`` / ``ci_high`` of the rows:
+Every accuracy carries its interval (``lo`` / ``hi`` of the rows:
 :func:`authbench.stats.mean_interval` over the cell's questions), Table 5's
 fail% one over the row's answers (questions as clusters); a blank interval
 (fewer than ``intervals.min_units`` questions) is said in the caption's note.
@@ -22,10 +22,10 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.render.tables import (COUNT, FAIL, NOT_RANDOM_TAG, PCT, Column, TableSpec, baselines_last, build_table,
-                                     has_blank_interval, is_baseline, round2)
+                                     interval_words, is_baseline, round2, shown_interval, with_blank_note)
 from authbench.stats import IntervalSpec, mean_interval
-from authbench.studies.ragauth.report import (ACCURACY_COLUMNS, ALL, NO_FILTER, PAPER_STRATEGIES, STRATEGIES,
-                                              STRATEGY_LABELS, UNLABELLED, k_sort, norm_k)
+from authbench.studies.ragauth.report import ACCURACY_COLUMNS, ALL, STRATEGY_LABELS, UNLABELLED, k_sort, norm_k
+from authbench.vocab import NO_FILTER, PAPER_STRATEGIES, STRATEGIES
 
 __all__ = ["table5", "topic_table"]
 
@@ -44,7 +44,7 @@ def _frame(rows, what: str) -> pd.DataFrame:
         raise ValueError(f"{what}: unknown strategy/strategies {unknown}; expected {list(STRATEGIES)}")
     df["k"] = [norm_k(s, k) for s, k in zip(df["strategy"], df["k"])]
     df["topic"] = df["topic"].astype(str)
-    for col in ("n", "correct", "accuracy", "ci_low", "ci_high", "parse_failures"):
+    for col in ("n", "correct", "accuracy", "lo", "hi", "parse_failures"):
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     return df
 
@@ -60,18 +60,7 @@ def _index(df: pd.DataFrame, what: str) -> dict[tuple, dict]:
 
 
 def _interval(hit) -> tuple[float, float]:
-    return (math.nan, math.nan) if hit is None else (round2(hit["ci_low"]), round2(hit["ci_high"]))
-
-
-def _interval_words(spec: IntervalSpec) -> str:
-    return (f" [lo, hi]: {spec.level:.0%} percentile-bootstrap interval over questions ({spec.resamples} "
-            "resamples).")
-
-
-def _blank_note(table: TableSpec, spec: IntervalSpec) -> TableSpec:
-    if has_blank_interval(table):
-        table.note = (table.note + f" No interval: fewer than {spec.min_units} questions behind the value.").strip()
-    return table
+    return (math.nan, math.nan) if hit is None else shown_interval(hit["lo"], hit["hi"])
 
 
 def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = None,
@@ -89,7 +78,7 @@ def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = 
     rows are every k of any filtered cell, sorted numerically; absent cells
     show ``–``.  Per row, the best / second-best of the paper's four columns
     are bold / underlined; the two reference columns are never marked.
-    Intervals: the rows' ``ci_low`` / ``ci_high``; fail%'s over ``units``
+    Intervals: the rows' ``lo`` / ``hi``; fail%'s over ``units``
     (:func:`~authbench.studies.ragauth.report.unit_frame`; none without).
     ``tags``: ``(model, strategy, k) -> "°"`` (not distinguishable from w/o
     Filter).
@@ -160,18 +149,18 @@ def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = 
     if NO_FILTER in present:
         caption += " w/o Filter does not depend on k and is repeated on every k row."
     caption += " fail%: unparsed answers over all cells of the row (interval: questions as clusters)."
-    caption += _interval_words(spec)
+    caption += interval_words(spec, "questions")
     if NO_FILTER in present and len(present) > 1:
         caption += (f" {NOT_RANDOM_TAG}: not distinguishable from the model's w/o Filter (paired by question, "
                     "Holm-adjusted p ≥ 0.05 or too few questions; comparisons.md).")
-    return _blank_note(build_table(
+    return with_blank_note(build_table(
         table_rows,
         table_rows,
         ["Model", "k"],
         cols,
         [is_baseline(m) for m, _ in table_rows],
         caption=caption,
-    ), spec)
+    ), spec, "questions")
 
 
 def _join(words: Sequence[str]) -> str:
@@ -186,7 +175,7 @@ def topic_table(rows, spec: IntervalSpec | None = None, tags: Mapping[tuple, str
     Rows model x strategy x k (strategy shown by its Table 5 label, k ``all``
     for w/o Filter); column groups ``All`` and then one per topic (labels
     sorted, ``unlabelled`` last), each with ``acc`` (its interval: the rows'
-    ``ci_low`` / ``ci_high``) and ``n``.  A topic absent from a cell shows
+    ``lo`` / ``hi``) and ``n``.  A topic absent from a cell shows
     ``–`` and n 0.  No highlighting; ``tags`` (Table 5's) on the ``All``
     accuracies.
     """
@@ -220,16 +209,16 @@ def topic_table(rows, spec: IntervalSpec | None = None, tags: Mapping[tuple, str
         ]
     caption = (
         "Answer accuracy (%) on RAGAuth per question topic, with the number of questions n."
-        + _interval_words(spec)
+        + interval_words(spec, "questions")
         + (f" {NOT_RANDOM_TAG} (All): not distinguishable from the model's w/o Filter (Table 5)." if tags else "")
     )
-    return _blank_note(build_table(
+    return with_blank_note(build_table(
         cells,
         [(m, STRATEGY_LABELS[s], k) for m, s, k in cells],
         ["Model", "Strategy", "k"],
         cols,
         [False] * len(cells),
         caption=caption,
-    ), spec)
+    ), spec, "questions")
 
 

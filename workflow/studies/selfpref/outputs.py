@@ -21,6 +21,12 @@ def _report():
     return tables
 
 
+def _figures():
+    from authbench.studies.selfpref import figures
+
+    return figures
+
+
 def _rates(gen_rows):
     from authbench.studies.selfpref.rows import preference_rates
 
@@ -85,7 +91,8 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            lambda x: _report().perplexity_anova_table(x.perplexity_rows, x.perplexity_model)),
     Figure("fig3_heatmaps", "Figure 3: preference heatmaps",
            "Self-preference Figure 3: per evaluator, self / order / factual preference (%) by factuality combination "
-           "(self, other: TT, TF, FT, FF) and other author; colour = self preference."),
+           "(self, other: TT, TF, FT, FF) and other author; colour = self preference.",
+           build=lambda x, path: _figures().fig3_heatmaps(x.gen_rows, path)),
 ), closing=(
     Listing("units", "Per-unit records", "The records every number is computed from: each reranking score, "
             "generation comparison, knowledge probe, passage (its length) and perplexity, with its question.",

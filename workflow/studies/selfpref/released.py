@@ -1,6 +1,6 @@
 """The release's per-passage GPT-2 perplexities (``results/<dataset>_perplexity.json``
 of Chen et al.'s release: ``{"human": [...], "gpt": [...], "llama": [...]}``)
-read as data (issue 26, section 5).
+read as data.
 
 A dataset names its file and which of its keys is which author
 (``selfpref.datasets.<name>.released_perplexity``: ``file``, ``authors``: key

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.records import atomic_write, write_text, write_tsv
-from authbench.render.catalog import contents_md, plan, write_tables
-from authbench.render.comparisons import comparison_row, finish, write_comparisons
+from authbench.render.catalog import contents_md, plan, write_report, write_tables
+from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_RANDOM_TAG, TableSpec, spec_from_json, spec_to_json
 from authbench.stats import DAGGER, IntervalSpec
-from authbench.studies.selfpref.figures import fig3_heatmaps
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
 from authbench.studies.selfpref.released import PER_PASSAGE_COLUMNS, per_passage
 from authbench.studies.scorecard import write_selfpref_scorecard
@@ -62,6 +61,12 @@ class Inputs:
     released_perplexity: Mapping[str, Sequence[float]] | None = None
     significance: str = "paired"  # config selfpref.significance: Tables 1-2's marks
     scored_passages: list | None = None  # of the questions in selfpref.rerank.scope: Table 1's statistics
+    units: Mapping[str, pd.DataFrame] = field(default_factory=dict)  # units_<name>.parquet, as read back
+    spec: IntervalSpec = field(default_factory=IntervalSpec)
+    dataset: str | None = None
+    qids: Sequence[str] = ()  # the dataset's questions in order (perplexity_released.tsv)
+    released: Mapping = field(default_factory=dict)  # perplexity_order, model, knowledge/perplexity file names
+    scorecard_grid: Mapping | None = None
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -70,6 +75,39 @@ class Inputs:
     @cached_property
     def style(self) -> tuple[TableSpec, TableSpec]:
         return style_tables(self.gen_rows, self.passages, self.iv)
+
+    # the report writer's protocol (authbench.render.catalog.ReportData)
+    @property
+    def comparisons_title(self) -> str:
+        return f"Self-preference{f' [{self.dataset}]' if self.dataset else ''}: paired comparisons"
+
+    def compare(self):
+        return comparisons(self.units, self.spec)
+
+    def tagged(self, tags: Mapping) -> "Inputs":
+        return replace(self, iv=Intervals(self.units, self.spec, tags))
+
+    @cached_property
+    def summary(self) -> list:
+        return rerank_summary(self.rerank_rows)
+
+    def write_files(self, out: Path):
+        paths = [out / "rates.tsv", out / "rerank_summary.tsv", out / "perplexity_released.tsv"]
+        _write_rows(rates_long(self.gen_rows, self.passages), paths[0], RATE_COLUMNS)
+        _write_rows(self.summary, paths[1], RERANK_SUMMARY_COLUMNS)
+        _write_rows(per_passage(self.released_perplexity, self.perplexity_rows, list(self.qids),
+                                self.released.get("perplexity_order", "unknown"),
+                                self.released.get("model") or self.perplexity_model), paths[2], PER_PASSAGE_COLUMNS)
+        return paths, {}
+
+    def contents_tail(self, comparisons) -> str:
+        return ""
+
+    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
+        return write_selfpref_scorecard(out, self.dataset, self.knowledge_levels, self.scored_passages, self.summary,
+                                        preference_rates(self.gen_rows), self.self_map, self.scorecard_grid,
+                                        released_perplexity=self.released_perplexity, released=self.released,
+                                        marks=our_marks(built, self.self_map), significance=self.significance)
 
 
 def _per_question(df: pd.DataFrame, col: str) -> pd.Series:
@@ -183,49 +221,28 @@ def write_selfpref_report(
     passage's); perplexity rows of other passages are left out. Returns the paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    spec = spec or IntervalSpec()
     passages = list(passages or [])
     scored = passages if scope is None else [p for p in passages if p.get("qid") in scope]
     pids = {str(p.get("pid")) for p in scored}
     perplexity_rows = [r for r in perplexity_rows or [] if scope is None or str(r.get("pid")) in pids]
-    inputs = Inputs(list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {}, perplexity_rows,
-                    passages, self_map or {}, perplexity_model, f"[{dataset}] " if dataset else "",
-                    released_perplexity=dict(released_perplexity or {}), significance=significance,
-                    scored_passages=scored)
+    rerank_rows, gen_rows, knowledge_levels = list(rerank_rows or []), list(gen_rows or []), knowledge_levels or {}
     units = {}
-    for name, frame in unit_frames(inputs.rerank_rows, inputs.gen_rows, inputs.knowledge_levels,
-                                   inputs.perplexity_rows, inputs.passages, scored).items():
+    for name, frame in unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages, scored).items():
         with atomic_write(outdir / f"units_{name}.parquet", "wb") as fh:
             frame.to_parquet(fh, engine="pyarrow", index=False)
         units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")
-    frame, tags = comparisons(units, spec)
-    compared = write_comparisons(frame, outdir / "comparisons",
-                              f"Self-preference{f' [{dataset}]' if dataset else ''}: paired comparisons")
-    inputs.iv = Intervals(units, spec, tags)
-    written = plan(SELFPREF, {})  # every item is always written
+    data = Inputs(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages, self_map or {},
+                  perplexity_model, f"[{dataset}] " if dataset else "",
+                  released_perplexity=dict(released_perplexity or {}), significance=significance,
+                  scored_passages=scored, units=units, spec=spec or IntervalSpec(), dataset=dataset,
+                  qids=list(qids or []), released=dict(released or {}), scorecard_grid=scorecard)
     built: dict = {}
-    paths = write_tables(SELFPREF, written["written"], inputs, outdir, intervals, built)
+    paths = write_report(SELFPREF, data, outdir, plan(SELFPREF, {}), intervals,
+                         f"Dataset: {dataset}." if dataset else "", built)
     if built_path is not None:
         write_text(built_path, json.dumps({stem: {"caption": caption, "table": spec_to_json(spec)}
                                            for stem, (spec, caption) in built.items()}, allow_nan=False) + "\n")
-    paths.append(fig3_heatmaps(inputs.gen_rows, outdir / "figures" / "fig3_heatmaps.png"))
-    rates_path = outdir / "rates.tsv"
-    _write_rows(rates_long(inputs.gen_rows, inputs.passages), rates_path, RATE_COLUMNS)
-    summary_path = outdir / "rerank_summary.tsv"
-    summary = rerank_summary(inputs.rerank_rows)
-    _write_rows(summary, summary_path, RERANK_SUMMARY_COLUMNS)
-    contents = outdir / "contents.md"
-    write_text(contents, contents_md(SELFPREF, written, f"Dataset: {dataset}." if dataset else ""))
-    released = dict(released or {})
-    released_path = outdir / "perplexity_released.tsv"
-    _write_rows(per_passage(inputs.released_perplexity, inputs.perplexity_rows, list(qids or []),
-                            released.get("perplexity_order", "unknown"), released.get("model") or perplexity_model),
-                released_path, PER_PASSAGE_COLUMNS)
-    card = write_selfpref_scorecard(outdir, dataset, inputs.knowledge_levels, inputs.scored_passages, summary,
-                                    preference_rates(inputs.gen_rows), inputs.self_map, scorecard,
-                                    released_perplexity=inputs.released_perplexity, released=released,
-                                    marks=our_marks(built, inputs.self_map), significance=significance)
-    return paths + [rates_path, summary_path, released_path, *compared, contents, *card]
+    return paths
 
 
 def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[tuple, bool]:

@@ -86,7 +86,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 from authbench.records import InputError
 from authbench.render.tables import (MISSING, NOT_RANDOM_TAG, TEXT, Column, TableSpec, build_table,
-                                     has_blank_interval, round_half_up)
+                                     interval_words, round_half_up, shown_interval, with_blank_note)
 from authbench.stats import (DAGGER, IntervalSpec, Significance, anova_tukey, difference_interval, finite,
                              groups_interval, mark, mean_interval, mean_or_nan, per_question, percent, sample_std)
 from authbench.studies.selfpref.rows import (
@@ -121,7 +121,7 @@ HUMAN_KEY = (-2, HUMAN)  # Table 1's human row
 
 
 # --------------------------------------------------------------------------
-# intervals (issue 21)
+# intervals
 # --------------------------------------------------------------------------
 class Intervals:
     """The 95% intervals of a report's tables, from the per-unit records
@@ -144,7 +144,7 @@ class Intervals:
         sub = self._sub(name, where, col)
         lo, hi = mean_interval(sub[col].to_numpy(dtype=float), self.spec, (name, col, *where.items()),
                                clusters=sub["qid"].tolist())
-        return round_half_up(lo * scale, 2), round_half_up(hi * scale, 2)
+        return shown_interval(lo, hi, scale)
 
     def average(self, name: str, wheres: Sequence[Mapping], col: str, scale: float = 1.0,
                 weights: Sequence[float] | None = None) -> tuple[float, float]:
@@ -156,25 +156,22 @@ class Intervals:
         lo, hi = groups_interval([(sub[col].to_numpy(dtype=float), sub["qid"].tolist()) for sub, _ in subs],
                                  self.spec, (name, col, "average", *(tuple(w.items()) for w in wheres)),
                                  [x for _, x in subs])
-        return round_half_up(lo * scale, 2), round_half_up(hi * scale, 2)
+        return shown_interval(lo, hi, scale)
 
     def difference(self, name: str, a: Mapping, b: Mapping, col: str) -> tuple[float, float]:
         sa, sb = self._sub(name, a, col), self._sub(name, b, col)
         lo, hi = difference_interval((sa[col].to_numpy(dtype=float), sa["qid"].tolist()),
                                      (sb[col].to_numpy(dtype=float), sb["qid"].tolist()), self.spec,
                                      (name, col, "difference", *a.items(), "vs", *b.items()))
-        return round_half_up(lo, 2), round_half_up(hi, 2)
+        return shown_interval(lo, hi)
 
     def words(self, unit: str = "questions") -> str:
-        return (f" [lo, hi]: {self.spec.level:.0%} percentile-bootstrap interval, {unit} resampled as clusters "
-                f"({self.spec.resamples} resamples).")
+        return interval_words(self.spec, unit, clusters=True)
 
 
 def _finish(table: TableSpec, iv: Intervals | None) -> TableSpec:
     """The blank-interval sentence of the caption's note (fewer than ``min_units`` questions)."""
-    if iv is not None and has_blank_interval(table):
-        table.note = (table.note + f" No interval: fewer than {iv.spec.min_units} questions behind the value.").strip()
-    return table
+    return table if iv is None else with_blank_note(table, iv.spec, "questions")
 
 
 def _with(iv: Intervals | None, get):

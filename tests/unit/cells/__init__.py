@@ -1,0 +1,1 @@
+"""Tests of authbench.cells, one file per module."""

@@ -1,0 +1,1 @@
+"""Tests of authbench.llm, one file per module."""

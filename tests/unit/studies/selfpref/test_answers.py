@@ -1,0 +1,455 @@
+"""authbench.studies.selfpref.answers: answer matching, knowledge levels, attribution;
+plus the ``hash_rating`` reply format's grammar/slots (authbench.llm.grammars).
+
+The knowledge rule is pinned by re-deriving the authors' shipped GPT-3.5 file
+(resources/data/selfpref/nq_knowledge_gpt35.json) exactly: 1,000 levels
+and the distribution [356, 97, 51, 56, 89, 351] from the raw strings alone.
+``hash_rating`` with the demo model's tokenizer:
+tests/workflow/test_selfpref_answers_real_model.py.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from authbench.errors import InputError
+from authbench.llm.grammars import grammar_for, max_tokens_for, slots_for, token_budget
+from authbench.llm.parse import parse_hash_rating, parse_reply
+from authbench.studies.selfpref.answers import (
+    ATTRIBUTION_STATUSES,
+    FAIL_PASSAGE,
+    Attribution,
+    answer_matches,
+    attribute,
+    extract_answer,
+    group_answers,
+    group_runs,
+    knowledge_class,
+    knowledge_level,
+    normalise_answer,
+    passage_contains,
+    rederive_knowledge,
+    same_answer,
+    stated_index,
+    word_set,
+)
+
+DATA = Path(__file__).resolve().parents[4] / "resources" / "data" / "selfpref"  # shipped with the repository
+KNOWLEDGE = DATA / "nq_knowledge_gpt35.json"
+PASSAGES = DATA / "nq_passages_gpt35.json"
+
+
+# --------------------------------------------------------------------------
+# word sets
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Linda Davis", {"Linda", "Davis"}),
+        ("Linda Davis.", {"", "Linda", "Davis"}),  # the trailing "." leaves an empty token
+        ('Yes. Reba McEntire sings "Does He Love You."',
+         {"", "Yes", "Reba", "McEntire", "sings", '"Does', "He", "Love", "You", '"'}),
+        ("Roy Raymond in 1977.", {"Roy", "Raymond", "in", "1977."}),  # "." touching a digit is kept
+        ("Wesley, portrayed by", {"Wesley", "", "portrayed", "by"}),
+        ("3.5 million", {"3.5", "million"}),
+        ("1,000 people", {"1,000", "people"}),
+        ("(played by actor Gordon Wharmby)", {"(played", "by", "actor", "Gordon", "Wharmby)"}),
+        ("A, B, and C", {"A", "", "B", "and", "C"}),  # the authors' docstring example
+        ("St. Lawrence", {"St", "", "Lawrence"}),
+        ("song?", {"song?"}),
+        ("a;b", {"a;b"}),  # ";" is not a separator in the knowledge script
+        ("tab\tand\nnewline", {"tab", "and", "newline"}),
+        ("", {""}),
+        (None, {""}),
+        (b"Linda Davis", {"Linda", "Davis"}),
+    ],
+)
+def test_word_set(text, expected):
+    assert word_set(text) == expected
+
+
+# --------------------------------------------------------------------------
+# answer matching
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "answer, gold",
+    [
+        ("Linda Davis.", "Linda Davis"),  # substring
+        ("Linda Davis", "Linda Davis"),
+        ("The artist who sings it is Big & Rich.", "Big & Rich"),  # gold words within the answer
+        ("Davis, Linda", "Linda Davis"),  # bag of words: order is free
+        ("Steven Weber", "Steven Robert Weber"),  # answer words within the gold (symmetric rule)
+        ("1982", "January 1982"),
+        ("Hippolyta", "Queen Hippolyta"),
+        ("LL Cool J", "LL Cool J."),  # answer is a substring of the gold
+        ("the St. Lawrence River", "the Lawrence River"),  # gold words within the answer
+        ("A, B, and C", "C, B, D, A, and p"),  # the authors' docstring example (symmetric)
+    ],
+)
+def test_answer_matches_positive(answer, gold):
+    assert answer_matches(answer, gold)
+    assert answer_matches(gold, answer)  # symmetric
+
+
+@pytest.mark.parametrize(
+    "answer, gold",
+    [
+        ("Sally.", "Sally Ann Howes"),  # {'Sally', ''}: the empty token is not a gold word
+        ("Lord Cornwallis", "Charles Cornwallis"),
+        ("Wesley left in 2010.", "2002"),
+        ("linda davis", "Linda Davis"),  # case-sensitive by default
+        ("Montgomery Gentry", "Big & Rich"),
+        ("", "Linda Davis"),  # blank answers never match (deviation: the original counts "")
+        ("   ", "Linda Davis"),
+        ("Linda Davis", ""),
+        (None, "Linda Davis"),
+    ],
+)
+def test_answer_matches_negative(answer, gold):
+    assert not answer_matches(answer, gold)
+
+
+def test_answer_matches_lowercase_option():
+    assert answer_matches("linda davis", "Linda Davis", lowercase=True)
+    assert answer_matches("THE SAINT LAWRENCE RIVER.", "the Saint Lawrence River", lowercase=True)
+    assert not answer_matches("Reba", "Linda Davis", lowercase=True)
+
+
+@pytest.mark.parametrize(
+    "passage, answer, expected, strict",
+    [
+        ("The song features Linda Davis on vocals.", "Linda Davis", True, True),
+        ("Davis, Linda sang it.", "Linda Davis", True, False),  # bag of words only
+        ("The song features Reba.", "Linda Davis", False, False),
+        ("The song features linda davis.", "Linda Davis", False, False),  # case-sensitive
+        ("It opened in 1977.", "1977", True, True),
+        ("It opened in 19775.", "1977", True, True),  # substring, as the paper's check
+        ("anything", "", False, False),
+        (FAIL_PASSAGE, "Linda Davis", False, False),
+    ],
+)
+def test_passage_contains(passage, answer, expected, strict):
+    assert passage_contains(passage, answer) is expected
+    assert passage_contains(passage, answer, bag_of_words=False) is strict
+
+
+def test_shipped_model_passages_contain_their_answers_as_substrings():
+    """Every rewritten passage that is not the failure sentinel holds its
+    answer as an exact substring (the bag-of-words clause is never needed)."""
+    for name, fails in (("nq_passages_gpt35.json", 48), ("nq_passages_llama.json", 92)):
+        items = json.loads((DATA / name).read_text(encoding="utf-8"))
+        seen_fail = 0
+        for item in items:
+            for field, answer in (("ai_true", "true_answer"), ("ai_false", "false_answer"),
+                                  ("human_true", "true_answer"), ("human_false", "false_answer")):
+                if item[field] == FAIL_PASSAGE:
+                    seen_fail += field == "ai_true"
+                    continue
+                assert passage_contains(item[field], item[answer], bag_of_words=False), (name, field)
+        assert seen_fail == fails
+
+
+@pytest.mark.parametrize(
+    "a, b, same",
+    [
+        ("Linda Davis", "Linda Davis", True),
+        ("Linda Davis", "linda davis.", True),
+        ("the Saint Lawrence River", "Saint Lawrence River", True),  # articles ignored
+        ("U.S.", "US", False),  # "." becomes a space: "u s" vs "us"
+        ("Big & Rich", "big & rich", True),
+        ("1990", "1990.", True),
+        ("Linda Davis", "Reba McEntire", False),
+        ("Paris", "Paris, France", False),
+        ("The", "A", False),  # both normalise to "": compared case-insensitively
+        ("The", "the", True),
+    ],
+)
+def test_same_answer(a, b, same):
+    assert same_answer(a, b) is same
+
+
+def test_normalise_answer():
+    assert normalise_answer("  The  Saint-Lawrence River! ") == "saint lawrence river"
+    assert normalise_answer("ＬＩＮＤＡ Davis") == "linda davis"
+    assert normalise_answer(None) == ""
+
+
+# --------------------------------------------------------------------------
+# knowledge levels and classes
+# --------------------------------------------------------------------------
+
+def test_knowledge_level():
+    assert knowledge_level([True, False, True, True, False]) == 3
+    assert knowledge_level([]) == 0
+    assert knowledge_level(x > 2 for x in range(5)) == 2
+
+
+@pytest.mark.parametrize(
+    "level, tries, cls",
+    [(0, 5, "no"), (1, 5, "partial"), (4, 5, "partial"), (5, 5, "full"), (0, 1, "no"), (1, 1, "full"),
+     (2, 3, "partial")],
+)
+def test_knowledge_class(level, tries, cls):
+    assert knowledge_class(level, tries) == cls
+
+
+@pytest.mark.parametrize("level, tries", [(-1, 5), (6, 5), (True, 5), (2.0, 5), ("3", 5), (0, 0)])
+def test_knowledge_class_bad_values_raise(level, tries):
+    with pytest.raises(ValueError):
+        knowledge_class(level, tries)
+
+
+def _rec(gt: str, ans: str) -> dict:
+    return {"ground_truth": gt, "AI_answer": ans}
+
+
+def test_group_runs_and_group_answers():
+    recs = [_rec("A", "a")] * 5 + [_rec("B", "b")] * 7 + [_rec("C", "c")] * 5
+    assert [len(g) for g in group_runs(recs)] == [5, 7, 5]
+    groups = group_answers(recs, ["A", {"true_answer": "B"}, {"answer": "C"}])
+    assert [len(g) for g in groups] == [5, 7, 5]
+    # two adjacent questions with the same gold share a run: the later takes the last 5
+    recs2 = [_rec("A", str(i)) for i in range(12)]
+    groups = group_answers(recs2, ["A", "A"])
+    assert [[r["AI_answer"] for r in g] for g in groups] == [[str(i) for i in range(7)],
+                                                            [str(i) for i in range(7, 12)]]
+    # the released script stores lower-cased ground truths
+    assert len(group_answers([_rec("linda davis", "x")] * 5, ["Linda Davis"])) == 1
+
+
+@pytest.mark.parametrize(
+    "recs, questions, message",
+    [
+        ([_rec("A", "a")] * 4, ["A"], r"ai_answers\[4\]: question 0 .* has 4 answers"),
+        ([_rec("A", "a")] * 5 + [_rec("X", "x")], ["A", "B"], r"ai_answers\[5\]: question 1 .*'X'"),
+        ([_rec("A", "a")] * 6 + [_rec("B", "b")], ["A"], r"ai_answers\[6\]: 1 answer\(s\) left over"),
+        ([_rec("A", "a")] * 4 + [{"ground_truth": 3}], ["A"], r"ai_answers\[4\]: field 'ground_truth'"),
+        (["junk"], ["A"], r"ai_answers\[0\]: expected a JSON object"),
+    ],
+)
+def test_group_answers_errors(recs, questions, message):
+    with pytest.raises(InputError, match=message):
+        group_answers(recs, questions)
+
+
+def test_rederive_shipped_knowledge_exactly():
+    stored = json.loads(KNOWLEDGE.read_text(encoding="utf-8"))
+    res = rederive_knowledge(KNOWLEDGE)
+    assert res["levels"] == stored["knowledge_level"]
+    assert res["distribution"] == stored["distribution"] == [356, 97, 51, 56, 89, 351]
+    assert res["level_mismatches"] == []
+    assert res["classes"].count("no") == 356 and res["classes"].count("full") == 351
+    g = res["grouping"]
+    assert (g["records"], g["questions"], g["group_sizes"]) == (5007, 1000, {5: 998, 8: 1, 9: 1})
+    assert [(e["question"], e["ground_truth"], e["records"], e["dropped_records"]) for e in g["extra_tries"]] == [
+        (386, "Big & Rich", 8, [1930, 1931, 1932]),
+        (412, "Sally Ann Howes", 9, [2063, 2064, 2065, 2066]),
+    ]
+    # the stored word sets are exactly word_set() of the strings, and give the same levels
+    assert res["stored_sets_consistent"] == 5007
+    assert res["levels_from_stored_sets"] == stored["knowledge_level"]
+
+
+def test_rederive_aligned_with_question_file():
+    res = rederive_knowledge(KNOWLEDGE, PASSAGES)
+    assert res["grouping"]["method"] == "aligned with questions"
+    assert res["level_mismatches"] == [] and res["distribution"] == [356, 97, 51, 56, 89, 351]
+
+
+def test_rederive_alternatives_do_not_match():
+    """What pins the rule: lower-casing (as the released script does) changes
+    40 levels; counting the FIRST five answers of question 412 changes 1."""
+    assert len(rederive_knowledge(KNOWLEDGE, lowercase=True)["level_mismatches"]) == 40
+    data = json.loads(KNOWLEDGE.read_text(encoding="utf-8"))
+    first5 = [knowledge_level(answer_matches(r["AI_answer"], r["ground_truth"]) for r in g[:5])
+              for g in group_runs(data["ai_answers"])]
+    assert [q for q, (a, b) in enumerate(zip(first5, data["knowledge_level"])) if a != b] == [412]
+    # every clause of the symmetric rule is needed (levels changed when a clause is dropped)
+    def mismatches(rule) -> int:
+        levels = [knowledge_level(rule(r["ground_truth"], r["AI_answer"]) for r in g[-5:])
+                  for g in group_runs(data["ai_answers"])]
+        return sum(a != b for a, b in zip(levels, data["knowledge_level"]))
+
+    W = word_set
+    assert mismatches(lambda t, a: W(t) <= W(a) or t in a or a in t) == 16  # no W(answer) <= W(gold)
+    assert mismatches(lambda t, a: W(t) <= W(a) or W(a) <= W(t) or t in a) == 2  # no answer-in-gold
+    assert mismatches(lambda t, a: t in a) == 71
+    assert mismatches(lambda t, a: W(t) <= W(a)) == 145
+    assert mismatches(lambda t, a: answer_matches(a, t)) == 0
+    # the empty token is part of the rule
+    W0 = lambda x: word_set(x) - {""}  # noqa: E731
+    assert mismatches(lambda t, a: W0(t) <= W0(a) or W0(a) <= W0(t) or t in a or a in t) == 31
+
+
+def test_rederive_small_file_and_errors(tmp_path):
+    good = {"distribution": [0, 0, 0, 0, 1, 0], "knowledge_level": [4],
+            "ai_answers": [_rec("Paris", a) for a in ("x", "Paris", "Paris.", "It is Paris", "paris", "Paris")]}
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(good), encoding="utf-8")
+    res = rederive_knowledge(path)  # 6 answers: the last 5 count -> 4 correct ("paris" is not)
+    assert (res["levels"], res["distribution"], res["level_mismatches"]) == ([4], [0, 0, 0, 0, 1, 0], [])
+    assert res["stored_sets_consistent"] is None and res["levels_from_stored_sets"] is None
+    for content, message in [
+        ("[]", "expected a JSON object"),
+        ('{"ai_answers": 3}', "field 'ai_answers'"),
+        ('{"ai_answers": [{"ground_truth": "a"}]}', r"ai_answers\[0\]: field 'AI_answer'"),
+        ('{"ai_answers": [{"ground_truth": "a", "AI_answer": "a"}]}', r"run of 1 answers"),
+        ("{not json", "line 1, column 2: invalid JSON"),
+        ("", "the file is empty"),
+    ]:
+        path.write_text(content, encoding="utf-8")
+        with pytest.raises(InputError, match=message) as err:
+            rederive_knowledge(path)
+        assert str(err.value).startswith(str(path))
+    path.write_text(json.dumps(good), encoding="utf-8")
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: ai_answers\[0\]: question 0"):
+        rederive_knowledge(path, ["Lyon"])
+
+
+# --------------------------------------------------------------------------
+# attribution
+# --------------------------------------------------------------------------
+
+FMT = "Answer: {a};\nAnswer retrieved from which passage: {i}"
+LD, RM = "Linda Davis", "Reba McEntire"
+
+ATTRIBUTION_CASES = [
+    # different answers: the answer string decides (the stated index is only recorded)
+    (FMT.format(a=LD, i=1), LD, RM, (1, "substring", "ok", LD, 1)),
+    (FMT.format(a=RM, i=1), LD, RM, (2, "substring", "ok", RM, 1)),
+    (FMT.format(a="Linda Davis.", i=2), RM, LD, (2, "substring", "ok", "Linda Davis.", 2)),
+    (FMT.format(a="Davis", i=1), LD, RM, (1, "substring", "ok", "Davis", 1)),  # answer words within the gold
+    (FMT.format(a=f"{LD} and {RM}", i=1), LD, RM, (None, "substring", "ambiguous_both", f"{LD} and {RM}", 1)),
+    (FMT.format(a="Garth Brooks", i=2), LD, RM, (None, "substring", "ambiguous_neither", "Garth Brooks", 2)),
+    (FMT.format(a="linda davis", i=1), LD, RM, (None, "substring", "ambiguous_neither", "linda davis", 1)),
+    ("Answer: ; Answer retrieved from which passage: 1", LD, RM, (None, "substring", "ambiguous_neither", "", 1)),
+    # same answers: the stated index decides
+    (FMT.format(a=LD, i=1), LD, LD, (1, "index", "ok", LD, 1)),
+    (FMT.format(a=LD, i=2), LD, LD, (2, "index", "ok", LD, 2)),
+    (FMT.format(a=LD, i="Passage 2"), LD, "linda davis.", (2, "index", "ok", LD, 2)),  # normalised: same
+    (FMT.format(a=LD, i="1 or 2"), LD, LD, (None, "index", "ambiguous_index", LD, None)),
+    (FMT.format(a=LD, i="both"), LD, LD, (None, "index", "no_index", LD, None)),
+    ("Answer: Linda Davis;", LD, LD, (None, "index", "no_index", LD, None)),
+    ("Answer: 1990; Answer retrieved from which passage: 2", "1990", "1990", (2, "index", "ok", "1990", 2)),
+    ("Answer: 1990 (from passage 1)", "1990", "1990", (1, "index", "ok", "1990 (from passage 1)", 1)),
+    ("Answer: Paris; 2", "Paris", "Paris", (2, "index", "ok", "Paris", 2)),
+    ("Answer retrieved from which passage: the second one", "x", "x", (2, "index", "ok", "", 2)),
+    ("Answer retrieved from which passage: first", "x", "x", (1, "index", "ok", "", 1)),
+    ("2", "x", "x", (2, "index", "ok", "2", 2)),
+    ("Both passages say Linda Davis: passage 1 and passage 2.", LD, LD,
+     (None, "index", "ambiguous_index", "Both passages say Linda Davis: passage 1 and passage 2.", None)),
+    # markdown, answer on the next line, template echoed first, reasoning block
+    ("**Answer:** Linda Davis\n**Answer retrieved from which passage:** 2", LD, LD, (2, "index", "ok", LD, 2)),
+    ("Answer:\nParis\nAnswer retrieved from which passage: 1", "Paris", "Lyon", (1, "substring", "ok", "Paris", 1)),
+    ("Answer: <short answer>; Answer retrieved from which passage: 1 or 2\nAnswer: Lyon; "
+     "Answer retrieved from which passage: 2", "Paris", "Lyon", (2, "substring", "ok", "Lyon", 2)),
+    ("<think>Answer: Lyon</think>Answer: Paris; Answer retrieved from which passage: 1", "Paris", "Lyon",
+     (1, "substring", "ok", "Paris", 1)),
+    ("Answer: Paris Answer retrieved from which passage: 1", "Paris", "Lyon", (1, "substring", "ok", "Paris", 1)),
+    # no "Answer:" label: the whole reply (up to an index label)
+    ("Linda Davis sings it with Reba.", LD, "Garth Brooks", (1, "substring", "ok", "Linda Davis sings it with Reba.",
+                                                             None)),
+    ("Linda Davis. Answer retrieved from which passage: 2", LD, RM, (1, "substring", "ok", "Linda Davis.", 2)),
+    ("It is Linda Davis (passage 2).", LD, LD, (2, "index", "ok", "It is Linda Davis (passage 2).", 2)),
+    ("Reba McEntire and Linda Davis", LD, RM, (None, "substring", "ambiguous_both", "Reba McEntire and Linda Davis",
+                                               None)),
+    # empty replies and bad answers
+    ("", LD, RM, (None, None, "empty_reply", None, None)),
+    (None, LD, RM, (None, None, "empty_reply", None, None)),
+    ("<think>still thinking", LD, RM, (None, None, "empty_reply", None, None)),
+    (b"Answer: Paris", "Paris", "Lyon", (1, "substring", "ok", "Paris", None)),
+    ("Answer: Paris", None, "Lyon", (None, None, "invalid_answers", "Paris", None)),
+    ("Answer: Paris", "Paris", "  ", (None, None, "invalid_answers", "Paris", None)),
+]
+
+
+@pytest.mark.parametrize("reply, a1, a2, expected", ATTRIBUTION_CASES)
+def test_attribute(reply, a1, a2, expected):
+    res = attribute(reply, a1, a2)
+    assert isinstance(res, Attribution)
+    assert (res.chosen, res.method, res.status, res.answer, res.stated) == expected
+
+
+def test_attribute_lowercase_option():
+    res = attribute(FMT.format(a="linda davis", i=2), LD, RM, lowercase=True)
+    assert (res.chosen, res.status) == (1, "ok")
+
+
+def test_extract_answer_and_stated_index():
+    assert extract_answer("Answer: Paris; Answer retrieved from which passage: 1") == "Paris"
+    assert extract_answer(None) is None
+    assert stated_index("Answer: Paris; Answer retrieved from which passage: 2") == (2, "ok")
+    assert stated_index("Answer: Paris") == (None, "no_index")
+    assert stated_index("") == (None, "empty_reply")
+    # only the line after the LAST index label counts: a later explanation does not make it ambiguous
+    assert stated_index("Answer retrieved from which passage: 2\nPassage 1 also mentions it.") == (2, "ok")
+
+
+def test_attribute_never_raises():
+    rng = random.Random(7)
+    pieces = ["Answer:", "Answer retrieved from which passage:", " 1", " 2", ";", "\n", "Passage", "Linda Davis",
+              "Reba", "<think>", "</think>", "**", "one", "second", "12", "1.5", "\x00", "\ud800", "ï¼", " "]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 25))) for _ in range(1500)]
+    texts += [b"\xff\xfe\x00" * 1000, 12345, object(), "Answer:" * 100_000, "1 2 " * 200_000,
+              "passage " * 100_000, "retrieved from " * 50_000, "\n" * 300_000, "a" * 1_000_000]
+    for text in texts:
+        for a1, a2 in ((LD, RM), (LD, LD), (None, RM)):
+            res = attribute(text, a1, a2)
+            assert res.status in ATTRIBUTION_STATUSES and res.status != "error", text
+            assert res.chosen in (None, 1, 2) and res.method in (None, "substring", "index")
+            assert (res.chosen is not None) == (res.status == "ok")
+            assert res.stated in (None, 1, 2)
+
+
+def test_attribute_huge_inputs_are_fast():
+    import time
+
+    for text in ["Answer:" * 200_000, "1 " * 500_000, "passage " * 200_000, "which passage " * 100_000,
+                 "x" * 5_000_000]:
+        start = time.perf_counter()
+        attribute(text, LD, LD)
+        attribute(text, LD, RM)
+        assert time.perf_counter() - start < 5, text[:20]
+
+
+# --------------------------------------------------------------------------
+# hash_rating: grammar, slots, token budget
+# --------------------------------------------------------------------------
+
+RATING_RE = re.compile(r" ?###[1-5]\*\*\*")  # what the GBNF below accepts
+
+
+def test_hash_rating_shapes():
+    assert grammar_for("hash_rating") == 'root ::= " "? "###" [1-5] "***"'
+    assert slots_for("hash_rating") == (("lit", " ###"), ("choice", ("1", "2", "3", "4", "5")), ("lit", "***"))
+    assert max_tokens_for("hash_rating") == 8
+    assert token_budget("hash_rating", None, True, 48) == 8
+    assert token_budget("hash_rating", None, False, 48) == 48
+
+
+@pytest.mark.parametrize("digit", ["1", "2", "3", "4", "5"])
+def test_hash_rating_slot_strings_parse_ok_and_match_grammar(digit):
+    lit1, (_, options), lit2 = slots_for("hash_rating")
+    text = lit1[1] + digit + lit2[1]
+    assert digit in options
+    assert RATING_RE.fullmatch(text) and RATING_RE.fullmatch(text.lstrip())
+    for t in (text, text.lstrip()):
+        res = parse_hash_rating(t)
+        assert (res.value, res.status, res.detail) == (int(digit), "ok", "")
+        assert parse_reply("hash_rating", t) == res
+
+
+@pytest.mark.parametrize("text", ["###0***", "###6***", "### 4***", "###4**", "##4***", "###45***", "4", "  ###4***"])
+def test_hash_rating_grammar_rejects(text):
+    assert not RATING_RE.fullmatch(text)
+
+
+def test_hash_rating_grammar_compiles_with_llama_cpp():
+    llama_cpp = pytest.importorskip("llama_cpp")
+    assert llama_cpp.LlamaGrammar.from_string(grammar_for("hash_rating"), verbose=False) is not None

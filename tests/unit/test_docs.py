@@ -1,0 +1,186 @@
+"""The documentation holds: README.md is a newcomer's page (at most 250
+lines, the two set-up commands at its top, its timing statements in one
+"Time" section), docs/architecture.md's module map names only paths that
+exist (and every module of the package), and every relative link of
+README.md and docs/*.md points at an existing file (and, for a Markdown
+target, at one of its headings)."""
+
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+MAX_README_LINES = 250
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+# [text](target) or ![alt](target), with an optional "title"; the target has no spaces
+LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+BACKTICKED = re.compile(r"`([^`]+)`")
+REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def prose_lines(path: Path) -> list[tuple[int, str]]:
+    """(line number, line) of every line outside fenced code blocks."""
+    out, fenced = [], False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append((number, line))
+    return out
+
+
+# --- (a) README.md: short, the two commands first ------------------------------------------------
+
+
+def first_bash_block(lines: list[str]) -> tuple[int, list[str]]:
+    """Index of the first fenced block's opening line and its body lines."""
+    for i, line in enumerate(lines):
+        if FENCE.match(line):
+            assert line.strip() == "```bash", f"README.md:{i + 1}: the first code block is not ```bash: {line!r}"
+            end = next(j for j in range(i + 1, len(lines)) if FENCE.match(lines[j]))
+            return i, lines[i + 1:end]
+    raise AssertionError("README.md has no fenced code block")
+
+
+def test_readme_is_at_most_250_lines():
+    n = len(README.read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_README_LINES, f"README.md has {n} lines (at most {MAX_README_LINES}): move detail to docs/"
+
+
+def test_readme_starts_with_the_two_commands():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("# "), "README.md must open with its title"
+    start, body = first_bash_block(lines)
+    assert all(not line.startswith("## ") for line in lines[:start]), "the commands must come before any section"
+    commands = [line.split("#")[0].strip() for line in body if line.strip()]
+    assert commands == ["make demo", "make test"], body
+
+
+def test_readme_keeps_its_timing_statements_in_one_time_section():
+    headings = [line for _, line in prose_lines(README) if line.startswith("## ")]
+    assert "## Time" in headings, headings
+
+
+# --- (b) docs/architecture.md: the module map names existing paths ---------------------------------
+
+
+def module_map_paths() -> list[tuple[int, str]]:
+    """(line, path) of every backticked path in the FIRST column of the
+    tables under the heading "## Module map" (up to the next "## " heading).
+    A table row whose first cell names no backticked path is an error, so a
+    row that this parse cannot read fails instead of being skipped."""
+    lines = ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip() == "## Module map"]
+    assert len(starts) == 1, "docs/architecture.md needs exactly one '## Module map' heading"
+    end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    out = []
+    for i in range(starts[0] + 1, end):
+        line = lines[i].strip()
+        if not line.startswith("|"):
+            continue
+        first = line.strip("|").split("|")[0].strip()
+        if first == "path" or set(first) <= set("-: "):  # the header row and the separator row
+            continue
+        paths = BACKTICKED.findall(first)
+        assert paths, f"docs/architecture.md:{i + 1}: a module-map row without a backticked path: {first!r}"
+        out += [(i + 1, p) for p in paths]
+    return out
+
+
+def test_the_module_map_parses():
+    paths = [p for _, p in module_map_paths()]
+    assert len(paths) >= 80, f"only {len(paths)} paths parsed from the module map"
+    assert "workflow/cells/step.py" in paths and "rules/common.smk" in paths and "Snakefile" in paths
+
+
+def test_every_path_in_the_module_map_exists():
+    missing = []
+    for line, path in module_map_paths():
+        if any(c in path for c in "<>*{}") or path.startswith("/") or ".." in Path(path).parts:
+            missing.append(f"docs/architecture.md:{line}: not a literal repository path: {path}")
+        elif not (ROOT / path).exists() or (path.endswith("/") and not (ROOT / path).is_dir()):
+            missing.append(f"docs/architecture.md:{line}: {path}")
+    assert missing == []
+
+
+def test_the_module_map_names_every_module():
+    named = {p.rstrip("/") for _, p in module_map_paths()}
+    unnamed = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "workflow").rglob("*.py"))
+               if p.name != "__init__.py" and "__pycache__" not in p.parts
+               and str(p.relative_to(ROOT)) not in named]
+    assert unnamed == [], "add these modules to docs/architecture.md's module map"
+
+
+# --- (c) every relative link points at an existing file (and heading) ------------------------------
+
+
+def relative_links(page: Path) -> list[tuple[int, str]]:
+    """(line, target) of every Markdown link or image (``[x](target)``) and
+    every reference definition (``[id]: target``) outside code blocks, except
+    web addresses and other schemes."""
+    out = []
+    for number, line in prose_lines(page):
+        for target in LINK.findall(line) + REFERENCE.findall(line):
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):  # http:, https:, mailto: ...
+                continue
+            out.append((number, target))
+    return out
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: the rendered text lower-cased, every
+    character but letters, digits, '_', '-' and spaces dropped, spaces -> '-'."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LN")
+    return kept.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    seen: dict[str, int] = {}
+    out = set()
+    for _, line in prose_lines(page):
+        m = HEADING.match(line)
+        if not m:
+            continue
+        base = slug(m.group(2))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.add(base if n == 0 else f"{base}-{n}")
+    return out
+
+
+def test_the_link_parser_finds_links():
+    found = {t for page in PAGES for _, t in relative_links(page)}
+    assert "docs/architecture.md" in found and "viewer.png" in found
+    assert any(t.startswith("decisions.md#") for t in found)  # deviations.md's reference definitions
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_points_at_an_existing_file(page):
+    broken = []
+    for line, target in relative_links(page):
+        path = target.split("#")[0]
+        if not path:  # a pure #anchor: the next test's business
+            continue
+        if not (page.parent / path).exists():
+            broken.append(f"{page.relative_to(ROOT)}:{line}: {target}")
+    assert broken == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_anchor_names_a_heading(page):
+    broken = []
+    for line, target in relative_links(page):
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path) if path else page
+        if anchor and dest.suffix == ".md" and dest.exists() and anchor not in anchors(dest):
+            broken.append(f"{page.relative_to(ROOT)}:{line}: {target}")
+    assert broken == []
