@@ -1,0 +1,99 @@
+"""The shipped claims files (resources/claims/): they load against the
+published numbers, every quote stands in the paper's text from its stated
+line on, docs/claims.md names every key of the schema, and
+``python -m authbench.claims`` prints and writes the verdicts."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from authbench.claims import load_paper_claims
+from authbench.claims.__main__ import main
+from authbench.claims.published import COLUMNS
+from authbench.claims.schema import schema
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPERS = ROOT.parent / "shared" / "papers"  # the papers' text versions, beside the checkout (README)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return {p: load_paper_claims(p) for p in ("authoritybench", "selfpref")}
+
+
+def test_both_files_load_with_their_claims(shipped):
+    assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 18)]
+    assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 18)]
+    kinds = {c.test.kind for claims in shipped.values() for c in claims}
+    assert kinds == {"difference", "rate_vs_50", "monotone_size", "bias_sign", "best_in_column"}
+
+
+def paper_text(path: Path) -> tuple[str, list[int]]:
+    """The text with the PDF margin line numbers (``434 ``) dropped, lines
+    joined by a space and line-end hyphens re-joined before a lower-case
+    word; and the offset where each line starts."""
+    out, offsets = "", []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        line = re.sub(r"\s+", " ", re.sub(r"^\d{3,4}\s+(?=\S)", "", line.strip()))
+        offsets.append(len(out))
+        if not line:
+            continue
+        if out.endswith("-") and line[:1].islower() and not out.endswith(" -"):
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out, offsets
+
+
+@pytest.mark.parametrize("paper", ["authoritybench", "selfpref"])
+def test_every_quote_stands_in_the_paper_from_its_line(shipped, paper):
+    claims = shipped[paper]
+    path = PAPERS / claims.source
+    if not path.exists():
+        pytest.skip(f"{path} is not beside this checkout")
+    text, offsets = paper_text(path)
+    for claim in claims:
+        fragments = [f.strip() for f in re.split(r"\s*\.\.\.\s*", re.sub(r"\s+", " ", claim.quote)) if f.strip()]
+        start = offsets[claim.where.line - 1]
+        end = offsets[claim.where.line] if claim.where.line < len(offsets) else len(text)
+        at = text.find(fragments[0], max(0, start - 2))
+        assert start - 2 <= at <= max(end, start), f"{claim.id}: the quote does not start on line {claim.where.line}"
+        at += len(fragments[0])
+        for fragment in fragments[1:]:
+            found = text.find(fragment, at)
+            assert found >= 0, f"{claim.id}: {fragment[:50]!r} does not follow"
+            at = found + len(fragment)
+
+
+def schema_keys(node, found=None) -> set[str]:
+    found = set() if found is None else found
+    if isinstance(node, dict):
+        found.update(node.get("properties", {}))
+        for value in node.values():
+            schema_keys(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            schema_keys(value, found)
+    return found
+
+
+def test_the_docs_name_every_key_and_kind():
+    docs = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
+    keys = schema_keys(schema())
+    assert {"id", "scope", "units", "tolerance", "pairing", "ties", "strict"} <= keys
+    # each key in backticks, or as a key of the example file
+    assert [k for k in sorted(keys) if not re.search(rf"`{k}`|\b{k}:", docs)] == []
+    kinds = schema()["$defs"]["test"]["properties"]["kind"]["enum"]
+    assert [k for k in kinds if f"`{k}`" not in docs] == []
+
+
+def test_the_command_prints_every_claim_and_writes_the_tsv(tmp_path, capsys):
+    assert main(["--tsv", str(tmp_path / "verdicts.tsv")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("AB-01\t") and out[33].startswith("SP-17\t")
+    assert out[-2].startswith("AuthorityBench: 17 claims — published tables: ")
+    assert out[-1].startswith("RAG self-preference: 17 claims — published tables: ")
+    rows = pd.read_csv(tmp_path / "verdicts.tsv", sep="\t", keep_default_na=False)
+    assert tuple(rows.columns) == COLUMNS and len(rows) == 34
+    assert (rows["k"] <= rows["n"]).all() and set(rows.loc[rows["paper"] == "selfpref", "marked"]) > {""}

@@ -1,0 +1,27 @@
+"""A claim's rows and cells: the rows its scope selects, cut into cells by
+its test's kind. Shared by the loader's checks, the published verdict and a
+run's verdict, so all three read the same cells."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+from authbench.claims.keys import NOT_MODELS, Row, matches, rows_from_frame
+from authbench.claims.kinds import KINDS, CellResult
+from authbench.claims.model import Claim, Scope
+
+
+def scope_rows(scope: Scope, rows: Sequence[Row]) -> list[Row]:
+    """The rows ``scope`` selects, in their order (without a ``model``
+    selector, the rows of ``Average`` and of no model are left out)."""
+    keep_all_models = "model" in scope.selector
+    return [r for r in rows if matches(r.parts, scope.selector) and (keep_all_models or r.key.model not in NOT_MODELS)]
+
+
+def claim_cells(claim: Claim, published: pd.DataFrame | Sequence[Row]) -> list[CellResult]:
+    """The claim's cells on ``published`` (its kind on the rows in scope);
+    :class:`~authbench.claims.kinds.KindError` when the rows do not make the
+    kind's cells."""
+    rows = rows_from_frame(published) if isinstance(published, pd.DataFrame) else list(published)
+    return KINDS[claim.test.kind](scope_rows(claim.scope, rows), **claim.test.arguments())

@@ -1,0 +1,178 @@
+"""Reading a claims file: :func:`load_claims` parses the YAML, checks it
+against the schema (:mod:`authbench.claims.schema`) and then against the
+published numbers of its paper, so that a claim only names what the paper's
+tables hold:
+
+* a table, model, judge, context, metric or setting key/value the scope
+  tables lack is a :class:`~authbench.errors.ConfigError` naming the file,
+  the claim id, the key, the bad value and the known values;
+* a scope that selects no published row, a test whose rows do not make its
+  cells (a missing partner row, a column without a picked value) and a unit
+  missing for a scope table are named errors too.
+
+An unreadable file or one that is not YAML is an
+:class:`~authbench.errors.InputError`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+import yaml
+from authbench import published as published_numbers
+from authbench.claims.cells import claim_cells, scope_rows
+from authbench.claims.keys import FIXED, Row, normalize_selector, rows_from_frame
+from authbench.claims.kinds import KindError
+from authbench.claims.model import DEFAULT_TIES, Claim, Claims, Scope, Test, Where
+from authbench.claims.schema import validate
+from authbench.errors import ConfigError, InputError, excerpt
+
+DIRECTORY = Path(__file__).resolve().parents[2] / "resources" / "claims"
+
+
+def claims_path(paper: str) -> Path:
+    """The shipped claims file of ``paper`` (``resources/claims/<paper>.yaml``)."""
+    return DIRECTORY / f"{paper}.yaml"
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such claims file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the claims file ({exc})") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise InputError(f"{path}: {where}not YAML ({getattr(exc, 'problem', None) or exc})") from None
+
+
+def _tuple(values: Any) -> tuple | None:
+    if values is None:
+        return None
+    return tuple(str(v) for v in (values if isinstance(values, list) else [values]))
+
+
+def _test(raw: Mapping[str, Any]) -> Test:
+    kind = raw["kind"]
+    return Test(kind=kind, direction=raw["direction"], a=raw.get("a"), b=raw.get("b"),
+                tolerance=None if raw.get("tolerance") is None else float(raw["tolerance"]),
+                order=_tuple(raw.get("order")), strict=raw.get("strict"), over=raw.get("over"),
+                best=_tuple(raw.get("best")), ties=raw.get("ties", DEFAULT_TIES.get(kind)),
+                pairing=raw.get("pairing", "paired"))
+
+
+def _claim(raw: Mapping[str, Any], paper: str) -> Claim:
+    return Claim(id=raw["id"], paper=paper, title=raw["title"], quote=raw["quote"],
+                 where=Where(raw["where"]["section"], int(raw["where"]["line"])),
+                 scope=Scope(normalize_selector(raw["scope"])), test=_test(raw["test"]),
+                 units={int(t): u for t, u in raw["units"].items()}, quantifier=raw["quantifier"],
+                 wording=raw["wording"], reading=raw["reading"])
+
+
+class _Vocabulary:
+    """The parts and values the published rows of some tables hold."""
+
+    def __init__(self, rows: Iterable[Row], tables: Iterable[int]):
+        self.tables = sorted(set(tables))
+        self.values: dict[str, set] = {}
+        for row in rows:
+            if row.key.table in self.tables:
+                for name, value in row.parts.items():
+                    self.values.setdefault(name, set()).add(value)
+
+    def where(self) -> str:
+        return f"published table{'s' if len(self.tables) > 1 else ''} {', '.join(map(str, self.tables))}"
+
+    def check(self, key: str, name: str, values: Iterable[Any]) -> None:
+        """``key``: where the claim names the part (``scope.judge``)."""
+        if name not in self.values:
+            known = sorted(self.values, key=lambda p: (p not in FIXED, p))
+            raise ConfigError(f"{key}: {name!r} is not a part of the {self.where()}; "
+                              f"known parts: {', '.join(known)}")
+        known_values = self.values[name]
+        for value in values:
+            cast = int(value) if name == "table" and str(value).lstrip("-").isdigit() else str(value)
+            if cast not in known_values:
+                shown = ", ".join(repr(v) for v in sorted(known_values, key=str))
+                raise ConfigError(f"{key}: {excerpt(value)} is not a value of {name!r} in the {self.where()}; "
+                                  f"known values: {shown}")
+
+
+def _check_vocabulary(claim: Claim, raw_test: Mapping[str, Any], rows: list[Row]) -> None:
+    _Vocabulary(rows, {r.key.table for r in rows}).check("scope.table", "table", claim.scope.tables)
+    vocabulary = _Vocabulary(rows, claim.scope.tables)
+    for name, values in claim.scope.selector.items():
+        vocabulary.check(f"scope.{name}", name, values)
+    for name, values in (raw_test.get("a") or {}).items():
+        vocabulary.check(f"test.a.{name}", name, _tuple(values))
+    for name, spec in (raw_test.get("b") or {}).items():
+        if spec is None:
+            vocabulary.check(f"test.b.{name}", name, [])
+        elif isinstance(spec, Mapping):
+            vocabulary.check(f"test.b.{name}", name, [*spec.keys(), *spec.values()])
+        else:
+            vocabulary.check(f"test.b.{name}", name, _tuple(spec))
+    if claim.test.over is not None:
+        vocabulary.check("test.over", claim.test.over, claim.test.best)
+    if claim.test.order is not None:
+        vocabulary.check("test.order", "model", claim.test.order)
+
+
+def _check_cells(claim: Claim, rows: list[Row]) -> None:
+    if not scope_rows(claim.scope, rows):
+        shown = ", ".join(f"{n}={'/'.join(map(str, v))}" for n, v in claim.scope.selector.items())
+        raise ConfigError(f"scope ({shown}) matches no published row")
+    missing = sorted(set(claim.scope.tables) - set(claim.units))
+    extra = sorted(set(claim.units) - set(claim.scope.tables))
+    if missing or extra:
+        raise ConfigError(f"units: expected one unit for each scope table ({', '.join(map(str, claim.scope.tables))})"
+                          + (f"; table(s) {', '.join(map(str, missing))} have none" if missing else "")
+                          + (f"; table(s) {', '.join(map(str, extra))} are not in scope" if extra else ""))
+    try:
+        cells = claim_cells(claim, rows)
+    except KindError as exc:
+        raise ConfigError(f"test ({claim.test.kind}): {exc}") from None
+    if not cells:
+        raise ConfigError(f"test ({claim.test.kind}): the rows in scope make no cell")
+    for cell in cells:
+        for contrast in cell.contrasts:
+            if contrast.b is not None and claim.unit(contrast.a.table) != claim.unit(contrast.b.table):
+                raise ConfigError(f"units: cell {cell.label} compares table {contrast.a.table} "
+                                  f"({claim.unit(contrast.a.table)}) with table {contrast.b.table} "
+                                  f"({claim.unit(contrast.b.table)}); expected the same unit on both sides")
+
+
+def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Claims:
+    """The claims of one file, checked against the schema and against the
+    published numbers of its paper (``published``: those numbers, default
+    :func:`authbench.published.load` of the file's paper)."""
+    path = Path(path)
+    doc = _read(path)
+    validate(doc, path)
+    paper = doc["paper"]
+    frame = published_numbers.load(paper) if published is None else published
+    rows = rows_from_frame(frame[frame["paper"] == paper] if "paper" in frame.columns else frame)
+    claims, seen = [], {}
+    for number, raw in enumerate(doc["claims"], start=1):
+        if raw["id"] in seen:
+            raise ConfigError(f"{path}: claim {raw['id']}: id: claims {seen[raw['id']]} and {number} both have the id "
+                              f"{raw['id']!r}; expected unique ids")
+        seen[raw["id"]] = number
+        claim = _claim(raw, paper)
+        try:
+            _check_vocabulary(claim, raw["test"], rows)
+            _check_cells(claim, rows)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: claim {claim.id}: {exc}") from None
+        claims.append(claim)
+    return Claims(paper=paper, title=doc["title"], source=doc["source"], path=path, claims=tuple(claims))
+
+
+def load_paper_claims(paper: str, published: pd.DataFrame | None = None) -> Claims:
+    """The shipped claims of ``paper`` (:func:`claims_path`)."""
+    return load_claims(claims_path(paper), published)

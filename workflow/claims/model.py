@@ -1,0 +1,108 @@
+"""The claims of a paper as data: :class:`Claims` (one file) of :class:`Claim`
+(quote, where, :class:`Scope`, :class:`Test`, units, quantifier, reading).
+Built by :func:`authbench.claims.load.load_claims`; docs/claims.md describes
+every field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+QUANTIFIERS = ("every", "most", "average")
+UNITS = ("lists", "pairs", "questions", "items")
+# the ties rule a test has when the claim does not say: a difference must be
+# strict; a tie at a column's extreme still counts for the picked value
+DEFAULT_TIES = {"difference": "fail", "best_in_column": "hold"}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the quote is: the section's name and the 1-based line of the paper's .txt."""
+
+    section: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The published rows a claim reads: part name -> allowed values (tuples;
+    ``table`` values are ints). Without ``model`` the paper's models are in
+    scope, not its ``Average`` rows nor the model-less corpus rows."""
+
+    selector: Mapping[str, tuple]
+
+    @property
+    def tables(self) -> tuple[int, ...]:
+        return tuple(self.selector["table"])
+
+
+@dataclass(frozen=True)
+class Test:
+    """A claim's test: the ``kind`` (:data:`authbench.claims.kinds.KINDS`) and
+    its fields; unused fields are None. ``pairing``: whether a run's two
+    sides are compared over the units both share (``paired``) or as two
+    independent samples (``unpaired``)."""
+
+    kind: str
+    direction: str
+    a: Mapping[str, Any] | None = None
+    b: Mapping[str, Any] | None = None
+    tolerance: float | None = None
+    order: tuple[str, ...] | None = None
+    strict: bool | None = None
+    over: str | None = None
+    best: tuple[str, ...] | None = None
+    ties: str | None = None
+    pairing: str = "paired"
+
+    def arguments(self) -> dict[str, Any]:
+        """The keyword arguments of the kind's function."""
+        names = {"difference": ("a", "b", "direction", "ties"), "rate_vs_50": ("direction", "tolerance"),
+                 "monotone_size": ("order", "direction", "strict"), "bias_sign": ("direction",),
+                 "best_in_column": ("over", "best", "direction", "ties")}[self.kind]
+        return {n: getattr(self, n) for n in names}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, tested on its published tables and on a run."""
+
+    id: str
+    paper: str
+    title: str
+    quote: str
+    where: Where
+    scope: Scope
+    test: Test
+    units: Mapping[int, str]
+    quantifier: str
+    wording: str
+    reading: str
+
+    def unit(self, table: int) -> str:
+        """What one unit of ``table`` is (lists, pairs, questions, items)."""
+        return self.units[int(table)]
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The claims of one paper, in file order; ``claims["AB-03"]`` by id."""
+
+    paper: str
+    title: str
+    source: str
+    path: Path
+    claims: tuple[Claim, ...] = field(default_factory=tuple)
+
+    def __iter__(self) -> Iterator[Claim]:
+        return iter(self.claims)
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+    def __getitem__(self, claim_id: str) -> Claim:
+        for claim in self.claims:
+            if claim.id == claim_id:
+                return claim
+        raise KeyError(f"{self.path}: no claim {claim_id!r}; the claims are {', '.join(c.id for c in self)}")
