@@ -1,5 +1,5 @@
 """Hand-made published frames and claims files for the claims tests
-(tests/unit/test_claims*.py)."""
+(tests/unit/claims/)."""
 
 from __future__ import annotations
 

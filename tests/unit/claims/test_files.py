@@ -13,7 +13,7 @@ from authbench.claims.__main__ import main
 from authbench.claims.published import COLUMNS
 from authbench.claims.schema import schema
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAPERS = ROOT.parent / "shared" / "papers"  # the papers' text versions, beside the checkout (README)
 
 
