@@ -42,6 +42,13 @@ TABLE_EXTS = ("csv", "md", "tex")
 # the papers' numbers beside ours (authbench.studies.scorecard): a report lists them in extra (or a table's also)
 SCORECARD = ("scorecard.md", "scorecard.tsv")
 SCORECARD_MARKS = "scorecard_marks.tsv"  # a self-preference scorecard's † marks beside the paper's, one per row
+# the papers' conclusions tested on their tables and on this run (authbench.studies.claims_report)
+CLAIMS = ("claims.md", "claims.tsv", "claims_cells.tsv")
+CLAIMS_TITLE = "Claims: the papers' conclusions, on their tables and on this run"
+CLAIMS_CAPTION = (
+    "Every claim of the paper that reads this study's tables (resources/claims): its verdict on the paper's own "
+    "tables (k of n cells, the quantifier's reading) and on this run's units (supported / contradicted / "
+    "undecided / not run: paired tests, Holm within the claim), with the table cells and comparisons behind it.")
 # a study's prompt-edit diffs (authbench.history): the index, beside the per-cell files under diffs/
 DIFFS = "diffs.md"
 DIFFS_TITLE = "Prompt-edit diffs: the cells whose template changed since a kept earlier run"
@@ -233,6 +240,8 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
     rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
     if SCORECARD[0] in report.extra:
         rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
+    if CLAIMS[0] in report.extra:
+        rows.append((CLAIMS_TITLE, "[claims.md](claims.md), claims.tsv, claims_cells.tsv", "written"))
     if report.diffs:
         rows.append((DIFFS_TITLE, DIFFS, "written by the prompt_diffs step"))
     if report.viewer:
@@ -265,6 +274,10 @@ class ReportData(Protocol):
 
     def scorecard(self, folder: Path, built: Mapping) -> list[Path]:
         """The papers' numbers beside this run's (``built``: the tables as built)."""
+
+    def claims(self, folder: Path, report: "Report") -> list[Path]:
+        """The papers' claims on their tables and on this run's units (:data:`CLAIMS`;
+        ``report``: the declaration, whose tables the claims link to)."""
 
 
 def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Mapping[str, Any], show: str = "inline",
@@ -303,7 +316,8 @@ def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Map
             paths.append(it.build(data, out / it.where))
     write_text(out / "contents.md", contents_md(report, plan, grid, status) + data.contents_tail(frame))
     paths.append(out / "contents.md")
-    return paths + data.scorecard(out, built)
+    paths += data.scorecard(out, built)
+    return paths + (data.claims(out, report) if CLAIMS[0] in report.extra else [])
 
 
 def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str | Path,
@@ -376,11 +390,13 @@ def report_entry(report: Report, path: str, caption_dir: str) -> dict | None:
     figures) and labels (study, title, and each wildcard of the path)."""
     it = find_item(report, path)
     slug = re.sub(r"[^a-z0-9]+", "_", report.name.lower()).strip("_")
-    if it is None and path.rsplit("/", 1)[-1] == SCORECARD[0]:
-        caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, "scorecard.rst"),
-                                   caption_rst(SCORECARD_CAPTION))
-        return {"caption": caption, "category": report.name, "subcategory": "scorecard",
-                "labels": {"study": report.name, "file": SCORECARD_TITLE}}
+    for name, sub, title, text in ((SCORECARD[0], "scorecard", SCORECARD_TITLE, SCORECARD_CAPTION),
+                                   (CLAIMS[0], "claims", CLAIMS_TITLE, CLAIMS_CAPTION)):
+        if it is None and path.rsplit("/", 1)[-1] == name:
+            caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, f"{sub}.rst"),
+                                       caption_rst(text))
+            return {"caption": caption, "category": report.name, "subcategory": sub,
+                    "labels": {"study": report.name, "file": title}}
     if it is None:
         return None
     caption = write_if_changed(os.path.join(os.path.abspath(caption_dir), slug, f"{it.kind}_{it.stem}.rst"),

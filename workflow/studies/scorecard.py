@@ -149,39 +149,48 @@ def _row(table, model, ours, judge, context, setting, metric, value, lo=math.nan
 
 # --- AuthorityBench -------------------------------------------------------------------------
 
+def authority_keys(benchmark: str, setting: str, difficulty: str, metric: str, judge: str, derivation: str
+                   ) -> list[tuple[int, str, dict, str]]:
+    """Where a metric row (or its units) of ours stands in the paper: ``(table,
+    judge column, setting parts, metric)`` for each of Tables 1-4, 6, 9-12 it
+    fills (none: a row the paper does not print)."""
+    kind, _, domain = benchmark.partition("/")
+    out = []
+    if setting == "pairs" and kind == "domainauth" and metric == "acc" and derivation == "direct" \
+            and difficulty in ("easy", "hard"):
+        out.append((3, judge, {"difficulty": difficulty}, "pair_accuracy"))
+    tables = AUTHORITY_TABLES.get((kind, setting))
+    if tables is None or difficulty != "all" or metric not in ("rho", "tau"):
+        return out
+    where = {"domain": domain} if domain else {}
+    if derivation == MAIN_DERIVATION.get(judge):
+        out.append((tables[0], judge, where, metric))
+    for label, (j, d) in DERIVATIONS.items():
+        if (j, d) == (judge, derivation) and metric == "rho":
+            out.append((tables[1], label, where, metric))
+    return out
+
+
 def authority_rows(metrics: pd.DataFrame, names: Mapping[str, str], scopes: Mapping[int, str] | None = None
                    ) -> list[dict]:
     """Reproduced rows of Tables 1-4, 6, 9-12 from the long metrics table
     (one parse mode; columns of ``authbench.studies.authority.evaluate.METRIC_COLUMNS``,
-    optionally ``lo``/``hi`` in the value's unit): values x 100, as printed.
-    ``scopes``: table -> how its numbers were made where it differs from the paper."""
+    optionally ``lo``/``hi`` in the value's unit): values x 100, as printed,
+    each where :func:`authority_keys` puts it. ``scopes``: table -> how its
+    numbers were made where it differs from the paper."""
     scopes = scopes or {}
     out = []
     for rec in metrics.to_dict("records"):
         model = str(rec["model"])
         if model not in names:
             continue
-        bench, judge, deriv, setting = str(rec["benchmark"]), str(rec["judge"]), str(rec["derivation"]), str(
-            rec["setting"])
-        kind, _, domain = bench.partition("/")
-        where = f"domain={domain}" if domain else ""
         lo, hi = _interval(rec, 100)
-        args = (names[model], model)
-        metric, difficulty = str(rec["metric"]), str(rec["difficulty"])
-        if setting == "pairs" and kind == "domainauth" and metric == "acc" and deriv == "direct" \
-                and difficulty in ("easy", "hard"):
-            out.append(_row(3, *args, judge, rec["context"], f"difficulty={difficulty}", "pair_accuracy",
-                            finite_or_nan(rec["value"]) * 100, lo, hi, scope=scopes.get(3, "")))
-        tables = AUTHORITY_TABLES.get((kind, setting))
-        if tables is None or difficulty != "all" or metric not in ("rho", "tau"):
-            continue
-        if deriv == MAIN_DERIVATION.get(judge):
-            out.append(_row(tables[0], *args, judge, rec["context"], where, metric, finite_or_nan(rec["value"]) * 100,
-                            lo, hi, scope=scopes.get(tables[0], "")))
-        for label, (j, d) in DERIVATIONS.items():
-            if (j, d) == (judge, deriv) and metric == "rho":
-                out.append(_row(tables[1], *args, label, rec["context"], where, metric,
-                                finite_or_nan(rec["value"]) * 100, lo, hi, scope=scopes.get(tables[1], "")))
+        for table, judge, where, metric in authority_keys(str(rec["benchmark"]), str(rec["setting"]),
+                                                          str(rec["difficulty"]), str(rec["metric"]),
+                                                          str(rec["judge"]), str(rec["derivation"])):
+            setting = ";".join(f"{k}={v}" for k, v in where.items())
+            out.append(_row(table, names[model], model, judge, rec["context"], setting, metric,
+                            finite_or_nan(rec["value"]) * 100, lo, hi, scope=scopes.get(table, "")))
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
 from authbench.judges import JUDGE_NAMES, PAIR_JUDGES, PAIRS_SETTING_JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judges_on
-from authbench.render.catalog import SCORECARD, Figure, Needs, Report, Table, always
+from authbench.render.catalog import CLAIMS, SCORECARD, Figure, Needs, Report, Table, always
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
 
@@ -97,7 +97,8 @@ DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
 # comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
-DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md", *SCORECARD),
+DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparisons.tsv", "comparisons.md", *SCORECARD,
+                                          *CLAIMS),
                     closing=COSTS, diffs=True, items=(
     results_table("table1_fine", "Table 1: DomainAuth fine-grained rho, tau",
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
@@ -135,7 +136,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
 ))
 
 ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.tsv", "comparisons.tsv",
-                                          "comparisons.md", *SCORECARD), closing=COSTS, diffs=True, items=(
+                                          "comparisons.md", *SCORECARD, *CLAIMS), closing=COSTS, diffs=True, items=(
     results_table("table4_fine", "Table 4: EntityAuth fine-grained rho, tau",
                   "Results on EntityAuth (fine-grained, 10-level, w/o text) across domains as Spearman's rho (%) "
                   "and Kendall's tau (%)." + FAIL_NOTE, Results("main", "fine"), always),

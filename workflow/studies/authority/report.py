@@ -169,8 +169,13 @@ class Inputs:
     def comparisons_title(self) -> str:
         return f"{self.name}: paired comparisons (parsing: {self.parse})"
 
+    @cached_property
+    def unit_cells(self):
+        """The cells' units of the shown parse mode (:func:`read_units`)."""
+        return read_units(self.units, self.parse)
+
     def compare(self):
-        frame, tags = compare(read_units(self.units, self.parse), self.intervals)
+        frame, tags = compare(self.unit_cells, self.intervals)
         log.info("%s: %d paired comparisons, %d distinguishable", self.name, len(frame),
                  int((frame["distinct"] == "yes").sum()))
         return frame, tags
@@ -208,6 +213,21 @@ class Inputs:
             return out_rows
 
         return write_paper_scorecard(out, self.name, "authoritybench", tables, rows, authority_reason, params)
+
+    def claims(self, out: Path, report) -> list[Path]:
+        from authbench.studies.claims_report import authority_units, category_units, table_files, write_claims
+        from authbench.studies.scorecard import DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, Grid
+
+        params = self.scorecard_grid or {"models": {}}
+        names = dict(Grid.of(params, "authoritybench").names) if self.scorecard_grid else {}
+        run_models = [names.get(m, m) for m in params["models"]]
+        cells = authority_units(self.unit_cells, names, list(params["models"]))
+        if not self.is_entity:
+            cells.update(category_units(self.predictions, names, list(params["models"])))
+        spec = self.intervals or IntervalSpec()
+        return write_claims(out, "authoritybench", self.name, ENTITYAUTH_TABLES if self.is_entity else DOMAINAUTH_TABLES,
+                            cells, run_models, bool(names), table_files(report),
+                            spec.min_units, spec.seed)
 
     # --- the figures (Figure.build of DOMAINAUTH / ENTITYAUTH) ------------------------------
 

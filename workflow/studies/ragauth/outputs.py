@@ -5,7 +5,7 @@ answer cells themselves are :func:`authbench.config.rag_plan`'s."""
 
 from __future__ import annotations
 
-from authbench.render.catalog import SCORECARD, Listing, Report, Table, builders_caption
+from authbench.render.catalog import CLAIMS, SCORECARD, Listing, Report, Table, builders_caption
 
 
 def _report():
@@ -16,7 +16,7 @@ def _report():
 
 
 # every item is always written (the builders take authbench.studies.ragauth.report.Inputs: the accuracy rows ...)
-RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv", *SCORECARD), diffs=True, items=(
+RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv", *SCORECARD, *CLAIMS), diffs=True, items=(
     Table("table5_ragauth", "Table 5: RAGAuth answer accuracy per filtering strategy",
           "Table 5: RAGAuth answer accuracy (%) per model and k under each filtering strategy (w/o filter, relevance, "
           "utility, authority), plus two reference rankings the paper lacks (PageRank oracle, TLD prior) and the "

@@ -323,6 +323,16 @@ class Inputs:
         return write_paper_scorecard(out, "RAGAuth", "authoritybench", (5,), lambda grid: rag_rows(self.rows, grid.names),
                                      rag_reason, self.scorecard_grid)
 
+    def claims(self, out: Path, report) -> list[Path]:
+        from authbench.studies.claims_report import rag_units, table_files, write_claims
+        from authbench.studies.scorecard import Grid
+
+        params = self.scorecard_grid or {"models": {}}
+        names = dict(Grid.of(params, "authoritybench").names) if self.scorecard_grid else {}
+        cells = rag_units(self.units, names, list(params["models"]))
+        return write_claims(out, "authoritybench", "RAGAuth", (5,), cells, [names.get(m, m) for m in params["models"]],
+                            bool(names), table_files(report), self.spec.min_units, self.spec.seed)
+
 
 def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mapping | None = None) -> Inputs:
     """The report data of the answer cells' records: ``units.parquet``

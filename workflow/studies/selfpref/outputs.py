@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from authbench.render.catalog import SCORECARD, SCORECARD_MARKS, Figure, Listing, Report, Table
+from authbench.render.catalog import CLAIMS, SCORECARD, SCORECARD_MARKS, Figure, Listing, Report, Table
 
 
 def _report():
@@ -52,7 +52,7 @@ def _raw(stem: str, n: int, prompt: str, facts: str, key: str) -> Table:
 # a dataset's report (every item is always written: an empty input gives placeholder rows)
 SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_summary.tsv",
                                                       "perplexity_released.tsv", *SCORECARD,
-                                                      SCORECARD_MARKS),
+                                                      SCORECARD_MARKS, *CLAIMS),
                   diffs=True, items=(
     _table("table1_knowledge", "Table 1: knowledge levels and passage statistics",
            "Self-preference Table 1: per evaluator, knowledge levels (No / Partial / Full, % of questions; probed "

@@ -109,6 +109,18 @@ class Inputs:
                                         released_perplexity=self.released_perplexity, released=self.released,
                                         marks=our_marks(built, self.self_map), significance=self.significance)
 
+    def claims(self, out: Path, report) -> list[Path]:
+        from authbench.studies.claims_report import selfpref_units, table_files, write_claims
+        from authbench.studies.scorecard import Grid
+
+        params = self.scorecard_grid or {"models": {}}
+        names = dict(Grid.of(params, "selfpref").names) if self.scorecard_grid else {}
+        run_models = [m for m in params["models"] if m in self.self_map]
+        cells = selfpref_units(self.units, self.dataset or "", self.self_map, names, run_models)
+        return write_claims(out, "selfpref", f"Self-preference{f' [{self.dataset}]' if self.dataset else ''}",
+                            tuple(range(1, 10)), cells, [names.get(m, m) for m in run_models], bool(names),
+                            table_files(report), self.spec.min_units, self.spec.seed)
+
 
 def _per_question(df: pd.DataFrame, col: str) -> pd.Series:
     return df.groupby("qid", sort=True)[col].mean()
