@@ -69,7 +69,9 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            lambda x: _report().table2(x.rerank_rows, x.self_map, x.iv, x.significance)),
     _table("table3_preference", "Table 3: self / order / factual preference",
            "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
-           "preference (%); values over 50% in bold.",
+           "preference (%); Self pools all four factuality combinations (the paper's), Self (same fact.) beside it "
+           "counts only the pairs whose two passages are both true or both false (TT, FF), where factuality cannot "
+           "decide; values over 50% in bold.",
            lambda x: _report().table3(_rates(x.gen_rows), x.iv)),
     _table("table4_gen_by_qa", "Table 4: own Gen-by-QA passage vs. human",
            "Self-preference Table 4: preference for the evaluator's own Gen-by-QA passage over the human passage "

@@ -131,7 +131,9 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
     questions as the resampling units: reranking scores author vs author
     (per evaluator, prompt, factuality; per-question means), model vs model
     (the same passages scored by two evaluators, questions as clusters); the
-    generation rates (self / order / factual) vs 50% (every comparison,
+    generation rates (self / order / factual and the same-factuality self,
+    ``self_pref_same``: :data:`~authbench.studies.selfpref.tables.UNIT_OF`)
+    vs 50% (every comparison,
     questions as clusters: Table 3's ``°`` tags, ``(evaluator, other author,
     rate) -> "°"``), author vs author (per evaluator) and model vs model (per
     other author both compared with; per-question means). Families (Holm):

@@ -33,6 +33,12 @@ Policies
   status ``ok`` but no choice counts as not ok (``no_choice``).  Rates are
   percentages; an empty denominator gives NaN (``–``).  ``all`` pools every
   other author (the rate over all comparisons).
+* **Same-factuality self preference** (``n_same``, ``self_chosen_same``,
+  ``self_pref_same``; Table 3's "Self (same fact.)"; an addition, the paper
+  reports the pooled *self* only): *self* over the ``ok`` rows whose two
+  passages have the same factuality (TT or FF, :func:`same_factuality`),
+  where factuality cannot decide the choice; the same counting rules as
+  *self*, restricted to those rows.
 * **Answer accuracy** (Section 4.2.3; knowledge breakdown and ``rates.tsv``'s
   ``n_graded`` / ``correct`` / ``accuracy``): among the ``ok`` rows whose
   question has a known gold (``answer_in`` of its true passages,
@@ -68,6 +74,7 @@ CHOICES = ("self", "other")
 # (label, self_factual, other_factual), the paper's order TT, TF, FT, FF
 COMBOS = (("TT", True, True), ("TF", True, False), ("FT", False, True), ("FF", False, False))
 _COMBO_OF = {(s, o): lab for lab, s, o in COMBOS}
+SAME_FACTUALITY = tuple(lab for lab, s, o in COMBOS if s == o)  # TT, FF: factuality cannot decide the choice
 
 RERANK_SUMMARY_COLUMNS = (
     "evaluator", "prompt", "variant", "factual", "author", "n_rows", "n", "failures", "mean", "std", "tries",
@@ -76,6 +83,7 @@ RATE_COLUMNS = (
     "variant", "evaluator", "self_author", "other_author", "factuality", "knowledge",
     "n_rows", "n_ok", "self_chosen", "self_pref", "first_chosen", "order_pref",
     "n_asym", "true_chosen", "factual_pref", "n_graded", "correct", "accuracy", "not_ok", "not_ok_by_status", "tries",
+    "n_same", "self_chosen_same", "self_pref_same",
 )
 
 
@@ -332,6 +340,14 @@ class GenRecord:
     qid: str = ""  # the question compared on (the resampling cluster of the intervals)
 
 
+def same_factuality(g: GenRecord) -> bool:
+    """Whether a comparison's self and other passages have the same
+    factuality (both true or both false: :data:`SAME_FACTUALITY`), i.e. it
+    counts towards the same-factuality self preference (``self_pref_same``,
+    the units' ``self_same``)."""
+    return g.combo in SAME_FACTUALITY
+
+
 def gold_answers(passages) -> dict[str, str]:
     """qid -> gold answer, read from the ``answer_in`` of the question's true
     passages (every sampled question has them)."""
@@ -394,7 +410,7 @@ def _flag(v: bool | None) -> float:
 UNIT_FRAMES = {
     "rerank": ("evaluator", "prompt", "variant", "factual", "author", "qid", "pid", "score"),
     "comparisons": ("evaluator", "self_author", "other_author", "variant", "combo", "knowledge", "qid", "status",
-                    "self_chosen", "first", "true_chosen", "correct"),
+                    "self_chosen", "first", "true_chosen", "correct", "self_same"),
     "knowledge": ("author", "qid", "class", "no", "partial", "full"),
     "passages": ("author", "pid", "qid", "variant", "factual", "words"),
     "perplexity": ("author", "pid", "qid", "variant", "factual", "perplexity"),
@@ -407,7 +423,8 @@ def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passag
     :data:`UNIT_FRAMES`): every rerank score (NaN: unparsed), every
     generation comparison (``self_chosen`` / ``first`` 1 or 0 for an ok row,
     ``true_chosen`` for an ok asymmetric one, ``correct`` for a graded one
-    against the gold of ``passages``, NaN otherwise), every knowledge probe
+    against the gold of ``passages``, ``self_same`` = ``self_chosen`` for an
+    ok same-factuality one (:func:`same_factuality`), NaN otherwise), every knowledge probe
     (its class), every passage (its words) of ``scored`` (Table 1's
     passages; None: ``passages``) and every perplexity row.
     ``qid`` is the resampling cluster of every interval (a perplexity row
@@ -422,7 +439,8 @@ def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passag
     comparisons = [{"evaluator": g.evaluator, "self_author": g.self_author, "other_author": g.other_author,
                     "variant": g.variant, "combo": g.combo, "knowledge": g.knowledge, "qid": g.qid,
                     "status": g.status, "self_chosen": _flag(None if g.chosen is None else g.chosen == "self"),
-                    "first": _flag(g.first), "true_chosen": _flag(g.true_chosen), "correct": _flag(g.correct)}
+                    "first": _flag(g.first), "true_chosen": _flag(g.true_chosen), "correct": _flag(g.correct),
+                    "self_same": _flag(g.chosen == "self" if g.chosen is not None and same_factuality(g) else None)}
                    for g in gen_records(gen_rows, gold=gold_answers(passages))]
     knowledge = [{"author": str(author), "qid": _qid(r, i), "class": _level_class(r, f"knowledge levels ({author})", i)}
                  for author, rows in (knowledge_levels or {}).items()
@@ -441,7 +459,8 @@ def unit_frames(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passag
             "perplexity": _number(r, "perplexity", what, i)} for i, r in _row(perplexity_rows, what)]
     data = {"rerank": rerank, "comparisons": comparisons, "knowledge": knowledge, "passages": texts,
             "perplexity": ppl}
-    numeric = {"score", "self_chosen", "first", "true_chosen", "correct", "words", "perplexity", *KNOWLEDGE}
+    numeric = {"score", "self_chosen", "first", "true_chosen", "correct", "self_same", "words", "perplexity",
+               *KNOWLEDGE}
     return {name: pd.DataFrame(data[name], columns=list(cols)).astype({c: float for c in cols if c in numeric})
             for name, cols in UNIT_FRAMES.items()}
 
@@ -455,6 +474,8 @@ def rate_stats(recs: Sequence[GenRecord]) -> dict:
     n_true = sum(bool(g.true_chosen) for g in asym)
     graded = [g for g in ok if g.correct is not None]
     n_correct = sum(bool(g.correct) for g in graded)
+    same = [g for g in ok if same_factuality(g)]
+    n_self_same = sum(g.chosen == "self" for g in same)
     bad = Counter(g.status for g in recs if g.status != "ok")
     return {
         "n_rows": len(recs), "n_ok": len(ok),
@@ -465,6 +486,7 @@ def rate_stats(recs: Sequence[GenRecord]) -> dict:
         "not_ok": sum(bad.values()),
         "not_ok_by_status": ";".join(f"{k}={bad[k]}" for k in sorted(bad)),
         "tries": sum(g.tries for g in recs),
+        "n_same": len(same), "self_chosen_same": n_self_same, "self_pref_same": percent(n_self_same, len(same)),
     }
 
 
@@ -487,7 +509,10 @@ def preference_rates(gen_rows, variant: str = NORMAL) -> list[dict]:
     first_chosen, n_asym, true_chosen, not_ok``, ``not_ok_by_status``
     (``"status=count;..."``), ``tries`` (requests sent, retries included) and
     the percentages ``self_pref`` (self_chosen / n_ok), ``order_pref``
-    (first_chosen / n_ok), ``factual_pref`` (true_chosen / n_asym).
+    (first_chosen / n_ok), ``factual_pref`` (true_chosen / n_asym); then
+    ``n_same`` (the ok comparisons whose passages have the same factuality,
+    TT or FF), ``self_chosen_same`` and ``self_pref_same``
+    (self_chosen_same / n_same).
     """
     recs = [g for g in gen_records(gen_rows) if variant is None or g.variant == variant]
     out = []

@@ -22,8 +22,12 @@ Layouts
   gives p < 0.05; the caption names the test and counts the questions a
   paired test dropped.  Differences come from the unrounded means.  Tables 2 and 6-9 use the ``normal`` variant only.
 * **Table 3**: rows evaluator (plus ``Average``, the mean of the evaluator
-  rows, when there are two or more), columns other author × Self / Order /
-  Factual, ``Aggregated`` and ``Pooled`` (+ its ``n``); one decimal.
+  rows, when there are two or more), columns other author × Self / Self
+  (same fact.) / Order / Factual, ``Aggregated`` and ``Pooled`` (+ its
+  ``n``); one decimal.  ``Self`` is the paper's (all four factuality
+  combinations); ``Self (same fact.)`` (an addition) the same share over
+  the pairs whose passages are both true or both false (TT, FF:
+  ``rows.same_factuality``), where factuality cannot decide the choice.
   ``Aggregated`` is the paper's: the unweighted mean of the evaluator's
   per-author cells, each metric apart (every one of the paper's 15 Aggregated
   triples is the mean of its five per-author cells; we average the unrounded
@@ -330,7 +334,12 @@ def _pct_cell(v: float) -> tuple[float, str]:
     return r, number_text(r, 1)
 
 
-UNIT_OF = {"self_pref": "self_chosen", "order_pref": "first", "factual_pref": "true_chosen"}  # rate -> unit column
+# rate -> unit column (Table 3's intervals; the paired comparisons vs 50%: report.comparisons)
+UNIT_OF = {"self_pref": "self_chosen", "order_pref": "first", "factual_pref": "true_chosen",
+           "self_pref_same": "self_same"}
+# Table 3's metrics in their column order: the paper's Self, the same-factuality Self beside it, Order, Factual
+TABLE3_METRICS = (("self_pref", "Self"), ("self_pref_same", "Self (same fact.)"), ("order_pref", "Order"),
+                  ("factual_pref", "Factual"))
 
 
 def _pref_at(ev: str, other: str, variant: str = NORMAL, **more) -> dict:
@@ -339,7 +348,8 @@ def _pref_at(ev: str, other: str, variant: str = NORMAL, **more) -> dict:
 
 def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
     """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
-    when two or more), columns other author × Self / Order / Factual (%),
+    when two or more), columns other author × Self / Self (same fact.) /
+    Order / Factual (%) (:data:`TABLE3_METRICS`; a rate a row lacks is ``–``),
     ``Aggregated`` = the unweighted mean of the evaluator's per-author cells
     (each metric apart; a cell without a value is skipped), as in the paper,
     and ``Pooled`` = the rate over all of the evaluator's comparisons (the
@@ -359,7 +369,7 @@ def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
         if other == AGGREGATED:
             return aggregated(rates, ev, key)
         r = look.get((ev, other))
-        return math.nan if r is None else float(r[key]) if r[key] is not None else math.nan
+        return math.nan if r is None or r.get(key) is None else float(r[key])
 
     def get(ev, other, key) -> float:
         if ev == "Average":
@@ -387,7 +397,7 @@ def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
     cols = []
     for other in others + [AGGREGATED, ALL]:
         head = {AGGREGATED: "Aggregated", ALL: "Pooled"}.get(other, "Human" if other == HUMAN else other)
-        for key, lab in (("self_pref", "Self"), ("order_pref", "Order"), ("factual_pref", "Factual")):
+        for key, lab in TABLE3_METRICS:
             cols.append(Column((head, lab), TEXT, lambda k, o=other, kk=key: _pct_cell(get(k[0], o, kk)),
                                interval=_with(iv, lambda k, o=other, kk=key: interval(k[0], o, kk)),
                                tag=_with(iv, lambda k, o=other, kk=key: iv.tags.get((k[0], o, kk), ""))))
@@ -395,7 +405,9 @@ def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
     keys = [(ev,) for ev in evaluators] + ([("Average",)] if avg else [])
     caption = (
         "Preferences in the generation phase (% of comparisons): Self = the evaluator's own passage chosen "
-        "(both orders, all four factuality combinations); Order = the passage shown first chosen; Factual = "
+        "(both orders, all four factuality combinations: the paper's); Self (same fact.) = the same, among the "
+        "pairs whose two passages are both true or both false (TT, FF), where factuality cannot decide the "
+        "choice; Order = the passage shown first chosen; Factual = "
         "the true passage chosen, among factuality-asymmetric pairs. Aggregated: the unweighted mean of the "
         "per-author cells (as in the paper); Pooled: all comparisons of the evaluator together, n = its "
         "comparisons with a choice. Values greater than 50% are marked in bold."

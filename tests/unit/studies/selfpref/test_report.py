@@ -212,21 +212,127 @@ def test_rates_long_groups():
             and r["factuality"] == "all" and r["knowledge"] == "all"][0]["n_rows"] == 10
 
 
+def same_fact_rows(qids=("q",)):
+    """Issue 36 §4's hand case, per question: E (self gpt35) vs human, 10 comparisons, 8 ok.
+
+    TT self, TT other, FF self, FF self        -> same factuality: self 3 of 4 ok
+    TF self (true), TF self (true),
+    FT other (true), FT other (true)           -> asymmetric: factuality decides, self 2 of 4 (the true one always)
+    FF ok but no choice, TT ambiguous_both     -> not ok: in neither rate
+    pooled self (the paper's): 5 / 8 = 62.5 %; same factuality: 3 / 4 = 75.0 %; factual 4 / 4 = 100 %;
+    first shown chosen: rows 1, 3, 5, 8 -> 4 / 8 = 50 %.
+    """
+    one = [
+        ("TT", T_, T_, "self_first", "self"), ("TT", T_, T_, "self_first", "other"),
+        ("FF", F_, F_, "self_first", "self"), ("FF", F_, F_, "other_first", "self"),
+        ("TF", T_, F_, "self_first", "self"), ("TF", T_, F_, "other_first", "self"),
+        ("FT", F_, T_, "self_first", "other"), ("FT", F_, T_, "other_first", "other"),
+    ]
+    rows = []
+    for q in qids:
+        rows += [{**_g("human", sf, of, order, chosen), "qid": q} for _, sf, of, order, chosen in one]
+        rows += [{**_g("human", F_, F_, "self_first", None, status="ok"), "qid": q},
+                 {**_g("human", T_, T_, "other_first", None, status="ambiguous_both"), "qid": q}]
+    return rows
+
+
+def test_same_factuality_self_preference_by_hand(tmp_path):
+    """Issue 36 §4: beside the paper's pooled self preference (all four factuality combinations), the rate over
+    the both-true and both-false pairs only, with the same counting rules (ok rows with a choice)."""
+    recs = RW.gen_records(same_fact_rows())
+    assert [RW.same_factuality(g) for g in recs] == [True] * 4 + [False] * 4 + [True, True]
+    (h, a) = RW.preference_rates(same_fact_rows())
+    for r in (h, a):
+        # the pooled numbers are the paper's and unchanged: 5 of 8 ok, 4 of 4 asymmetric true, 4 of 8 first
+        assert (r["n_rows"], r["n_ok"], r["self_chosen"], r["self_pref"]) == (10, 8, 5, 62.5)
+        assert (r["n_asym"], r["true_chosen"], r["factual_pref"], r["order_pref"]) == (4, 4, 100.0, 50.0)
+        assert (r["n_same"], r["self_chosen_same"], r["self_pref_same"]) == (4, 3, 75.0)
+    assert RW.RATE_COLUMNS[-3:] == ("n_same", "self_chosen_same", "self_pref_same")
+    assert RW.RATE_COLUMNS[:21] == (
+        "variant", "evaluator", "self_author", "other_author", "factuality", "knowledge",
+        "n_rows", "n_ok", "self_chosen", "self_pref", "first_chosen", "order_pref",
+        "n_asym", "true_chosen", "factual_pref", "n_graded", "correct", "accuracy", "not_ok", "not_ok_by_status",
+        "tries")
+    # an evaluator with asymmetric pairs only: no same-factuality rate (NaN, "–"), the pooled one unchanged
+    (_, only_asym) = RW.preference_rates(same_fact_rows()[4:8])
+    assert only_asym["self_pref"] == 50.0 and only_asym["n_same"] == 0 and math.isnan(only_asym["self_pref_same"])
+
+    # Table 3: the new column beside Self in every group, its value, bold over 50 as the others
+    spec = TB.table3(RW.preference_rates(same_fact_rows()))
+    row = spec.cells.loc[("E",)]
+    for head in ("Human", "Aggregated", "Pooled"):
+        assert (row[(head, "Self")], row[(head, "Self (same fact.)")]) == ("62.5", "75.0"), head
+        assert spec.marks.loc[("E",), (head, "Self (same fact.)")] == "best"
+        assert list(spec.cells.columns).index((head, "Self (same fact.)")) == (
+            list(spec.cells.columns).index((head, "Self")) + 1)
+    assert (row[("Human", "Order")], row[("Human", "Factual")], row[("Pooled", "n")]) == ("50.0", "100.0", "8")
+    assert "both true or both false (TT, FF)" in spec.caption
+    only = TB.table3(RW.preference_rates(same_fact_rows()[4:8]))
+    assert only.cells.loc[("E",), ("Pooled", "Self (same fact.)")] == "–"
+    assert only.marks.loc[("E",), ("Pooled", "Self (same fact.)")] == ""
+
+    # rates.tsv: the three columns at the end, per group (TT: 1 of 2 ok; TF: none, NaN written empty)
+    R.write_selfpref_report([], same_fact_rows(), {}, [], [], {"E": "gpt35"}, tmp_path)
+    with open(tmp_path / "rates.tsv", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        rates = list(reader)
+    assert tuple(reader.fieldnames) == RW.RATE_COLUMNS
+    key = {(r["other_author"], r["factuality"], r["knowledge"]): r for r in rates}
+    top = key[("human", "all", "all")]
+    assert (top["n_ok"], top["self_chosen"], top["self_pref"]) == ("8", "5", "62.5")
+    assert (top["n_same"], top["self_chosen_same"], top["self_pref_same"]) == ("4", "3", "75.0")
+    assert (key[("all", "all", "all")]["self_pref"], key[("all", "all", "all")]["self_pref_same"]) == ("62.5", "75.0")
+    assert (key[("human", "TT", "all")]["n_same"], key[("human", "TT", "all")]["self_pref_same"]) == ("2", "50.0")
+    assert (key[("human", "FF", "all")]["n_same"], key[("human", "FF", "all")]["self_pref_same"]) == ("2", "100.0")
+    assert (key[("human", "TF", "all")]["n_same"], key[("human", "TF", "all")]["self_pref_same"]) == ("0", "")
+    md = (tmp_path / "tables/table3_preference.md").read_text(encoding="utf-8")
+    assert "Self (same fact.)" in md and "| **62.5** | **75.0** |" in md
+
+
+def test_same_factuality_units_intervals_and_comparisons():
+    """The per-unit column self_same (self_chosen of an ok same-factuality comparison, NaN otherwise) carries
+    the new column's interval and its test against 50% (Table 3's °), as the other rates."""
+    gen = same_fact_rows([f"q{i}" for i in range(6)])
+    iv, units = _iv([], gen)
+    c = units["comparisons"]
+    assert list(c.columns) == list(RW.UNIT_FRAMES["comparisons"]) and c.columns[-1] == "self_same"
+    first = c[c["qid"] == "q0"]
+    assert first["self_same"].tolist()[:4] == [1.0, 0.0, 1.0, 1.0]
+    assert first["self_same"].iloc[4:].isna().all()  # asymmetric pairs and the two not-ok rows
+    assert first["self_chosen"].tolist()[:8] == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]  # unchanged
+    assert TB.UNIT_OF["self_pref_same"] == "self_same"
+    frame, tags = R.comparisons(units, SPEC)
+    vs50 = frame[frame["family"] == "preference vs 50% (E)"].set_index(["what", "a"])
+    same = vs50.loc[("self_pref_same (%)", "E vs human")]
+    assert same["delta"] == pytest.approx(25.0) and same["n"] == 6
+    assert vs50.loc[("self_pref (%)", "E vs human")]["delta"] == pytest.approx(12.5)
+    assert ("self_pref_same (%)", "E vs all") in vs50.index
+    t3 = TB.table3(RW.preference_rates(gen), TB.Intervals(units, SPEC, tags))
+    col = ("Human", "Self (same fact.)")
+    # every question has the same 3 of 4: the cluster bootstrap cannot move it
+    assert (t3.values.loc[("E",), col], t3.lo.loc[("E",), col], t3.hi.loc[("E",), col]) == (75.0, 75.0, 75.0)
+    assert (t3.lo.loc[("E",), ("Pooled", "Self")], t3.hi.loc[("E",), ("Pooled", "Self")]) == (62.5, 62.5)
+    assert t3.tags.loc[("E",), col] == ("°" if same["distinct"] != "yes" else "")
+
+
 def test_table3_layout_and_bold_rule():
     spec = TB.table3(RW.preference_rates(gen_rows()))
     assert list(spec.cells.index) == [("E",)]
+    same = "Self (same fact.)"
     assert list(spec.cells.columns) == [
-        ("Human", "Self"), ("Human", "Order"), ("Human", "Factual"),
-        ("llama", "Self"), ("llama", "Order"), ("llama", "Factual"),
-        ("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual"),
-        ("Pooled", "Self"), ("Pooled", "Order"), ("Pooled", "Factual"), ("Pooled", "n")]
+        ("Human", "Self"), ("Human", same), ("Human", "Order"), ("Human", "Factual"),
+        ("llama", "Self"), ("llama", same), ("llama", "Order"), ("llama", "Factual"),
+        ("Aggregated", "Self"), ("Aggregated", same), ("Aggregated", "Order"), ("Aggregated", "Factual"),
+        ("Pooled", "Self"), ("Pooled", same), ("Pooled", "Order"), ("Pooled", "Factual"), ("Pooled", "n")]
+    # Self (same fact.): vs human ok TT rows 1, 2 both self (the FF row 5 is not ok) -> 2/2; vs llama the ok FF
+    # row 9 other -> 0/1; Aggregated (100 + 0) / 2; Pooled rows 1, 2, 9 -> 2/3.
     # Aggregated = mean of the two per-author cells: (60 + 50) / 2, (40 + 100) / 2, (200/3 + 0) / 2;
     # Pooled = over the 7 ok comparisons: 4/7 self, 4/7 first, 2/4 true
-    assert list(spec.cells.iloc[0]) == ["60.0", "40.0", "66.7", "50.0", "100.0", "0.0", "55.0", "70.0", "33.3",
-                                        "57.1", "57.1", "50.0", "7"]
+    assert list(spec.cells.iloc[0]) == ["60.0", "100.0", "40.0", "66.7", "50.0", "0.0", "100.0", "0.0",
+                                        "55.0", "50.0", "70.0", "33.3", "57.1", "66.7", "57.1", "50.0", "7"]
     # > 50 strictly is bold; 50.0 is not; n never
-    assert list(spec.marks.iloc[0]) == ["best", "", "best", "", "best", "", "best", "best", "",
-                                        "best", "best", "", ""]
+    assert list(spec.marks.iloc[0]) == ["best", "best", "", "best", "", "", "best", "",
+                                        "best", "", "best", "", "best", "best", "best", "", ""]
     assert spec.highlight_groups == {}
     assert "greater than 50% are marked in bold" in spec.caption
 
@@ -625,9 +731,9 @@ def test_write_table_text_cells_bold_and_negative(tmp_path):
     spec = TB.table3(RW.preference_rates(rows))
     _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
     md = md_p.read_text(encoding="utf-8")
-    assert ("| E | **60.0** | 40.0 | **66.7** | 50.0 | **100.0** | 0.0 | **55.0** | **70.0** | 33.3 | **57.1** | "
-            "**57.1** | 50.0 | 7 |") in md
-    assert r"\textbf{60.0} & 40.0" in tex_p.read_text(encoding="utf-8")
+    assert ("| E | **60.0** | **100.0** | 40.0 | **66.7** | 50.0 | 0.0 | **100.0** | 0.0 | **55.0** | 50.0 | "
+            "**70.0** | 33.3 | **57.1** | **66.7** | **57.1** | 50.0 | 7 |") in md
+    assert r"\textbf{60.0} & \textbf{100.0} & 40.0" in tex_p.read_text(encoding="utf-8")
     neg = TB.table2([_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
                     + [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))], {"E": "gpt35"})
     csv_p, md_p, tex_p = T.write_table(neg, tmp_path / "neg")
