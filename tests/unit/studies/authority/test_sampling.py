@@ -1,5 +1,6 @@
 """Sampling invariants: one item per level, no duplicates, pair bounds, determinism."""
 
+from collections import Counter
 
 import pytest
 from authbench.errors import SamplingError
@@ -58,6 +59,30 @@ def test_pair_difficulty_bounds_and_uniqueness():
     assert len(keys) == len(set(keys))
     # position A is not always the lower level
     assert {p["items"][0]["level"] < p["items"][1]["level"] for p in easy} == {True, False}
+
+
+def test_pairs_uniform_over_eligible_domain_pairs():
+    """docs/deviations.md D8: pairs are drawn uniformly over the distinct unordered domain pairs that meet the
+    bound, without repeats, neither per level pair nor per delta. Levels 0 and 5 hold 30 domains each, levels 6
+    and 9 one each: the easy pairs (delta >= 5) are (0, 5) x 900, (0, 6) x 30 and (0, 9) x 30, so (0, 5) is
+    900 / 960 = 93.75% of a uniform draw; a draw per level pair (or per delta: 5, 6, 9) would give it a third."""
+    domains = corpus((30, 0, 0, 0, 0, 30, 1, 0, 0, 1))
+    pairs = sample_pairs(domains, "easy", 480, 5, None, seed=0)
+    level_pairs = Counter(tuple(sorted(it["level"] for it in p["items"])) for p in pairs)
+    assert set(level_pairs) == {(0, 5), (0, 6), (0, 9)}
+    assert 0.88 < level_pairs[(0, 5)] / 480 < 0.99
+    # a domain recurs across pairs (level 6's single domain: about 480 x 30 / 960 = 15 times), never a pair
+    uses = Counter(it["domain"] for p in pairs for it in p["items"])
+    assert uses["d6x0.com"] > 1 and uses["d9x0.com"] > 1
+    keys = [frozenset(it["domain"] for it in p["items"]) for p in pairs]
+    assert len(set(keys)) == len(keys)
+    # without replacement: asking for every eligible pair returns each exactly once
+    every = sample_pairs(domains, "easy", 960, 5, None, seed=0)
+    assert len({frozenset(it["domain"] for it in p["items"]) for p in every}) == 960
+    # hard (0 < delta <= 2): only (5, 6) x 30 qualifies here, each pair once
+    hard = sample_pairs(domains, "hard", 30, 1, 2, seed=0)
+    assert {tuple(sorted(it["level"] for it in p["items"])) for p in hard} == {(5, 6)}
+    assert len({frozenset(it["domain"] for it in p["items"]) for p in hard}) == 30
 
 
 def test_too_few_pairs_is_an_error():

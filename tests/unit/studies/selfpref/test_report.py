@@ -652,6 +652,31 @@ def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
     assert "Rows below the rule are outside the average" in md_path.read_text(encoding="utf-8")
 
 
+def test_table1_average_dagger_tests_the_per_question_mean_of_the_evaluators():
+    """docs/deviations.md S34: the Average row's dagger is the configured test of the per-question mean of the
+    evaluator rows' self-author perplexities (a question only some evaluators have: the mean of those) against
+    the human per-question values; the value shown is the mean of the evaluator rows' means. Here the paired
+    test of those per-question means marks it, Welch's test of the same means does not, and pooling every
+    evaluator's value as its own observation (Welch) would not either."""
+    human = {"q1": 10.0, "q2": 12.0, "q3": 14.0, "q4": 16.0, "q5": 20.0}
+    a = {"q1": 11.0, "q2": 13.2, "q3": 15.0, "q4": 17.2, "q5": 21.0}
+    b = {"q1": 11.2, "q2": 12.8, "q3": 15.2, "q4": 16.8}  # no q5: q5's mean is a's value alone
+    ppl = [_ppl(author, v, qid=q) for author, values in (("human", human), ("a", a), ("b", b))
+           for q, v in values.items()]
+    spec = TB.table1({}, [], ppl, self_map={"A": "a", "B": "b"})
+    assert list(spec.cells.index) == [("A", "a"), ("B", "b"), ("Average", "–"), ("Human", "human")]
+    per_question = [11.1, 13.0, 15.1, 17.0, 21.0]  # q1-q4: the mean of a and b; q5: a
+    p_paired = stats.ttest_rel(per_question, list(human.values())).pvalue
+    p_welch = stats.ttest_ind(per_question, list(human.values()), equal_var=False).pvalue
+    p_pooled = stats.ttest_ind(list(a.values()) + list(b.values()), list(human.values()), equal_var=False).pvalue
+    assert p_paired < 0.05 < min(p_welch, p_pooled)
+    # shown: (15.48 + 14.0) / 2 = 14.74, the mean of the rows (not 15.44, the mean of the tested sample)
+    assert spec.cells.loc[("Average", "–")].iloc[5] == "14.74†"
+    assert spec.values.loc[("Average", "–")].iloc[5] == pytest.approx(14.74)
+    welch = TB.table1({}, [], ppl, self_map={"A": "a", "B": "b"}, significance="welch")
+    assert welch.cells.loc[("Average", "–")].iloc[5] == "14.74"
+
+
 def test_table1_empty_and_bad_level():
     spec = TB.table1({}, [], [])
     assert list(spec.cells.index) == [("Human", "human")]
