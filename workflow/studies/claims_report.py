@@ -249,8 +249,8 @@ def rag_units(units: pd.DataFrame, names: Mapping[str, str], run_models: Sequenc
 
 
 SCORE_TABLES = {("normal", True): 6, ("normal", False): 7, ("rag", True): 8, ("rag", False): 9}
-RATE_METRICS = {"self_preference": "self_chosen", "order_preference": "first", "factual_preference": "true_chosen"}
-SAME_FACTUALITY = ("TT", "FF")
+# Table 3's metric -> its unit column; self preference: the same-factuality pairs' (rows.same_factuality)
+RATE_METRICS = {"self_preference": "self_same", "order_preference": "first", "factual_preference": "true_chosen"}
 
 
 def selfpref_units(units: Mapping[str, pd.DataFrame], dataset: str, self_map: Mapping[str, str],
@@ -309,8 +309,7 @@ def selfpref_units(units: Mapping[str, pd.DataFrame], dataset: str, self_map: Ma
                 if other is None:
                     continue
                 for metric, col in RATE_METRICS.items():
-                    sub = g[g["combo"].isin(SAME_FACTUALITY)] if metric == "self_preference" else g
-                    sub = sub[sub[col].notna()]
+                    sub = g[g[col].notna()]
                     per_q = sub.groupby("qid", sort=True)[col].mean()
                     cell = _units(per_q.index.tolist(), per_q.tolist(), 100.0)
                     if cell is not None:
