@@ -289,9 +289,8 @@ def interval_words(intervals: Any, units: str, show: str = "inline", clusters: b
     ``off`` points at the CSV; ``clusters``: the ``units`` are resampled as
     clusters of several values each)."""
     where = "in the CSV (lo, hi)" if show == "off" else "[lo, hi]"
-    how = f"{units} resampled as clusters" if clusters else f"over the {units}"
-    return (f" {where}: {intervals.level:.0%} percentile-bootstrap interval, {how} "
-            f"({intervals.resamples} resamples, seeded).")
+    how = f", {units} resampled as clusters" if clusters else f" over the {units}"
+    return f" {where}: {intervals.level:.0%} percentile-bootstrap interval{how} ({intervals.resamples} resamples, seeded)."
 
 
 def blank_interval_words(table: TableSpec, intervals: Any, units: str) -> str:
