@@ -15,7 +15,8 @@ study's adapter (:func:`authority_units`, :func:`category_units`,
 ``paper_name``; a model without one (the demo's) stands in the cells of the
 paper's first model in the claim's scope when the run names no paper model
 at all, so a claim "for all LLMs" is tested on the run's own models. A claim
-naming specific paper models is then ``not run``. Self-preference claims on
+naming specific paper models, or picking one (a best-in-column claim), is
+then ``not run``. Self-preference claims on
 Table 3's ``self_preference`` read the same-factuality pairs (both passages
 true or both false) as their units: in a true-vs-false pair the factual
 passage decides the choice.
@@ -49,25 +50,28 @@ def _selector_tables(claim: Claim) -> tuple[int, ...]:
     return tuple(int(t) for t in claim.scope.tables)
 
 
-def study_claims(paper: str, tables: Sequence[int]) -> list[tuple[Claim, Claim]]:
-    """``(claim, claim on this study's tables)`` for each claim of ``paper``
-    that reads one of ``tables``: the second has its scope's tables cut to
-    ``tables`` when its kind still makes cells there, else it is the whole
-    claim (its other tables' cells are then not run here)."""
+def study_claims(paper: str, tables: Sequence[int], where: Mapping[str, str] | None = None
+                 ) -> list[tuple[Claim, Claim]]:
+    """``(claim, claim on this study's cells)`` for each claim of ``paper``
+    that reads one of ``tables`` (and, with ``where``, e.g. ``{"dataset":
+    "NQ"}``, one of that setting's cells): the second has its scope cut to
+    ``tables`` and ``where`` when its kind still makes published cells there,
+    else it is the whole claim (its other cells are then not run here)."""
     published = load_published(paper)
+    where = {k: (str(v),) for k, v in (where or {}).items()}
     out = []
     for claim in load_paper_claims(paper):
         mine = tuple(t for t in _selector_tables(claim) if t in tables)
-        if not mine:
+        if not mine or any(k in claim.scope.selector and v[0] not in claim.scope.selector[k]
+                           for k, v in where.items()):
             continue
         here = claim
-        if len(mine) < len(_selector_tables(claim)):
-            cut = replace(claim, scope=Scope({**claim.scope.selector, "table": mine}))
-            try:
-                if published_verdict(cut, published).n:
-                    here = cut
-            except (KindError, ValueError, KeyError):
-                pass
+        cut = replace(claim, scope=Scope({**claim.scope.selector, "table": mine, **where}))
+        try:
+            if published_verdict(cut, published).n:
+                here = cut
+        except (KindError, ValueError, KeyError):
+            pass
         out.append((claim, here))
     return out
 
@@ -90,22 +94,27 @@ def structure(paper: str, claim: Claim, run_models: Sequence[str], named: bool) 
 
 def write_claims(outdir: str | Path, paper: str, study: str, tables: Sequence[int],
                  cells: Mapping[tuple, CellUnits], run_models: Sequence[str], named: bool,
-                 table_files: Mapping[int, str], min_units: int = 5, seed: int = 0) -> list[Path]:
+                 table_files: Mapping[int, str], min_units: int = 5, seed: int = 0,
+                 where: Mapping[str, str] | None = None) -> list[Path]:
     """Write ``claims.md``, ``claims.tsv`` (one row per claim) and
     ``claims_cells.tsv`` (one row per tested contrast or missing cell) under
     ``outdir``. ``cells``: the run's units under the published keys;
     ``run_models``: the run's model names as keyed; ``named``: whether they
     are paper names; ``table_files``: table number -> its file in the report
-    folder (the claim rows link to them)."""
+    folder (the claim rows link to them); ``where``: the setting this report
+    is about (a self-preference dataset: ``{"dataset": "NQ"}``)."""
     out = Path(outdir)
     units = {canonical(k): v for k, v in cells.items()}
     published = load_published(paper)
     rows, details, verdicts, run_verdicts = [], [], [], []
-    for claim, here in study_claims(paper, tables):
+    for claim, here in study_claims(paper, tables, where):
         pub = published_verdict(claim, published)
         verdicts.append(pub)
-        run = run_verdict(here, units, min_units=min_units, seed=seed,
-                          published=structure(paper, here, run_models, named))
+        try:
+            run = run_verdict(here, units, min_units=min_units, seed=seed,
+                              published=structure(paper, here, run_models, named))
+        except KindError:  # the claim picks a paper model the stand-ins cannot be: the paper's cells, not run
+            run = run_verdict(here, units, min_units=min_units, seed=seed, published=published)
         run_verdicts.append(run)
         evidence = ["comparisons.md"] + [table_files[t] for t in _selector_tables(here) if t in table_files]
         daggers = "" if pub.marked is None else f"{pub.marked_holding} of {pub.marked}"
@@ -251,6 +260,13 @@ def rag_units(units: pd.DataFrame, names: Mapping[str, str], run_models: Sequenc
 SCORE_TABLES = {("normal", True): 6, ("normal", False): 7, ("rag", True): 8, ("rag", False): 9}
 # Table 3's metric -> its unit column; self preference: the same-factuality pairs' (rows.same_factuality)
 RATE_METRICS = {"self_preference": "self_same", "order_preference": "first", "factual_preference": "true_chosen"}
+
+
+def selfpref_where(dataset: str) -> dict[str, str]:
+    """A self-preference dataset's setting in the paper's keys (``nq`` -> ``{"dataset": "NQ"}``)."""
+    from authbench.studies.scorecard import SP_DATASETS
+
+    return {"dataset": SP_DATASETS.get(dataset.lower(), dataset)}
 
 
 def selfpref_units(units: Mapping[str, pd.DataFrame], dataset: str, self_map: Mapping[str, str],

@@ -110,3 +110,22 @@ def test_selfpref_units_self_preference_reads_same_factuality_pairs():
     diff = out[cell_key(2, "diff_h_minus_m", "e", "normal", "", dataset="NQ", author="self", passage="TRUE")]
     assert diff.units == ("q1", "q2") and diff.values == (1.0, 0.0)
     assert out[cell_key(6, "mean_score", "e", "normal", "", dataset="NQ", author="Human", passage="TRUE")].value == 4.5
+
+
+def test_a_claim_picking_a_paper_model_is_not_run_on_stand_ins(tmp_path):
+    """SP-13 picks the paper's model with the highest factual preference: the
+    run's own model cannot stand in for it, so its cells are the paper's, all
+    missing (not run), while SP-01 is tested on the stand-in."""
+    comparisons = pd.DataFrame([{"evaluator": "e", "other_author": "human", "variant": "normal", "qid": f"q{i}",
+                                 "self_same": 1.0, "first": 1.0, "true_chosen": 1.0, "self_chosen": 1.0}
+                                for i in range(6)])
+    cells = selfpref_units({"comparisons": comparisons}, "nq", {"e": "own"}, {}, ["e"])
+    write_claims(tmp_path, "selfpref", "Self-preference [nq]", tuple(range(1, 10)), cells, ["e"], False, {},
+                 where={"dataset": "NQ"})
+    rows = _rows(tmp_path)
+    sp13 = rows["SP-13"]
+    assert sp13["run_verdict"] == "not run" and sp13["run_missing"] == sp13["run_cells"] > 0
+    # SP-01 ("no significant self-preference": within 50 +/- 5) on NQ only, the report's dataset: one cell,
+    # e's Aggregated self preference 100% over 6 questions; every bootstrap draw is 100, 45 points beyond the
+    # band: contradicted
+    assert (rows["SP-01"]["run_verdict"], rows["SP-01"]["run_cells"]) == ("contradicted", 1)

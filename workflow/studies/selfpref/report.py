@@ -110,7 +110,7 @@ class Inputs:
                                         marks=our_marks(built, self.self_map), significance=self.significance)
 
     def claims(self, out: Path, report) -> list[Path]:
-        from authbench.studies.claims_report import selfpref_units, table_files, write_claims
+        from authbench.studies.claims_report import selfpref_units, selfpref_where, table_files, write_claims
         from authbench.studies.scorecard import Grid
 
         params = self.scorecard_grid or {"models": {}}
@@ -119,7 +119,8 @@ class Inputs:
         cells = selfpref_units(self.units, self.dataset or "", self.self_map, names, run_models)
         return write_claims(out, "selfpref", f"Self-preference{f' [{self.dataset}]' if self.dataset else ''}",
                             tuple(range(1, 10)), cells, [names.get(m, m) for m in run_models], bool(names),
-                            table_files(report), self.spec.min_units, self.spec.seed)
+                            table_files(report), self.spec.min_units, self.spec.seed,
+                            selfpref_where(self.dataset or ""))
 
 
 def _per_question(df: pd.DataFrame, col: str) -> pd.Series:
