@@ -15,8 +15,10 @@ model's replies decide).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -49,10 +51,16 @@ class TokenCounter:
         return self.tokenizer.prompt_tokens(prompt, self.chat and not raw)
 
 
-def _gguf_counter(path: str, how: str, chat: bool) -> TokenCounter:
+@functools.lru_cache(maxsize=None)
+def _gguf_tokenizer(path: str):
+    """One vocabulary per GGUF: models counted with the same file share it (and its counts)."""
     from authbench.llm.engines.tokenize import LlamaCppTokenizer
 
-    return TokenCounter(how, LlamaCppTokenizer(path), chat)
+    return LlamaCppTokenizer(path)
+
+
+def _gguf_counter(path: str, how: str, chat: bool) -> TokenCounter:
+    return TokenCounter(how, _gguf_tokenizer(str(path)), chat)
 
 
 def counter_for(name: str, spec: Mapping, layout, exists=Path.exists) -> tuple[TokenCounter, str | None]:
@@ -127,28 +135,31 @@ class _ModelState:
 
 class _Measures:
     """Per distinct prompt of a batch, under one counter: (tokens, reusable
-    tokens after the prompt before it in sending order). Models that share a
-    counter and a batch measure it once (a small LRU of recent batches)."""
+    tokens after the prompt before it in sending order). A batch is measured
+    once per tokenizer and prompt format: models counted with the same
+    vocabulary (the paper's three Qwen3 sizes, one proxy) share the counts of
+    the batches they all send. Kept: the batch's digest and one pair of ints
+    per prompt, not the prompts."""
 
-    def __init__(self, size: int = 8):
-        self._memo: OrderedDict = OrderedDict()
-        self._size = size
+    def __init__(self):
+        self._memo: dict = {}
 
     def get(self, requests: list, counter: TokenCounter, block: int, perplexity: bool) -> dict[str, tuple[int, int]]:
-        key = (id(requests), id(counter.tokenizer), counter.chat, block, perplexity)
-        hit = self._memo.get(key)
-        if hit is not None and hit[0] is requests:
-            self._memo.move_to_end(key)
-            return hit[1]
-        out, previous = {}, None
-        for prompt in sorted({p for p, _, _ in requests}):
-            tokens = counter.tokens(prompt, raw=perplexity)
-            out[prompt] = (len(tokens), 0 if perplexity else reusable(previous, tokens, block))
-            previous = tokens
-        self._memo[key] = (requests, out)
-        if len(self._memo) > self._size:
-            self._memo.popitem(last=False)
-        return out
+        prompts = sorted({p for p, _, _ in requests})
+        digest = hashlib.blake2b(digest_size=16)
+        for prompt in prompts:
+            digest.update(prompt.encode("utf-8"))
+            digest.update(b"\0")
+        key = (id(counter.tokenizer), counter.chat, block, perplexity, digest.digest())
+        counts = self._memo.get(key)
+        if counts is None:
+            counts, previous = [], None
+            for prompt in prompts:
+                tokens = counter.tokens(prompt, raw=perplexity)
+                counts.append((len(tokens), 0 if perplexity else reusable(previous, tokens, block)))
+                previous = tokens
+            self._memo[key] = counts
+        return dict(zip(prompts, counts))
 
 
 def _tally(job: PlanJob, state: _ModelState, measures: _Measures) -> Tally:
