@@ -15,6 +15,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from dryrun import job_counts  # noqa: E402,F401  (the one reader of a dry run's "Job stats:")
 STAND_IN = "[rehearsal stand-in]"
 RAG_QUESTIONS, RAG_DOCS = 120, 10
 STAND_IN_WORDS = (
@@ -30,18 +32,6 @@ def merged_config(path: Path) -> dict:
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     update_config(config, yaml.safe_load(path.read_text()))
     return config
-
-
-def job_counts(out: str) -> dict[str, int]:
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
-    counts = {}
-    for line in lines[start + 3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
 
 
 def stand_in_texts(domains, max_words: int) -> dict[str, str]:
