@@ -5,8 +5,10 @@
   schema and against the published numbers of its paper.
 * :data:`KINDS`: the test kinds (``difference``, ``rate_vs_50``,
   ``monotone_size``, ``bias_sign``, ``best_in_column``), one pure function each.
-* :func:`published_verdict`: k of n cells on the paper's own tables and the
-  quantifier's reading; :func:`published_verdicts` both papers as TSV rows,
+* :func:`published_verdict`: k of n cells on the paper's own tables (the
+  paper's significance marks read by the claim's ``test.significance``) and
+  the quantifier's reading, *holds as worded* or *contradicted as worded
+  (holds in k of n)*; :func:`published_verdicts` both papers as TSV rows,
   :func:`summary_line` one line per paper.
 * :func:`run_verdict`: a claim on a run's own units (:class:`CellUnits` per
   cell key): per-cell effects with intervals, paired tests, Holm within the

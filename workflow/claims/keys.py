@@ -20,6 +20,7 @@ import pandas as pd
 
 FIXED = ("table", "model", "judge", "context", "metric")  # the parts that are columns
 NOT_MODELS = ("", "Average")  # left out of a scope that does not name models
+SIGNIFICANCE_MARKS = ("dagger",)  # the marks that say "significant" (resources/published/README.md)
 
 
 class Key(NamedTuple):
@@ -96,6 +97,12 @@ class Row:
     def __post_init__(self) -> None:
         if not self.parts:
             object.__setattr__(self, "parts", self.key.parts())
+
+
+def significant(mark: str) -> bool:
+    """Whether a published mark (``dagger``, ``underline+dagger`` ...) says
+    the number is significant (:data:`SIGNIFICANCE_MARKS`)."""
+    return bool(set(str(mark or "").split("+")) & set(SIGNIFICANCE_MARKS))
 
 
 def rows_from_frame(frame: pd.DataFrame) -> list[Row]:

@@ -11,9 +11,11 @@ of its contrasts' margins.
 
 * :func:`difference`: ``a`` − ``b`` in the claimed direction, ``b`` being the
   ``a`` row's key with some parts replaced (the same cell keys otherwise).
-* :func:`rate_vs_50`: a rate above, below or within ``tolerance`` of 50.
+* :func:`rate_vs_50`: a rate above, below, within ``tolerance`` of 50, or
+  not above 50 + ``tolerance`` (one-sided).
 * :func:`monotone_size`: values ordered along a stated model order.
-* :func:`bias_sign`: a signed bias positive or negative.
+* :func:`bias_sign`: a signed bias positive or negative, or (one-sided) not
+  below −``tolerance`` / not above ``tolerance``.
 * :func:`best_in_column`: the picked value(s) of the ``over`` part hold the
   maximum (or minimum) of each column.
 
@@ -45,7 +47,9 @@ class KindError(ValueError):
 class Contrast:
     """One comparison: ``a`` against ``b``, or against the constant
     ``reference`` when ``b`` is None. ``sign`` +1: the claim says a > b (a >
-    reference); −1: a < b. ``tolerance`` (one-sample only): the claim says
+    reference); −1: a < b. A one-sided bound is a shifted reference: "not
+    above 50 + t" is reference 50 + t with sign −1, "not below −t" reference
+    −t with sign +1. ``tolerance`` (one-sample only): the claim says
     |a − reference| <= tolerance instead."""
 
     a: Key
@@ -162,15 +166,21 @@ def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str
 
 
 def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CellResult]:
-    """Per row: ``above`` (value > 50), ``below`` (< 50) or ``near``
-    (|value − 50| <= ``tolerance``: margin = tolerance − |value − 50|, the
-    boundary holds)."""
-    if (direction == "near") != (tolerance is not None):
-        raise KindError("rate_vs_50: a tolerance goes with direction near, and only with it")
+    """Per row: ``above`` (value > 50), ``below`` (< 50), ``near``
+    (|value − 50| <= ``tolerance``: margin = tolerance − |value − 50|) or
+    ``not_above`` (value <= 50 + ``tolerance``: margin = 50 + tolerance −
+    value, a one-sided "no preference"); the boundary of ``near`` and
+    ``not_above`` holds. ``tolerance`` goes with ``near`` and ``not_above``,
+    and only with them."""
+    if (direction in ("near", "not_above")) != (tolerance is not None):
+        raise KindError("rate_vs_50: a tolerance goes with direction near or not_above, and only with them")
     out = []
     for row in _rows(frame):
         if direction == "near":
             c = Contrast(row.key, None, 1, 50.0, float(tolerance))
+            out.append(_cell(row.parts, [row], [c], lambda m: m >= 0))
+        elif direction == "not_above":
+            c = Contrast(row.key, None, -1, 50.0 + float(tolerance))
             out.append(_cell(row.parts, [row], [c], lambda m: m >= 0))
         else:
             c = Contrast(row.key, None, {"above": 1, "below": -1}[direction], 50.0)
@@ -178,9 +188,19 @@ def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) 
     return out
 
 
-def bias_sign(frame, direction: str, **_: Any) -> list[CellResult]:
-    """Per row: the value > 0 (``positive``) or < 0 (``negative``); a printed
-    zero (``-0.00``) holds neither."""
+def bias_sign(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CellResult]:
+    """Per row: the value > 0 (``positive``) or < 0 (``negative``), a printed
+    zero (``-0.00``) holding neither; or one-sided, the value >= −tolerance
+    (``not_negative``: margin = value + tolerance) or <= tolerance
+    (``not_positive``: margin = tolerance − value), the boundary holding
+    (``tolerance`` only with these two; default 0)."""
+    if direction in ("not_negative", "not_positive"):
+        t = 0.0 if tolerance is None else float(tolerance)
+        sign, reference = (1, 0.0 - t) if direction == "not_negative" else (-1, t)
+        return [_cell(row.parts, [row], [Contrast(row.key, None, sign, reference)], lambda m: m >= 0)
+                for row in _rows(frame)]
+    if tolerance is not None:
+        raise KindError("bias_sign: a tolerance goes with direction not_negative or not_positive, and only with them")
     sign = {"positive": 1, "negative": -1}[direction]
     return [_cell(row.parts, [row], [Contrast(row.key, None, sign, 0.0)], lambda m: m > 0) for row in _rows(frame)]
 

@@ -8,7 +8,12 @@ tables hold:
   the claim id, the key, the bad value and the known values;
 * a scope that selects no published row, a test whose rows do not make its
   cells (a missing partner row, a column without a picked value) and a unit
-  missing for a scope table are named errors too.
+  missing for a scope table are named errors too;
+* ``test.significance`` must fit the marks the paper prints: ``required``
+  and ``absence`` read the mark on a cell's one number (``rate_vs_50``,
+  ``bias_sign``) and need scope tables that print significance marks;
+  ``not_printed`` is an error when the rows in scope carry such marks on the
+  numbers the cells test.
 
 An unreadable file or one that is not YAML is an
 :class:`~authbench.errors.InputError`."""
@@ -22,9 +27,9 @@ import pandas as pd
 import yaml
 from authbench import published as published_numbers
 from authbench.claims.cells import claim_cells, scope_rows
-from authbench.claims.keys import FIXED, Row, normalize_selector, rows_from_frame
+from authbench.claims.keys import FIXED, SIGNIFICANCE_MARKS, Row, normalize_selector, rows_from_frame, significant
 from authbench.claims.kinds import KindError
-from authbench.claims.model import DEFAULT_TIES, Claim, Claims, Scope, Test, Where
+from authbench.claims.model import DEFAULT_TIES, MARKED_KINDS, Claim, Claims, Scope, Test, Where
 from authbench.claims.schema import validate
 from authbench.errors import ConfigError, InputError, excerpt
 
@@ -63,7 +68,7 @@ def _test(raw: Mapping[str, Any]) -> Test:
                 tolerance=None if raw.get("tolerance") is None else float(raw["tolerance"]),
                 order=_tuple(raw.get("order")), strict=raw.get("strict"), over=raw.get("over"),
                 best=_tuple(raw.get("best")), ties=raw.get("ties", DEFAULT_TIES.get(kind)),
-                pairing=raw.get("pairing", "paired"))
+                pairing=raw.get("pairing", "paired"), significance=raw.get("significance"))
 
 
 def _claim(raw: Mapping[str, Any], paper: str) -> Claim:
@@ -147,6 +152,31 @@ def _check_cells(claim: Claim, rows: list[Row]) -> None:
                                   f"({claim.unit(contrast.b.table)}); expected the same unit on both sides")
 
 
+def _check_significance(claim: Claim, rows: list[Row]) -> None:
+    """``test.significance`` against the marks the published rows print
+    (module docstring)."""
+    rule = claim.test.significance
+    if rule is None:
+        return
+    marks = "/".join(SIGNIFICANCE_MARKS)
+    tables = ", ".join(map(str, claim.scope.tables))
+    if rule in ("required", "absence"):
+        if claim.test.kind not in MARKED_KINDS:
+            raise ConfigError(f"test.significance: {rule!r} reads the paper's mark on a cell's one number; a "
+                              f"{claim.test.kind} cell compares several numbers, whose marks do not test that "
+                              f"contrast; expected a kind of {', '.join(MARKED_KINDS)}, or significance "
+                              f"'not_printed'")
+        if not any(significant(r.mark) for r in rows if r.key.table in claim.scope.tables):
+            raise ConfigError(f"test.significance: {rule!r} needs significance marks ({marks}), but the published "
+                              f"table(s) {tables} print none; expected 'not_printed'")
+    elif claim.test.kind in MARKED_KINDS:
+        flagged = [r for r in scope_rows(claim.scope, rows) if significant(r.mark)]
+        if flagged:
+            raise ConfigError(f"test.significance: 'not_printed', but {len(flagged)} row(s) in scope carry a "
+                              f"significance mark ({marks}), e.g. {flagged[0].key}; expected 'required' or "
+                              f"'absence'")
+
+
 def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Claims:
     """The claims of one file, checked against the schema and against the
     published numbers of its paper (``published``: those numbers, default
@@ -167,6 +197,7 @@ def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Clai
         try:
             _check_vocabulary(claim, raw["test"], rows)
             _check_cells(claim, rows)
+            _check_significance(claim, rows)
         except ConfigError as exc:
             raise ConfigError(f"{path}: claim {claim.id}: {exc}") from None
         claims.append(claim)

@@ -6,11 +6,19 @@ every field."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-QUANTIFIERS = ("every", "most", "average")
+QUANTIFIERS = ("every", "most", "almost_all", "average")
+ALMOST_ALL = Fraction(9, 10)  # the share of cells "almost all" asks for (docs/claims.md), exact
 UNITS = ("lists", "pairs", "questions", "items")
+# how a claim's "significant(ly)" is read on the published tables (published.py)
+SIGNIFICANCE = ("required", "absence", "not_printed")
+# the kinds whose cell is one printed number against a constant: the paper's
+# significance mark on that number tests the cell's own contrast, so only they
+# can read marks (significance required / absence)
+MARKED_KINDS = ("rate_vs_50", "bias_sign")
 # the ties rule a test has when the claim does not say: a difference must be
 # strict; a tie at a column's extreme still counts for the picked value
 DEFAULT_TIES = {"difference": "fail", "best_in_column": "hold"}
@@ -42,7 +50,10 @@ class Test:
     """A claim's test: the ``kind`` (:data:`authbench.claims.kinds.KINDS`) and
     its fields; unused fields are None. ``pairing``: whether a run's two
     sides are compared over the units both share (``paired``) or as two
-    independent samples (``unpaired``)."""
+    independent samples (``unpaired``). ``significance``: how the claim's
+    "significant(ly)" reads the paper's significance marks on the published
+    tables (:data:`SIGNIFICANCE`; None when the claim does not say
+    significant); it does not change a run's test."""
 
     kind: str
     direction: str
@@ -55,11 +66,12 @@ class Test:
     best: tuple[str, ...] | None = None
     ties: str | None = None
     pairing: str = "paired"
+    significance: str | None = None
 
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments of the kind's function."""
         names = {"difference": ("a", "b", "direction", "ties"), "rate_vs_50": ("direction", "tolerance"),
-                 "monotone_size": ("order", "direction", "strict"), "bias_sign": ("direction",),
+                 "monotone_size": ("order", "direction", "strict"), "bias_sign": ("direction", "tolerance"),
                  "best_in_column": ("over", "best", "direction", "ties")}[self.kind]
         return {n: getattr(self, n) for n in names}
 

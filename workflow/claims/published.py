@@ -1,44 +1,58 @@
 """A claim against the paper's own tables: :func:`published_verdict` counts
-the cells that hold (k of n) and reads the quantifier:
+the cells that hold (k of n) and reads the quantifier. Every verdict is one
+of two classes, read as the claim is worded:
 
-* ``every``: *holds as worded* when k = n, *holds in k of n* when 0 < k < n,
-  *contradicted by the paper's own table* when k = 0;
-* ``most``: holds as worded when k > n/2, contradicted when k <= n/2;
-* ``average``: holds as worded when the mean margin over the cells is in the
-  claimed direction (> 0), contradicted otherwise.
+* *holds as worded*: ``every`` with k = n; ``most`` with k > n/2;
+  ``almost_all`` with k >= 90% of n; ``average`` with a mean margin over the
+  cells in the claimed direction (> 0);
+* *contradicted as worded (holds in k of n)* otherwise (``average``:
+  *contradicted as worded (mean margin m)*).
 
-Where a claim's tables print significance marks (daggers: the
-self-preference study's Tables 1 and 2) the verdict also counts the cells
-with a marked number. :func:`published_verdicts` gives both papers'
-verdicts as rows for a TSV, :func:`summary_line` one line per paper."""
+A claim that says "significant(ly)" reads the paper's significance marks
+(daggers: the self-preference study's Tables 1 and 2) by its
+``test.significance``: ``required``, a cell holds only when it goes the
+claimed way *and* its number is marked; ``absence`` ("no significant ..."),
+a cell fails only when it goes against the claim *and* is marked;
+``not_printed``, the paper prints no mark for the claimed contrast, so the
+sign (or band) alone is read. Where the claim's tables print marks, the
+verdict also counts the cells with a marked number (``marked``) and how many
+of them hold. :func:`published_verdicts` gives both papers' verdicts as rows
+for a TSV, :func:`summary_line` one line per paper."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Iterable
 
 import pandas as pd
 from authbench import published as published_numbers
 from authbench.claims.cells import claim_cells
+from authbench.claims.keys import SIGNIFICANCE_MARKS, significant
 from authbench.claims.kinds import CellResult
 from authbench.claims.load import load_paper_claims
-from authbench.claims.model import Claim, Claims
+from authbench.claims.model import ALMOST_ALL, Claim, Claims
 
 HOLDS = "holds as worded"
-CONTRADICTED = "contradicted by the paper's own table"
-SIGNIFICANCE_MARKS = ("dagger",)  # the marks that say "significant" (README of resources/published)
+CONTRADICTED = "contradicted as worded"  # the verdict's prefix: "contradicted as worded (holds in k of n)"
+CLASSES = ("hold", "contradicted")  # Verdict.short
 COLUMNS = ("paper", "id", "title", "kind", "quantifier", "k", "n", "marked", "marked_holding", "mean_margin",
            "verdict")
+__all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Verdict", "cell_holds",
+           "paper_verdicts", "published_verdict", "published_verdicts", "read_quantifier", "summary_line",
+           "verdict_rows"]
 
 
 @dataclass(frozen=True)
 class Verdict:
     """A claim on the published tables: ``k`` of ``n`` cells hold; ``marked``:
     the cells with a significance-marked number (None when the claim's tables
-    print no such mark), ``marked_holding`` those of them that hold;
-    ``mean_margin``: the mean margin over the cells (in the claimed direction);
-    ``verdict``: the quantifier's reading; ``cells``: every cell."""
+    print no such mark, or when the claim says the marks do not test its
+    contrast: ``significance: not_printed``), ``marked_holding`` those of them
+    that hold; ``mean_margin``: the mean margin over the cells (in the claimed
+    direction); ``verdict``: the quantifier's reading; ``cells``: every cell,
+    its ``holds`` as read on the published table (the significance rule
+    applied)."""
 
     claim: Claim
     k: int
@@ -51,41 +65,67 @@ class Verdict:
 
     @property
     def short(self) -> str:
-        """``hold`` / ``k of n`` / ``contradicted``: the verdict's class."""
-        return {HOLDS: "hold", CONTRADICTED: "contradicted"}.get(self.verdict, "k of n")
+        """``hold`` / ``contradicted``: the verdict's class."""
+        return "hold" if self.verdict == HOLDS else "contradicted"
 
 
-def read_quantifier(quantifier: str, k: int, n: int, mean_margin: float) -> str:
-    """The verdict of ``k`` of ``n`` holding cells under ``quantifier`` (module docstring)."""
+def holds_as_worded(quantifier: str, k: int, n: int, mean_margin: float) -> bool:
+    """Whether ``k`` of ``n`` holding cells (mean margin ``mean_margin``) make
+    the quantifier hold as worded (module docstring)."""
     if n == 0:
         raise ValueError("no cells: a claim without cells has no verdict")
     if quantifier == "every":
-        return HOLDS if k == n else CONTRADICTED if k == 0 else f"holds in {k} of {n}"
+        return k == n
     if quantifier == "most":
-        return HOLDS if 2 * k > n else CONTRADICTED
+        return 2 * k > n
+    if quantifier == "almost_all":
+        return k >= ALMOST_ALL * n  # exact: 10·k >= 9·n
     if quantifier == "average":
-        return HOLDS if mean_margin > 0 else CONTRADICTED
-    raise ValueError(f"unknown quantifier {quantifier!r}; expected every, most or average")
+        return mean_margin > 0
+    raise ValueError(f"unknown quantifier {quantifier!r}; expected every, most, almost_all or average")
+
+
+def read_quantifier(quantifier: str, k: int, n: int, mean_margin: float) -> str:
+    """The verdict of ``k`` of ``n`` holding cells under ``quantifier``:
+    :data:`HOLDS` or ``contradicted as worded (holds in k of n)`` (``average``:
+    ``(mean margin m)``)."""
+    if holds_as_worded(quantifier, k, n, mean_margin):
+        return HOLDS
+    if quantifier == "average":
+        return f"{CONTRADICTED} (mean margin {mean_margin:.4g})"
+    return f"{CONTRADICTED} (holds in {k} of {n})"
 
 
 def _marked_tables(frame: pd.DataFrame) -> set[int]:
-    marks = frame["mark"].fillna("").astype(str).str.split("+")
-    return {int(t) for t, m in zip(frame["table"], marks) if set(m) & set(SIGNIFICANCE_MARKS)}
+    return {int(t) for t, m in zip(frame["table"], frame["mark"].fillna("")) if significant(m)}
 
 
 def _is_marked(cell: CellResult) -> bool:
-    return any(set(mark.split("+")) & set(SIGNIFICANCE_MARKS) for mark in cell.marks)
+    return any(significant(mark) for mark in cell.marks)
+
+
+def cell_holds(claim: Claim, cell: CellResult) -> bool:
+    """Whether ``cell`` holds on the published table: its margin, read with
+    the claim's ``test.significance`` (``required``: and a marked number;
+    ``absence``: or an unmarked one)."""
+    rule = claim.test.significance
+    if rule == "required":
+        return cell.holds and _is_marked(cell)
+    if rule == "absence":
+        return cell.holds or not _is_marked(cell)
+    return cell.holds
 
 
 def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
     """The claim's verdict on ``published_frame`` (the rows of
     :func:`authbench.published.load`)."""
     frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
-    cells = tuple(claim_cells(claim, frame))
+    cells = tuple(replace(c, holds=cell_holds(claim, c)) for c in claim_cells(claim, frame))
     k, n = sum(c.holds for c in cells), len(cells)
     mean = round(sum(c.margin for c in cells) / n, 9) if n else float("nan")
     marked = marked_holding = None
-    if "mark" in frame.columns and set(claim.scope.tables) & _marked_tables(frame):
+    if ("mark" in frame.columns and claim.test.significance != "not_printed"
+            and set(claim.scope.tables) & _marked_tables(frame)):
         flagged = [c for c in cells if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
     return Verdict(claim, k, n, marked, marked_holding, mean, read_quantifier(claim.quantifier, k, n, mean), cells)
@@ -121,9 +161,9 @@ def published_verdicts(papers: Iterable[str] = tuple(published_numbers.PAPERS)) 
 
 
 def summary_line(title: str, verdicts: Iterable[Verdict]) -> str:
-    """``AuthorityBench: 17 claims — published tables: 6 hold as worded, 5 in k
-    of n, 3 contradicted``."""
+    """``AuthorityBench: 19 claims — published tables: 10 hold as worded, 9
+    contradicted as worded``."""
     verdicts = list(verdicts)
-    count: Mapping[str, int] = {s: sum(v.short == s for v in verdicts) for s in ("hold", "k of n", "contradicted")}
+    count = {s: sum(v.short == s for v in verdicts) for s in CLASSES}
     return (f"{title}: {len(verdicts)} claims — published tables: {count['hold']} hold as worded, "
-            f"{count['k of n']} in k of n, {count['contradicted']} contradicted")
+            f"{count['contradicted']} contradicted as worded")

@@ -211,6 +211,8 @@ def _quantify(quantifier: str, statuses: Sequence[str], mean_margin: float, mean
         return SUPPORTED if sup == n else CONTRADICTED if con else UNDECIDED
     if quantifier == "most":
         return SUPPORTED if 2 * sup > n else CONTRADICTED if 2 * (n - con) <= n else UNDECIDED
+    if quantifier == "almost_all":  # >= 90% supported; contradicted once more than 10% are (90% out of reach)
+        return SUPPORTED if 10 * sup >= 9 * n else CONTRADICTED if 10 * con > n else UNDECIDED
     return _status(mean_margin, mean_p, alpha)
 
 

@@ -48,6 +48,12 @@ def _message(error: jsonschema.ValidationError) -> str:
         return f"{excerpt(error.instance)} is not one of the {what}: {', '.join(map(str, error.validator_value))}"
     if error.validator == "oneOf" and "description" in error.schema:
         return f"{excerpt(error.instance)}: expected {error.schema['description']}"
+    forbidden = error.validator_value.get("required") if error.validator == "not" and isinstance(
+        error.validator_value, Mapping) else None
+    if forbidden:  # a key that only goes with some directions (tolerance)
+        direction = error.instance.get("direction") if isinstance(error.instance, Mapping) else None
+        return (f"{', '.join(map(repr, forbidden))} is not allowed"
+                + (f" with direction {direction!r}" if direction is not None else ""))
     return error.message
 
 

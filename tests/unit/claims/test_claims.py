@@ -1,6 +1,7 @@
 """authbench.claims: every test kind on hand-made frames, the schema's and the
-loader's named errors, the quantifier's reading, and the published-table
-counts of twelve shipped claims, each counted by hand in its comment."""
+loader's named errors, the quantifiers' readings (published and on a run), the
+significance rules, and the published-table count and verdict of every
+shipped claim, the changed and new ones counted by hand in their comments."""
 
 import pytest
 from authbench.claims import (
@@ -18,6 +19,8 @@ from authbench.claims import (
 )
 from authbench.claims.kinds import KindError
 from authbench.claims.published import CONTRADICTED, HOLDS, read_quantifier
+from authbench.claims.run import CONTRADICTED as RUN_CONTRADICTED
+from authbench.claims.run import SUPPORTED, UNDECIDED, _quantify
 from authbench.errors import ConfigError, InputError
 from claims_helpers import claim_doc, frame, load_doc
 
@@ -75,8 +78,22 @@ def test_rate_vs_50_above_below_and_near_with_its_boundary():
     # |52 − 50| = 2 -> margin 8; |40 − 50| = 10 is on the boundary (margin 0, holds); 50 -> margin 10
     assert [(c.margin, c.holds) for c in near] == [(8.0, True), (0.0, True), (10.0, True)]
     assert [c.holds for c in rate_vs_50(f, direction="near", tolerance=5)] == [True, False, True]
-    with pytest.raises(KindError, match="tolerance goes with direction near"):
+    with pytest.raises(KindError, match="tolerance goes with direction near or not_above"):
         rate_vs_50(f, direction="above", tolerance=5)
+    with pytest.raises(KindError, match="tolerance goes with direction near or not_above"):
+        rate_vs_50(f, direction="not_above")
+
+
+def test_rate_vs_50_not_above_is_one_sided_with_its_boundary():
+    # bound 50 + 5 = 55: 55 is on the boundary (margin 0, holds), 55.01 just above (fails), 20 far below holds:
+    # preferring the other side is not the preference denied. Margin = 55 − value.
+    f = frame((3, "A", "", "", "dataset=NQ", "rate", 55.0), (3, "B", "", "", "dataset=NQ", "rate", 55.01),
+              (3, "C", "", "", "dataset=NQ", "rate", 20.0))
+    cells = rate_vs_50(f, direction="not_above", tolerance=5)
+    assert [(c.margin, c.holds) for c in cells] == [(0.0, True), (-0.01, False), (35.0, True)]
+    # the run's contrast: one-sample against the bound 55 with sign −1 (a − 55 < 0 is the claimed side)
+    c = cells[2].contrasts[0]
+    assert (c.b, c.reference, c.sign, c.tolerance) == (None, 55.0, -1, None) and c.margin(c.effect(20.0)) == 35.0
 
 
 def test_monotone_size_strict_or_not_and_decreasing():
@@ -103,6 +120,24 @@ def test_bias_sign_positive_negative_and_a_printed_zero():
               (8, "C", "point", "w_text", "category=gov", "bias", -0.0))
     assert [c.holds for c in bias_sign(f, direction="positive")] == [True, False, False]
     assert [c.holds for c in bias_sign(f, direction="negative")] == [False, True, False]
+    with pytest.raises(KindError, match="tolerance goes with direction not_negative or not_positive"):
+        bias_sign(f, direction="positive", tolerance=0.1)
+
+
+def test_bias_sign_not_negative_and_not_positive_with_their_boundaries():
+    f = frame((2, "A", "", "", "", "diff", 0.3), (2, "B", "", "", "", "diff", -0.0),
+              (2, "C", "", "", "", "diff", -0.05), (2, "D", "", "", "", "diff", -0.2))
+    # not_negative, tolerance 0 (default): value >= 0; a printed -0.00 is zero, not negative, and holds
+    assert [(c.margin, c.holds) for c in bias_sign(f, direction="not_negative")] == [
+        (0.3, True), (0.0, True), (-0.05, False), (-0.2, False)]
+    # tolerance 0.05: value >= −0.05, margin = value + 0.05; −0.05 on the boundary holds, −0.2 fails by 0.15
+    loose = bias_sign(f, direction="not_negative", tolerance=0.05)
+    assert [(c.margin, c.holds) for c in loose] == [(0.35, True), (0.05, True), (0.0, True), (-0.15, False)]
+    assert (loose[0].contrasts[0].reference, loose[0].contrasts[0].sign) == (-0.05, 1)
+    # not_positive, tolerance 0.1: value <= 0.1, margin = 0.1 − value; 0.3 fails by 0.2
+    up = bias_sign(f, direction="not_positive", tolerance=0.1)
+    assert [(c.margin, c.holds) for c in up] == [(-0.2, False), (0.1, True), (0.15, True), (0.3, True)]
+    assert (up[0].contrasts[0].reference, up[0].contrasts[0].sign) == (0.1, -1)
 
 
 def test_best_in_column_max_min_ties_and_several_picked():
@@ -152,9 +187,16 @@ def test_an_unknown_kind_names_the_known_kinds(tmp_path):
 
 
 @pytest.mark.parametrize("change, expected", [
-    ({"quantifier": "all"}, r"claim T-01: quantifier: 'all' is not one of the allowed values: every, most, average"),
+    ({"quantifier": "all"}, r"claim T-01: quantifier: 'all' is not one of the allowed values: every, most, "
+                            r"almost_all, average"),
     ({"test": {"kind": "rate_vs_50", "direction": "near"}}, r"claim T-01: test: 'tolerance' is a required property"),
-    ({"test": {"kind": "bias_sign", "direction": "positive", "tolerance": 3}}, r"claim T-01: test: Additional prop"),
+    ({"test": {"kind": "rate_vs_50", "direction": "not_above"}}, r"claim T-01: test: 'tolerance' is a required prop"),
+    ({"test": {"kind": "bias_sign", "direction": "positive", "tolerance": 3}},
+     r"claim T-01: test: 'tolerance' is not allowed with direction 'positive'"),
+    ({"test": {"kind": "bias_sign", "direction": "not_negative", "tolerance": -1}},
+     r"claim T-01: test.tolerance: -1 is less than the minimum of 0"),
+    ({"test": {"kind": "bias_sign", "direction": "negative", "significance": "yes"}},
+     r"claim T-01: test.significance: 'yes' is not one of the allowed values: required, absence, not_printed"),
     ({"scope": {"table": [1], "passage": True}}, r"claim T-01: scope.passage: True: expected a value or a list"),
     ({"scope": {"table": "one"}}, r"claim T-01: scope.table: 'one': expected a table number or a list"),
     ({"test": {"kind": "difference", "a": {"judge": "x"}, "b": {"table": {1: "two"}}, "direction": "less"}},
@@ -226,11 +268,44 @@ def test_a_missing_or_broken_file_is_an_input_error(tmp_path):
 # --------------------------------------------------------------------------- quantifiers
 def test_the_quantifier_readings():
     assert read_quantifier("every", 5, 5, 1.0) == HOLDS
-    assert read_quantifier("every", 3, 5, 1.0) == "holds in 3 of 5"
-    assert read_quantifier("every", 0, 5, 1.0) == CONTRADICTED
+    # one failing cell of five contradicts "every" as worded, as one contradicted cell does on a run
+    assert read_quantifier("every", 4, 5, 1.0) == "contradicted as worded (holds in 4 of 5)"
+    assert read_quantifier("every", 0, 5, 1.0) == "contradicted as worded (holds in 0 of 5)"
     assert read_quantifier("most", 3, 5, -1.0) == HOLDS
-    assert read_quantifier("most", 2, 4, 1.0) == CONTRADICTED  # exactly half is no majority
-    assert read_quantifier("average", 1, 5, 0.5) == HOLDS and read_quantifier("average", 4, 5, -0.1) == CONTRADICTED
+    assert read_quantifier("most", 2, 4, 1.0) == "contradicted as worded (holds in 2 of 4)"  # half is no majority
+    assert read_quantifier("average", 1, 5, 0.5) == HOLDS
+    assert read_quantifier("average", 4, 5, -0.125) == "contradicted as worded (mean margin -0.125)"
+    assert all(read_quantifier(q, 0, 3, -1.0).startswith(CONTRADICTED) for q in ("every", "most", "almost_all"))
+
+
+@pytest.mark.parametrize("k, n, holds", [
+    (9, 10, True),    # exactly 90%
+    (8, 10, False),   # 80%
+    (81, 90, True),   # 81 = 0.9 × 90: the boundary holds
+    (80, 90, False),  # 88.9%
+    (27, 30, True),   # 10·27 = 270 >= 9·30 = 270
+    (26, 30, False),  # 86.7%
+    (1, 1, True), (0, 1, False),
+    (19, 20, True), (17, 20, False),  # 95%, 85%
+])
+def test_almost_all_holds_from_90_percent_of_the_cells(k, n, holds):
+    assert (read_quantifier("almost_all", k, n, 0.0) == HOLDS) == holds
+
+
+def _statuses(sup, con, und):
+    return [SUPPORTED] * sup + [RUN_CONTRADICTED] * con + [UNDECIDED] * und
+
+
+@pytest.mark.parametrize("sup, con, und, expected", [
+    (9, 0, 1, SUPPORTED),          # 9 of 10 supported: 90%
+    (8, 1, 1, UNDECIDED),          # 8 supported, 1 contradicted: 9 of 10 still reachable
+    (8, 0, 2, UNDECIDED),
+    (8, 2, 0, RUN_CONTRADICTED),   # 2 of 10 contradicted: more than 10%, at most 8 of 10 can be supported
+    (0, 1, 9, UNDECIDED),          # 1 of 10 contradicted: exactly 10%, 90% still reachable
+    (81, 0, 9, SUPPORTED), (80, 9, 1, UNDECIDED), (80, 10, 0, RUN_CONTRADICTED),  # 90 cells: 81 and 10 decide
+])
+def test_almost_all_on_a_run(sup, con, und, expected):
+    assert _quantify("almost_all", _statuses(sup, con, und), 0.0, 1.0, 0.05) == expected
 
 
 def test_an_average_claim_reads_the_mean_margin(tmp_path):
@@ -241,52 +316,230 @@ def test_an_average_claim_reads_the_mean_margin(tmp_path):
     assert verdict.marked is None  # the hand-made tables print no dagger
 
 
+def test_a_one_sided_bound_is_tested_against_its_edge_on_a_run(tmp_path):
+    """not_above 50 + 5 on a run: one-sample against 55. A: 40 questions, 12 chosen (30%): effect 30 − 55 = −25,
+    margin +25, every draw below 55: supported. B: 32 of 40 (80%): margin −25: contradicted -> every:
+    contradicted."""
+    from authbench.claims import CellUnits, run_verdict
+
+    pub = frame((3, "A", "", "", "dataset=NQ", "rate", 45.0), (3, "B", "", "", "dataset=NQ", "rate", 45.0))
+    doc = claim_doc({"scope": {"table": [3]}, "units": {3: "questions"},
+                     "test": {"kind": "rate_vs_50", "direction": "not_above", "tolerance": 5}})
+    claim = load_doc(tmp_path, doc, pub)["T-01"]
+    ids = [f"q{i}" for i in range(40)]
+    cells = {cell_key(3, "rate", "A", dataset="NQ"): CellUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
+             cell_key(3, "rate", "B", dataset="NQ"): CellUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
+    v = run_verdict(claim, cells, published=pub)
+    a, b = (cell.contrasts[0] for cell in v.cells)
+    assert (a.reference, a.effect, a.margin, a.status) == (55.0, pytest.approx(-25.0), pytest.approx(25.0), SUPPORTED)
+    assert (b.effect, b.margin, b.status) == (pytest.approx(25.0), pytest.approx(-25.0), RUN_CONTRADICTED)
+    assert v.verdict == RUN_CONTRADICTED
+
+
+# --------------------------------------------------------------------------- significance marks
+# Table 2 prints daggers (one on A's and C's x rows: C's as "underline+dagger"); D's underline is no significance
+# mark; table 1 prints none.
+SIG = frame((2, "A", "x", "", "", "diff", -0.5, "dagger"), (2, "B", "x", "", "", "diff", -0.2),
+            (2, "C", "x", "", "", "diff", 0.3, "underline+dagger"), (2, "D", "x", "", "", "diff", 0.1, "underline"),
+            (2, "A", "y", "", "", "diff", -0.1), (2, "B", "y", "", "", "diff", -0.4),
+            (2, "C", "y", "", "", "diff", 0.0), (2, "D", "y", "", "", "diff", 0.0),
+            (1, "A", "x", "", "", "diff", -0.3))
+
+
+def sig_claim(tmp_path, test, scope=None):
+    doc = claim_doc({"scope": scope or {"table": [2], "judge": "x"}, "test": test, "units": {2: "questions"}})
+    return load_doc(tmp_path, doc, SIG)["T-01"]
+
+
+def test_significance_required_needs_the_sign_and_the_mark(tmp_path):
+    # "significantly negative": A −0.5† holds; B −0.2 unmarked fails (the sign alone is not enough); C 0.3† the
+    # wrong way fails; D 0.1 (underline: no significance mark) fails -> 1 of 4; marked A, C, 1 of them holding
+    v = published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "negative",
+                                               "significance": "required"}), SIG)
+    assert (v.k, v.n, v.marked, v.marked_holding) == (1, 4, 2, 1)
+    assert [c.holds for c in v.cells] == [True, False, False, False]
+    assert v.verdict == "contradicted as worded (holds in 1 of 4)" and v.short == "contradicted"
+    # the same claim without the key reads the sign only: A and B -> 2 of 4
+    assert published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "negative"}), SIG).k == 2
+
+
+def test_significance_absence_fails_only_a_marked_cell_against_the_claim(tmp_path):
+    # "no significant negative": A −0.5† is negative and marked: fails; B −0.2 is negative but unmarked: holds;
+    # C 0.3†, D 0.1 are not negative: hold -> 3 of 4; marked A, C, 1 holding (C)
+    v = published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "not_negative",
+                                               "significance": "absence"}), SIG)
+    assert (v.k, v.n, v.marked, v.marked_holding) == (3, 4, 2, 1)
+    assert [c.holds for c in v.cells] == [False, True, True, True]
+    assert [c.margin for c in v.cells] == [-0.5, -0.2, 0.3, 0.1]  # the margins stay the signed values
+
+
+def test_significance_not_printed_reads_the_sign_and_counts_no_marks(tmp_path):
+    # x − y < 0 per model (the marks are on x's own numbers, not on x − y): A −0.5 − (−0.1) = −0.4 holds;
+    # B −0.2 − (−0.4) = +0.2, C +0.3, D +0.1 fail -> 1 of 4; no marked count, the marks do not test x − y
+    test = {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "less",
+            "significance": "not_printed"}
+    v = published_verdict(sig_claim(tmp_path, test, {"table": [2]}), SIG)
+    assert (v.k, v.n, v.marked, v.marked_holding) == (1, 4, None, None)
+    # a one-number claim on rows without marks (judge y) may say not_printed
+    v = published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "negative",
+                                               "significance": "not_printed"}, {"table": [2], "judge": "y"}), SIG)
+    assert (v.k, v.n) == (2, 4)  # A −0.1, B −0.4
+
+
+@pytest.mark.parametrize("test, scope, expected", [
+    ({"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "less", "significance": "required"},
+     {"table": [2]}, r"test.significance: 'required' reads the paper's mark on a cell's one number; a difference cell "
+                     r"compares several numbers.*expected a kind of rate_vs_50, bias_sign, or significance "
+                     r"'not_printed'"),
+    ({"kind": "bias_sign", "direction": "not_negative", "significance": "absence"}, {"table": [1]},
+     r"test.significance: 'absence' needs significance marks \(dagger\), but the published table\(s\) 1 print none; "
+     r"expected 'not_printed'"),
+    ({"kind": "bias_sign", "direction": "negative", "significance": "not_printed"}, {"table": [2], "judge": "x"},
+     r"test.significance: 'not_printed', but 2 row\(s\) in scope carry a significance mark \(dagger\), e.g. "
+     r"table=2 model=A judge=x metric=diff; expected 'required' or 'absence'"),
+])
+def test_a_significance_that_does_not_fit_the_marks_is_named(tmp_path, test, scope, expected):
+    units = {t: "questions" for t in scope["table"]}
+    doc = claim_doc({"scope": scope, "test": test, "units": units})
+    with pytest.raises(ConfigError, match=r"claims.yaml: claim T-01: " + expected):
+        load_doc(tmp_path, doc, SIG)
+
+
 # --------------------------------------------------------------------------- the shipped claims, counted by hand
 @pytest.fixture(scope="module")
 def verdicts():
     return {v.claim.id: v for paper in ("authoritybench", "selfpref") for v in paper_verdicts(paper)}
 
 
-# Each count below is read off resources/published/*.tsv by hand (the numbers in the comments).
+# Each count below is read off resources/published/*.tsv by hand (the numbers in the comments). The verdict is
+# "holds as worded" (H) or "contradicted as worded (holds in k of n)" (C).
+H = HOLDS
+
+
+def C(k, n):
+    return f"contradicted as worded (holds in {k} of {n})"
+
+
 PINNED = {
+    # AB-01 list_score or pair_score the maximum of five judges per column (Tables 1, 2, 4, 6; 100 columns);
+    # holding: T1 16 of 20, T2 13 of 20, T4 24 of 30, T6 18 of 30 = 71 -> every: 29 columns fail.
+    "AB-01": (71, 100, C(71, 100)),
+    # AB-02 pair_score the maximum in 25 of the 40 columns of Tables 1-2 (T1 12, T2 13): most (25 > 20).
+    "AB-02": (25, 40, H),
     # AB-03 list_score − list_rank > 0, Tables 1-2, 5 models × 2 contexts × (ρ, τ) = 40. Fails (ρ and τ each):
     # T1 Llama-3-8B w/ 27.46 < 34.30, 20.73 < 26.05; T2 Qwen3-14B w/ 62.20 < 63.01, 52.84 < 53.28;
     # T2 Qwen3-32B w/o 73.49 < 73.92, 63.04 < 63.35; T2 Llama-3-8B w/ 39.41 < 40.84, 32.59 < 33.52;
-    # T2 Llama-3.1-8B w/ 45.24 < 47.02, 37.87 < 38.69 -> 10 fail, 30 of 40.
-    "AB-03": (30, 40, "holds in 30 of 40"),
+    # T2 Llama-3.1-8B w/ 45.24 < 47.02, 37.87 < 38.69 -> 10 fail, 30 of 40: "on all settings" is contradicted.
+    "AB-03": (30, 40, C(30, 40)),
+    # AB-04 8B < 14B < 32B strictly, Tables 1-2 (5 judges × 2 contexts × ρ/τ = 40) and Table 3 (3 judges × 2
+    # contexts × easy/hard = 12): 52 cells. Fail: T1 list_rank w/ 20.24 < 58.18 > 55.85 (ρ), 15.12 < 45.26 > 43.63
+    # (τ); T2 list_rank w/ 63.01 > 59.74, 53.28 > 50.71; T2 pair_score w/ 66.55 = 66.55, 56.64 = 56.64 (the tie,
+    # strict); T3 pair_rank easy w/o 99.76 > 99.42, easy w/ 95.62 > 95.20, hard w/o 51.94 > 37.32, hard w/ 84.18 >
+    # 72.98; pair_score hard w/o 40.24 > 35.64, hard w/ 76.64 > 75.12; point hard w/o 39.68 > 36.38, hard w/ 75.50
+    # > 72.84 -> 14 fail, 38 of 52.
+    "AB-04": (38, 52, C(38, 52)),
+    # AB-05 w/ text < w/o text: T1 43 of 50, T2 44 of 50 (Qwen3-32B point ρ 70.40 = 70.40 fails), T3 12 of 30 = 99.
+    "AB-05": (99, 130, C(99, 130)),
+    # AB-06 PointJudge w/ − w/o >= 0 (30 cells). Fail: T1 Qwen3-32B ρ 73.57 < 73.72, Llama-3 ρ/τ 60.59 < 63.87,
+    # 47.00 < 49.56, Llama-3.1 57.70 < 64.78, 44.61 < 49.91 (5); T2 Qwen3-8B 54.89 < 57.29, 47.35 < 49.86,
+    # Llama-3 58.76 < 62.54, 49.15 < 51.99, Llama-3.1 56.58 < 62.73, 46.92 < 51.99 (6; Qwen3-32B ρ 70.40 = 70.40
+    # holds: "maintains"); T3 easy Llama-3 90.60 < 92.76, Llama-3.1 86.80 < 96.68 (2) -> 13 fail, 17 of 30.
+    "AB-06": (17, 30, C(17, 30)),
+    # AB-07 ListJudge/PairJudge w/ < w/o in 86 of 100 cells (T1 38 of 40, T2 38 of 40, T3 10 of 20): most.
+    "AB-07": (86, 100, H),
+    # AB-08 hard pairs w/ > w/o, Table 3, 5 models × 3 judges: every one (the closest: Qwen3-8B PR 16.20 > 14.96).
+    "AB-08": (15, 15, H),
+    # AB-09 PointJudge the column minimum: T1 0 of 20, T2 2 of 20, T3 9 of 20 -> 11 of 60.
+    "AB-09": (11, 60, C(11, 60)),
+    # AB-10 a ListJudge/PairJudge mode strictly above PointJudge per column. Fail: T1 Qwen3-14B w/ ρ/τ (72.73,
+    # 57.55 point), Qwen3-32B w/ ρ/τ (73.57, 58.40); T2 Qwen3-14B w/ ρ 68.45 > 68.30, Qwen3-32B w/ ρ/τ 70.40 >
+    # 69.82, 59.87 > 59.38, Llama-3 w/ ρ/τ 58.76 > 56.07, 49.15 > 47.17; T3 Qwen3-8B easy w/ 77.02, hard w/o 31.36,
+    # hard w/ 54.18, Qwen3-14B easy w/ 99.38, Qwen3-32B easy w/ 99.54; T4/T6 Qwen3-8B songs ρ/τ (46.56, 34.96;
+    # 42.51, 34.34) -> 18 fail, 102 of 120.
+    "AB-10": (102, 120, C(102, 120)),
+    # AB-11 authority the strict maximum of relevance/utility/authority in each of Table 5's 15 columns (closest:
+    # Qwen3-32B k=1 70.00 vs 65.00, k=3 68.33 vs 63.33).
+    "AB-11": (15, 15, H),
     # AB-12 authority − no_filter > 0 (Table 5, 5 models × k 1/3/5): Qwen3-8B 66.67/69.16/69.16 vs 53.33,
     # Qwen3-14B 76.67/75.00/73.33 vs 58.33, Qwen3-32B 70.00/68.33/70.00 vs 55.00, Llama-3-8B 64.17 ×3 vs 50.83,
     # Llama-3.1-8B 63.34/71.76/71.76 vs 57.50 -> 15 of 15.
-    "AB-12": (15, 15, HOLDS),
+    "AB-12": (15, 15, H),
     # AB-13 every filter − no_filter > 0: authority 15; relevance only Qwen3-32B 63.33/58.33/60.00 > 55.00 = 3;
     # utility Qwen3-8B 58.33 ×2 (not 51.67), Qwen3-14B 60.00/66.67/66.67, Qwen3-32B 65.00/63.33/60.00, Llama-3-8B
     # 52.50 ×2 (not 49.17) > 50.83, Llama-3.1-8B none (51.67/48.33/48.33 < 57.50) = 10 -> 28 of 45.
-    "AB-13": (28, 45, "holds in 28 of 45"),
+    "AB-13": (28, 45, C(28, 45)),
+    # AB-14 basketball and movies each above songs, Tables 4/6: all 200 (the closest: T6 Qwen3-8B PairRank ρ
+    # basketball 29.52 > songs 24.58).
+    "AB-14": (200, 200, H),
+    # AB-15 EntityAuth above DomainAuth w/o text: T4 vs T1 99 of 150, T6 vs T2 89 of 150 -> 188 of 300 (most).
+    "AB-15": (188, 300, H),
     # AB-16 Table 8 bias > 0 for gov/edu, 4 models × 2 contexts: gov 3.28 3.24 2.52 3.03 (w/o), 2.70 2.57 2.25 2.41
     # (w/); edu 3.20 2.38 2.02 2.39 (w/o), 2.61 1.62 1.75 2.10 (w/) -> all 16 positive.
-    "AB-16": (16, 16, HOLDS),
-    # SP-01 Table 3 Aggregated self-preference within 50 ± 5: 43.4 49.6 45.8 | 47.0 48.8 50.0 | 47.6 43.4 46.0 |
-    # 45.8 46.4 42.4 | 47.2 44.4 44.6; outside: 43.4, 43.4, 42.4, 44.4, 44.6 -> 10 of 15.
-    "SP-01": (10, 15, "holds in 10 of 15"),
-    # SP-05 normal TRUE Diff < 0 for GPT-3.5 (−0.22†, −0.13, −0.18), GPT-4o-mini (−0.66†, −0.40†, −0.56†), LLaMA
-    # (−0.21†, −0.30†, −0.01) -> 9 of 9, 6 with a dagger.
-    "SP-05": (9, 9, HOLDS),
+    "AB-16": (16, 16, H),
+    # AB-17 PointScore_Pt strictly the row maximum, Tables 9-12 (50 rows). Fail: T9 Llama-3.1 w/o 63.24 < 63.82;
+    # T10 Qwen3-14B w/ 66.55 < 68.30, Qwen3-32B w/ 66.55 < 69.82; T12 basketball Qwen3-14B 83.80 < 86.50,
+    # Qwen3-32B 83.94 < 84.76, movies Qwen3-14B 88.77 < 89.03, songs Qwen3-8B 39.27 < 41.01 -> 43 of 50.
+    "AB-17": (43, 50, C(43, 50)),
+    # AB-18 social bias w/ < w/o: Qwen3-14B 1.59 < 2.44, Qwen3-32B 0.79 < 1.68, Llama-3-8B −0.06 < 0.74,
+    # Llama-3.1-8B −0.21 < 1.53 -> 4 of 4 (most).
+    "AB-18": (4, 4, H),
+    # AB-19 social bias w/o text > 0: 2.44, 1.68, 0.74, 1.53 -> 4 of 4.
+    "AB-19": (4, 4, H),
+    # SP-01 Table 3 Aggregated self-preference <= 55: 43.4 49.6 45.8 | 47.0 48.8 50.0 | 47.6 43.4 46.0 |
+    # 45.8 46.4 42.4 | 47.2 44.4 44.6; the largest is 50.0 -> 15 of 15 (one-sided: the five below 45 hold).
+    "SP-01": (15, 15, H),
+    # SP-02 factual preference > 50 in all 90 cells (the smallest: 71, LLaMA MARCO vs Gemini).
+    "SP-02": (90, 90, H),
+    # SP-03 per-author self-preference <= 55 (75 cells): the largest is 53 (4o-mini MARCO vs Gemini) -> 75 of 75.
+    "SP-03": (75, 75, H),
+    # SP-04 factual > self-preference in all 90 cells (the closest: LLaMA MARCO vs Gemini 71 > 48).
+    "SP-04": (90, 90, H),
+    # SP-05 normal TRUE Diff < 0 with a dagger, GPT-3.5 (−0.22†, −0.13, −0.18), GPT-4o-mini (−0.66†, −0.40†,
+    # −0.56†), LLaMA (−0.21†, −0.30†, −0.01): the three undaggered fail -> 6 of 9.
+    "SP-05": (6, 9, C(6, 9)),
+    # SP-06 RAG TRUE Diff: fails when negative and daggered: GPT-4o-mini NQ −0.06†, Gemini TriviaQA −0.21†,
+    # Mistral TriviaQA −0.56† -> 12 of 15 (the undaggered −0.05 −0.06 −0.10 −0.10 −0.07 hold; 0.5† holds).
+    "SP-06": (12, 15, C(12, 15)),
     # SP-07 rag Diff − normal Diff > 0 (TRUE): NQ +0.17 +0.60 +0.37 +0.39 +0.06; MARCO +0.14 +0.55 +0.60 +0.20 +0.04;
     # TriviaQA +0.11 +0.61 +0.14 +0.51, Mistral −0.56 − (−0.06) = −0.50 -> 14 of 15.
-    "SP-07": (14, 15, "holds in 14 of 15"),
-    # SP-12 Aggregated self-preference < 50 (same 15 numbers as SP-01): only GPT-4o-mini TriviaQA 50.0 is not
-    # below -> 14 of 15, more than half.
-    "SP-12": (14, 15, HOLDS),
+    "SP-07": (14, 15, C(14, 15)),
+    # SP-08 normal FALSE Diff < 0 with a dagger: only GPT-4o-mini NQ −0.33† and LLaMA NQ −0.20† -> 2 of 15
+    # (the other negatives −0.14 −0.13 −0.05 −0.10 −0.12 −0.15 −0.04 are undaggered; −0.00 is zero; Gemini 0.23†
+    # 0.51† 0.40†, GPT-4o-mini MARCO 0.20 and LLaMA TriviaQA 0.01 are positive).
+    "SP-08": (2, 15, C(2, 15)),
+    # SP-09 RAG FALSE Diff > 0: 0.13 0.66 0.86 0.31 0.19 | 0.25 0.99 1.12 0.09 0.38 | 0.07 0.92 0.74 0.28 0.01.
+    "SP-09": (15, 15, H),
+    # SP-10 factual > order in all 90 cells (the closest: Mistral MARCO vs GPT-4o-mini 75 > 73).
+    "SP-10": (90, 90, H),
+    # SP-11 order > self fails in 7: 4o-mini MARCO Human 44 = 44, Gemini TriviaQA Human 41 < 43, LLaMA NQ Human
+    # 47 = 47, GPT-3.5 45 < 46, Gemini 44 < 45, Mistral 46 = 46, Aggregated 45.8 = 45.8 -> 83 of 90.
+    "SP-11": (83, 90, C(83, 90)),
+    # SP-12 Aggregated self-preference < 50 (the SP-01 numbers): only GPT-4o-mini TriviaQA 50.0 is not below
+    # -> 14 of 15, more than half.
+    "SP-12": (14, 15, H),
     # SP-13 GPT-4o-mini the maximum of Aggregated factual preference: NQ 84.6 vs 78.2 79.6 74.0 74.2; MARCO 81.8 vs
     # 75.6 76.0 72.2 75.6; TriviaQA 93.2 vs 91.8 88.0 90.2 90.4 -> 3 of 3.
-    "SP-13": (3, 3, HOLDS),
+    "SP-13": (3, 3, H),
     # SP-14 Average row: Human 43 and GPT-4o-mini 45 each below GPT-3.5 47, Gemini 48, LLaMA 47, Mistral 48 -> 8 of 8.
-    "SP-14": (8, 8, HOLDS),
-    # SP-17 long-passage preference within 50 ± 10: 52, 44, 40 (on the boundary), 56 -> 4 of 4.
-    "SP-17": (4, 4, HOLDS),
-    # SP-06 rag TRUE Diff > 0: NQ 0.18 (LLaMA), 0.03 (Mistral); MARCO 0.01, 0.15, 0.05; TriviaQA 0.05, 0.5† -> 7 of
-    # 15; the other eight are ≤ 0 (−0.05 −0.06† −0.06 | −0.10 −0.10 | −0.07 −0.21† −0.56†).
-    "SP-06": (7, 15, "holds in 7 of 15"),
+    "SP-14": (8, 8, H),
+    # SP-15 order preference > 50 (90 cells). Not above: 4o-mini MARCO Human 44; Gemini TriviaQA Human 41, 4o-mini
+    # 46, Aggregated 49.6; LLaMA NQ all six (47 45 47 44 46 45.8); LLaMA TriviaQA Human 49, GPT-3.5 50, Gemini 48,
+    # Aggregated 49.8 -> 14 fail, 76 of 90 = 84.4% < 90% (81 needed): "almost all" is contradicted.
+    "SP-15": (76, 90, C(76, 90)),
+    # SP-16 Table 9 (RAG FALSE) below Table 8 (RAG TRUE) in all 90 cells (the closest: GPT-3.5 NQ, Gemini's
+    # passage 3.79 < 3.87).
+    "SP-16": (90, 90, H),
+    # SP-17 long-passage preference <= 60: 52, 44, 40, 56 -> 4 of 4.
+    "SP-17": (4, 4, H),
+    # SP-18 RAG TRUE Diff > 0: NQ 0.18 (LLaMA), 0.03 (Mistral); MARCO 0.01, 0.15, 0.05; TriviaQA 0.05, 0.5† -> 7 of
+    # 15; the other eight are < 0 (−0.05 −0.06† −0.06 | −0.10 −0.10 | −0.07 −0.21† −0.56†).
+    "SP-18": (7, 15, C(7, 15)),
+    # SP-19 Gen-by-QA preference > 50: GPT 86, 75; LLaMA 38 (fails), 57 -> 3 of 4.
+    "SP-19": (3, 4, C(3, 4)),
+    # SP-20 GPT 86, 75 > 50 -> 2 of 2.
+    "SP-20": (2, 2, H),
+    # SP-21 LLaMA within 50 ± 10: NQ 38 (12 away, fails), MARCO 57 -> 1 of 2.
+    "SP-21": (1, 2, C(1, 2)),
 }
 
 
@@ -296,22 +549,32 @@ def test_published_counts_of_the_shipped_claims(verdicts, claim_id):
     assert (v.k, v.n, v.verdict) == PINNED[claim_id]
 
 
+def test_every_shipped_claim_is_pinned(verdicts):
+    assert sorted(verdicts) == sorted(PINNED)
+
+
 def test_the_papers_daggers_are_counted_where_the_tables_print_them(verdicts):
-    # SP-05: 6 of its 9 cells carry a dagger (see PINNED), all holding; SP-06: GPT-4o-mini NQ −0.06†, Gemini
-    # TriviaQA −0.21†, Mistral TriviaQA −0.56† (failing) and LLaMA TriviaQA 0.5† (holding)
+    # SP-05: 6 of its 9 cells carry a dagger (see PINNED), all holding; SP-06 / SP-18: GPT-4o-mini NQ −0.06†,
+    # Gemini TriviaQA −0.21†, Mistral TriviaQA −0.56† (failing) and LLaMA TriviaQA 0.5† (holding); SP-08: −0.33†,
+    # −0.20† hold, 0.23†, 0.51†, 0.40† fail
     assert (verdicts["SP-05"].marked, verdicts["SP-05"].marked_holding) == (6, 6)
     assert (verdicts["SP-06"].marked, verdicts["SP-06"].marked_holding) == (4, 1)
+    assert (verdicts["SP-18"].marked, verdicts["SP-18"].marked_holding) == (4, 1)
+    assert (verdicts["SP-08"].marked, verdicts["SP-08"].marked_holding) == (5, 2)
     assert verdicts["AB-03"].marked is None and verdicts["SP-01"].marked is None  # no daggers in those tables
+    assert verdicts["SP-07"].marked is None  # not_printed: Table 2's daggers do not test rag − normal
 
 
-def test_the_summary_line_counts_the_verdict_classes(verdicts):
-    ab = [v for v in verdicts.values() if v.claim.paper == "authoritybench"]
-    line = summary_line("AuthorityBench", ab)
-    holds = sum(v.verdict == HOLDS for v in ab)
-    contradicted = sum(v.verdict == CONTRADICTED for v in ab)
-    assert line == (f"AuthorityBench: {len(ab)} claims — published tables: {holds} hold as worded, "
-                    f"{len(ab) - holds - contradicted} in k of n, {contradicted} contradicted")
-    assert len(ab) == 17 and 0 < holds < 17
+def test_the_summary_line_counts_the_two_verdict_classes(verdicts):
+    # AuthorityBench: 10 hold (AB-02, 07, 08, 11, 12, 14, 15, 16, 18, 19), 9 contradicted; self-preference: 12 hold,
+    # 9 contradicted (SP-05, 06, 07, 08, 11, 15, 18, 19, 21); see PINNED
+    for paper, title, expected in [("authoritybench", "AuthorityBench", "19 claims — published tables: 10 hold as "
+                                    "worded, 9 contradicted as worded"),
+                                   ("selfpref", "RAG self-preference", "21 claims — published tables: 12 hold as "
+                                    "worded, 9 contradicted as worded")]:
+        mine = [v for v in verdicts.values() if v.claim.paper == paper]
+        assert summary_line(title, mine) == f"{title}: {expected}"
+        assert {v.short for v in mine} == {"hold", "contradicted"}
 
 
 def test_an_every_claim_no_cell_of_which_holds_is_contradicted(tmp_path):
@@ -319,4 +582,5 @@ def test_an_every_claim_no_cell_of_which_holds_is_contradicted(tmp_path):
     doc = claim_doc({"scope": {"table": [1], "model": "M1"},
                      "test": {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "less"}})
     verdict = published_verdict(load_doc(tmp_path, doc, PUBLISHED)["T-01"], PUBLISHED)
-    assert (verdict.k, verdict.n, verdict.verdict, verdict.short) == (0, 1, CONTRADICTED, "contradicted")
+    assert (verdict.k, verdict.n, verdict.verdict, verdict.short) == (
+        0, 1, "contradicted as worded (holds in 0 of 1)", "contradicted")

@@ -1,7 +1,9 @@
 """The shipped claims files (resources/claims/): they load against the
 published numbers, every quote stands in the paper's text from its stated
-line on, docs/claims.md names every key of the schema, and
-``python -m authbench.claims`` prints and writes the verdicts."""
+line on, every claim that says "significant" reads the paper's marks by a
+``significance`` key, the readings state their thresholds and bounds,
+docs/claims.md names every key of the schema, and ``python -m
+authbench.claims`` prints and writes the verdicts."""
 
 import re
 from pathlib import Path
@@ -23,8 +25,8 @@ def shipped():
 
 
 def test_both_files_load_with_their_claims(shipped):
-    assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 18)]
-    assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 18)]
+    assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 20)]
+    assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 22)]
     kinds = {c.test.kind for claims in shipped.values() for c in claims}
     assert kinds == {"difference", "rate_vs_50", "monotone_size", "bias_sign", "best_in_column"}
 
@@ -66,6 +68,38 @@ def test_every_quote_stands_in_the_paper_from_its_line(shipped, paper):
             at = found + len(fragment)
 
 
+def every_claim(shipped):
+    return [c for claims in shipped.values() for c in claims]
+
+
+def test_every_claim_that_says_significant_reads_the_marks_by_a_key(shipped):
+    saying = [c for c in every_claim(shipped) if "significant" in c.quote.lower()]
+    assert {c.id for c in saying} == {"SP-01", "SP-02", "SP-05", "SP-06", "SP-07", "SP-08", "SP-16", "SP-17"}
+    assert [c.id for c in saying if c.test.significance is None] == []
+    rules = {c.id: c.test.significance for c in saying}
+    assert rules["SP-05"] == rules["SP-08"] == "required" and rules["SP-06"] == "absence"
+    # where the paper prints no mark for the contrast, the reading says so
+    unprinted = [c for c in every_claim(shipped) if c.test.significance == "not_printed"]
+    assert {c.id for c in unprinted} == {"SP-01", "SP-02", "SP-07", "SP-16", "SP-17"}
+    assert [c.id for c in unprinted if "significance cannot be read from the table" not in c.reading] == []
+
+
+def test_the_readings_state_their_thresholds_and_bounds(shipped):
+    claims = every_claim(shipped)
+    assert [c.id for c in claims if c.quantifier == "almost_all" and "90%" not in c.reading] == []
+    assert {c.id for c in claims if c.quantifier == "almost_all"} == {"SP-15"}
+    # a one-sided "no preference" names its bound: "at most 55" for not_above with tolerance 5 ...
+    for c in claims:
+        if c.test.direction == "not_above":
+            assert f"at most {50 + c.test.tolerance:g}" in c.reading, c.id
+        if c.test.direction in ("not_negative", "not_positive"):
+            sign = ">=" if c.test.direction == "not_negative" else "<="
+            bound = -(c.test.tolerance or 0) if c.test.direction == "not_negative" else (c.test.tolerance or 0)
+            assert f"{sign} {bound:g}" in c.reading, c.id
+    assert {c.id for c in claims if c.test.direction in ("not_above", "not_negative")} == {
+        "SP-01", "SP-03", "SP-06", "SP-17"}
+
+
 def schema_keys(node, found=None) -> set[str]:
     found = set() if found is None else found
     if isinstance(node, dict):
@@ -91,9 +125,11 @@ def test_the_docs_name_every_key_and_kind():
 def test_the_command_prints_every_claim_and_writes_the_tsv(tmp_path, capsys):
     assert main(["--tsv", str(tmp_path / "verdicts.tsv")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("AB-01\t") and out[33].startswith("SP-17\t")
-    assert out[-2].startswith("AuthorityBench: 17 claims — published tables: ")
-    assert out[-1].startswith("RAG self-preference: 17 claims — published tables: ")
+    assert out[0].startswith("AB-01\t") and out[39].startswith("SP-21\t")
+    assert "AB-03\t30 of 40\tcontradicted as worded (holds in 30 of 40)" in out
+    assert "SP-05\t6 of 9\tcontradicted as worded (holds in 6 of 9)  (daggers: 6 cells, 6 holding)" in out
+    assert out[-2] == "AuthorityBench: 19 claims — published tables: 10 hold as worded, 9 contradicted as worded"
+    assert out[-1] == "RAG self-preference: 21 claims — published tables: 12 hold as worded, 9 contradicted as worded"
     rows = pd.read_csv(tmp_path / "verdicts.tsv", sep="\t", keep_default_na=False)
-    assert tuple(rows.columns) == COLUMNS and len(rows) == 34
+    assert tuple(rows.columns) == COLUMNS and len(rows) == 40
     assert (rows["k"] <= rows["n"]).all() and set(rows.loc[rows["paper"] == "selfpref", "marked"]) > {""}
