@@ -268,6 +268,7 @@ if SELFPREF.datasets:
         rule selfpref_datasets_report:
             input:
                 built=expand(f"{SP}/report/tables.json", spds=sp_datasets_in_order()),
+                keyed=expand(f"{SP}/report/units_keyed.parquet", spds=sp_datasets_in_order()),
             output:
                 reported(selfpref_datasets_report_files(), SELFPREF_DATASETS.name),
             log:
@@ -279,4 +280,4 @@ if SELFPREF.datasets:
                 outdir=outdir,
             shell:
                 "$AUTHBENCH_PYTHON -m authbench.cli selfpref-datasets-report --built {input.built} "
-                "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+                "--keyed {input.keyed} --outdir {params.outdir} --params {params.p:q} 2> {log}"

@@ -27,6 +27,7 @@ CLAIM = {
     "test": {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "greater"},
     "units": {1: "lists"},
     "quantifier": "every",
+    "quantified": ["model"],
     "wording": "always",
     "reading": "x beats y.",
 }

@@ -19,7 +19,7 @@ changed.
   metric is the share correct over the requests judged right/wrong in both
   versions; a cell without ``correct`` uses the parse-success rate (status
   ``ok``) over the requests in both. Δ = after − before with its paired
-  percentile-bootstrap interval (:func:`authbench.stats.paired_difference`,
+  percentile-bootstrap interval (:func:`authbench.stats.paired_test`,
   the config's ``intervals`` and ``seed``), the replies that changed, the
   answers that flipped correct → wrong and wrong → correct (with example
   request ids), and the parse failures of each version.
@@ -113,7 +113,7 @@ def _by_request(table) -> dict[str, dict]:
     return out
 
 
-def cell_diff(before, after, spec: IntervalSpec, seed_parts: tuple, examples: int = 5) -> dict[str, Any]:
+def cell_diff(before, after, spec: IntervalSpec, examples: int = 5) -> dict[str, Any]:
     """The diff of two versions of a cell (``pyarrow`` tables of
     :mod:`authbench.samples`): see the module docstring. ``examples``: how
     many request ids of each flip direction to list."""
@@ -128,9 +128,9 @@ def cell_diff(before, after, spec: IntervalSpec, seed_parts: tuple, examples: in
         value = {rid: (float(b[rid]["status"] == "ok"), float(a[rid]["status"] == "ok")) for rid in units}
     before_v = [value[r][0] for r in units]
     after_v = [value[r][1] for r in units]
-    from authbench.stats import paired_difference
+    from authbench.stats import paired_test
 
-    paired = paired_difference(after_v, before_v, spec, seed_parts)
+    paired = paired_test(after_v, before_v, spec).as_dict()
     to_wrong = [r for r in judged if b[r]["correct"] and not a[r]["correct"]]
     to_right = [r for r in judged if not b[r]["correct"] and a[r]["correct"]]
     return {
@@ -208,7 +208,7 @@ def write_diffs(samples: Iterable[str], root: str | Path, folder: str | Path, in
         before, _ = read_samples(older / "samples.parquet")
         current = Path(root) / cell / sha
         after_text = template_text(current) if (current / VERSION).is_file() else ""
-        d = cell_diff(before, table, spec, ("prompt_diff", cell), examples)
+        d = cell_diff(before, table, spec, examples)
         text = diff_md(cell, d, older.name, sha, template_diff(template_text(older), after_text, older.name, sha),
                        spec.level)
         out = folder / f"{cell}.md"

@@ -10,6 +10,14 @@ significance tests (one implementation, called by every study).
   interpolation) of the resampled values; a resample where a statistic is
   undefined (NaN) is left out, and the count of those used is returned. Used
   by AuthorityBench's secondary labels (ρ, AUC) and RAGAuth's accuracy.
+* **The tests of a mean over units** (:func:`paired_test`, :func:`one_sample_test`,
+  :func:`unpaired_test`): one function per kind of contrast, called by every
+  study's comparisons (``comparisons.tsv``) and by the claims on a run
+  (``claims_cells.tsv``), so the same contrast on the same units gives the
+  same effect, interval and p in both. The p follows one rule
+  (:data:`TEST_RULE`): McNemar's exact p for 0/1 units paired one to one,
+  else the Wald p of the bootstrap standard error; the draws are seeded by
+  the config's seed and the data.
 * **Welch** (:func:`welch`): ``scipy.stats.ttest_ind(equal_var=False)`` on the
   finite values; fewer than two per side gives ``(nan, nan)`` (two constant
   samples give scipy's answer: NaN when equal, p = 0 when they differ).
@@ -30,6 +38,7 @@ significance tests (one implementation, called by every study).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import warnings
@@ -222,39 +231,164 @@ def difference_interval(a: tuple[Iterable[float], Sequence], b: tuple[Iterable[f
     return _percentiles(m[:, 0] - m[:, 1], spec.level)[:2]
 
 
-def paired_difference(a: Iterable[float], b: Iterable[float], spec: IntervalSpec, seed_parts: tuple,
-                      clusters: Sequence | None = None) -> dict:
-    """Δ = mean(a) − mean(b) over the same units (paired), its
-    percentile-bootstrap interval (units, or ``clusters``, resampled
-    together for both sides) and a two-sided p-value from the bootstrap
-    standard error: ``p = 2 Φ(−|Δ| / sd(Δ*))`` (a Wald test with the
-    resampled differences' standard deviation; Δ = 0 gives 1, a zero standard
-    error with Δ ≠ 0 gives 0). Not the share of resamples beyond Δ: that
-    cannot go below ``1 / (resamples + 1)``, and Holm's adjustment over a
-    family of hundreds of comparisons (the paper grid's "vs baseline") would
-    then never reach 0.05, however many units. Returns ``{"delta", "lo",
-    "hi", "p", "n"}``; with fewer than ``spec.min_units`` units the interval
-    and p are NaN (Δ still given)."""
+@dataclass(frozen=True)
+class UnitTest:
+    """A test of a mean over units (:func:`paired_test`, :func:`one_sample_test`,
+    :func:`unpaired_test`): ``test`` its name, ``n`` the resampling units
+    (clusters; the smaller side when unpaired), ``effect`` the mean difference
+    (a − b, or a − reference) in display units (``scale`` times the unit
+    values), its percentile-bootstrap interval ``lo``–``hi``, the two-sided
+    ``p`` (:data:`TEST_RULE`), ``sd`` the standard deviation of the per-unit
+    differences in display units (NaN with fewer than two units: the power
+    of a next run) and ``draws`` the resampled effects. With fewer than
+    ``spec.min_units`` units the interval, p and draws are empty (the effect
+    is still given)."""
+
+    test: str
+    n: int
+    effect: float
+    lo: float
+    hi: float
+    p: float
+    sd: float
+    draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
+
+    def as_dict(self) -> dict:
+        return {"test": self.test, "n": self.n, "delta": self.effect, "lo": self.lo, "hi": self.hi, "p": self.p}
+
+
+PAIRED_TEST, MCNEMAR_TEST = "paired bootstrap", "McNemar exact"
+ONE_SAMPLE_TEST, UNPAIRED_TEST = "one-sample bootstrap", "unpaired bootstrap"
+# the one rule of every p of the pipeline's comparisons and claims: analytic, so that Holm's adjustment over
+# hundreds of contrasts can reach alpha (a bootstrap share cannot go below 2 / (resamples + 1))
+TEST_RULE = ("two-sided; 0/1 units paired one to one: McNemar's exact p (binomial on the discordant units); "
+             "otherwise 2 Φ(−|Δ| / sd(Δ*)) with the bootstrap standard error of Δ (Wald)")
+
+
+def _digest(*arrays: np.ndarray) -> str:
+    """The seed name of a test's draws: its data, so that the same contrast on the
+    same units gets the same draws whoever asks (a comparison and a claim)."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(np.asarray(a, dtype=float)).tobytes())
+        h.update(b"|")
+    return h.hexdigest()[:16]
+
+
+def _weighted(values: np.ndarray, weights: Sequence[float] | None, clusters: Sequence | None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Per resampling unit: the sum of its values and its count. ``weights``
+    (one per unit): each unit's value is the mean of that many observations
+    (the pooled mean weighs it so); ``clusters``: units resampled together."""
+    if weights is not None:
+        w = np.asarray(list(weights), dtype=float)
+        if w.shape != values.shape or (w <= 0).any() or not np.isfinite(w).all():
+            raise ValueError(f"weights: {w.size} for {values.size} units; expected one positive weight per unit")
+        if clusters is None:
+            return values * w, w
+        sums, _ = _cluster_arrays(values * w, clusters)
+        counts, _ = _cluster_arrays(w, clusters)
+        return sums, counts
+    return _cluster_arrays(values, clusters)
+
+
+def _finish(test: str, n: int, effect: float, draws: np.ndarray | None, p: float, sd: float,
+            spec: IntervalSpec) -> UnitTest:
+    if draws is None:
+        return UnitTest(test, n, effect, math.nan, math.nan, math.nan, sd)
+    low, high, _ = _percentiles(draws, spec.level)
+    return UnitTest(test, n, effect, low, high, p, sd, draws)
+
+
+def _sd(x: np.ndarray, scale: float) -> float:
+    return float(np.std(x, ddof=1)) * scale if x.size >= 2 else math.nan
+
+
+def paired_test(a: Iterable[float], b: Iterable[float], spec: IntervalSpec, *, scale: float = 1.0,
+                weights: Sequence[float] | None = None, weights_b: Sequence[float] | None = None,
+                clusters: Sequence | None = None, binary: bool = False) -> UnitTest:
+    """The one paired test of two sides over the same units (same order):
+    Δ = scale · (mean(a) − mean(b)) (each side's mean weighted by its
+    ``weights``: ``weights_b`` for b when the sides pool different counts;
+    clusters resampled whole), its percentile-bootstrap interval and p by
+    :data:`TEST_RULE`: McNemar's exact p when ``binary`` (0/1 per unit, one
+    unit per resampling unit), else the Wald p of the bootstrap standard
+    error. The draws are seeded by ``spec.seed`` and the data itself."""
     x = np.asarray(list(a), dtype=float)
     y = np.asarray(list(b), dtype=float)
     if x.shape != y.shape:
-        raise ValueError(f"paired_difference: {x.size} vs {y.size} units; pair them first")
+        raise ValueError(f"paired_test: {x.size} vs {y.size} units; pair them first")
     d = x - y
     if np.isnan(d).any():
-        raise ValueError("paired_difference: NaN among the unit values; drop unpaired units first")
-    n = n_clusters(len(d), clusters)
-    delta = float(d.mean()) if d.size else math.nan
+        raise ValueError("paired_test: NaN among the unit values; drop unpaired units first")
+    mcnemar = binary and weights is None and weights_b is None and clusters is None
+    test = MCNEMAR_TEST if mcnemar else PAIRED_TEST
+    if weights_b is None:  # one weight per unit for both sides: the mean of the per-unit differences
+        sums, counts = _weighted(d, weights, clusters)
+        n = len(sums)
+        effect = float(sums.sum() / counts.sum()) * scale if n else math.nan
+        data: tuple = (sums, counts)
+        statistic: dict = {"d": _ratio}
+    else:  # each side pooled with its own weights, the units resampled together
+        sa, ca = _weighted(x, weights if weights is not None else np.ones(len(x)), clusters)
+        sb, cb = _weighted(y, weights_b, clusters)
+        n = len(sa)
+        effect = (float(sa.sum() / ca.sum()) - float(sb.sum() / cb.sum())) * scale if n else math.nan
+        data, counts = (sa, ca, sb, cb), ca + cb
+        statistic = {"d": lambda s1, c1, s2, c2: _ratio(s1, c1) - _ratio(s2, c2)}
     if n < max(spec.min_units, 1):
-        return {"delta": delta, "lo": math.nan, "hi": math.nan, "p": math.nan, "n": n}
-    sums, counts = _cluster_arrays(d, clusters)
-    draws = bootstrap_draws((sums, counts), {"d": _ratio}, spec.resamples, (spec.seed, *seed_parts))["d"]
-    low, high, _ = _percentiles(draws, spec.level)
-    return {"delta": delta, "lo": low, "hi": high, "p": wald_p(delta, draws), "n": n}
+        return _finish(test, n, effect, None, math.nan, _sd(d, scale), spec)
+    draws = bootstrap_draws(data, statistic, spec.resamples, (spec.seed, "paired", _digest(x, y, counts)))["d"] * scale
+    p = mcnemar_exact(x > 0.5, y > 0.5) if mcnemar else wald_p(effect, draws)
+    return _finish(test, n, effect, draws, p, _sd(d, scale), spec)
+
+
+def one_sample_test(a: Iterable[float], reference: float, spec: IntervalSpec, *, scale: float = 1.0,
+                    weights: Sequence[float] | None = None, clusters: Sequence | None = None) -> UnitTest:
+    """``a``'s mean against a constant ``reference`` (in display units):
+    Δ = scale · mean(a) − reference, its bootstrap interval, the Wald p."""
+    x = np.asarray(list(a), dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("one_sample_test: NaN among the unit values; drop them first")
+    sums, counts = _weighted(x, weights, clusters)
+    n = len(sums)
+    effect = float(sums.sum() / counts.sum()) * scale - reference if n else math.nan
+    if n < max(spec.min_units, 1):
+        return _finish(ONE_SAMPLE_TEST, n, effect, None, math.nan, _sd(x, scale), spec)
+    draws = bootstrap_draws((sums, counts), {"m": _ratio}, spec.resamples,
+                            (spec.seed, "one-sample", _digest(x, counts)))["m"] * scale - reference
+    return _finish(ONE_SAMPLE_TEST, n, effect, draws, wald_p(effect, draws), _sd(x, scale), spec)
+
+
+def unpaired_test(a: Iterable[float], b: Iterable[float], spec: IntervalSpec, *, scale: float = 1.0,
+                  weights_a: Sequence[float] | None = None, weights_b: Sequence[float] | None = None
+                  ) -> UnitTest:
+    """Two samples that share no units (two benchmarks' lists): Δ =
+    scale · (mean(a) − mean(b)), each side resampled on its own, the Wald
+    p; ``n`` the smaller side, ``sd`` the pooled sd of the two sides."""
+    x = np.asarray(list(a), dtype=float)
+    y = np.asarray(list(b), dtype=float)
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise ValueError("unpaired_test: NaN among the unit values; drop them first")
+    sa, ca = _weighted(x, weights_a, None)
+    sb, cb = _weighted(y, weights_b, None)
+    n = min(len(sa), len(sb))
+    effect = (float(sa.sum() / ca.sum()) - float(sb.sum() / cb.sum())) * scale if n else math.nan
+    sd = math.sqrt((_sd(x, scale) ** 2 + _sd(y, scale) ** 2) / 2) if min(x.size, y.size) >= 2 else math.nan
+    if n < max(spec.min_units, 1):
+        return _finish(UNPAIRED_TEST, n, effect, None, math.nan, sd, spec)
+    seed = _digest(x, ca, y, cb)
+    draws = (bootstrap_draws((sa, ca), {"m": _ratio}, spec.resamples, (spec.seed, "unpaired-a", seed))["m"]
+             - bootstrap_draws((sb, cb), {"m": _ratio}, spec.resamples, (spec.seed, "unpaired-b", seed))["m"]) * scale
+    return _finish(UNPAIRED_TEST, n, effect, draws, wald_p(effect, draws), sd, spec)
 
 
 def wald_p(delta: float, draws: np.ndarray) -> float:
     """Two-sided ``2 Φ(−|Δ| / sd)`` with the standard deviation of the
-    resampled ``draws`` (NaN draws left out; see :func:`paired_difference`)."""
+    resampled ``draws`` (NaN draws left out). Not the share of resamples
+    beyond 0: that cannot go below ``2 / (resamples + 1)``, and Holm's
+    adjustment over a family of hundreds of contrasts (the paper grid's "vs
+    baseline") would then never reach 0.05, however many units."""
     ok = draws[~np.isnan(draws)]
     if delta == 0 or not math.isfinite(delta):
         return 1.0 if delta == 0 else math.nan

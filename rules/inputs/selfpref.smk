@@ -169,4 +169,4 @@ def sp_datasets_in_order():
 
 
 def get_sp_datasets_report_params(wildcards):
-    return _json({"datasets": sp_datasets_in_order(), "intervals": config["intervals"]})
+    return _json({"datasets": sp_datasets_in_order(), "intervals": config["intervals"], "seed": config["seed"]})

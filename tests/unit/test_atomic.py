@@ -57,7 +57,7 @@ class _FullDisk:
 def _frame(shift: float):
     spec = IntervalSpec(resamples=200, seed=1, min_units=5)
     a = [0.2 + shift, 0.1, 0.3, 0.2, 0.25, 0.4]
-    return C.finish([C.comparison_row("w/ vs w/o", "fine ρ", "m w/", "m w/o", "lists", a, [0.1] * 6, spec, ())])
+    return C.finish([C.comparison_row("w/ vs w/o", "fine ρ", "m w/", "m w/o", "lists", a, [0.1] * 6, spec)])
 
 
 def test_a_full_disk_in_a_report_step_is_named_and_keeps_the_previous_report(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ import math
 import pytest
 from authbench.history import cell_diff, diff_md, keep, versions_of, write_diffs
 from authbench.samples import read_samples, write_samples
-from authbench.stats import IntervalSpec, paired_difference
+from authbench.stats import IntervalSpec, paired_test
 
 SPEC = IntervalSpec(resamples=200, seed=7, level=0.95, min_units=5)
 
@@ -32,13 +32,13 @@ def _table(tmp_path, name, rows, sha="t", cell="domainauth/m/pair/wo_text/pairs"
 def test_diff_counts_match_hand_computed_values(tmp_path):
     before, _ = read_samples(_table(tmp_path, "b.parquet", BEFORE))
     after, _ = read_samples(_table(tmp_path, "a.parquet", AFTER))
-    d = cell_diff(before, after, SPEC, ("x",), examples=1)
+    d = cell_diff(before, after, SPEC, examples=1)
     # judged right/wrong in both: p1..p5 (p6 unparsed before, p0/p7 in one version only)
     assert d["metric"] == "share correct" and d["units"] == 5
     assert d["before"] == pytest.approx(3 / 5) and d["after"] == pytest.approx(4 / 5)
     assert d["delta"] == pytest.approx(0.2)
-    ref = paired_difference([1, 0, 1, 1, 1], [1, 1, 1, 0, 0], SPEC, ("x",))
-    assert (d["lo"], d["hi"]) == (ref["lo"], ref["hi"]) and d["lo"] <= 0.2 <= d["hi"]
+    ref = paired_test([1, 0, 1, 1, 1], [1, 1, 1, 0, 0], SPEC)
+    assert (d["lo"], d["hi"]) == (ref.lo, ref.hi) and d["lo"] <= 0.2 <= d["hi"]
     assert (d["requests_before"], d["requests_after"], d["requests_both"]) == (7, 7, 6)
     assert d["replies_changed"] == 4  # p2, p4, p5, p6
     assert (d["correct_to_wrong"], d["correct_to_wrong_examples"]) == (1, ["p2"])
@@ -52,7 +52,7 @@ def test_without_correct_the_metric_is_parse_success_and_last_try_counts(tmp_pat
                    ("c", "", "unparsed", None)])
     b, _ = read_samples(_table(tmp_path, "b.parquet", before))
     a, _ = read_samples(_table(tmp_path, "a.parquet", after))
-    d = cell_diff(b, a, SPEC, ("x",))
+    d = cell_diff(b, a, SPEC)
     assert d["metric"] == "parse-success rate" and d["units"] == 3
     assert d["before"] == pytest.approx(2 / 3) and d["after"] == pytest.approx(2 / 3) and d["delta"] == 0
     assert math.isnan(d["lo"]) and math.isnan(d["hi"])  # 3 units < min_units 5: no interval

@@ -181,7 +181,7 @@ def test_anova_tukey_by_hand():
 
 
 # --------------------------------------------------------------------------
-# mean_interval / paired_difference / mcnemar_exact / holm (issue 21)
+# mean_interval / the unit tests / mcnemar_exact / holm
 # --------------------------------------------------------------------------
 SPEC = S.IntervalSpec(resamples=4000, seed=3, level=0.95, min_units=5)
 
@@ -255,31 +255,84 @@ def test_groups_interval_by_hand_and_as_mean_interval():
     assert all(math.isnan(v) for v in S.difference_interval((a, qa), (b[:4], qb[:4]), spec, ("g",)))
 
 
-def test_paired_difference_against_scipy_and_hand():
+def _draws(seed, name, data_digest, values, counts, resamples):
+    """The resampled ratio means the tests draw (same generator, same seed names)."""
+    gen = np.random.default_rng(S.rng(seed, name, data_digest).getrandbits(64))
+    idx = gen.integers(0, len(values), size=(resamples, len(values)))
+    return values[idx].sum(axis=1) / counts[idx].sum(axis=1)
+
+
+def test_paired_test_against_scipy_and_hand():
     rng_ = np.random.default_rng(4)
     a = rng_.normal(0.5, 1, 80)
     b = a - 0.3 + rng_.normal(0, 0.2, 80)
-    got = S.paired_difference(a, b, S.IntervalSpec(resamples=20000, seed=2), ("pd",))
-    assert got["delta"] == pytest.approx(float(np.mean(a - b)))
+    got = S.paired_test(a, b, S.IntervalSpec(resamples=20000, seed=2))
+    assert got.effect == pytest.approx(float(np.mean(a - b))) and got.test == S.PAIRED_TEST
     ref = stats.bootstrap((a - b,), np.mean, n_resamples=20000, method="percentile",
                           random_state=np.random.default_rng(9)).confidence_interval
-    assert got["lo"] == pytest.approx(ref.low, abs=0.01) and got["hi"] == pytest.approx(ref.high, abs=0.01)
-    assert got["p"] < 0.001 and got["n"] == 80
-    same = S.paired_difference(a, a, SPEC, ("pd",))
-    assert same["delta"] == 0 and same["p"] == 1.0
-    # 5 paired units by hand: d = (1, 0, 0, 1, 0), Δ = 0.4; p = 2 Φ(−0.4 / sd(Δ*))
+    assert got.lo == pytest.approx(ref.low, abs=0.01) and got.hi == pytest.approx(ref.high, abs=0.01)
+    assert got.p < 0.001 and got.n == 80 and got.sd == pytest.approx(np.std(a - b, ddof=1))
+    same = S.paired_test(a, a, SPEC)
+    assert same.effect == 0 and same.p == 1.0
+    # 5 paired units by hand: d = (1, 0, 0, 1, 0), Δ = 0.4; p = 2 Φ(−0.4 / sd(Δ*)), the draws seeded by the data
     d = np.array([1.0, 0, 0, 1, 0])
     spec = S.IntervalSpec(resamples=3000, seed=8)
-    res = S.paired_difference(d, np.zeros(5), spec, ("h",))
-    gen = np.random.default_rng(S.rng(8, "h").getrandbits(64))
-    draws = d[gen.integers(0, 5, size=(3000, 5))].mean(axis=1)
-    assert res["p"] == pytest.approx(2 * stats.norm.sf(0.4 / np.std(draws, ddof=1)))
+    res = S.paired_test(d, np.zeros(5), spec)
+    draws = _draws(8, "paired", S._digest(d, np.zeros(5), np.ones(5)), d, np.ones(5), 3000)
+    assert res.p == pytest.approx(2 * stats.norm.sf(0.4 / np.std(draws, ddof=1)))
+    assert (res.lo, res.hi) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])))
+    # scale: the effect, interval and sd in display units; the p unchanged
+    scaled = S.paired_test(d, np.zeros(5), spec, scale=100.0)
+    assert scaled.effect == pytest.approx(40.0) and scaled.lo == pytest.approx(100 * res.lo)
+    assert scaled.p == pytest.approx(res.p) and scaled.sd == pytest.approx(100 * np.std(d, ddof=1))
     # a large paired effect: p far below 1 / (resamples + 1), so Holm over hundreds of rows can still find it
-    big = S.paired_difference(np.ones(400), np.zeros(200).tolist() + np.ones(200).tolist(), spec, ("big",))
-    assert big["p"] < 1e-6 and S.holm([big["p"]] * 600)[0] < 0.05
-    assert (res["lo"], res["hi"]) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])))
+    big = S.paired_test(np.ones(400), np.zeros(200).tolist() + np.ones(200).tolist(), spec)
+    assert big.p < 1e-6 and S.holm([big.p] * 600)[0] < 0.05
+    # too few units: the effect, no interval, no p
+    few = S.paired_test([1, 2, 3], [0, 0, 0], spec)
+    assert few.effect == 2 and math.isnan(few.lo) and math.isnan(few.p) and few.n == 3
     with pytest.raises(ValueError, match="pair them"):
-        S.paired_difference([1, 2], [1], SPEC, ("x",))
+        S.paired_test([1, 2], [1], SPEC)
+
+
+def test_paired_test_of_binary_units_is_mcnemar_and_the_same_whoever_asks():
+    # 6 pairs only a right, 1 only b right, 5 concordant: p = 2 P(X <= 1), X ~ Bin(7, .5) = 16/128
+    a = [1.0] * 6 + [0.0] + [1.0] * 3 + [0.0] * 2
+    b = [0.0] * 6 + [1.0] + [1.0] * 3 + [0.0] * 2
+    res = S.paired_test(a, b, SPEC, binary=True, scale=100.0)
+    assert res.test == S.MCNEMAR_TEST and res.p == pytest.approx(16 / 128)
+    assert res.effect == pytest.approx(100 * 5 / 12)
+    # the same units again (another caller, another label): the same draws, interval and p
+    again = S.paired_test(list(a), list(b), SPEC, binary=True, scale=100.0)
+    assert (again.lo, again.hi, again.p) == (res.lo, res.hi, res.p)
+    # clustered 0/1 units are not one unit per resampling unit: the Wald p
+    assert S.paired_test(a, b, SPEC, binary=True, clusters=list("aabbccddeeff")).test == S.PAIRED_TEST
+
+
+def test_one_sample_test_weighted_is_the_pooled_rate():
+    """Per-question shares with their comparison counts as weights: the
+    effect is the pooled rate minus the reference, the same as resampling
+    the comparisons in question clusters."""
+    shares, counts = [1.0, 0.5, 0.0, 1.0, 0.75], [2, 2, 1, 3, 4]
+    res = S.one_sample_test(shares, 50.0, SPEC, scale=100.0, weights=counts)
+    pooled = (2 + 1 + 0 + 3 + 3) / 12  # chosen comparisons / comparisons
+    assert res.effect == pytest.approx(100 * pooled - 50)
+    comparisons = [1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0]
+    questions = ["a", "a", "b", "b", "c", "d", "d", "d", "e", "e", "e", "e"]
+    clustered = S.one_sample_test(comparisons, 50.0, SPEC, scale=100.0, clusters=questions)
+    assert clustered.effect == pytest.approx(res.effect) and clustered.n == res.n == 5
+    draws = _draws(3, "one-sample", S._digest(np.array(shares), np.array(counts, float)),
+                   np.array(shares) * counts, np.array(counts, float), 4000) * 100 - 50
+    assert res.p == pytest.approx(2 * stats.norm.sf(abs(res.effect) / np.std(draws, ddof=1)))
+
+
+def test_unpaired_test_by_hand():
+    a, b = [0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.1, 0.0, 0.1, 0.2]
+    res = S.unpaired_test(a, b, SPEC, scale=100.0)
+    assert res.effect == pytest.approx(22.0) and res.test == S.UNPAIRED_TEST and res.n == 5
+    # sd: sqrt((var a + var b) / 2) in display units = sqrt((0.025 + 0.007) / 2) * 100
+    assert res.sd == pytest.approx(math.sqrt((0.025 + 0.007) / 2) * 100)
+    assert res.lo < 22.0 < res.hi and res.p < 0.05
 
 
 def test_mcnemar_exact_by_hand():

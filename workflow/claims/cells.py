@@ -19,9 +19,11 @@ def scope_rows(scope: Scope, rows: Sequence[Row]) -> list[Row]:
     return [r for r in rows if matches(r.parts, scope.selector) and (keep_all_models or r.key.model not in NOT_MODELS)]
 
 
-def claim_cells(claim: Claim, published: pd.DataFrame | Sequence[Row]) -> list[CellResult]:
+def claim_cells(claim: Claim, published: pd.DataFrame | Sequence[Row], fill: bool = False) -> list[CellResult]:
     """The claim's cells on ``published`` (its kind on the rows in scope);
     :class:`~authbench.claims.kinds.KindError` when the rows do not make the
-    kind's cells."""
+    kind's cells. ``fill`` (a run's rows): a partner row the rows lack (a
+    difference's b side, a model of a monotone column, a picked value of a
+    column) is a row without a value, so the cell is one the run lacks."""
     rows = rows_from_frame(published) if isinstance(published, pd.DataFrame) else list(published)
-    return KINDS[claim.test.kind](scope_rows(claim.scope, rows), **claim.test.arguments())
+    return KINDS[claim.test.kind](scope_rows(claim.scope, rows), fill=fill, **claim.test.arguments())

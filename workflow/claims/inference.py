@@ -1,21 +1,23 @@
-"""The test of one contrast on a run's units: the effect (a − b, or a − the
-reference) in the paper's unit, its percentile-bootstrap interval (level
-1 − alpha), the bootstrap draws of the margin in the claimed direction, and a two-sided p.
+"""The test of one contrast on a run's units, through the pipeline's one
+test per kind of contrast (:mod:`authbench.stats`: the same functions the
+reports' ``comparisons.tsv`` calls, so the same contrast on the same units
+gives the same effect, interval and p in both):
 
-* ``paired bootstrap``: the units both sides share, the per-unit differences
-  resampled (:func:`authbench.stats.bootstrap_draws`, seeded);
-  p = the two-sided share of resampled margins on the far side of 0
-  (:func:`share_p`).
-* ``McNemar exact``: the same pairing for 0/1 units (pairs); p from
-  :func:`authbench.stats.mcnemar_exact` (binomial on the discordant pairs),
-  the interval from the paired bootstrap.
-* ``unpaired bootstrap``: each side's units resampled on their own (two
-  samples that share no units, e.g. two benchmarks' lists).
-* ``one-sample bootstrap``: one side against a constant (50 for a rate, 0 for
-  a bias); for ``near`` the margin is tolerance − |effect|.
+* ``paired bootstrap`` / ``McNemar exact`` (:func:`authbench.stats.paired_test`):
+  the units both sides share, in the a side's order; McNemar's exact p for
+  0/1 pairs, else the Wald p of the bootstrap standard error.
+* ``unpaired bootstrap`` (:func:`authbench.stats.unpaired_test`): two samples
+  that share no units (two benchmarks' lists), each resampled on its own.
+* ``one-sample bootstrap`` (:func:`authbench.stats.one_sample_test`): one side
+  against a constant (50 for a rate, 0 for a bias, a bound); for ``near``
+  the margin is tolerance − |effect| and its p the Wald p of the resampled
+  margins.
 
-With fewer than ``min_units`` units (shared units when paired) on a side the
-interval and p are NaN: too few units to tell.
+A unit's value may pool several observations (``weights``: a question's
+comparisons): the effect is then the pooled mean, as the paper's number is.
+With fewer than ``min_units`` units (shared units when paired) the interval
+and p are NaN: too few units to tell; the effect and the per-unit spread
+(``sd``, for a next run's power) are still given.
 """
 
 from __future__ import annotations
@@ -25,20 +27,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from authbench.claims.kinds import Contrast
-from authbench.stats import bootstrap_draws, mcnemar_exact
+from authbench.stats import (MCNEMAR_TEST, ONE_SAMPLE_TEST, PAIRED_TEST, UNPAIRED_TEST, IntervalSpec,
+                             one_sample_test, paired_test, unpaired_test, wald_p)
 
-PAIRED, MCNEMAR, UNPAIRED, ONE_SAMPLE = "paired bootstrap", "McNemar exact", "unpaired bootstrap", "one-sample bootstrap"
+PAIRED, MCNEMAR, UNPAIRED, ONE_SAMPLE = PAIRED_TEST, MCNEMAR_TEST, UNPAIRED_TEST, ONE_SAMPLE_TEST
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One side of a contrast: unit ids, their values in the paper's unit
-    (the run's values times the cell's scale) and the raw values (0/1 for
-    pairs)."""
+    """One side of a contrast: unit ids, their raw values (0/1 for pairs),
+    the weight of each (None: one observation each) and the scale that puts
+    them in the paper's unit."""
 
     units: tuple
-    values: np.ndarray
     raw: np.ndarray
+    weights: np.ndarray | None
+    scale: float
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,9 @@ class Inference:
     (shared ones when paired; the smaller side when unpaired), ``dropped``
     the units on one side only (paired), ``effect`` a − b (or a − reference)
     with its interval ``lo``–``hi``, ``margin`` in the claimed direction,
-    ``p`` two-sided (NaN with too few units), ``draws`` the resampled margins."""
+    ``p`` two-sided (NaN with too few units), ``sd`` the per-unit spread of
+    the effect (NaN with fewer than two units), ``draws`` the resampled
+    margins."""
 
     test: str
     n_units: int
@@ -57,28 +63,8 @@ class Inference:
     hi: float
     margin: float
     p: float
+    sd: float
     draws: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty(0))
-
-
-def share_p(margins: np.ndarray) -> float:
-    """Two-sided bootstrap p of "margin = 0": twice the smaller share of
-    resampled margins at or below 0 and at or above 0, each counted with
-    the +1 of a resampling p-value ((1 + count) / (resamples + 1)), at most
-    1. So the smallest p is 2 / (resamples + 1)."""
-    m = margins[~np.isnan(margins)]
-    if not m.size:
-        return math.nan
-    tail = min(int(np.count_nonzero(m <= 0)), int(np.count_nonzero(m >= 0)))
-    return min(1.0, 2.0 * (1 + tail) / (m.size + 1))
-
-
-def _means(x: np.ndarray, resamples: int, seed_parts: tuple) -> np.ndarray:
-    return bootstrap_draws((x,), {"m": lambda v: v.mean(axis=1)}, resamples, seed_parts)["m"]
-
-
-def _interval(effects: np.ndarray, alpha: float) -> tuple[float, float]:
-    lo, hi = np.percentile(effects, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi)
 
 
 def _margins(contrast: Contrast, effects: np.ndarray) -> np.ndarray:
@@ -87,35 +73,33 @@ def _margins(contrast: Contrast, effects: np.ndarray) -> np.ndarray:
     return contrast.sign * effects
 
 
-def infer(contrast: Contrast, a: Sample, b: Sample | None, pairs: bool, paired: bool, resamples: int,
-          alpha: float, seed_parts: tuple, min_units: int) -> Inference:
+def infer(contrast: Contrast, a: Sample, b: Sample | None, pairs: bool, paired: bool, spec: IntervalSpec
+          ) -> Inference:
     """The test of ``contrast`` (module docstring); ``pairs``: the units are
-    0/1 pairs (McNemar when paired)."""
+    0/1 pairs (McNemar when paired); ``spec``: resamples, level, seed and
+    ``min_units`` (config ``intervals``)."""
+    dropped = 0
     if b is None:
-        test, x, dropped = ONE_SAMPLE, a.values, 0
-        n = len(x)
-        effect = float(x.mean()) - contrast.reference if n else math.nan
+        res = one_sample_test(a.raw, contrast.reference, spec, scale=a.scale, weights=a.weights)
     elif paired:
         index = {u: i for i, u in enumerate(b.units)}
         shared = [(i, index[u]) for i, u in enumerate(a.units) if u in index]
         ia, ib = (np.array([s[k] for s in shared], dtype=int) for k in (0, 1))
-        test, x = (MCNEMAR if pairs else PAIRED), a.values[ia] - b.values[ib]
-        n, dropped = len(shared), len(a.units) + len(b.units) - 2 * len(shared)
-        effect = float(x.mean()) if n else math.nan
+        dropped = len(a.units) + len(b.units) - 2 * len(shared)
+        if a.scale != b.scale:
+            raise ValueError(f"the two sides of {contrast.a} vs {contrast.b} have scales {a.scale} and {b.scale}")
+        wa = None if a.weights is None else a.weights[ia]
+        wb = None if b.weights is None else b.weights[ib]
+        if wb is not None and wa is not None and np.array_equal(wa, wb):
+            wb = None
+        elif wb is not None and wa is None:
+            wa = np.ones(len(ia))
+        res = paired_test(a.raw[ia], b.raw[ib], spec, scale=a.scale, weights=wa, weights_b=wb, binary=pairs)
     else:
-        test, dropped = UNPAIRED, 0
-        n = min(len(a.values), len(b.values))
-        effect = float(a.values.mean() - b.values.mean()) if n else math.nan
-    margin = float(contrast.margin(effect)) if math.isfinite(effect) else math.nan
-    if n < max(min_units, 1):
-        return Inference(test, n, dropped, effect, math.nan, math.nan, margin, math.nan)
-    if b is None:
-        effects = _means(x, resamples, seed_parts) - contrast.reference
-    elif paired:
-        effects = _means(x, resamples, seed_parts)
-    else:
-        effects = (_means(a.values, resamples, (*seed_parts, "a")) - _means(b.values, resamples, (*seed_parts, "b")))
-    draws = _margins(contrast, effects)
-    p = mcnemar_exact(a.raw[ia] == 1, b.raw[ib] == 1) if test == MCNEMAR else share_p(draws)
-    lo, hi = _interval(effects, alpha)
-    return Inference(test, n, dropped, effect, lo, hi, margin, float(p), draws)
+        res = unpaired_test(a.raw, b.raw, spec, scale=a.scale, weights_a=a.weights, weights_b=b.weights)
+    margin = float(contrast.margin(res.effect)) if math.isfinite(res.effect) else math.nan
+    if not res.draws.size:
+        return Inference(res.test, res.n, dropped, res.effect, math.nan, math.nan, margin, math.nan, res.sd)
+    draws = _margins(contrast, res.draws)
+    p = wald_p(margin, draws) if contrast.tolerance is not None else res.p
+    return Inference(res.test, res.n, dropped, res.effect, res.lo, res.hi, margin, float(p), res.sd, draws)

@@ -25,6 +25,7 @@ give an exact zero (a tie), never a float residue.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import product
 from typing import Any, Callable, Mapping, Sequence
@@ -140,11 +141,12 @@ def _replaced(parts: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[dict
 
 
 def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str, ties: str = "fail",
-               **_: Any) -> list[CellResult]:
+               fill: bool = False, **_: Any) -> list[CellResult]:
     """Per row matching ``a``: one cell per b row (the row's key with ``b``'s
     parts replaced), margin = (a − b) for ``direction`` ``greater``, (b − a)
     for ``less``; it holds when the margin is > 0, or = 0 with ``ties: hold``.
-    A b row missing from ``frame`` is a :class:`KindError`."""
+    A b row missing from ``frame`` is a :class:`KindError`; with ``fill`` (a
+    run's rows) it is a row without a value, the cell one the run lacks."""
     rows = _rows(frame)
     index = {r.key: r for r in rows}
     sign = {"greater": 1, "less": -1}[direction]
@@ -157,9 +159,9 @@ def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str
             key = from_parts(parts)
             if key == row.key:
                 continue
-            if key not in index:
+            if key not in index and not fill:
                 raise KindError(f"the b side of {label(row.parts)} ({vs}) is not among the rows in scope")
-            other = index[key]
+            other = index.get(key) or Row(key, math.nan)
             out.append(_cell(row.parts, [row, other], [Contrast(row.key, key, sign)],
                              lambda m: m > 0 or (ties == "hold" and m == 0), vs))
     return out
@@ -215,20 +217,23 @@ def _columns(rows: Sequence[Row], over: str) -> dict[tuple, list[Row]]:
     return columns
 
 
-def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, **_: Any) -> list[CellResult]:
+def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fill: bool = False,
+                  **_: Any) -> list[CellResult]:
     """Per column (every part but ``model``): the models of ``order`` in that
     order, each adjacent step larger (``increasing``) or smaller
     (``decreasing``); margin = the smallest step in that direction; ``strict``
     false lets equal neighbours hold. Rows of models outside ``order`` are left
-    out; a column without every model of ``order`` is a :class:`KindError`."""
+    out; a column without every model of ``order`` is a :class:`KindError`
+    (with ``fill``: the missing models' rows have no value)."""
     sign = {"increasing": 1, "decreasing": -1}[direction]
     order = [str(m) for m in order]
     out = []
     for rest, column in _columns([r for r in _rows(frame) if r.parts["model"] in order], "model").items():
         by_model = {r.parts["model"]: r for r in column}
         missing = [m for m in order if m not in by_model]
-        if missing:
+        if missing and not fill:
             raise KindError(f"column {label(dict(rest))} lacks the model(s) {', '.join(missing)}")
+        by_model.update({m: Row(from_parts({**dict(rest), "model": m}), math.nan) for m in missing})
         ordered = [by_model[m] for m in order]
         contrasts = [Contrast(hi.key, lo.key, sign) for lo, hi in zip(ordered, ordered[1:])]
         out.append(_cell(dict(rest), ordered, contrasts, (lambda m: m > 0) if strict else (lambda m: m >= 0)))
@@ -236,19 +241,22 @@ def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, **_
 
 
 def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: str = "hold",
-                   **_: Any) -> list[CellResult]:
+                   fill: bool = False, **_: Any) -> list[CellResult]:
     """Per column (every part but ``over``): a value of ``best`` holds the
     maximum (``max``) or minimum (``min``) over the column; margin = best
     picked − best other (max), or best other − best picked (min); a tie at the
     extreme holds unless ``ties: fail``. The contrasts: the picked row with the
     extreme value against each other row. A column without a picked row or
-    without another row is a :class:`KindError`."""
+    without another row is a :class:`KindError` (with ``fill``, a column
+    without a picked row gets the picked values' rows without a value)."""
     sign = {"max": 1, "min": -1}[direction]
     picked = {str(v) for v in best}
     out = []
     for rest, column in _columns(_rows(frame), over).items():
         mine = [r for r in column if str(r.parts[over]) in picked]
         others = [r for r in column if str(r.parts[over]) not in picked]
+        if fill and not mine and others:
+            mine = [Row(from_parts({**dict(rest), over: v}), math.nan) for v in best]
         if not mine or not others:
             what = "no picked value" if not mine else "no value besides the picked ones"
             raise KindError(f"column {label(dict(rest))} has {what} of {over!r}")

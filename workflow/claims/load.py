@@ -76,7 +76,8 @@ def _claim(raw: Mapping[str, Any], paper: str) -> Claim:
                  where=Where(raw["where"]["section"], int(raw["where"]["line"])),
                  scope=Scope(normalize_selector(raw["scope"])), test=_test(raw["test"]),
                  units={int(t): u for t, u in raw["units"].items()}, quantifier=raw["quantifier"],
-                 wording=raw["wording"], reading=raw["reading"])
+                 wording=raw["wording"], reading=raw["reading"], quantified=tuple(raw["quantified"]),
+                 column=dict(raw.get("column") or {}), unpublished=raw.get("published"))
 
 
 class _Vocabulary:
@@ -177,6 +178,28 @@ def _check_significance(claim: Claim, rows: list[Row]) -> None:
                               f"'absence'")
 
 
+def _check_quantified(claim: Claim, rows: list[Row]) -> None:
+    """Every quantified part is one the run can range over: a part of the
+    scope's published keys, not one the test compares; a unit column is
+    named for a metric of the scope."""
+    from authbench.claims.grid import compared_parts
+
+    in_scope = scope_rows(claim.scope, rows)
+    parts = {p for r in in_scope for p in r.parts}
+    compared = compared_parts(claim)
+    for i, part in enumerate(claim.quantified):
+        if part not in parts:
+            raise ConfigError(f"quantified[{i}]: a run cannot range over {part!r}: the keys of the claim's tables "
+                              f"have no such part; their parts: {', '.join(sorted(parts))}")
+        if part in compared:
+            raise ConfigError(f"quantified[{i}]: {part!r} is a part the test compares ({claim.test.kind}); a run "
+                              "cannot range over it: expected it fixed")
+    metrics = {r.key.metric for r in in_scope}
+    for metric in claim.column:
+        if metric not in metrics:
+            raise ConfigError(f"column: {metric!r} is not a metric of the rows in scope ({', '.join(sorted(metrics))})")
+
+
 def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Claims:
     """The claims of one file, checked against the schema and against the
     published numbers of its paper (``published``: those numbers, default
@@ -198,6 +221,7 @@ def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Clai
             _check_vocabulary(claim, raw["test"], rows)
             _check_cells(claim, rows)
             _check_significance(claim, rows)
+            _check_quantified(claim, rows)
         except ConfigError as exc:
             raise ConfigError(f"{path}: claim {claim.id}: {exc}") from None
         claims.append(claim)

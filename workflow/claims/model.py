@@ -78,7 +78,19 @@ class Test:
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of a paper, tested on its published tables and on a run."""
+    """One claim of a paper, tested on its published tables and on a run.
+    ``quantified``: the parts the claim ranges over ("all LLMs", every
+    context, setting or dataset), which on a run range over the run's own
+    values; every other part is fixed (:mod:`authbench.claims.grid`).
+    ``column``: metric -> the unit column a run's numbers of that metric are
+    read in (e.g. ``self_preference: same_factuality``; a metric not named:
+    the number's own units). ``unpublished``: why the published tables cannot
+    test the claim (no table prints its numbers, e.g. cost): it is tested on
+    a run only, its scope's rows giving the cells' structure."""
+
+    def column_of(self, metric: str) -> str | None:
+        """The unit column of ``metric``'s numbers (None: their own units)."""
+        return self.column.get(metric)
 
     id: str
     paper: str
@@ -91,6 +103,9 @@ class Claim:
     quantifier: str
     wording: str
     reading: str
+    quantified: tuple[str, ...] = ()
+    column: Mapping[str, str] = field(default_factory=dict)
+    unpublished: str | None = None
 
     def unit(self, table: int) -> str:
         """What one unit of ``table`` is (lists, pairs, questions, items)."""

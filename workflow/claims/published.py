@@ -28,16 +28,17 @@ from typing import Iterable
 import pandas as pd
 from authbench import published as published_numbers
 from authbench.claims.cells import claim_cells
-from authbench.claims.keys import SIGNIFICANCE_MARKS, significant
+from authbench.claims.keys import SIGNIFICANCE_MARKS, canonical, significant
 from authbench.claims.kinds import CellResult
 from authbench.claims.load import load_paper_claims
 from authbench.claims.model import ALMOST_ALL, Claim, Claims
 
 HOLDS = "holds as worded"
 CONTRADICTED = "contradicted as worded"  # the verdict's prefix: "contradicted as worded (holds in k of n)"
-CLASSES = ("hold", "contradicted")  # Verdict.short
+UNPUBLISHED = "not in the published tables"  # the verdict's prefix of a claim tested on a run only
+CLASSES = ("hold", "contradicted", "unpublished")  # Verdict.short
 COLUMNS = ("paper", "id", "title", "kind", "quantifier", "k", "n", "marked", "marked_holding", "mean_margin",
-           "verdict")
+           "verdict", "recomputed", "note")
 __all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Verdict", "cell_holds",
            "paper_verdicts", "published_verdict", "published_verdicts", "read_quantifier", "summary_line",
            "verdict_rows"]
@@ -52,7 +53,11 @@ class Verdict:
     that hold; ``mean_margin``: the mean margin over the cells (in the claimed
     direction); ``verdict``: the quantifier's reading; ``cells``: every cell,
     its ``holds`` as read on the published table (the significance rule
-    applied)."""
+    applied). ``disagreeing``: the cells resting on a printed number that
+    disagrees with its own table (:func:`authbench.published.derived_numbers`:
+    a Diff that is not its means' difference, a number printed twice with two
+    values); the verdict reads them as printed, ``recomputed`` is the verdict
+    with the recomputed (or other printed) number instead."""
 
     claim: Claim
     k: int
@@ -62,10 +67,24 @@ class Verdict:
     mean_margin: float
     verdict: str
     cells: tuple[CellResult, ...]
+    disagreeing: tuple[str, ...] = ()
+    recomputed: str = ""
+
+    @property
+    def note(self) -> str:
+        """Read as printed: the cells whose printed numbers disagree with their
+        own table, and the verdict the recomputed numbers would give (empty:
+        none disagrees)."""
+        if not self.disagreeing:
+            return ""
+        return (f"read as printed; {len(self.disagreeing)} cell(s) rest on a number that disagrees with its own "
+                f"table ({'; '.join(self.disagreeing)}); with the recomputed number(s): {self.recomputed}")
 
     @property
     def short(self) -> str:
-        """``hold`` / ``contradicted``: the verdict's class."""
+        """``hold`` / ``contradicted`` / ``unpublished``: the verdict's class."""
+        if self.verdict.startswith(UNPUBLISHED):
+            return "unpublished"
         return "hold" if self.verdict == HOLDS else "contradicted"
 
 
@@ -116,19 +135,55 @@ def cell_holds(claim: Claim, cell: CellResult) -> bool:
     return cell.holds
 
 
-def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
-    """The claim's verdict on ``published_frame`` (the rows of
-    :func:`authbench.published.load`)."""
-    frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
+def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CellResult, ...], int, int, float, str]:
     cells = tuple(replace(c, holds=cell_holds(claim, c)) for c in claim_cells(claim, frame))
     k, n = sum(c.holds for c in cells), len(cells)
     mean = round(sum(c.margin for c in cells) / n, 9) if n else float("nan")
+    return cells, k, n, mean, read_quantifier(claim.quantifier, k, n, mean)
+
+
+@functools.lru_cache(maxsize=None)
+def _disagreeing(paper: str) -> dict[tuple, float]:
+    """The published key -> its recomputed (or other printed) value, of every
+    number that disagrees with its own table."""
+    rows = published_numbers.derived_numbers(paper)
+    rows = rows[~rows["agrees"]]
+    out: dict[tuple, float] = {}
+    for r in rows.to_dict("records"):
+        key = (int(r["table"]), str(r["model"]), str(r["judge"]), str(r["context"]), str(r["setting"]), str(r["metric"]))
+        out.setdefault(key, float(r["recomputed"]))
+    return out
+
+
+def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
+    """The claim's verdict on ``published_frame`` (the rows of
+    :func:`authbench.published.load`), read as printed; where a cell rests on
+    a number that disagrees with its own table (the paper's shipped numbers
+    only), also the verdict with the recomputed number."""
+    frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
+    if claim.unpublished:
+        return Verdict(claim, 0, 0, None, None, float("nan"), f"{UNPUBLISHED} ({claim.unpublished})", ())
+    cells, k, n, mean, verdict = _read(claim, frame)
     marked = marked_holding = None
     if ("mark" in frame.columns and claim.test.significance != "not_printed"
             and set(claim.scope.tables) & _marked_tables(frame)):
         flagged = [c for c in cells if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
-    return Verdict(claim, k, n, marked, marked_holding, mean, read_quantifier(claim.quantifier, k, n, mean), cells)
+    wrong = _disagreeing(claim.paper) if claim.paper in published_numbers.PAPERS else {}
+    keys = list(zip(frame["table"].astype(int), frame["model"].astype(str), frame["judge"].astype(str),
+                    frame["context"].astype(str), frame["setting"].astype(str), frame["metric"].astype(str)))
+    hit = [i for i, key in enumerate(keys) if key in wrong]
+    disagreeing, recomputed = (), ""
+    if hit:
+        printed = {canonical(keys[i]): keys[i] for i in hit}
+        touched = [c for c in cells if any(k in printed for k in c.rows)]
+        if touched:
+            fixed = frame.copy()
+            fixed.loc[fixed.index[hit], "value"] = [wrong[keys[i]] for i in hit]
+            disagreeing = tuple(f"{c.label}: printed {', '.join(f'{v:g}' for k, v in zip(c.rows, c.values) if k in printed)}"
+                                for c in touched)
+            recomputed = _read(claim, fixed)[4]
+    return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, disagreeing, recomputed)
 
 
 @functools.lru_cache(maxsize=None)
@@ -151,7 +206,8 @@ def verdict_rows(verdicts: Iterable[Verdict]) -> pd.DataFrame:
              "quantifier": v.claim.quantifier, "k": v.k, "n": v.n,
              "marked": "" if v.marked is None else v.marked,
              "marked_holding": "" if v.marked_holding is None else v.marked_holding,
-             "mean_margin": f"{v.mean_margin:.4g}", "verdict": v.verdict} for v in verdicts]
+             "mean_margin": f"{v.mean_margin:.4g}" if v.n else "", "verdict": v.verdict, "recomputed": v.recomputed,
+             "note": v.note} for v in verdicts]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -162,8 +218,10 @@ def published_verdicts(papers: Iterable[str] = tuple(published_numbers.PAPERS)) 
 
 def summary_line(title: str, verdicts: Iterable[Verdict]) -> str:
     """``AuthorityBench: 19 claims — published tables: 10 hold as worded, 9
-    contradicted as worded``."""
+    contradicted as worded`` (and ``, 1 not in the published tables`` when a
+    claim is tested on a run only)."""
     verdicts = list(verdicts)
     count = {s: sum(v.short == s for v in verdicts) for s in CLASSES}
     return (f"{title}: {len(verdicts)} claims — published tables: {count['hold']} hold as worded, "
-            f"{count['contradicted']} contradicted as worded")
+            f"{count['contradicted']} contradicted as worded"
+            + (f", {count['unpublished']} {UNPUBLISHED}" if count["unpublished"] else ""))

@@ -1,38 +1,49 @@
 """A claim on a run's own units: :func:`run_verdict`.
 
-The run gives, per cell key (the published keys: table, the model as the
-paper names it, judge, context, setting, metric), a :class:`CellUnits`: the
-unit ids of that cell and one value per unit (a list's ρ, a pair's 0/1
-correct, a question's score ...), with the ``scale`` that puts their mean in
-the paper's unit (100 for 0/1 values of a percentage). The claim's cells are
-the published ones (:func:`authbench.claims.cells.claim_cells`), read with the
-run's values; each cell's contrasts are tested on the units
-(:mod:`authbench.claims.inference`: paired bootstrap for lists, questions and
-items, McNemar exact for pairs, unpaired bootstrap for a claim with
-``pairing: unpaired``, one-sample bootstrap against 50 or 0), and the p of
-every contrast of the claim are Holm-adjusted together
-(:func:`authbench.stats.holm`).
+The run gives, per published key (table, model, judge, context, setting,
+metric; a model keyed by its ``paper_name`` where it has one, else by its
+own name), a :class:`CellUnits`: the unit ids of that number and one value
+per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
+the ``scale`` that puts their mean in the paper's unit and, where a unit
+pools several observations, their ``weights``.
+
+The claim's cells are the cells it names on the run's own grid
+(:mod:`authbench.claims.grid`): its quantified parts range over what the
+run has, its fixed parts keep the paper's values (a fixed model needs a
+model of the run with that ``paper_name``). The cells the run lacks are
+listed with their reason; the others are tested, each contrast on its units
+(:mod:`authbench.claims.inference`: the pipeline's one test per kind of
+contrast), and the p of every contrast of the claim are Holm-adjusted
+together (:func:`authbench.stats.holm`).
 
 A contrast is *supported* when its margin is in the claimed direction and
 its adjusted p < ``alpha``, *contradicted* when the margin is the other way
 and adjusted p < ``alpha``, *undecided* otherwise (too few units, or not
 distinguishable). A cell is supported when all its contrasts are,
-contradicted when one is, undecided otherwise. The claim, over its n cells:
+contradicted when one is, undecided otherwise. The claim, over the n cells
+it names (those the run lacks included), reads the quantifier with the same
+words as on the published tables:
 
-* ``every``: supported when every cell is; contradicted when a cell is;
+* ``every``: supported when every cell is; contradicted when one cell is;
 * ``most``: supported when more than n/2 cells are; contradicted when
   n/2 or more cells are (the rest can no longer make a majority);
-* ``average``: the mean of the cells' margins, its draws averaged over the
-  cells: supported / contradicted when it is distinguishable from 0 in
-  / against the claimed direction;
-* otherwise undecided; and ``not run`` when some cell's numbers are missing
-  from the run (``missing`` counts those cells; ``partial`` is the verdict
-  the cells present would give).
+* ``almost_all``: supported when at least 90% of the cells are;
+  contradicted when more than 10% are (90% is out of reach);
+* ``average``: the mean of the tested cells' margins, its draws averaged
+  over the cells: supported / contradicted when it is distinguishable from
+  0 in / against the claimed direction;
+* otherwise *supported on k of n cells* when k cells are supported (a class
+  of its own, never counted as supported), else undecided; *not applicable
+  to this run* when no cell can be tested (a fixed paper model, a context,
+  a unit column the run lacks), with what it needs.
 
-ties (``ties: hold``, ``strict: false``) only say how the paper's printed
-equal numbers count: on a run's units "maintains" is not something a test
-can show, so such a cell is at best undecided, never contradicted by a
-difference that is not distinguishable.
+A cell whose numbers the judge-validity diagnostics flag (a judge that
+answers by position, a near-constant one) carries the flag, and so does a
+verdict resting on it. An undecided cell gets a power line
+(:mod:`authbench.claims.power`). ties (``ties: hold``, ``strict: false``)
+only say how the paper's printed equal numbers count: on a run's units
+"maintains" is not something a test can show, so such a cell is at best
+undecided, never contradicted by a difference that is not distinguishable.
 """
 
 from __future__ import annotations
@@ -40,32 +51,41 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from authbench import published as published_numbers
-from authbench.claims.cells import claim_cells
-from authbench.claims.inference import Inference, Sample, infer, share_p
+from authbench.claims.cells import claim_cells, scope_rows
+from authbench.claims.grid import fixed_models, missing_reason, ranging_parts, run_rows
+from authbench.claims.inference import UNPAIRED, Inference, Sample, infer
 from authbench.claims.keys import Key, Row, canonical, rows_from_frame
-from authbench.claims.kinds import CellResult
+from authbench.claims.kinds import CellResult, KindError
 from authbench.claims.model import Claim
+from authbench.claims.power import power_line, printed_sd
 from authbench.errors import ConfigError, InputError, excerpt
-from authbench.stats import holm
+from authbench.stats import IntervalSpec, holm, wald_p
 
-SUPPORTED, CONTRADICTED, UNDECIDED, NOT_RUN = "supported", "contradicted", "undecided", "not run"
-MIN_RESAMPLES = 10_000
+SUPPORTED, CONTRADICTED, UNDECIDED = "supported", "contradicted", "undecided"
+PARTLY, NOT_APPLICABLE, MISSING = "supported on part", "not applicable", "missing"
+RUN_CLASSES = (SUPPORTED, PARTLY, CONTRADICTED, UNDECIDED, NOT_APPLICABLE)
+RUN_WORDS = {SUPPORTED: "supported", PARTLY: "supported on k of n cells", CONTRADICTED: "contradicted",
+             UNDECIDED: "undecided", NOT_APPLICABLE: "not applicable to this run"}
 
 
 @dataclass(frozen=True)
 class CellUnits:
     """One cell of a run: ``units`` (ids, unique), ``values`` (one per unit,
-    finite) and ``scale`` (the factor that puts the mean of ``values`` in the
-    paper's unit: 100 for 0/1 or fraction values of a percentage)."""
+    finite), ``scale`` (the factor that puts the mean of ``values`` in the
+    paper's unit: 100 for 0/1 or fraction values of a percentage) and
+    ``weights`` (None: each unit is one observation; else how many
+    observations each unit's value is the mean of, e.g. a question's
+    comparisons: the cell's number is then the pooled mean)."""
 
     units: Sequence[Any]
     values: Sequence[float]
     scale: float = 1.0
+    weights: Sequence[float] | None = None
 
     def __post_init__(self) -> None:
         units, values = tuple(self.units), np.asarray(list(self.values), dtype=float)
@@ -81,15 +101,25 @@ class CellUnits:
             raise InputError(f"CellUnits: scale {self.scale!r}; expected a positive number")
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "values", tuple(values.tolist()))
+        if self.weights is not None:
+            w = np.asarray(list(self.weights), dtype=float)
+            if len(w) != len(values) or not (np.isfinite(w) & (w > 0)).all():
+                raise InputError(f"CellUnits: {len(w)} weights for {len(values)} units; expected one positive "
+                                 "finite weight per unit")
+            object.__setattr__(self, "weights", tuple(w.tolist()))
 
     @property
     def value(self) -> float:
-        """The cell's number in the paper's unit: scale × the mean over units (NaN without units)."""
-        return self.scale * float(np.mean(self.values)) if self.values else math.nan
+        """The cell's number in the paper's unit: scale × the (weighted) mean over units (NaN without units)."""
+        if not self.values:
+            return math.nan
+        if self.weights is None:
+            return self.scale * float(np.mean(self.values))
+        return self.scale * float(np.dot(self.values, self.weights) / np.sum(self.weights))
 
     def sample(self) -> Sample:
-        raw = np.asarray(self.values, dtype=float)
-        return Sample(self.units, raw * self.scale, raw)
+        weights = None if self.weights is None else np.asarray(self.weights, dtype=float)
+        return Sample(self.units, np.asarray(self.values, dtype=float), weights, float(self.scale))
 
 
 @dataclass(frozen=True)
@@ -99,7 +129,9 @@ class ContrastTest:
     one-sample bootstrap), ``n_units`` tested (shared units when paired),
     ``dropped`` (units on one side only), ``effect`` a − b (or a − reference)
     in the paper's unit with its interval ``lo``–``hi``, ``margin`` in the
-    claimed direction, ``p``, the Holm-adjusted ``p_holm`` and the ``status``."""
+    claimed direction, ``p``, the Holm-adjusted ``p_holm``, the ``status``,
+    ``sd`` the per-unit spread and ``why`` the reason a blank interval or p
+    is blank."""
 
     a: Key
     b: Key | None
@@ -114,32 +146,36 @@ class ContrastTest:
     p: float
     p_holm: float
     status: str
+    sd: float = math.nan
+    why: str = ""
 
 
 @dataclass(frozen=True)
 class RunCell:
-    """A claim cell on the run: its label and parts, the run's values of its
-    rows, the point margin and whether that holds as the paper's cell would,
-    the ``status`` (supported / contradicted / undecided / not run), the
-    ``missing`` row keys and every contrast's test."""
+    """A claim cell on the run: its label and parts, its rows' keys, the
+    ``status`` (supported / contradicted / undecided, or missing: the run
+    lacks one of its numbers, ``missing`` and ``reason`` say which and why),
+    every contrast's test, the judge-validity ``flags`` of its numbers and,
+    undecided, its ``power`` line."""
 
     cell: tuple
     label: str
     rows: tuple[Key, ...]
-    values: tuple[float, ...]
-    margin: float
-    holds: bool
     status: str
     missing: tuple[Key, ...] = ()
+    reason: str = ""
     contrasts: tuple[ContrastTest, ...] = ()
+    flags: tuple[str, ...] = ()
+    power: str = ""
 
 
 @dataclass(frozen=True)
 class RunVerdict:
-    """A claim's verdict on a run (module docstring): counts over its ``n``
-    cells, ``missing`` cells, ``partial`` (the present cells' verdict when some
-    are missing, else None), ``mean_margin`` with ``mean_p`` (the ``average``
-    reading), the resamples used and every cell."""
+    """A claim's verdict on a run (module docstring): its class
+    (:data:`RUN_CLASSES`), counts over the ``n`` cells it names (``missing``:
+    those the run lacks), ``mean_margin`` with ``mean_p`` (the ``average``
+    reading), ``needs`` (not applicable: what the claim needs), the
+    ``flags`` of the tested cells, the resamples used and every cell."""
 
     claim: Claim
     verdict: str
@@ -148,20 +184,32 @@ class RunVerdict:
     contradicted: int
     undecided: int
     missing: int
-    partial: str | None
     mean_margin: float
     mean_p: float
     alpha: float
     resamples: int
     cells: tuple[RunCell, ...] = field(repr=False, default=())
+    needs: str = ""
+    flags: tuple[str, ...] = ()
+
+    @property
+    def tested(self) -> int:
+        return self.n - self.missing
 
     @property
     def summary(self) -> str:
-        """``supported (40 of 40 cells)`` / ``not run (3 of 40 cells missing)``."""
-        if self.verdict == NOT_RUN:
-            return f"{NOT_RUN} ({self.missing} of {self.n} cells missing)"
-        return (f"{self.verdict} ({self.supported} supported, {self.contradicted} contradicted, "
-                f"{self.undecided} undecided of {self.n} cells)")
+        """``supported (8 of 8 cells)``, ``supported on 3 of 8 cells``, ``not
+        applicable to this run: needs ...``, with the flags it rests on."""
+        if self.verdict == NOT_APPLICABLE:
+            return f"{RUN_WORDS[NOT_APPLICABLE]}: {self.needs}"
+        counts = (f"{self.supported} supported, {self.contradicted} contradicted, {self.undecided} undecided"
+                  + (f", {self.missing} not in this run" if self.missing else "") + f" of {self.n} cells")
+        if self.verdict == PARTLY:
+            k = self.supported if self.claim.quantifier != "average" else self.tested
+            head = f"supported on {k} of {self.n} cells ({counts})"
+        else:
+            head = f"{self.verdict} ({counts})"
+        return head + (f"; rests on flagged cells: {'; '.join(self.flags)}" if self.flags else "")
 
 
 @functools.lru_cache(maxsize=None)
@@ -183,14 +231,6 @@ def _units(cells: Mapping[tuple, CellUnits]) -> dict[Key, CellUnits]:
     return out
 
 
-def resamples_for(contrasts: int, alpha: float) -> int:
-    """Resamples enough that a family of ``contrasts`` bootstrap p-values can
-    reach Holm-adjusted p < ``alpha``: the smallest p is 2 / (R + 1), so R >=
-    4·m/alpha puts the family's floor at alpha/2 (at least
-    :data:`MIN_RESAMPLES`)."""
-    return max(MIN_RESAMPLES, math.ceil(4 * contrasts / alpha))
-
-
 def _status(margin: float, p: float, alpha: float) -> str:
     if math.isfinite(p) and p < alpha and math.isfinite(margin) and margin != 0:
         return SUPPORTED if margin > 0 else CONTRADICTED
@@ -203,35 +243,42 @@ def _combine(statuses: Sequence[str]) -> str:
     return CONTRADICTED if CONTRADICTED in statuses else UNDECIDED
 
 
-def _quantify(quantifier: str, statuses: Sequence[str], mean_margin: float, mean_p: float, alpha: float) -> str:
-    n, sup, con = len(statuses), statuses.count(SUPPORTED), statuses.count(CONTRADICTED)
-    if n == 0:
-        return UNDECIDED
+def _quantify(quantifier: str, n: int, statuses: Sequence[str], mean_margin: float, mean_p: float,
+              alpha: float) -> str:
+    """The claim's class over its ``n`` named cells, ``statuses`` those of the tested ones (module docstring)."""
+    sup, con = statuses.count(SUPPORTED), statuses.count(CONTRADICTED)
     if quantifier == "every":
-        return SUPPORTED if sup == n else CONTRADICTED if con else UNDECIDED
-    if quantifier == "most":
-        return SUPPORTED if 2 * sup > n else CONTRADICTED if 2 * (n - con) <= n else UNDECIDED
-    if quantifier == "almost_all":  # >= 90% supported; contradicted once more than 10% are (90% out of reach)
-        return SUPPORTED if 10 * sup >= 9 * n else CONTRADICTED if 10 * con > n else UNDECIDED
-    return _status(mean_margin, mean_p, alpha)
+        decided = SUPPORTED if sup == n else CONTRADICTED if con else None
+    elif quantifier == "most":
+        decided = SUPPORTED if 2 * sup > n else CONTRADICTED if 2 * (n - con) <= n else None
+    elif quantifier == "almost_all":  # >= 90% supported; contradicted once more than 10% are (90% out of reach)
+        decided = SUPPORTED if 10 * sup >= 9 * n else CONTRADICTED if 10 * con > n else None
+    else:
+        decided = _status(mean_margin, mean_p, alpha)
+        if decided == SUPPORTED and len(statuses) < n:
+            return PARTLY
+        return decided
+    if decided is not None:
+        return decided
+    return PARTLY if sup else UNDECIDED
 
 
 def _mean_margin(cells: Sequence[tuple[CellResult, list[Inference]]]) -> tuple[float, float]:
-    """The mean of the cells' margins and the share p of its draws (each cell's
+    """The mean of the cells' margins and the Wald p of its draws (each cell's
     draws: the smallest of its contrasts' resampled margins)."""
-    margins = [c.margin for c, _ in cells]
+    margins = [min(i.margin for i in inf) for _, inf in cells]
     mean = float(np.mean(margins)) if margins else math.nan
-    if not cells or any(not math.isfinite(i.p) for _, inf in cells for i in inf):
+    if not cells or any(not i.draws.size for _, inf in cells for i in inf):
         return mean, math.nan
     draws = np.mean([np.min([i.draws for i in inf], axis=0) for _, inf in cells], axis=0)
-    return mean, share_p(draws)
+    return mean, wald_p(mean, draws)
 
 
-def _infer_cell(claim: Claim, cell: CellResult, units: Mapping[Key, CellUnits], resamples: int, alpha: float,
-                seed: int, min_units: int) -> list[Inference]:
+def _infer_cell(claim: Claim, cell: CellResult, units: Mapping[Key, CellUnits], spec: IntervalSpec
+                ) -> list[Inference]:
     """The test of each contrast of one cell whose numbers the run has."""
     out = []
-    for j, c in enumerate(cell.contrasts):
+    for c in cell.contrasts:
         pairs = claim.unit(c.a.table) == "pairs"
         sides = [(c.a, units[c.a].sample())] + ([] if c.b is None else [(c.b, units[c.b].sample())])
         for key, side in sides:
@@ -239,84 +286,163 @@ def _infer_cell(claim: Claim, cell: CellResult, units: Mapping[Key, CellUnits], 
                 raise InputError(f"run cells: {key}: claim {claim.id} reads table {key.table} as pairs; "
                                  f"expected 0/1 values (correct or not) per pair")
         b = sides[1][1] if len(sides) == 2 else None
-        out.append(infer(c, sides[0][1], b, pairs, claim.test.pairing == "paired", resamples, alpha,
-                         (seed, "claims", claim.id, cell.label, j), min_units))
+        out.append(infer(c, sides[0][1], b, pairs, claim.test.pairing == "paired", spec))
     return out
 
 
-def _check_resamples(claim: Claim, resamples: int | None, m: int, alpha: float) -> int:
-    """The resamples to use for a family of ``m`` contrasts: :func:`resamples_for`
-    when None; a :class:`ConfigError` when so few that no contrast could reach
-    Holm-adjusted p < ``alpha``."""
-    needed = resamples_for(m, alpha)
-    if resamples is None:
-        return needed
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ConfigError(f"run_verdict: resamples {resamples!r}; expected a positive int (or None)")
-    if 2 * m / (resamples + 1) >= alpha:
-        raise ConfigError(f"run_verdict: claim {claim.id}: {resamples} resamples for {m} contrasts: the smallest "
-                          f"Holm-adjusted bootstrap p would be {2 * m / (resamples + 1):.3g} >= alpha {alpha}; "
-                          f"expected at least {math.floor(2 * m / alpha)} (resamples=None takes {needed})")
-    return resamples
+def _blank_why(inf: Inference, min_units: int) -> str:
+    if math.isfinite(inf.p):
+        return ""
+    if inf.n_units < max(min_units, 1):
+        return f"{inf.n_units} units, below min_units {min_units}"
+    return "no interval: the resampled effects are undefined"
 
 
-def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], alpha: float = 0.05, resamples: int | None = None,
-                seed: int = 0, min_units: int = 5, published: pd.DataFrame | None = None) -> RunVerdict:
-    """The claim on a run's units (module docstring). ``resamples`` None:
-    :func:`resamples_for` the claim's contrasts; so few that no contrast could
-    reach alpha is a :class:`ConfigError`. ``min_units``: fewer units (shared
-    ones when paired) leave a contrast undecided. ``published``: the published
-    numbers whose cells the claim reads (default: the paper's)."""
+def _not_applicable(claim: Claim, needs: str, alpha: float, resamples: int, cells=()) -> RunVerdict:
+    return RunVerdict(claim, NOT_APPLICABLE, len(cells), 0, 0, 0, len(cells), math.nan, math.nan, alpha, resamples,
+                      tuple(cells), needs)
+
+
+def _needs(cells: Sequence[RunCell]) -> str:
+    reasons = list(dict.fromkeys(c.reason for c in cells if c.reason))
+    shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+    return f"none of its {len(cells)} cells is in this run ({shown})" if cells else "no cell"
+
+
+def _excluded(claim: Claim, base: Sequence[Row]) -> dict[str, set[str]]:
+    """Per quantified part the scope names: the paper's values of it (in the
+    scope's tables) that the scope leaves out; a run's value among them is
+    left out too (``other: [Human, ...]`` leaves out ``Aggregated``)."""
+    out = {}
+    for part in claim.quantified:
+        if part in claim.scope.selector and part != "table":
+            allowed = set(map(str, claim.scope.selector[part]))
+            seen = {str(r.parts[part]) for r in base if r.key.table in claim.scope.tables and part in r.parts}
+            out[part] = seen - allowed
+    return out
+
+
+def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], spec: IntervalSpec | None = None,
+                alpha: float = 0.05, published: pd.DataFrame | None = None,
+                flags: Mapping[tuple, Sequence[str]] | None = None, named: Iterable[str] = ()) -> RunVerdict:
+    """The claim on a run's units (module docstring). ``spec``: resamples,
+    seed and ``min_units`` (config ``intervals``; fewer units leave a
+    contrast undecided); ``published``: the published numbers whose rows the
+    claim reads (default: the paper's); ``flags``: key -> the judge-validity
+    flags of that number; ``named``: the paper names the run's models have
+    (a fixed model part needs one)."""
     if not 0 < alpha < 1:
         raise ConfigError(f"run_verdict: alpha {alpha!r}; expected a number between 0 and 1")
-    units = _units(cells)
+    base_spec = spec or IntervalSpec()
+    spec = IntervalSpec(base_spec.resamples, base_spec.seed, 1 - alpha, base_spec.min_units)
+    units, flags, named = _units(cells), {canonical(k): tuple(v) for k, v in (flags or {}).items()}, set(named)
     if published is None:
         base = _published_rows(claim.paper)
     else:
         base = rows_from_frame(published[published["paper"] == claim.paper] if "paper" in published else published)
-    # the published cells, read with the run's numbers (NaN where the run lacks one)
-    structure = claim_cells(claim, [Row(r.key, units[r.key].value if r.key in units else math.nan) for r in base])
+    in_scope = scope_rows(claim.scope, base)
+    needed = fixed_models(claim, in_scope)
+    present_models = {k.model for k in units} & named
+    if needed and not set(needed) & present_models:
+        return _not_applicable(claim, f"a model with paper_name {' or '.join(needed)} (no model of this run has one)",
+                               alpha, spec.resamples)
+    excluded = _excluded(claim, base)
+    keys = [k for k in units if not any(str(k.parts().get(p)) in v for p, v in excluded.items())]
+    rows = run_rows(claim, in_scope, keys)
+    if not rows:
+        what = ", ".join(p for p in ranging_parts(claim)) or "its tables"
+        return _not_applicable(claim, f"numbers of table(s) {', '.join(map(str, claim.scope.tables))} "
+                                      f"over {what}: none in this run", alpha, spec.resamples)
+    try:
+        structure = claim_cells(claim, [Row(k, units[k].value if k in units else math.nan) for k in rows], fill=True)
+    except KindError as exc:
+        return _not_applicable(claim, str(exc), alpha, spec.resamples)
+    if not structure:
+        absent = [t for t in claim.scope.tables if not any(k.table == t for k in units)]
+        return _not_applicable(claim, "its cells need numbers of table(s) " + ", ".join(map(str, absent or
+                               claim.scope.tables)) + " too, which this run's numbers here do not have",
+                               alpha, spec.resamples)
     present = [i for i, c in enumerate(structure) if all(k in units for k in c.rows)]
-    resamples = _check_resamples(claim, resamples, sum(len(structure[i].contrasts) for i in present), alpha)
-    inferences = {i: _infer_cell(claim, structure[i], units, resamples, alpha, seed, min_units) for i in present}
+    inferences = {i: _infer_cell(claim, structure[i], units, spec) for i in present}
     adjusted = iter(holm([inf.p for i in present for inf in inferences[i]]))
+    published_margin = _published_margins(claim, in_scope)
+    sd_printed = {r.key: r.value for r in base if r.key.metric == "sd_score"}
     run_cells = []
     for i, cell in enumerate(structure):
         if i not in inferences:
             missing = tuple(k for k in cell.rows if k not in units)
-            run_cells.append(RunCell(cell.cell, cell.label, cell.rows, cell.values, cell.margin, False, NOT_RUN,
-                                     missing))
+            run_cells.append(RunCell(cell.cell, cell.label, cell.rows, MISSING, missing,
+                                     missing_reason(missing[0], units.keys(), named)))
             continue
         tests = []
         for c, inf in zip(cell.contrasts, inferences[i]):
             p_holm = next(adjusted)
             tests.append(ContrastTest(c.a, c.b, c.reference if c.b is None else None, inf.test, inf.n_units,
                                       inf.dropped, inf.effect, inf.lo, inf.hi, inf.margin, inf.p, p_holm,
-                                      _status(inf.margin, p_holm, alpha)))
-        run_cells.append(RunCell(cell.cell, cell.label, cell.rows, cell.values, cell.margin, cell.holds,
-                                 _combine([t.status for t in tests]), (), tuple(tests)))
-    statuses = [c.status for c in run_cells if c.status != NOT_RUN]
+                                      _status(inf.margin, p_holm, alpha), inf.sd, _blank_why(inf, spec.min_units)))
+        status = _combine([t.status for t in tests])
+        cell_flags = tuple(dict.fromkeys(f for k in cell.rows for f in flags.get(k, ())))
+        power = ""
+        if status == UNDECIDED:
+            effect = published_margin.get(cell.label, published_margin.get("", math.nan))
+            spreads = [(t.sd if t.n_units >= 2 and math.isfinite(t.sd) else printed_sd([t.a] + ([t.b] if t.b else []),
+                                                                                      sd_printed),
+                        "this run's units" if t.n_units >= 2 and math.isfinite(t.sd) else "the paper's printed sd",
+                        t.test == UNPAIRED) for t in tests]
+            power = power_line(effect, spreads, any(c.tolerance is not None for c in cell.contrasts), alpha)
+        run_cells.append(RunCell(cell.cell, cell.label, cell.rows, status, (), "", tuple(tests), cell_flags, power))
+    tested = [c for c in run_cells if c.status != MISSING]
+    if not tested:
+        return _not_applicable(claim, _needs(run_cells), alpha, spec.resamples, run_cells)
     mean_margin, mean_p = _mean_margin([(structure[i], inferences[i]) for i in present])
-    verdict = _quantify(claim.quantifier, statuses, mean_margin, mean_p, alpha)
-    n_missing = len(run_cells) - len(statuses)
-    partial = (verdict if statuses else None) if n_missing else None
-    return RunVerdict(claim, NOT_RUN if n_missing else verdict, len(run_cells), statuses.count(SUPPORTED),
-                      statuses.count(CONTRADICTED), statuses.count(UNDECIDED), n_missing, partial, mean_margin, mean_p,
-                      alpha, resamples, tuple(run_cells))
+    statuses = [c.status for c in tested]
+    verdict = _quantify(claim.quantifier, len(run_cells), statuses, mean_margin, mean_p, alpha)
+    flagged = {}
+    for c in tested:
+        for f in c.flags:
+            flagged[f] = flagged.get(f, 0) + 1
+    return RunVerdict(claim, verdict, len(run_cells), statuses.count(SUPPORTED), statuses.count(CONTRADICTED),
+                      statuses.count(UNDECIDED), len(run_cells) - len(tested), mean_margin, mean_p, alpha,
+                      spec.resamples, tuple(run_cells), "",
+                      tuple(f"{f} ({n} of {len(tested)} cells)" for f, n in flagged.items()))
+
+
+def _published_margins(claim: Claim, in_scope: Sequence[Row]) -> dict[str, float]:
+    """The published margin of each cell by label, and under ``""`` their
+    mean: the effects an undecided cell's power line aims at (none for a
+    claim the published tables cannot test)."""
+    if claim.unpublished:
+        return {}
+    try:
+        cells = claim_cells(claim, in_scope)
+    except KindError:
+        return {}
+    out = {c.label: c.margin for c in cells}
+    out[""] = float(np.mean([c.margin for c in cells])) if cells else math.nan
+    return out
+
+
+def _blank(x: float) -> Any:
+    return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
 def cells_frame(verdict: RunVerdict) -> pd.DataFrame:
-    """One row per contrast of a run verdict (cells not run: one row each):
-    the cell, the contrast, the test, units, effect with its interval, p,
-    Holm-adjusted p and the statuses."""
+    """One row per contrast of a run verdict (a cell the run lacks: one row
+    with its missing numbers and the reason); an interval or p that cannot
+    be computed is blank, its reason in ``why``."""
     rows = []
     for cell in verdict.cells:
-        base = {"claim": verdict.claim.id, "cell": cell.label, "cell_status": cell.status}
+        base = {"claim": verdict.claim.id, "cell": cell.label, "cell_status": cell.status,
+                "flags": "; ".join(cell.flags), "power": cell.power}
         if not cell.contrasts:
-            rows.append({**base, "missing": "; ".join(map(str, cell.missing))})
+            rows.append({**base, "units": "", "dropped": "", "missing": "; ".join(map(str, cell.missing)),
+                         "why": cell.reason})
         for t in cell.contrasts:
             rows.append({**base, "a": str(t.a), "b": "" if t.b is None else str(t.b),
-                         "reference": "" if t.reference is None else t.reference, "test": t.test,
-                         "units": t.n_units, "dropped": t.dropped, "effect": t.effect, "lo": t.lo, "hi": t.hi,
-                         "margin": t.margin, "p": t.p, "p_holm": t.p_holm, "status": t.status})
-    return pd.DataFrame(rows)
+                         "reference": _blank(t.reference), "test": t.test, "units": t.n_units,
+                         "dropped": t.dropped, "effect": _blank(t.effect), "lo": _blank(t.lo), "hi": _blank(t.hi),
+                         "margin": _blank(t.margin), "p": _blank(t.p), "p_holm": _blank(t.p_holm),
+                         "status": t.status, "why": t.why})
+    columns = ["claim", "cell", "cell_status", "a", "b", "reference", "test", "units", "dropped", "effect", "lo",
+               "hi", "margin", "p", "p_holm", "status", "why", "flags", "power", "missing"]
+    return pd.DataFrame(rows, columns=columns).astype(object).fillna("")

@@ -268,13 +268,15 @@ def cmd_report(args, params) -> None:
 
 
 def cmd_datasets_report(args, params) -> None:
-    """Every dataset's tables in one report, one block of rows per dataset."""
+    """Every dataset's tables in one report, one block of rows per dataset, and the claims over every dataset."""
+    from authbench.stats import IntervalSpec
     from authbench.studies.selfpref.report import write_datasets_report
 
-    if len(args.built) != len(params["datasets"]):
-        raise InputError(f"selfpref-datasets-report: {len(args.built)} --built files for datasets "
-                         f"{params['datasets']}")
-    write_datasets_report(dict(zip(params["datasets"], args.built)), args.outdir, params["intervals"]["show"])
+    if len(args.built) != len(params["datasets"]) or len(args.keyed) != len(params["datasets"]):
+        raise InputError(f"selfpref-datasets-report: {len(args.built)} --built and {len(args.keyed)} --keyed files "
+                         f"for datasets {params['datasets']}")
+    write_datasets_report(dict(zip(params["datasets"], args.built)), args.outdir, params["intervals"]["show"],
+                          keyed=args.keyed, spec=IntervalSpec.from_config(params))
 
 
 COMMANDS = {
@@ -292,5 +294,5 @@ COMMANDS = {
                                        "responses", "samples", "judgments", "manifest", "threads?"]),
     "selfpref-report": (cmd_report, ["rerank+", "generation+", "knowledge+", "perplexity*", "passages", "sample?",
                                      "questions?", "released_perplexity*", "outdir", "built?"]),
-    "selfpref-datasets-report": (cmd_datasets_report, ["built+", "outdir"]),
+    "selfpref-datasets-report": (cmd_datasets_report, ["built+", "keyed+", "outdir"]),
 }

@@ -43,12 +43,14 @@ TABLE_EXTS = ("csv", "md", "tex")
 SCORECARD = ("scorecard.md", "scorecard.tsv")
 SCORECARD_MARKS = "scorecard_marks.tsv"  # a self-preference scorecard's † marks beside the paper's, one per row
 # the papers' conclusions tested on their tables and on this run (authbench.studies.claims_report)
-CLAIMS = ("claims.md", "claims.tsv", "claims_cells.tsv")
+# and the study's numbers keyed by published key, which the claims (and the scorecard) read (authbench.studies.keyed)
+CLAIMS = ("claims.md", "claims.tsv", "claims_cells.tsv", "units_keyed.parquet")
 CLAIMS_TITLE = "Claims: the papers' conclusions, on their tables and on this run"
 CLAIMS_CAPTION = (
     "Every claim of the paper that reads this study's tables (resources/claims): its verdict on the paper's own "
-    "tables (k of n cells, the quantifier's reading) and on this run's units (supported / contradicted / "
-    "undecided / not run: paired tests, Holm within the claim), with the table cells and comparisons behind it.")
+    "tables (k of n cells: holds as worded, or contradicted as worded) and on this run's own grid (supported, "
+    "supported on k of n cells, contradicted, undecided or not applicable to this run: paired tests, Holm within "
+    "the claim), with the table cells and comparisons behind it.")
 # a study's prompt-edit diffs (authbench.history): the index, beside the per-cell files under diffs/
 DIFFS = "diffs.md"
 DIFFS_TITLE = "Prompt-edit diffs: the cells whose template changed since a kept earlier run"
@@ -241,7 +243,8 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
     if SCORECARD[0] in report.extra:
         rows.append((SCORECARD_TITLE, "scorecard.md/.tsv", "written"))
     if CLAIMS[0] in report.extra:
-        rows.append((CLAIMS_TITLE, "[claims.md](claims.md), claims.tsv, claims_cells.tsv", "written"))
+        rows.append((CLAIMS_TITLE, "[claims.md](claims.md), claims.tsv, claims_cells.tsv, units_keyed.parquet",
+                     "written"))
     if report.diffs:
         rows.append((DIFFS_TITLE, DIFFS, "written by the prompt_diffs step"))
     if report.viewer:

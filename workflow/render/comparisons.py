@@ -7,9 +7,11 @@ judged the same units: ``a`` and ``b`` name them, ``what`` names the number
 (e.g. ``DomainAuth fine ρ (direct)``), ``family`` the group its p-value is
 adjusted in (Holm, :func:`authbench.stats.holm`; e.g. "vs baseline",
 "w/ vs w/o text"). ``delta`` = a − b in display units, its paired-bootstrap
-interval ``lo``/``hi`` and p-value ``p`` (:func:`authbench.stats.paired_difference`),
-``p_mcnemar`` McNemar's exact p for pair accuracies (NaN otherwise), ``n``
-the paired resampling units. ``distinct`` is ``yes`` when the Holm-adjusted p
+interval ``lo``/``hi``, ``p`` and ``test`` from the one test of the
+pipeline (:func:`authbench.stats.paired_test`; a row against a constant,
+:func:`authbench.stats.one_sample_test`): McNemar's exact p for pair
+accuracies, the Wald p of the bootstrap standard error otherwise
+(:data:`authbench.stats.TEST_RULE`); ``n`` the paired resampling units. ``distinct`` is ``yes`` when the Holm-adjusted p
 is below 0.05, ``no`` otherwise, blank when there were too few units.
 """
 
@@ -22,30 +24,36 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 from authbench.records import write_frame, write_text
 from authbench.render.tables import MISSING, round2
-from authbench.stats import ALPHA, IntervalSpec, holm, mcnemar_exact, paired_difference
+from authbench.stats import ALPHA, TEST_RULE, IntervalSpec, holm, one_sample_test, paired_test
 
-__all__ = ["COLUMNS", "comparison_row", "finish", "write_comparisons"]
+__all__ = ["COLUMNS", "comparison_row", "finish", "reference_row", "write_comparisons"]
 
-COLUMNS = ("family", "what", "a", "b", "unit", "n", "delta", "lo", "hi", "p", "p_holm", "p_mcnemar", "distinct")
+COLUMNS = ("family", "what", "a", "b", "unit", "n", "delta", "lo", "hi", "p", "p_holm", "test", "distinct")
 
 
 def comparison_row(family: str, what: str, a: str, b: str, unit: str, values_a: Sequence[float],
-                   values_b: Sequence[float], spec: IntervalSpec, seed_parts: tuple, *, scale: float = 1.0,
+                   values_b: Sequence[float], spec: IntervalSpec, *, scale: float = 1.0,
                    clusters: Sequence | None = None, binary: bool = False) -> dict:
     """One comparison of paired unit values (same order on both sides).
     ``scale`` turns unit values into display units (100 for a fraction shown
-    in percent); ``binary``: the values are correct (1) / wrong (0), so
-    McNemar's exact p is added."""
-    res = paired_difference(values_a, values_b, spec, (family, what, a, b, *seed_parts), clusters)
-    p_mc = mcnemar_exact([v > 0.5 for v in values_a], [v > 0.5 for v in values_b]) if binary else math.nan
-    return {"family": family, "what": what, "a": a, "b": b, "unit": unit, "n": res["n"],
-            "delta": res["delta"] * scale, "lo": res["lo"] * scale, "hi": res["hi"] * scale, "p": res["p"],
-            "p_mcnemar": p_mc}
+    in percent); ``binary``: the values are correct (1) / wrong (0) (McNemar's
+    exact p when each unit is its own resampling unit)."""
+    res = paired_test(values_a, values_b, spec, scale=scale, clusters=clusters, binary=binary)
+    return {"family": family, "what": what, "a": a, "b": b, "unit": unit, **res.as_dict()}
+
+
+def reference_row(family: str, what: str, a: str, b: str, unit: str, values: Sequence[float], reference: float,
+                  spec: IntervalSpec, *, scale: float = 1.0, clusters: Sequence | None = None) -> dict:
+    """One comparison of unit values against a constant ``reference`` (in
+    display units; ``b`` names it, e.g. ``50%``)."""
+    res = one_sample_test(values, reference, spec, scale=scale, clusters=clusters)
+    return {"family": family, "what": what, "a": a, "b": b, "unit": unit, **res.as_dict()}
 
 
 def finish(rows: Iterable[Mapping]) -> pd.DataFrame:
     """The comparisons frame: Holm's adjustment per family, ``distinct``."""
     frame = pd.DataFrame(list(rows), columns=[c for c in COLUMNS if c not in ("p_holm", "distinct")])
+    frame["test"] = frame["test"].astype(object)
     frame["p_holm"] = math.nan
     for _, idx in frame.groupby("family", sort=False).groups.items():
         frame.loc[idx, "p_holm"] = holm(frame.loc[idx, "p"].tolist())
@@ -61,8 +69,8 @@ def _num(x: float, digits: int = 2) -> str:
 
 def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]:
     """``stem.tsv`` (every column, full precision) and ``stem.md`` (one
-    section per family: Δ [lo, hi], Holm-adjusted p, McNemar's p where
-    present; a count of distinguishable rows first)."""
+    section per family: Δ [lo, hi], Holm-adjusted p and its test; a count of
+    distinguishable rows first)."""
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     tsv, md = stem.with_suffix(".tsv"), stem.with_suffix(".md")
@@ -71,15 +79,15 @@ def write_comparisons(frame: pd.DataFrame, stem: Path, title: str) -> list[Path]
              f"{len(frame)} paired comparisons; {int((frame['distinct'] == 'yes').sum())} distinguishable "
              f"(Holm-adjusted p < {ALPHA} within each family), {int((frame['distinct'] == '').sum())} with too "
              "few units for a test. Δ = a − b in the tables' units, its 95% paired-bootstrap interval; "
-             "p: two-sided, from the bootstrap standard error, Holm-adjusted; McNemar: exact p of the discordant pairs (pair accuracy).", ""]
+             f"p: {TEST_RULE}; Holm-adjusted.", ""]
     for family, part in frame.groupby("family", sort=False):
-        lines += [f"## {family}", "", "| number | a | b | units | Δ [95% interval] | p (Holm) | McNemar p |",
+        lines += [f"## {family}", "", "| number | a | b | units | Δ [95% interval] | p (Holm) | test |",
                   "|:---|:---|:---|---:|---:|---:|---:|"]
         for r in part.itertuples(index=False):
             interval = "" if math.isnan(r.lo) else f" [{_num(r.lo)}, {_num(r.hi)}]"
             star = " *" if r.distinct == "yes" else ""
             lines.append(f"| {r.what} | {r.a} | {r.b} | {r.n} | {_num(r.delta)}{interval} | "
-                         f"{_num(r.p_holm, 3)}{star} | {_num(r.p_mcnemar, 3)} |")
+                         f"{_num(r.p_holm, 3)}{star} | {r.test} |")
         lines.append("")
     write_text(md, "\n".join(lines))
     return [tsv, md]

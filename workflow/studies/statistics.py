@@ -29,6 +29,7 @@ from authbench.records import read_jsonl, read_utf8
 from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
 from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
 from authbench.studies.authority.labels import FINE_LEVELS
+from authbench.studies.keyed import Keyed, keyed
 
 # Sub-benchmark -> (authority proxy, score scale) as Table 7 of the paper.
 PROXY = {"DomainAuth": ("PageRank", "0-9 / 0-4"), "EntityAuth": ("Sitelinks", "0-9"), "RAGAuth": ("–", "N/A")}
@@ -257,16 +258,63 @@ class Inputs:
         return SP.table_statistics(rows, notes)
 
 
+def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[str, int]]) -> list[Keyed]:
+    """Table 7's counts from the built datasets, keyed by published key
+    (:class:`authbench.studies.keyed.Keyed`, all ``data`` numbers): corpus
+    items, N=5 / N=10 lists, hard / easy pairs, RAGAuth's queries and
+    documents per query. ``asked``:
+    :func:`authbench.studies.scorecard.sample_sizes`: a count the config sets
+    smaller than the paper's is scoped as a sample rather than a miss."""
+    out = []
+
+    def count(settings: Mapping[str, Any], metric: str, value: float, asked_for=None) -> None:
+        out.append(keyed(7, metric, ours="", settings=settings, kind="data", number=float(value),
+                         asked=float("nan") if asked_for is None else float(asked_for)))
+
+    for d in stats:
+        if d.subtask == "RAGAuth":
+            count({"subtask": "RAGAuth"}, "queries", d.corpus)
+            if d.corpus:
+                count({"subtask": "RAGAuth"}, "docs_per_query", (d.documents or 0) / d.corpus)
+            continue
+        entity = d.subtask == "EntityAuth"
+        sizes = asked.get(f"EntityAuth/{d.name.lower()}" if entity else "DomainAuth", {})
+        base = {"subtask": d.subtask, **({"domain": d.name.lower()} if entity else {})}
+        count(base, "corpus_items", d.corpus, sizes.get("corpus"))
+        for n, what in ((5, "coarse_lists"), (10, "fine_lists")):
+            if d.lists.get(n) or not entity:
+                count({**base, "list_size": n}, "listwise_instances", d.lists.get(n, 0), sizes.get(what))
+        if not entity:
+            for diff in ("hard", "easy"):
+                count({**base, "difficulty": diff}, "pairwise_instances", d.pairs.get(diff, 0),
+                      sizes.get(f"{diff}_pairs"))
+    return out
+
+
+def statistics_reason(row: Mapping, grid) -> str:
+    """Why a published Table 7 number has no counterpart."""
+    from authbench.studies.scorecard import setting_parts
+
+    setting = setting_parts(row["setting"])
+    if row["metric"].startswith("score_scale"):
+        return "the label scale is the design, not a count (Table 7's text cell)"
+    if setting.get("subtask") == "EntityAuth" and setting.get("domain") not in grid.entity_datasets:
+        return f"dataset not in the grid (EntityAuth {setting.get('domain')})"
+    if setting.get("subtask") == "RAGAuth":
+        return "RAGAuth not in this run"
+    return "not built by this run"
+
+
 def write_statistics(outdir: str | Path, written: Sequence[str], inputs: Inputs) -> list[Path]:
     """The tables ``written`` (of :func:`authbench.render.catalog.plan` of
     :data:`STATISTICS`) under ``outdir/tables``; with Table 7 its scorecard
     (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""
     paths = write_tables(STATISTICS, written, inputs, outdir)
     if "table7_statistics" in written:
-        from authbench.studies.scorecard import statistics_reason, statistics_rows, write_paper_scorecard
+        from authbench.studies.scorecard import write_paper_scorecard
 
         asked = inputs.scorecard["samples"] if inputs.scorecard else {}
         paths += write_paper_scorecard(outdir, "benchmark statistics (Table 7)", "authoritybench", (7,),
-                                       lambda grid: statistics_rows(inputs.authority, asked), statistics_reason,
+                                       statistics_keyed(inputs.authority, asked), statistics_reason,
                                        inputs.scorecard)
     return paths

@@ -20,7 +20,7 @@ from authbench.claims import (
 from authbench.claims.kinds import KindError
 from authbench.claims.published import CONTRADICTED, HOLDS, read_quantifier
 from authbench.claims.run import CONTRADICTED as RUN_CONTRADICTED
-from authbench.claims.run import SUPPORTED, UNDECIDED, _quantify
+from authbench.claims.run import PARTLY, SUPPORTED, UNDECIDED, _quantify
 from authbench.errors import ConfigError, InputError
 from claims_helpers import claim_doc, frame, load_doc
 
@@ -298,14 +298,15 @@ def _statuses(sup, con, und):
 
 @pytest.mark.parametrize("sup, con, und, expected", [
     (9, 0, 1, SUPPORTED),          # 9 of 10 supported: 90%
-    (8, 1, 1, UNDECIDED),          # 8 supported, 1 contradicted: 9 of 10 still reachable
-    (8, 0, 2, UNDECIDED),
+    (8, 1, 1, PARTLY),             # 8 supported, 1 contradicted: 9 of 10 still reachable; 8 of 10 supported
+    (8, 0, 2, PARTLY),
     (8, 2, 0, RUN_CONTRADICTED),   # 2 of 10 contradicted: more than 10%, at most 8 of 10 can be supported
-    (0, 1, 9, UNDECIDED),          # 1 of 10 contradicted: exactly 10%, 90% still reachable
-    (81, 0, 9, SUPPORTED), (80, 9, 1, UNDECIDED), (80, 10, 0, RUN_CONTRADICTED),  # 90 cells: 81 and 10 decide
+    (0, 1, 9, UNDECIDED),          # 1 of 10 contradicted: exactly 10%, 90% still reachable; none supported
+    (81, 0, 9, SUPPORTED), (80, 9, 1, PARTLY), (80, 10, 0, RUN_CONTRADICTED),  # 90 cells: 81 and 10 decide
 ])
 def test_almost_all_on_a_run(sup, con, und, expected):
-    assert _quantify("almost_all", _statuses(sup, con, und), 0.0, 1.0, 0.05) == expected
+    statuses = _statuses(sup, con, und)
+    assert _quantify("almost_all", len(statuses), statuses, 0.0, 1.0, 0.05) == expected
 
 
 def test_an_average_claim_reads_the_mean_margin(tmp_path):
@@ -485,6 +486,9 @@ PINNED = {
     "AB-18": (4, 4, H),
     # AB-19 social bias w/o text > 0: 2.44, 1.68, 0.74, 1.53 -> 4 of 4.
     "AB-19": (4, 4, H),
+    # AB-20 ListJudge's cost-effectiveness: no published table prints cost, so no cell is read there.
+    "AB-20": (0, 0, "not in the published tables (no table of the paper reports cost; a run's cost table "
+                    "(tables/costs.md) does)"),
     # SP-01 Table 3 Aggregated self-preference <= 55: 43.4 49.6 45.8 | 47.0 48.8 50.0 | 47.6 43.4 46.0 |
     # 45.8 46.4 42.4 | 47.2 44.4 44.6; the largest is 50.0 -> 15 of 15 (one-sided: the five below 45 hold).
     "SP-01": (15, 15, H),
@@ -566,15 +570,16 @@ def test_the_papers_daggers_are_counted_where_the_tables_print_them(verdicts):
 
 
 def test_the_summary_line_counts_the_two_verdict_classes(verdicts):
-    # AuthorityBench: 10 hold (AB-02, 07, 08, 11, 12, 14, 15, 16, 18, 19), 9 contradicted; self-preference: 12 hold,
+    # AuthorityBench: 10 hold (AB-02, 07, 08, 11, 12, 14, 15, 16, 18, 19), 9 contradicted, AB-20 not in the
+    # published tables; self-preference: 12 hold,
     # 9 contradicted (SP-05, 06, 07, 08, 11, 15, 18, 19, 21); see PINNED
-    for paper, title, expected in [("authoritybench", "AuthorityBench", "19 claims — published tables: 10 hold as "
-                                    "worded, 9 contradicted as worded"),
+    for paper, title, expected in [("authoritybench", "AuthorityBench", "20 claims — published tables: 10 hold as "
+                                    "worded, 9 contradicted as worded, 1 not in the published tables"),
                                    ("selfpref", "RAG self-preference", "21 claims — published tables: 12 hold as "
                                     "worded, 9 contradicted as worded")]:
         mine = [v for v in verdicts.values() if v.claim.paper == paper]
         assert summary_line(title, mine) == f"{title}: {expected}"
-        assert {v.short for v in mine} == {"hold", "contradicted"}
+        assert {v.short for v in mine} <= {"hold", "contradicted", "unpublished"}
 
 
 def test_an_every_claim_no_cell_of_which_holds_is_contradicted(tmp_path):

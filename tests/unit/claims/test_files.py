@@ -25,7 +25,7 @@ def shipped():
 
 
 def test_both_files_load_with_their_claims(shipped):
-    assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 20)]
+    assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 21)]
     assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 22)]
     kinds = {c.test.kind for claims in shipped.values() for c in claims}
     assert kinds == {"difference", "rate_vs_50", "monotone_size", "bias_sign", "best_in_column"}
@@ -125,11 +125,12 @@ def test_the_docs_name_every_key_and_kind():
 def test_the_command_prints_every_claim_and_writes_the_tsv(tmp_path, capsys):
     assert main(["--tsv", str(tmp_path / "verdicts.tsv")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("AB-01\t") and out[39].startswith("SP-21\t")
+    assert out[0].startswith("AB-01\t") and out[40].startswith("SP-21\t")
     assert "AB-03\t30 of 40\tcontradicted as worded (holds in 30 of 40)" in out
     assert "SP-05\t6 of 9\tcontradicted as worded (holds in 6 of 9)  (daggers: 6 cells, 6 holding)" in out
-    assert out[-2] == "AuthorityBench: 19 claims — published tables: 10 hold as worded, 9 contradicted as worded"
+    assert out[-2] == ("AuthorityBench: 20 claims — published tables: 10 hold as worded, 9 contradicted as worded, "
+                       "1 not in the published tables")
     assert out[-1] == "RAG self-preference: 21 claims — published tables: 12 hold as worded, 9 contradicted as worded"
     rows = pd.read_csv(tmp_path / "verdicts.tsv", sep="\t", keep_default_na=False)
-    assert tuple(rows.columns) == COLUMNS and len(rows) == 40
+    assert tuple(rows.columns) == COLUMNS and len(rows) == 41
     assert (rows["k"] <= rows["n"]).all() and set(rows.loc[rows["paper"] == "selfpref", "marked"]) > {""}

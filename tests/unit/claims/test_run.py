@@ -1,21 +1,26 @@
-"""authbench.claims.run_verdict on hand-made units: supported, contradicted,
-undecided (too few units) and not-run claims, McNemar and Holm against a hand
-computation, the bootstrap p, unpaired and one-sample tests, the champion of a
-column, the quantifiers, and the named errors of bad units."""
+"""authbench.claims.run_verdict on hand-made units: the claim's cells on the
+run's own grid (quantified parts over the run's values, fixed parts and
+paper models), supported / supported on k of n / contradicted / undecided /
+not applicable, McNemar and Holm against a hand computation, unpaired and
+one-sample tests, the champion of a column, the quantifiers, pooled units,
+flags, power lines, blanks instead of NaN, and the named errors of bad units."""
 
 import math
 
 import numpy as np
 import pytest
 from authbench.claims import CellUnits, cell_key, run_verdict
-from authbench.claims.inference import share_p
-from authbench.claims.run import CONTRADICTED, NOT_RUN, SUPPORTED, UNDECIDED, cells_frame, resamples_for
+from authbench.claims.power import units_needed
+from authbench.claims.run import CONTRADICTED, NOT_APPLICABLE, PARTLY, SUPPORTED, UNDECIDED, cells_frame
 from authbench.errors import ConfigError, InputError
+from authbench.stats import IntervalSpec
 from claims_helpers import claim_doc, frame, load_doc
+from scipy import stats
 
 LISTS = frame((1, "M1", "x", "wo_text", "", "rho", 60.0), (1, "M1", "y", "wo_text", "", "rho", 50.0),
               (1, "M1", "z", "wo_text", "", "rho", 40.0), (1, "M2", "x", "wo_text", "", "rho", 40.0),
               (1, "M2", "y", "wo_text", "", "rho", 45.0), (1, "M2", "z", "wo_text", "", "rho", 30.0))
+SPEC = IntervalSpec(resamples=2000, seed=0, min_units=5)
 
 
 def k(model, judge, table=1, metric="rho", context="wo_text", **settings):
@@ -39,50 +44,91 @@ def test_supported_when_every_cell_is_distinguishable_in_the_claimed_direction(x
     base = noisy(0.5)
     cells = {k("M1", "x"): lists(base + 0.10), k("M1", "y"): lists(base + noisy(0, seed=1, sd=0.02)),
              k("M2", "x"): lists(base + 0.08), k("M2", "y"): lists(base + noisy(0, seed=2, sd=0.02))}
-    v = run_verdict(x_beats_y, cells, published=LISTS)
-    assert (v.verdict, v.n, v.supported, v.missing, v.partial) == (SUPPORTED, 2, 2, 0, None)
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS)
+    assert (v.verdict, v.n, v.supported, v.missing) == (SUPPORTED, 2, 2, 0)
     t = v.cells[0].contrasts[0]
     assert (t.test, t.n_units, t.dropped) == ("paired bootstrap", 30, 0)
     # effect in the paper's unit (scale 100): 100 × mean(x − y) over the 30 shared lists
     d = 100 * (np.asarray(cells[k("M1", "x")].values) - np.asarray(cells[k("M1", "y")].values))
     assert t.effect == pytest.approx(d.mean()) and t.lo < t.effect < t.hi and t.lo > 0
+    assert t.sd == pytest.approx(np.std(d, ddof=1))
     assert t.p_holm < 0.05 and t.status == SUPPORTED and v.cells[0].status == SUPPORTED
-    assert v.resamples == resamples_for(2, 0.05) == 10_000
+    assert v.summary == "supported (2 supported, 0 contradicted, 0 undecided of 2 cells)"
 
 
-def test_contradicted_when_a_cell_is_distinguishable_the_other_way(x_beats_y):
+def test_one_contradicted_cell_contradicts_an_every_claim(x_beats_y):
     base = noisy(0.5)
     cells = {k("M1", "x"): lists(base + 0.10), k("M1", "y"): lists(base + noisy(0, seed=1, sd=0.02)),
              k("M2", "x"): lists(base - 0.10), k("M2", "y"): lists(base + noisy(0, seed=2, sd=0.02))}
-    v = run_verdict(x_beats_y, cells, published=LISTS)
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS)
     assert (v.verdict, v.supported, v.contradicted) == (CONTRADICTED, 1, 1)
     bad = v.cells[1].contrasts[0]
     assert bad.effect < 0 and bad.hi < 0 and bad.margin < 0 and bad.status == CONTRADICTED
 
 
-def test_undecided_with_too_few_units(x_beats_y):
-    cells = {key: lists([0.9, 0.8, 0.7] if key.judge == "x" else [0.1, 0.2, 0.3]) for key in
+def test_the_runs_own_models_are_the_quantified_models(x_beats_y):
+    """"For all LLMs": the run's models, whatever their names, are the claim's models."""
+    base = noisy(0.5)
+    cells = {k(m, j): lists(base + (0.1 if j == "x" else 0) + noisy(0, seed=i, sd=0.02))
+             for i, m in enumerate(("gemma", "qwen", "mine")) for j in ("x", "y")}
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS)
+    assert [dict(c.cell)["model"] for c in v.cells] == ["gemma", "qwen", "mine"] and v.verdict == SUPPORTED
+
+
+def test_undecided_with_too_few_units_blank_with_its_reason_and_a_power_line(x_beats_y):
+    cells = {key: lists([0.9, 0.8, 0.6] if key.judge == "x" else [0.1, 0.2, 0.3]) for key in
              (k("M1", "x"), k("M1", "y"), k("M2", "x"), k("M2", "y"))}
-    v = run_verdict(x_beats_y, cells, published=LISTS)  # 3 lists < min_units 5
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS)  # 3 lists < min_units 5
     t = v.cells[0].contrasts[0]
     assert v.verdict == UNDECIDED and v.undecided == 2
-    assert t.effect == pytest.approx(60.0) and math.isnan(t.lo) and math.isnan(t.p) and t.status == UNDECIDED
-    assert run_verdict(x_beats_y, cells, published=LISTS, min_units=3).verdict == SUPPORTED
+    assert t.effect == pytest.approx(170 / 3) and math.isnan(t.lo) and math.isnan(t.p) and t.status == UNDECIDED
+    assert t.why == "3 units, below min_units 5"
+    # the power line: M1's own published margin 60 − 50 = 10 (the run has "M1" as a paper model's cell), the run's
+    # spread: sd of (80, 60, 30) = 25.17; n = ceil(((1.95996 + 0.84162) · 25.17 / 10)²) = 50
+    sd = float(np.std([80.0, 60.0, 30.0], ddof=1))
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+    assert units_needed(10.0, sd) == math.ceil((z * sd / 10.0) ** 2) == 50
+    assert v.cells[0].power.startswith("about 50 units would decide a published effect of 10.00")
+    frame_ = cells_frame(v)
+    assert frame_.loc[0, "lo"] == "" and frame_.loc[0, "p"] == "" and frame_.loc[0, "why"] == t.why
+    assert "nan" not in frame_.to_csv(sep="\t").lower()
+    few = IntervalSpec(resamples=2000, seed=0, min_units=3)
+    assert run_verdict(x_beats_y, cells, few, published=LISTS).verdict == SUPPORTED
 
 
-def test_not_run_counts_the_cells_a_missing_number_leaves_out(tmp_path):
-    # x against y and against z: 4 cells; M1's x is missing, so both M1 cells are not run
+def test_cells_the_run_lacks_are_listed_with_their_reason_and_the_claim_is_supported_on_part(tmp_path):
+    # x against y and against z: per model 2 cells; no z numbers in the run: the 2 cells against z are missing
     claim = load_doc(tmp_path, claim_doc({"test": {"kind": "difference", "a": {"judge": "x"},
-                                                   "b": {"judge": ["y", "z"]}, "direction": "greater"}}), LISTS)["T-01"]
+                                                   "b": {"judge": ["y", "z"]}, "direction": "greater"}}),
+                     LISTS)["T-01"]
     base = noisy(0.5)
-    cells = {k("M1", "y"): lists(base), k("M1", "z"): lists(base - 0.1), k("M2", "x"): lists(base + 0.1),
-             k("M2", "y"): lists(base), k("M2", "z"): lists(base - 0.1)}
-    v = run_verdict(claim, cells, published=LISTS)
-    assert (v.verdict, v.n, v.missing, v.partial) == (NOT_RUN, 4, 2, SUPPORTED)
-    assert v.summary == "not run (2 of 4 cells missing)"
-    assert [c.status for c in v.cells] == [NOT_RUN, NOT_RUN, SUPPORTED, SUPPORTED]
-    assert v.cells[0].missing == (k("M1", "x"),)
-    assert run_verdict(claim, {}, published=LISTS).partial is None  # nothing run at all
+    cells = {k("M1", "x"): lists(base + 0.1), k("M1", "y"): lists(base + noisy(0, seed=3, sd=0.02)),
+             k("M2", "x"): lists(base + 0.1), k("M2", "y"): lists(base + noisy(0, seed=4, sd=0.02))}
+    v = run_verdict(claim, cells, SPEC, published=LISTS)
+    assert (v.verdict, v.n, v.supported, v.missing) == (PARTLY, 4, 2, 2)
+    assert v.summary.startswith("supported on 2 of 4 cells")
+    gone = [c for c in v.cells if c.status == "missing"]
+    assert [c.missing for c in gone] == [(k("M1", "z"),), (k("M2", "z"),)]
+    assert gone[0].reason == "judge z: not in this run (its judge values: x, y)"
+    assert run_verdict(claim, {}, SPEC, published=LISTS).verdict == NOT_APPLICABLE  # nothing run at all
+
+
+def test_a_fixed_paper_model_needs_a_model_with_that_paper_name(tmp_path):
+    doc = claim_doc({"scope": {"table": [1], "model": "M1"}, "quantified": []})
+    claim = load_doc(tmp_path, doc, LISTS)["T-01"]
+    base = noisy(0.5)
+    cells = {k("M1", "x"): lists(base + 0.1), k("M1", "y"): lists(base)}
+    v = run_verdict(claim, cells, SPEC, published=LISTS)  # "M1" is a run model's own name, not a paper name
+    assert v.verdict == NOT_APPLICABLE and v.needs == "a model with paper_name M1 (no model of this run has one)"
+    assert v.summary == "not applicable to this run: a model with paper_name M1 (no model of this run has one)"
+    assert run_verdict(claim, cells, SPEC, published=LISTS, named={"M1"}).verdict == SUPPORTED
+
+
+def test_a_quantified_part_the_run_cannot_range_over_is_a_named_error(tmp_path):
+    for quantified, expected in ((["domain"], r"quantified\[0\]: a run cannot range over 'domain'"),
+                                 (["judge"], r"quantified\[0\]: 'judge' is a part the test compares")):
+        with pytest.raises(ConfigError, match=expected):
+            load_doc(tmp_path, claim_doc({"quantified": quantified}), LISTS)
 
 
 PAIRS = frame(*[(3, m, "j", c, "difficulty=hard", "pair_accuracy", 50.0) for m in ("A", "B", "C")
@@ -107,7 +153,7 @@ def test_mcnemar_and_holm_against_a_hand_computation(tmp_path):
     for model, counts in (("A", (10, 0, 10)), ("B", (8, 2, 10)), ("C", (6, 4, 10))):
         cells[k(model, "j", 3, "pair_accuracy", "w_text", difficulty="hard")], \
             cells[k(model, "j", 3, "pair_accuracy", "wo_text", difficulty="hard")] = pair_units(*counts)
-    v = run_verdict(claim, cells, published=PAIRS)
+    v = run_verdict(claim, cells, SPEC, published=PAIRS)
     tests = [c.contrasts[0] for c in v.cells]
     assert [t.test for t in tests] == ["McNemar exact"] * 3
     # McNemar exact = two-sided binomial on the discordant pairs, p = 1/2:
@@ -118,9 +164,9 @@ def test_mcnemar_and_holm_against_a_hand_computation(tmp_path):
     assert [t.p_holm for t in tests] == pytest.approx([6 / 1024, 224 / 1024, 772 / 1024])
     # effects: (10 − 0)/20, (8 − 2)/20, (6 − 4)/20 of the pairs, in percent
     assert [t.effect for t in tests] == pytest.approx([50.0, 30.0, 10.0])
-    assert [t.status for t in tests] == [SUPPORTED, UNDECIDED, UNDECIDED] and v.verdict == UNDECIDED
-    frame_ = cells_frame(v)
-    assert list(frame_["p_holm"]) == pytest.approx([6 / 1024, 224 / 1024, 772 / 1024])
+    # one supported, two undecided: an every claim is supported on 1 of 3 cells
+    assert [t.status for t in tests] == [SUPPORTED, UNDECIDED, UNDECIDED] and v.verdict == PARTLY
+    assert list(cells_frame(v)["p_holm"]) == pytest.approx([6 / 1024, 224 / 1024, 772 / 1024])
 
 
 def test_pairs_must_be_zero_or_one(tmp_path):
@@ -131,23 +177,16 @@ def test_pairs_must_be_zero_or_one(tmp_path):
     cells = {key: lists([0.5] * 6) for key in (k(m, "j", 3, "pair_accuracy", c, difficulty="hard")
                                                 for m in "ABC" for c in ("w_text", "wo_text"))}
     with pytest.raises(InputError, match=r"claim T-01 reads table 3 as pairs; expected 0/1 values"):
-        run_verdict(claim, cells, published=PAIRS)
+        run_verdict(claim, cells, SPEC, published=PAIRS)
 
 
-def test_share_p_by_hand():
-    # margins −1, 1, 2, 3: 1 at or below 0, 3 at or above; p = 2 (1 + 1)/(4 + 1) = 0.8
-    assert share_p(np.array([-1.0, 1.0, 2.0, 3.0])) == pytest.approx(0.8)
-    assert share_p(np.ones(9999)) == pytest.approx(2 / 10_000)  # the floor 2/(R + 1)
-    assert share_p(np.array([-1.0, 1.0])) == 1.0 and math.isnan(share_p(np.array([np.nan])))
-
-
-def test_constant_differences_give_a_point_interval_and_the_floor_p(x_beats_y):
+def test_constant_differences_give_a_point_interval_and_p_zero(x_beats_y):
     base = noisy(0.5)
     cells = {k(m, j): lists(base + (0.02 if j == "x" else 0.0)) for m in ("M1", "M2") for j in ("x", "y")}
-    v = run_verdict(x_beats_y, cells, published=LISTS, resamples=999)
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS)
     t = v.cells[0].contrasts[0]
     assert (t.effect, t.lo, t.hi) == pytest.approx((2.0, 2.0, 2.0))
-    assert t.p == pytest.approx(2 / 1000) and t.p_holm == pytest.approx(4 / 1000)  # Holm: two contrasts
+    assert t.p == 0.0 and t.status == SUPPORTED  # a zero standard error with an effect: the Wald p is 0
 
 
 def test_unpaired_claims_compare_lists_that_share_no_ids(tmp_path):
@@ -161,15 +200,15 @@ def test_unpaired_claims_compare_lists_that_share_no_ids(tmp_path):
     unpaired = load_doc(tmp_path, claim_doc(change), pub, name="unpaired.yaml")["T-01"]
     cells = {k("M", "j", 4, domain="movies"): lists(noisy(0.8, seed=3), prefix="movie"),
              k("M", "j", 4, domain="songs"): lists(noisy(0.4, seed=4), prefix="song")}
-    t = run_verdict(paired, cells, published=pub).cells[0].contrasts[0]
+    t = run_verdict(paired, cells, SPEC, published=pub).cells[0].contrasts[0]
     assert (t.test, t.n_units, t.dropped, t.status) == ("paired bootstrap", 0, 60, UNDECIDED)
-    v = run_verdict(unpaired, cells, published=pub)
+    v = run_verdict(unpaired, cells, SPEC, published=pub)
     t = v.cells[0].contrasts[0]
     assert (t.test, v.verdict) == ("unpaired bootstrap", SUPPORTED)
     assert t.effect == pytest.approx(100 * (noisy(0.8, seed=3).mean() - noisy(0.4, seed=4).mean()))
 
 
-def test_rate_vs_50_is_a_one_sample_bootstrap(tmp_path):
+def test_rate_vs_50_is_a_one_sample_test_and_pooled_units_give_the_pooled_rate(tmp_path):
     pub = frame(*[(3, m, "", "", "dataset=NQ", "self_preference", 50.0) for m in ("A", "B", "C")], paper="selfpref")
     near = claim_doc({"scope": {"table": [3]}, "units": {3: "questions"},
                       "test": {"kind": "rate_vs_50", "direction": "near", "tolerance": 10}}, paper="selfpref")
@@ -178,38 +217,44 @@ def test_rate_vs_50_is_a_one_sample_bootstrap(tmp_path):
     cells = {k("A", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1, 0] * 200, 100),  # 50 %
              k("B", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1] * 80 + [0] * 320, 100),  # 20 %
              k("C", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1] * 180 + [0] * 220, 100)}  # 45 %
-    v = run_verdict(claim, cells, published=pub)
+    v = run_verdict(claim, cells, SPEC, published=pub)
     a, b, c = (cell.contrasts[0] for cell in v.cells)
     assert (a.test, a.reference, a.effect, a.margin, a.status) == ("one-sample bootstrap", 50.0, 0.0, 10.0, SUPPORTED)
     assert (b.effect, b.margin, b.status) == (pytest.approx(-30.0), pytest.approx(-20.0), CONTRADICTED)
     assert c.effect == pytest.approx(-5.0) and c.lo < -5.0 < c.hi
     assert v.verdict == CONTRADICTED
-    above = claim_doc({"scope": {"table": [3], "model": "B"}, "units": {3: "questions"},
-                       "test": {"kind": "rate_vs_50", "direction": "below"}}, paper="selfpref")
-    claim = load_doc(tmp_path, above, pub, name="below.yaml")["T-01"]
-    assert run_verdict(claim, cells, published=pub).verdict == SUPPORTED  # 20 % is below 50
+    # a question's share of its comparisons, weighted by their count: 3 questions, (1 of 1), (0 of 3), (2 of 4):
+    # pooled 3 / 8 = 37.5%, not the mean share (1 + 0 + 0.5) / 3 = 50%
+    pooled = CellUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3, 4])
+    assert pooled.value == pytest.approx(37.5)
+    with pytest.raises(InputError, match=r"2 weights for 3 units"):
+        CellUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3])
 
 
 def test_best_in_column_tests_the_runs_best_picked_value_against_every_other(tmp_path):
     doc = claim_doc({"test": {"kind": "best_in_column", "over": "judge", "best": ["x", "y"], "direction": "max"},
-                     "scope": {"table": [1], "model": "M1"}})
+                     "scope": {"table": [1]}})
     claim = load_doc(tmp_path, doc, LISTS)["T-01"]
     base = noisy(0.5)
     cells = {k("M1", "x"): lists(base + 0.05), k("M1", "y"): lists(base + 0.20), k("M1", "z"): lists(base)}
-    v = run_verdict(claim, cells, published=LISTS)
+    v = run_verdict(claim, cells, SPEC, published=LISTS)
     # published: x (60) is the champion; on the run y is, so y is tested against z only
     assert [(t.a.judge, t.b.judge) for t in v.cells[0].contrasts] == [("y", "z")]
     assert v.verdict == SUPPORTED and v.cells[0].contrasts[0].effect == pytest.approx(20.0)
 
 
-def test_monotone_size_tests_every_adjacent_pair(tmp_path):
+def test_monotone_size_needs_the_paper_models_and_tests_every_adjacent_pair(tmp_path):
     doc = claim_doc({"test": {"kind": "monotone_size", "order": ["M2", "M1"], "direction": "increasing",
-                              "strict": True}, "scope": {"table": [1], "judge": "x"}})
+                              "strict": True}, "scope": {"table": [1], "judge": "x"}, "quantified": []})
     claim = load_doc(tmp_path, doc, LISTS)["T-01"]
     base = noisy(0.5)
-    v = run_verdict(claim, {k("M2", "x"): lists(base), k("M1", "x"): lists(base + 0.1)}, published=LISTS)
+    cells = {k("M2", "x"): lists(base), k("M1", "x"): lists(base + 0.1)}
+    v = run_verdict(claim, cells, SPEC, published=LISTS, named={"M1", "M2"})
     (t,) = v.cells[0].contrasts
     assert (t.a.model, t.b.model, v.verdict) == ("M1", "M2", SUPPORTED)
+    # one of the two sizes named: its column lacks the other, listed
+    only = run_verdict(claim, {k("M1", "x"): lists(base)}, SPEC, published=LISTS, named={"M1"})
+    assert only.verdict == NOT_APPLICABLE and "model M2: no model of this run has this paper_name" in only.needs
 
 
 def test_most_is_contradicted_once_half_the_cells_are(tmp_path):
@@ -221,11 +266,11 @@ def test_most_is_contradicted_once_half_the_cells_are(tmp_path):
         cells = {}
         for i, s in enumerate(shifts):
             cells[k(f"M{i}", "x")], cells[k(f"M{i}", "y")] = lists(base + s), lists(base + noisy(0, seed=i, sd=0.01))
-        return run_verdict(claim, cells, published=pub)
+        return run_verdict(claim, cells, SPEC, published=pub)
 
     assert run([0.1, 0.1, -0.1, -0.1]).verdict == CONTRADICTED  # 2 of 4 the other way: no majority left
     assert run([0.1, 0.1, 0.1, -0.1]).verdict == SUPPORTED  # 3 of 4 supported
-    assert run([0.1, 0.1, 0.0, -0.1]).verdict == UNDECIDED  # 2 supported, 1 undecided, 1 contradicted
+    assert run([0.1, 0.1, 0.0, -0.1]).verdict == PARTLY  # 2 supported, 1 undecided, 1 contradicted
 
 
 def test_average_reads_the_mean_margin_over_cells(tmp_path):
@@ -233,28 +278,32 @@ def test_average_reads_the_mean_margin_over_cells(tmp_path):
     base = noisy(0.5)
     cells = {k("M1", "x"): lists(base + 0.10), k("M1", "y"): lists(base + noisy(0, seed=1, sd=0.01)),
              k("M2", "x"): lists(base - 0.02), k("M2", "y"): lists(base + noisy(0, seed=2, sd=0.01))}
-    v = run_verdict(claim, cells, published=LISTS)
+    v = run_verdict(claim, cells, SPEC, published=LISTS)
     margins = [c.contrasts[0].margin for c in v.cells]
     assert v.mean_margin == pytest.approx(np.mean(margins)) and v.mean_margin > 0
     assert v.mean_p < 0.05 and v.verdict == SUPPORTED
 
 
-def test_same_seed_same_numbers_and_too_few_resamples_is_named(x_beats_y):
+def test_a_verdict_resting_on_flagged_cells_carries_the_flag(x_beats_y):
+    base = noisy(0.5)
+    cells = {k(m, j): lists(base + (0.1 if j == "x" else 0) + noisy(0, seed=ord(m[1]), sd=0.02))
+             for m in ("M1", "M2") for j in ("x", "y")}
+    v = run_verdict(x_beats_y, cells, SPEC, published=LISTS, flags={k("M2", "y"): ["answers by position"]})
+    assert v.cells[1].flags == ("answers by position",) and v.cells[0].flags == ()
+    assert v.flags == ("answers by position (1 of 2 cells)",)
+    assert v.summary.endswith("; rests on flagged cells: answers by position (1 of 2 cells)")
+
+
+def test_same_seed_same_numbers(x_beats_y):
     base = noisy(0.5)
     cells = {k(m, j): lists(base + (0.01 if j == "x" else 0) + noisy(0, seed=ord(j), sd=0.02))
              for m in ("M1", "M2") for j in ("x", "y")}
-    first, again = (run_verdict(x_beats_y, cells, published=LISTS, seed=7) for _ in range(2))
-    other = run_verdict(x_beats_y, cells, published=LISTS, seed=8)
+    first, again = (run_verdict(x_beats_y, cells, IntervalSpec(2000, 7), published=LISTS) for _ in range(2))
+    other = run_verdict(x_beats_y, cells, IntervalSpec(2000, 8), published=LISTS)
     assert cells_frame(first).equals(cells_frame(again))
     assert first.cells[0].contrasts[0].lo != other.cells[0].contrasts[0].lo
-    # 2 contrasts: the smallest Holm-adjusted bootstrap p is 2 · 2/(R + 1): 4/80 = 0.05 is not below alpha at R = 79,
-    # 4/81 is at R = 80
-    with pytest.raises(ConfigError, match=r"claim T-01: 79 resamples for 2 contrasts: .*expected at least 80 "
-                                          r"\(resamples=None takes 10000\)"):
-        run_verdict(x_beats_y, cells, published=LISTS, resamples=79)
-    assert run_verdict(x_beats_y, cells, published=LISTS, resamples=80).resamples == 80
-    with pytest.raises(ConfigError, match=r"resamples 0; expected a positive int"):
-        run_verdict(x_beats_y, cells, published=LISTS, resamples=0)
+    with pytest.raises(ConfigError, match=r"alpha 1.5; expected a number between 0 and 1"):
+        run_verdict(x_beats_y, cells, SPEC, alpha=1.5, published=LISTS)
 
 
 def test_bad_units_and_keys_are_named():

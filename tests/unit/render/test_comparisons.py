@@ -16,15 +16,18 @@ SPEC = IntervalSpec(resamples=2000, seed=1, min_units=5)
 def test_rows_holm_and_writer(tmp_path):
     a = [1.0] * 18 + [0.0] * 2  # 90% correct
     b = [1.0] * 8 + [0.0] * 12  # 40% correct, paired with a
-    rows = [C.comparison_row("vs baseline", "pairs acc (all)", "m", "baseline:random", "pairs", a, b, SPEC, (),
+    rows = [C.comparison_row("vs baseline", "pairs acc (all)", "m", "baseline:random", "pairs", a, b, SPEC,
                              scale=100, binary=True),
             C.comparison_row("vs baseline", "pairs acc (hard)", "m", "baseline:random", "pairs", a[:4], b[:4], SPEC,
-                             (), scale=100, binary=True),
+                             scale=100, binary=True),
             C.comparison_row("w/ vs w/o", "fine ρ", "m w/", "m w/o", "lists", [0.2, 0.1, 0.3, 0.2, 0.25],
-                             [0.2, 0.1, 0.3, 0.2, 0.25], SPEC, ())]
+                             [0.2, 0.1, 0.3, 0.2, 0.25], SPEC)]
     frame = C.finish(rows)
     assert frame.loc[0, "delta"] == pytest.approx(50.0)
-    assert frame.loc[0, "p_mcnemar"] == pytest.approx(mcnemar_exact([x > .5 for x in a], [x > .5 for x in b]))
+    # 0/1 units paired one to one: the p is McNemar's exact p (10 discordant pairs, all for a: 2 * 0.5 ** 10)
+    assert frame.loc[0, "p"] == pytest.approx(mcnemar_exact([x > .5 for x in a], [x > .5 for x in b]))
+    assert frame.loc[0, "p"] == pytest.approx(2 * 0.5 ** 10) and frame.loc[0, "test"] == "McNemar exact"
+    assert frame.loc[2, "test"] == "paired bootstrap"
     assert frame.loc[0, "lo"] > 0 and frame.loc[0, "distinct"] == "yes"
     assert math.isnan(frame.loc[1, "lo"]) and frame.loc[1, "distinct"] == ""  # 4 units < min_units
     # Holm inside the family "vs baseline" only (its NaN row does not count): one p, unchanged

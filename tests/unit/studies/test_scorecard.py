@@ -1,5 +1,6 @@
-"""The scorecard (issue 21): published numbers matched to reproduced ones on
-small hand frames, in the paper's units, with the reasons of the unmatched."""
+"""The scorecard: published numbers matched to this run's numbers keyed by
+published key (each study's one mapping) on small hand frames, in the
+paper's units, with the reasons of the unmatched."""
 
 import math
 from collections import Counter
@@ -9,7 +10,12 @@ import pytest
 from authbench.published import load
 from wfrun import read_tsv
 from authbench.studies import scorecard as S
-from authbench.studies.statistics import DatasetStats
+from authbench.studies.authority import keyed as AK
+from authbench.studies.keyed import scorecard_rows
+from authbench.studies.ragauth.keyed import rag_keyed, rag_reason
+from authbench.studies.selfpref import marks as M
+from authbench.studies.selfpref.keyed import NOT_RELEASED, selfpref_keyed, selfpref_reason
+from authbench.studies.statistics import DatasetStats, statistics_keyed, statistics_reason
 
 PUB = load("authoritybench")
 GRID = S.Grid({"qwen": "Qwen3-8B"}, judges=("point", "pair_rank"), contexts=("wo_text",), settings=("fine", "pairs"),
@@ -21,6 +27,10 @@ def _metric(model, judge, derivation, metric, value, setting="fine", difficulty=
     return {"benchmark": benchmark, "model": model, "context": context, "setting": setting, "judge": judge,
             "derivation": derivation, "difficulty": difficulty, "metric": metric, "value": value, "n": 3,
             "n_constant": 0, "parse_failure_rate": 0.0, **more}
+
+
+def authority_rows(metrics, names):
+    return AK.authority_keyed(metrics, {}, names, list(names))
 
 
 def _published(table, model, judge, context, setting, metric):
@@ -37,7 +47,7 @@ def test_a_fraction_is_compared_as_the_papers_percent_with_its_interval():
     metrics = pd.DataFrame([_metric("qwen", "point", "direct", "rho", 0.40, lo=0.35, hi=0.45),
                             _metric("qwen", "point", "direct", "tau", 0.30, lo=0.28, hi=0.31),
                             _metric("baseline:random", "point", "direct", "rho", 0.05)])
-    hit, miss = S.compare("authoritybench", (1,), S.authority_rows(metrics, GRID.names), lambda r: S.authority_reason(r, GRID))
+    hit, miss = S.compare("authoritybench", (1,), authority_rows(metrics, GRID.names), lambda r: AK.authority_reason(r, GRID))
     assert len(hit) == 2
     rho = hit[hit["metric"] == "rho"].iloc[0]
     assert _published(1, "Qwen3-8B", "point", "wo_text", "", "rho") == rho["published"] == 41.97
@@ -59,7 +69,7 @@ def test_a_fraction_is_compared_as_the_papers_percent_with_its_interval():
 def test_without_lo_hi_the_interval_is_blank_and_inside_na():
     metrics = pd.DataFrame([_metric("qwen", "point", "direct", "rho", 0.5),
                             _metric("qwen", "point", "direct", "tau", 0.4, lo=math.nan, hi=math.nan)])
-    hit, _ = S.compare("authoritybench", (1,), S.authority_rows(metrics, GRID.names), lambda r: S.authority_reason(r, GRID))
+    hit, _ = S.compare("authoritybench", (1,), authority_rows(metrics, GRID.names), lambda r: AK.authority_reason(r, GRID))
     assert list(hit["inside"]) == ["n/a", "n/a"] and hit["lo"].isna().all()
     md = S.scorecard_md("DomainAuth", hit, pd.DataFrame(columns=S.MISSING_COLUMNS))
     row = next(line for line in md.splitlines() if "| rho |" in line)
@@ -75,11 +85,11 @@ def test_pairs_and_derivations_find_their_tables():
         _metric("qwen", "pair_rank", "bubble", "rho", 0.1),
         _metric("qwen", "point", "direct", "rho", 0.6, benchmark="entityauth/songs"),
     ])
-    rows = S.authority_rows(metrics, GRID.names)
-    assert {(r["table"], r["judge"], r["setting"], r["metric"]) for r in rows} == {
+    rows = authority_rows(metrics, GRID.names)
+    assert {(r["table"], r["judge"], r["setting"], r["metric"]) for r in scorecard_rows(rows)} == {
         (3, "point", "difficulty=easy", "pair_accuracy"), (1, "pair_rank", "", "rho"), (9, "PairRank", "", "rho"),
         (4, "point", "domain=songs", "rho")}
-    hit, miss = S.compare("authoritybench", (1, 3, 4, 9), rows, lambda r: S.authority_reason(r, GRID))
+    hit, miss = S.compare("authoritybench", (1, 3, 4, 9), rows, lambda r: AK.authority_reason(r, GRID))
     got = {(r["table"], r["judge"]): (r["reproduced"], r["published"]) for r in hit.to_dict("records")}
     assert got[(3, "point")] == pytest.approx((90.0, _published(3, "Qwen3-8B", "point", "wo_text", "difficulty=easy",
                                                                   "pair_accuracy")))
@@ -93,30 +103,30 @@ def test_pairs_and_derivations_find_their_tables():
 
 def test_reasons_of_the_other_grids():
     row = {"table": 2, "model": "Qwen3-8B", "judge": "point", "context": "wo_text", "setting": "", "metric": "rho"}
-    assert S.authority_reason(row, GRID) == "setting not in the grid (coarse)"
-    assert S.authority_reason({**row, "model": "Average"}, GRID) == S.AVERAGE
-    assert S.authority_reason({**row, "table": 10, "judge": "PointScore_Pt"}, GRID) == \
+    assert AK.authority_reason(row, GRID) == "setting not in the grid (coarse)"
+    assert AK.authority_reason({**row, "model": "Average"}, GRID) == S.AVERAGE
+    assert AK.authority_reason({**row, "table": 10, "judge": "PointScore_Pt"}, GRID) == \
         "judge not in the grid (pair_score)"
 
 
 def test_two_models_with_one_paper_name_are_both_compared():
     names = {"a": "Qwen3-8B", "b": "Qwen3-8B"}
     metrics = pd.DataFrame([_metric("a", "point", "direct", "rho", 0.4), _metric("b", "point", "direct", "rho", 0.5)])
-    hit, _ = S.compare("authoritybench", (1,), S.authority_rows(metrics, names), lambda r: S.NO_VALUE)
+    hit, _ = S.compare("authoritybench", (1,), authority_rows(metrics, names), lambda r: S.NO_VALUE)
     assert sorted(hit["ours"]) == ["a", "b"] and set(hit["published"]) == {41.97}
 
 
 def test_table8_model_and_data_rows():
     pred = pd.DataFrame({"model": ["qwen"] * 3, "context": ["wo_text"] * 3, "domain": ["a.gov", "b.gov", "c.edu"],
                          "level": [6, 4, 7], "pred": [8, None, 5], "category": ["gov", "gov", "edu"]})
-    rows = S.categories_rows(pred, {"qwen": "Qwen3-14B"}, subset="demo")
-    by = {(r["model"], r["setting"], r["metric"]): r for r in rows}
+    rows = AK.categories_keyed(pred, {"qwen": "Qwen3-14B"}, ["qwen"], subset="demo")
+    by = {(r["model"], r["setting"], r["metric"]): r for r in scorecard_rows(rows)}
     assert by[("Qwen3-14B", "category=gov", "mean_pred_score")]["reproduced"] == 8.0  # b.gov unscored
     assert by[("Qwen3-14B", "category=gov", "bias")]["reproduced"] == 2.0  # not x 100: Table 8's own unit
     assert by[("", "category=gov", "true_mean_pagerank")]["reproduced"] == 5.0  # both gov domains
     assert by[("", "category=gov", "n_domains")]["reproduced"] == 2
     assert by[("", "category=gov", "n_domains")]["kind"] == "data" and by[("", "category=gov", "n_domains")]["scope"] == "demo"
-    hit, _ = S.compare("authoritybench", (8,), rows, lambda r: S.authority_reason(r, GRID))
+    hit, _ = S.compare("authoritybench", (8,), rows, lambda r: AK.authority_reason(r, GRID))
     assert set(hit[hit["kind"] == "data"]["metric"]) == {"true_mean_pagerank", "n_domains"}
     assert len(hit[hit["kind"] == "data"]) == 4  # gov and edu; social has no domain here
     assert (hit[hit["metric"] == "n_domains"]["published"].tolist()) == [378, 160]
@@ -128,7 +138,9 @@ def test_ragauth_rows_are_already_percent():
             "hi": 70.0},
            {"model": "m", "strategy": "authority", "k": "3", "topic": "MED", "accuracy": 10.0, "lo": 0,
             "hi": 20}]
-    hit, miss = S.compare("authoritybench", (5,), S.rag_rows(acc, grid.names), lambda r: S.rag_reason(r, grid))
+    units = pd.DataFrame(columns=["model", "strategy", "k", "qid", "correct"])
+    hit, miss = S.compare("authoritybench", (5,), rag_keyed(acc, units, grid.names, list(grid.names)),
+                          lambda r: rag_reason(r, grid))
     assert len(hit) == 1 and hit.iloc[0]["reproduced"] == 60.0 and hit.iloc[0]["setting"] == "k=3"
     assert hit.iloc[0]["inside"] == ("yes" if 50 <= hit.iloc[0]["published"] <= 70 else "no")
     reasons = Counter(miss["reason"])
@@ -155,8 +167,12 @@ def test_selfpref_released_knowledge_is_a_data_row():
               "factual_pref": 80.0},
              {"evaluator": "gpt", "other_author": "all", "self_pref": 55.0, "order_pref": 61.0, "factual_pref": 55.0}]
     grid = S.Grid({"gpt": "GPT-3.5"}, datasets=("NQ",))
-    rows = S.selfpref_rows("nq", knowledge, passages, summary, rates, {"gpt": "gpt35"}, grid.names)
-    hit, miss = S.compare("selfpref", range(1, 10), rows, lambda r: S.selfpref_reason(r, grid))
+    def numbers(names):
+        return selfpref_keyed("nq", knowledge=knowledge, passages=passages, summary=summary, rates=rates, units={},
+                              self_map={"gpt": "gpt35"}, names=names, run_models=["gpt"],
+                              released=[a for a in knowledge if a != "gpt"])
+
+    hit, miss = S.compare("selfpref", range(1, 10), numbers(grid.names), lambda r: selfpref_reason(r, grid))
     k = hit[hit["metric"].str.startswith("knowledge")].set_index("metric")
     assert k.loc["knowledge_no", "reproduced"] == 50.0 and k.loc["knowledge_full", "reproduced"] == 25.0
     assert (k["kind"] == "data").all() and k.loc["knowledge_no", "published"] == 27.1
@@ -174,11 +190,11 @@ def test_selfpref_released_knowledge_is_a_data_row():
     # every published TriviaQA number (the paper's third dataset, never released) is counted as such
     trivia = load("selfpref").query("setting.str.contains('dataset=TriviaQA')", engine="python")
     assert len(trivia) > 100
-    assert reasons[f"{S.NOT_RELEASED} (TriviaQA: the authors released NQ and MS MARCO only)"] == len(trivia)
+    assert reasons[f"{NOT_RELEASED} (TriviaQA: the authors released NQ and MS MARCO only)"] == len(trivia)
     assert reasons["perplexity: the paper's is under GPT-2, ours under config selfpref.perplexity_model"] == 5
     # with no evaluator configured only the released data is compared
-    rows = S.selfpref_rows("nq", knowledge, passages, summary, rates, {"gpt": "gpt35"}, {})
-    hit, miss = S.compare("selfpref", range(1, 10), rows, lambda r: S.selfpref_reason(r, S.Grid({}, datasets=("NQ",))))
+    hit, miss = S.compare("selfpref", range(1, 10), numbers({}),
+                          lambda r: selfpref_reason(r, S.Grid({}, datasets=("NQ",))))
     assert set(hit["kind"]) == {"data"} and len(hit) == 4
     # GPT-3.5 as an evaluator (Table 6) is not configured, though its released passages are
     t6 = miss[(miss["table"] == 6) & (miss["model"] == "GPT-3.5") & miss["setting"].str.startswith("dataset=NQ")]
@@ -192,8 +208,8 @@ def test_table7_counts_and_the_config_sample():
     asked = {"DomainAuth": {"fine_lists": 2, "coarse_lists": 1, "easy_pairs": 3, "hard_pairs": 3},
              "EntityAuth/songs": {"corpus": 2000, "fine_lists": 4500, "coarse_lists": 2}}
     grid = S.Grid({}, entity_datasets=("songs",))
-    hit, miss = S.compare("authoritybench", (7,), S.statistics_rows([dom, songs], asked),
-                          lambda r: S.statistics_reason(r, grid))
+    hit, miss = S.compare("authoritybench", (7,), statistics_keyed([dom, songs], asked),
+                          lambda r: statistics_reason(r, grid))
     got = {r["setting"] + " " + r["metric"]: (r["reproduced"], r["published"], r["scope"]) for r in hit.to_dict("records")}
     assert got["subtask=DomainAuth corpus_items"] == (3969, 10000, "")  # not a config choice: a plain difference
     assert got["subtask=DomainAuth;list_size=10 listwise_instances"] == (2, 4500, "sample: the config asks for 2")
@@ -209,7 +225,7 @@ def test_table7_counts_and_the_config_sample():
 
 def test_write_scorecard(tmp_path):
     metrics = pd.DataFrame([_metric("qwen", "point", "direct", "rho", 0.40, lo=0.35, hi=0.45)])
-    hit, miss = S.compare("authoritybench", (1,), S.authority_rows(metrics, GRID.names), lambda r: S.authority_reason(r, GRID))
+    hit, miss = S.compare("authoritybench", (1,), authority_rows(metrics, GRID.names), lambda r: AK.authority_reason(r, GRID))
     md, tsv = S.write_scorecard(tmp_path, "DomainAuth", hit, miss)
     text = md.read_text()
     assert text.splitlines()[2] == S.summary(hit, miss)
@@ -221,7 +237,7 @@ def test_write_scorecard(tmp_path):
 
 
 def test_significance_marks_beside_the_papers():
-    """Issue 26: the paper's † on Table 1's perplexity and Table 2's self differences beside ours. Published
+    """The paper's † on Table 1's perplexity and Table 2's self differences beside ours. Published
     for NQ GPT-3.5: Table 1 perplexity †; Table 2 normal TRUE †, normal FALSE none, RAG TRUE none, RAG FALSE
     none. Ours: everything marked, so 2 agree (both †) and 3 disagree (ours only)."""
     pub = load("selfpref")
@@ -233,12 +249,12 @@ def test_significance_marks_beside_the_papers():
     marks = {(1, "gpt-3.5-turbo", "", ""): True, **{(2, "gpt-3.5-turbo", p, f): True
                                                   for p in ("normal", "rag") for f in ("TRUE", "FALSE")},
              (2, "unnamed", "normal", "TRUE"): True}  # a model without a paper name: not compared
-    frame = S.mark_agreement("NQ", marks, {"gpt-3.5-turbo": "GPT-3.5"})
+    frame = M.mark_agreement("NQ", marks, {"gpt-3.5-turbo": "GPT-3.5"})
     assert len(frame) == 5 and (frame["agree"] == "yes").sum() == 2
-    text = S.marks_md(frame, "selfpref.significance: paired")
+    text = M.marks_md(frame, "selfpref.significance: paired")
     assert "2 of 5 published marks agree with ours under this test (2 both †, 0 neither); † ours only: 3; " \
            "† the paper's only: 0." in text
-    assert "No published mark has a counterpart" in S.marks_md(S.mark_agreement("NQ", marks, {}), "x")
+    assert "No published mark has a counterpart" in M.marks_md(M.mark_agreement("NQ", marks, {}), "x")
 
 
 def test_selfpref_scorecard_writes_the_marks_as_tsv(tmp_path):
@@ -246,11 +262,10 @@ def test_selfpref_scorecard_writes_the_marks_as_tsv(tmp_path):
     marks = {(1, "gpt-3.5-turbo", "", ""): True, (2, "gpt-3.5-turbo", "rag", "TRUE"): False}
     params = {"models": {"gpt-3.5-turbo": "GPT-3.5"}, "judges": [], "contexts": [], "settings": [],
               "entity_datasets": [], "strategies": [], "k": []}
-    paths = S.write_selfpref_scorecard(tmp_path, "nq", {}, [], [], [], {"gpt-3.5-turbo": "gpt35"}, params,
-                                       marks=marks, significance="welch")
+    paths = M.write_selfpref_scorecard(tmp_path, "nq", [], params, marks=marks, significance="welch")
     assert tmp_path / "scorecard_marks.tsv" in paths
     rows = read_tsv(tmp_path / "scorecard_marks.tsv")
-    assert list(rows[0]) == [*S.MARK_COLUMNS, "test"]
+    assert list(rows[0]) == [*M.MARK_COLUMNS, "test"]
     # published NQ GPT-3.5: Table 1 perplexity †, Table 2 RAG TRUE none
     assert [(r["table"], r["published_mark"], r["our_mark"], r["agree"], r["test"]) for r in rows] == [
         ("1", "†", "†", "yes", "welch"), ("2", "", "", "yes", "welch")]

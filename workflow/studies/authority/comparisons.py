@@ -136,7 +136,7 @@ def compare(units: pd.DataFrame | Cells, spec: IntervalSpec) -> tuple[pd.DataFra
             (xc, x), (yc, y) = cells[a], cells[b]
             if not np.array_equal(xc, yc):  # not the same units: no paired comparison
                 return
-            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x, y, spec, (), scale=100.0,
+            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x, y, spec, scale=100.0,
                                        binary=metric == "acc"))
             refs.append((family, group, a, b))
 

@@ -198,36 +198,44 @@ class Inputs:
         return (f"| Paired comparisons | comparisons.md, comparisons.tsv | written: {len(comparisons)} comparisons, "
                 f"{n_yes} distinguishable |\n")
 
-    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
-        from authbench.studies.scorecard import (DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, authority_reason,
-                                                 authority_rows, categories_rows, write_paper_scorecard)
-
-        params = self.scorecard_grid
-        tables = ENTITYAUTH_TABLES if self.is_entity else DOMAINAUTH_TABLES
-        rescored = params["rescored"] if params else ""
-
-        def rows(grid):
-            out_rows = authority_rows(self.metrics, grid.names, {6: rescored, 12: rescored} if rescored else {})
-            if 8 in tables:
-                out_rows += categories_rows(self.predictions, grid.names, params["bias_scope"] if params else "")
-            return out_rows
-
-        return write_paper_scorecard(out, self.name, "authoritybench", tables, rows, authority_reason, params)
-
-    def claims(self, out: Path, report) -> list[Path]:
-        from authbench.studies.claims_report import authority_units, category_units, table_files, write_claims
-        from authbench.studies.scorecard import DOMAINAUTH_TABLES, ENTITYAUTH_TABLES, Grid
+    @cached_property
+    def keyed(self) -> list:
+        """The report's numbers keyed by published key, once, for the scorecard
+        and the claims (:mod:`authbench.studies.authority.keyed`)."""
+        from authbench.studies.authority.keyed import authority_keyed, categories_keyed
+        from authbench.studies.scorecard import grid_of
 
         params = self.scorecard_grid or {"models": {}}
-        names = dict(Grid.of(params, "authoritybench").names) if self.scorecard_grid else {}
-        run_models = [names.get(m, m) for m in params["models"]]
-        cells = authority_units(self.unit_cells, names, list(params["models"]))
+        names = dict(grid_of(self.scorecard_grid, "authoritybench").names)
+        rescored = params.get("rescored", "")
+        spent = costs.cost_rows(self.manifests)
+        tokens = {(r.benchmark, r.model, r.judge, r.context, r.setting): float(r.prompt_tokens + r.completion_tokens)
+                  for r in spent.itertuples(index=False)}
+        out = authority_keyed(self.metrics, self.unit_cells, names, list(params["models"]),
+                              {6: rescored, 12: rescored} if rescored else {}, flagged_cells(self.metrics, self.rule),
+                              tokens)
         if not self.is_entity:
-            cells.update(category_units(self.predictions, names, list(params["models"])))
+            out += categories_keyed(self.predictions, names, list(params["models"]), params.get("bias_scope", ""))
+        return out
+
+    @property
+    def tables_here(self) -> tuple[int, ...]:
+        from authbench.studies.authority.keyed import DOMAINAUTH_TABLES, ENTITYAUTH_TABLES
+
+        return ENTITYAUTH_TABLES if self.is_entity else DOMAINAUTH_TABLES
+
+    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
+        from authbench.studies.authority.keyed import authority_reason
+        from authbench.studies.scorecard import write_paper_scorecard
+
+        return write_paper_scorecard(out, self.name, "authoritybench", self.tables_here, self.keyed, authority_reason,
+                                     self.scorecard_grid)
+
+    def claims(self, out: Path, report) -> list[Path]:
+        from authbench.studies.claims_report import write_claims
+
         spec = self.intervals or IntervalSpec()
-        return write_claims(out, "authoritybench", self.name, ENTITYAUTH_TABLES if self.is_entity else DOMAINAUTH_TABLES,
-                            cells, run_models, bool(names), table_files(report),
-                            spec.min_units, spec.seed)
+        return write_claims(out, "authoritybench", self.name, self.tables_here, self.keyed, report, spec)
 
     # --- the figures (Figure.build of DOMAINAUTH / ENTITYAUTH) ------------------------------
 

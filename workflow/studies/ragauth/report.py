@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -261,7 +262,7 @@ def comparisons(units: pd.DataFrame, spec: IntervalSpec) -> tuple[pd.DataFrame, 
     def compare(family, a_key, b_key, a_name, b_name):
         both = cells[a_key].index.intersection(cells[b_key].index, sort=False)
         rows.append(comparison_row(family, "accuracy (%)", a_name, b_name, "questions",
-                                   cells[a_key][both].tolist(), cells[b_key][both].tolist(), spec, ("ragauth",),
+                                   cells[a_key][both].tolist(), cells[b_key][both].tolist(), spec,
                                    scale=100.0, binary=True))
         keys.append(a_key if family.startswith(VS_NO_FILTER) else None)
 
@@ -317,21 +318,27 @@ class Inputs:
     def contents_tail(self, comparisons: pd.DataFrame) -> str:
         return ""
 
-    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
-        from authbench.studies.scorecard import rag_reason, rag_rows, write_paper_scorecard
-
-        return write_paper_scorecard(out, "RAGAuth", "authoritybench", (5,), lambda grid: rag_rows(self.rows, grid.names),
-                                     rag_reason, self.scorecard_grid)
-
-    def claims(self, out: Path, report) -> list[Path]:
-        from authbench.studies.claims_report import rag_units, table_files, write_claims
-        from authbench.studies.scorecard import Grid
+    @cached_property
+    def keyed(self) -> list:
+        """Table 5's numbers keyed by published key, once, for the scorecard and the claims."""
+        from authbench.studies.ragauth.keyed import rag_keyed
+        from authbench.studies.scorecard import grid_of
 
         params = self.scorecard_grid or {"models": {}}
-        names = dict(Grid.of(params, "authoritybench").names) if self.scorecard_grid else {}
-        cells = rag_units(self.units, names, list(params["models"]))
-        return write_claims(out, "authoritybench", "RAGAuth", (5,), cells, [names.get(m, m) for m in params["models"]],
-                            bool(names), table_files(report), self.spec.min_units, self.spec.seed)
+        return rag_keyed(self.rows, self.units, dict(grid_of(self.scorecard_grid, "authoritybench").names),
+                         list(params["models"]))
+
+    def scorecard(self, out: Path, built: Mapping) -> list[Path]:
+        from authbench.studies.ragauth.keyed import rag_reason
+        from authbench.studies.scorecard import write_paper_scorecard
+
+        return write_paper_scorecard(out, "RAGAuth", "authoritybench", (5,), self.keyed, rag_reason,
+                                     self.scorecard_grid)
+
+    def claims(self, out: Path, report) -> list[Path]:
+        from authbench.studies.claims_report import write_claims
+
+        return write_claims(out, "authoritybench", "RAGAuth", (5,), self.keyed, report, self.spec)
 
 
 def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mapping | None = None) -> Inputs:

@@ -131,7 +131,7 @@ def _stacked(item: Table) -> Table:
 
 
 # every dataset's tables in one report (written when two or more datasets are configured)
-SELFPREF_DATASETS = Report("Self-preference, all datasets", extra=("contents.md",), viewer=False,
+SELFPREF_DATASETS = Report("Self-preference, all datasets", extra=("contents.md", *CLAIMS), viewer=False,
                            items=tuple(_stacked(it) for it in SELFPREF.items if isinstance(it, Table)))
 
 

@@ -20,12 +20,12 @@ from typing import Mapping, Sequence
 import pandas as pd
 from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.catalog import contents_md, plan, write_report, write_tables
-from authbench.render.comparisons import comparison_row, finish
+from authbench.render.comparisons import comparison_row, finish, reference_row
 from authbench.render.tables import NOT_RANDOM_TAG, TableSpec, spec_from_json, spec_to_json
 from authbench.stats import DAGGER, IntervalSpec
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
 from authbench.studies.selfpref.released import PER_PASSAGE_COLUMNS, per_passage
-from authbench.studies.scorecard import write_selfpref_scorecard
+from authbench.studies.selfpref.marks import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
                                              author_order, preference_rates, rates_long, rerank_summary, unit_frames)
 from authbench.studies.selfpref.tables import PROMPT_LABELS, UNIT_OF, Intervals, raw_score_tables, style_tables
@@ -103,24 +103,34 @@ class Inputs:
     def contents_tail(self, comparisons) -> str:
         return ""
 
+    @cached_property
+    def keyed(self) -> list:
+        """The dataset's numbers keyed by published key, once, for the scorecard and the claims
+        (:func:`authbench.studies.selfpref.keyed.selfpref_keyed`)."""
+        from authbench.studies.scorecard import grid_of
+        from authbench.studies.selfpref.keyed import dataset_label, selfpref_keyed
+
+        params = self.scorecard_grid or {"models": {}}
+        names = dict(grid_of(self.scorecard_grid, "selfpref", datasets=(dataset_label(self.dataset or ""),)).names)
+        return selfpref_keyed(self.dataset or "", knowledge=self.knowledge_levels, passages=self.scored_passages,
+                              summary=self.summary, rates=preference_rates(self.gen_rows), units=self.units,
+                              self_map=self.self_map, names=names,
+                              run_models=[m for m in params["models"] if m in self.self_map],
+                              released=[a for a in self.knowledge_levels if a not in self.self_map],
+                              released_perplexity=self.released_perplexity, files=self.released)
+
     def scorecard(self, out: Path, built: Mapping) -> list[Path]:
-        return write_selfpref_scorecard(out, self.dataset, self.knowledge_levels, self.scored_passages, self.summary,
-                                        preference_rates(self.gen_rows), self.self_map, self.scorecard_grid,
-                                        released_perplexity=self.released_perplexity, released=self.released,
+        return write_selfpref_scorecard(out, self.dataset, self.keyed, self.scorecard_grid,
                                         marks=our_marks(built, self.self_map), significance=self.significance)
 
     def claims(self, out: Path, report) -> list[Path]:
-        from authbench.studies.claims_report import selfpref_units, selfpref_where, table_files, write_claims
-        from authbench.studies.scorecard import Grid
+        from authbench.studies.claims_report import write_claims
 
-        params = self.scorecard_grid or {"models": {}}
-        names = dict(Grid.of(params, "selfpref").names) if self.scorecard_grid else {}
-        run_models = [m for m in params["models"] if m in self.self_map]
-        cells = selfpref_units(self.units, self.dataset or "", self.self_map, names, run_models)
+        from authbench.studies.selfpref.keyed import dataset_label
+
         return write_claims(out, "selfpref", f"Self-preference{f' [{self.dataset}]' if self.dataset else ''}",
-                            tuple(range(1, 10)), cells, [names.get(m, m) for m in run_models], bool(names),
-                            table_files(report), self.spec.min_units, self.spec.seed,
-                            selfpref_where(self.dataset or ""))
+                            tuple(range(1, 10)), self.keyed, report, self.spec,
+                            {"dataset": dataset_label(self.dataset or "")})
 
 
 def _per_question(df: pd.DataFrame, col: str) -> pd.Series:
@@ -142,8 +152,7 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
     rows, tag_keys = [], []
 
     def add(family, what, a, b, unit, va, vb, scale, clusters=None, key=None):
-        rows.append(comparison_row(family, what, a, b, unit, va, vb, spec, ("selfpref",), scale=scale,
-                                   clusters=clusters))
+        rows.append(comparison_row(family, what, a, b, unit, va, vb, spec, scale=scale, clusters=clusters))
         tag_keys.append(key)
 
     def pairs(family, what, per: Mapping[str, pd.Series], name, scale):
@@ -176,8 +185,10 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
                 sub = sub[sub[col].notna()]
                 if sub.empty:
                     continue
-                add(f"preference vs 50% ({ev})", f"{key} (%)", f"{ev} vs {other}", "50%", "questions (comparisons)",
-                    sub[col].tolist(), [0.5] * len(sub), 100.0, clusters=sub["qid"].tolist(), key=(ev, other, key))
+                rows.append(reference_row(f"preference vs 50% ({ev})", f"{key} (%)", f"{ev} vs {other}", "50%",
+                                          "questions (comparisons)", sub[col].tolist(), 50.0, spec, scale=100.0,
+                                          clusters=sub["qid"].tolist()))
+                tag_keys.append((ev, other, key))
             per = {o: _per_question(mine[(mine["other_author"] == o) & mine[col].notna()], col)
                    for o in author_order(mine["other_author"])}
             pairs(f"preference: author vs author ({ev})", f"{key} (%)", per, lambda o, ev=ev: f"{ev} vs {o}", 100.0)
@@ -292,14 +303,19 @@ def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[t
     return out
 
 
-def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, intervals: str = "inline") -> list[Path]:
+def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, intervals: str = "inline",
+                          keyed: Sequence[str | Path] = (), spec: IntervalSpec | None = None) -> list[Path]:
     """Every table of :data:`~authbench.studies.selfpref.outputs.SELFPREF_DATASETS`
     under ``outdir``: each dataset report's table (``built``: dataset label ->
     the tables its report kept, :func:`write_selfpref_report`'s ``built_path``)
-    stacked with one block of rows per dataset, in ``built``'s order, and
-    ``contents.md``. A dataset whose file is not a report's tables is an
-    ``InputError`` naming it."""
+    stacked with one block of rows per dataset, in ``built``'s order,
+    ``contents.md``, and the claims over every dataset (``keyed``: each
+    dataset report's ``units_keyed.parquet``; a claim "in all three
+    datasets" is tested here on the run's datasets). A dataset whose file is
+    not a report's tables is an ``InputError`` naming it."""
     from authbench.errors import InputError
+    from authbench.studies.claims_report import write_claims
+    from authbench.studies.keyed import read_keyed
 
     tables: dict[str, dict] = {}
     for label, path in built.items():
@@ -317,4 +333,7 @@ def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, i
     paths = write_tables(SELFPREF_DATASETS, written["written"], tables, outdir, intervals)
     contents = outdir / "contents.md"
     write_text(contents, contents_md(SELFPREF_DATASETS, written, f"Datasets: {', '.join(built)}."))
+    numbers = [n for path in keyed for n in read_keyed(path)]
+    paths += write_claims(outdir, "selfpref", "Self-preference, all datasets", tuple(range(1, 10)), numbers,
+                          SELFPREF_DATASETS, spec)
     return paths + [contents]

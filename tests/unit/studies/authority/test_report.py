@@ -279,7 +279,7 @@ def test_report_items_and_files():
     config = {"settings": ["fine"], "judges": ["point"], "expected_scores": False, "domainauth": {"secondary": None}}
     files = {f.split("/", 1)[1] for f in report_files(DOMAINAUTH, "r", config)}
     assert files == {"metrics.tsv", "contents.md", "scorecard.md", "scorecard.tsv", "comparisons.tsv", "comparisons.md",
-                     "claims.md", "claims.tsv", "claims_cells.tsv", "figures/fig3_label_distribution.png", "tables/costs.csv",
+                     "claims.md", "claims.tsv", "claims_cells.tsv", "units_keyed.parquet", "figures/fig3_label_distribution.png", "tables/costs.csv",
                      "tables/costs.md", "figures/cost_vs_rho.png",
                      *(f"tables/table1_fine.{e}" for e in ("csv", "md", "tex"))}
     assert "fig6_bias_heatmap" not in _plan(DOMAINAUTH, ["fine"], ["point"])["skipped"]

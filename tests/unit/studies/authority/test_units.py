@@ -161,7 +161,7 @@ def test_comparisons_of_hand_cells_and_their_tags():
     row = lambda fam, a, b: frame[(frame["family"] == fam) & (frame["a"] == a) & (frame["b"] == b)].iloc[0]
     vs = row("vs baseline", "strong point/direct w/o", "baseline:random w/o")
     assert vs["delta"] == pytest.approx(50.0) and vs["distinct"] == "yes" and vs["n"] == n
-    assert vs["p_mcnemar"] == pytest.approx(2 * 0.5 ** 20)  # 20 discordant pairs, all for strong
+    assert vs["p"] == pytest.approx(2 * 0.5 ** 20) and vs["test"] == "McNemar exact"  # 20 discordant pairs, all for strong
     assert row("vs baseline", "coin point/direct w/o", "baseline:random w/o")["distinct"] == "no"
     assert row("w/ vs w/o text", "strong point/direct w/", "strong point/direct w/o")["delta"] == pytest.approx(-50)
     assert row("judge vs judge", "strong point/direct w/o", "strong pair_score/direct w/o")["distinct"] == "yes"

@@ -117,10 +117,10 @@ def test_comparisons_paired_by_question_with_mcnemar():
         ["model vs model (Authority, k=1)", "m, Authority, k=1", "n, Authority, k=1"]]
     auth = frame.iloc[1]
     assert auth["delta"] == pytest.approx(40.0) and auth["n"] == 10 and auth["unit"] == "questions"
-    assert auth["p_mcnemar"] == pytest.approx(2 * 0.5 ** 4)  # 4 of 4 discordant pairs one way
+    assert auth["p"] == pytest.approx(2 * 0.5 ** 4) and auth["test"] == "McNemar exact"  # 4 of 4 discordant pairs one way
     assert auth["lo"] <= 40.0 <= auth["hi"]
     rel = frame.iloc[0]
-    assert rel["delta"] == 0.0 and rel["p"] == 1.0 and rel["distinct"] == "no" and rel["p_mcnemar"] == 1.0
+    assert rel["delta"] == 0.0 and rel["p"] == 1.0 and rel["distinct"] == "no" and rel["test"] == "McNemar exact"
     assert frame.iloc[2]["delta"] == pytest.approx(50.0)
     # tags: Table 5 cells not distinguishable from w/o Filter (the relevance cell; the authority one at Holm's p)
     assert tags[("m", "relevance", "1")] == "°"

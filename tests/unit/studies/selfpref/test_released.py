@@ -196,7 +196,8 @@ def test_table1_shows_the_released_column_beside_ours():
 # --- scorecard rows -------------------------------------------------------------------------------
 
 def test_released_runs_are_data_rows_with_their_delta():
-    from authbench.studies.scorecard import Grid, compare, selfpref_reason, selfpref_rows
+    from authbench.studies.scorecard import Grid, compare
+    from authbench.studies.selfpref.keyed import selfpref_keyed, selfpref_reason
 
     levels = {"gpt35": [{"qid": f"q{i}", "level": lv, "class": c} for i, (lv, c) in
                         enumerate([(0, "no")] * 356 + [(2, "partial")] * 293 + [(5, "full")] * 351)],
@@ -206,8 +207,9 @@ def test_released_runs_are_data_rows_with_their_delta():
     files = {"knowledge": {"gpt35": "resources/data/selfpref/nq_knowledge_gpt35.json",
                            "llama": "resources/data/selfpref/nq_knowledge_llama2.json"},
              "perplexity": "resources/data/selfpref/nq_perplexity_gpt2.json"}
-    rows = selfpref_rows("nq", levels, [], [], [], {"gemma3-270m": "gpt35"}, {}, ["gpt35", "llama"],
-                         released_ppl, files)
+    rows = selfpref_keyed("nq", knowledge=levels, passages=[], summary=[], rates=[], units={},
+                          self_map={"gemma3-270m": "gpt35"}, names={}, run_models=[], released=["gpt35", "llama"],
+                          released_perplexity=released_ppl, files=files)
     grid = Grid({}, datasets=("NQ",))
     hit, miss = compare("selfpref", (1,), rows, lambda r: selfpref_reason(r, grid))
     assert set(hit["kind"]) == {"data"}
