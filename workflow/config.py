@@ -123,6 +123,7 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
             raise ConfigError("config key 'studies' lists 'selfpref' but there is no 'selfpref' section")
         if not any(config["selfpref"]["datasets"].values()):
             raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
+        check_selfpref_sources(config["selfpref"]["datasets"])
     dom = config["domainauth"]
     sampling = dom["sampling"]
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
@@ -434,6 +435,80 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
     return RagPlan(source, built, cells)
 
 
+RECORD_KEYS = ("question", "answer", "passages")  # a self-preference source mapped one record per question
+ROW_MAPS = ("author", "factual", "variant", "false_for")  # its long-form (rows:) keys with a value map
+_BOOLEAN_WORDS = {"true": "true", "yes": "true", "on": "true", "1": "true",
+                  "false": "false", "no": "false", "off": "false", "0": "false"}
+
+
+def map_key(value: Any) -> str:
+    """A value-map key or a file's value as the normalised string they are
+    compared as: whitespace collapsed, case folded, an integral number
+    without its ``.0``, and the boolean words (true/yes/on/1,
+    false/no/off/0: YAML 1.1's booleans, 0/1, either case) as ``true`` /
+    ``false``; null and a missing value as ``""``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = " ".join(str(value).split()).casefold()
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None and number.is_integer():
+        text = str(int(number))
+    return _BOOLEAN_WORDS.get(text, text)
+
+
+def value_map(values: Mapping[Any, Any], where: str) -> dict[str, Any]:
+    """A long-form value map with its keys normalised (:func:`map_key`); two
+    keys that normalise alike but map to different values (``yes`` and
+    ``"true"``) are a :class:`ConfigError`."""
+    out: dict[str, Any] = {}
+    given: dict[str, Any] = {}
+    for key, value in values.items():
+        norm = map_key(key)
+        if norm in out and out[norm] != value:
+            raise ConfigError(f"{where}: keys {given[norm]!r} and {key!r} are the same value once normalised "
+                              f"({norm!r}: case, whitespace, 1/0, yes/no and true/false are compared alike) but map "
+                              f"to {out[norm]!r} and {value!r}")
+        out[norm], given[norm] = value, key
+    return out
+
+
+def selfpref_source_form(source: Mapping[str, Any], where: str) -> str:
+    """``records`` (``question``, ``answer``, ``passages``: one record per
+    question) or ``rows`` (``rows:``: one row per passage); a source that
+    gives both forms, or neither completely, is a :class:`ConfigError`."""
+    given = [k for k in RECORD_KEYS if k in source]
+    if "rows" in source:
+        if given:
+            raise ConfigError(f"{where}: give either 'rows' (long form: one row per passage) or question, answer and "
+                              f"passages (one record per question), not both; it also has {given}")
+        return "rows"
+    missing = [k for k in RECORD_KEYS if k not in source]
+    if missing:
+        raise ConfigError(f"{where}: map the file either record-wise (question, answer and passages; missing: "
+                          f"{missing}) or in long form (rows:, one row per passage): docs/own-data.md")
+    return "records"
+
+
+def check_selfpref_sources(datasets: Mapping[str, Any]) -> None:
+    """Every self-preference source is in exactly one mapping form
+    (:func:`selfpref_source_form`), and each long-form value map's keys are
+    normalised in place (:func:`value_map`), so the config reads the same
+    wherever it is written out (JSON has only string keys)."""
+    for name, spec in datasets.items():
+        for n, source in enumerate((spec or {}).get("sources", ())):
+            where = f"config key 'selfpref.datasets.{name}.sources.{n}'"
+            if selfpref_source_form(source, where) == "rows":
+                for key in ROW_MAPS:
+                    block = source["rows"].get(key)
+                    if isinstance(block, dict) and block.get("values") is not None:
+                        block["values"] = value_map(block["values"], f"{where[:-1]}.rows.{key}.values'")
+
+
 @dataclasses.dataclass(frozen=True)
 class SelfPrefPlan:
     """What the self-preference study runs: datasets, evaluators (models with
@@ -459,7 +534,8 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
         raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
                           f"'selfpref.authors' {sp['authors']}")
     tagged = sorted({a for spec in sp["datasets"].values() if spec for src in spec["sources"]
-                     for entry in src["passages"] for a in entry.get("false_for") or () if a not in sp["authors"]})
+                     for entry in src.get("passages", ()) for a in entry.get("false_for") or ()
+                     if a not in sp["authors"]})
     if tagged:
         raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
                           f"that are not in 'selfpref.authors' {sp['authors']}")

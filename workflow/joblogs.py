@@ -29,7 +29,7 @@ from authbench.paths import REPORT_SUBFOLDERS, report_outdir
 FAILED_LOGS = re.compile(r"^\s*log: (.+?) \(check log file\(s\) for error details\)\s*$", re.M)
 ERROR_PREFIX = "error: "
 TAIL_BYTES = 65536  # the end of a job log is read, never the whole file
-MAX_LINES = 12
+MAX_LINES = 24  # an error that prints a mapping to paste (a long file mapped record-wise) fits
 
 
 def failed_logs(snakemake_logs: Iterable[str | Path]) -> list[str]:

@@ -24,7 +24,13 @@ by ``false_answer`` (case-insensitive, every occurrence). An entry without
 ``text`` brings only its false passage (``false_text`` is then required).
 ``variant`` is ``normal`` (default), ``long`` or ``qa``. Any dataset whose
 records carry a question, a gold answer and passage texts is added by writing
-such a mapping.
+such a mapping. A file with one row per passage (who wrote it, whether it is
+factual, its text) is mapped with ``rows:`` instead
+(:mod:`authbench.studies.selfpref.longform`); its rows become the same
+per-question entries, so every rule below applies to both forms. A source
+gives exactly one of the two forms (:func:`authbench.config.selfpref_source_form`);
+a long file mapped record-wise is a ``ConfigError`` printing the ``rows:``
+mapping to write (:func:`authbench.studies.selfpref.longform.check_not_long`).
 
 ``false_for`` (a list of author ids) makes the entry's false passage one *per
 evaluator self*: it is shown only to evaluators whose self author is listed,
@@ -51,7 +57,10 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
   (``answer_not_substituted``) or there is no false answer (``no_false_answer``);
   a false answer equal to the gold is ``false_answer_is_gold``.
 * The same (question, author, variant, factuality, ``for_self``) from a
-  second source is a ``duplicate`` (the first source wins).
+  second source, or a second row of a long file, is a ``duplicate`` (the
+  first kept one wins).
+* A long-form row whose author value the map sends to null is
+  ``author_skipped`` (counted under the file's value).
 * A passage whose text is identical to another *variant* of the same author,
   question, factuality and ``for_self`` is a ``duplicate_variant``: of
   identical variants the first in :data:`VARIANTS` order (normal, long, qa) is
@@ -70,35 +79,20 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
 
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from authbench.config import with_defaults
-from authbench.errors import ConfigError, InputError, excerpt
-from authbench.records import read_records
+from authbench.config import selfpref_source_form, with_defaults
+from authbench.errors import ConfigError, excerpt
 from authbench.seeding import rng
-
-VARIANTS = ("normal", "long", "qa")
-DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted", "no_false_answer", "false_answer_is_gold",
-                "duplicate", "duplicate_variant")
+from authbench.studies.selfpref.fields import VARIANTS, check_fields, clean, field, read_passage_records
+DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted", "no_false_answer",
+                "false_answer_is_gold", "duplicate", "duplicate_variant", "author_skipped")
 
 log = logging.getLogger("authbench")
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def read_passage_records(path: str | Path) -> list[tuple[str, dict]]:
-    """(where, record) of a source file: by its name a CSV, TSV, JSON (a list
-    of records, or an object of records keyed by id: the key becomes field
-    ``id``), JSON lines or Parquet file; any other name a JSON list or JSON
-    lines (:func:`authbench.records.read_records`)."""
-    return read_records(path, "records with the fields the mapping names", key="id", default="json-or-lines").rows
 
 
 # the keys of a source and of its passage entries that name a field of the records
@@ -106,44 +100,25 @@ MAPPED_KEYS = ("question", "answer")
 MAPPED_PASSAGE_KEYS = ("text", "false_text", "false_answer")
 
 
-def _field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool = False) -> str | None:
-    """The string a mapped field holds; None when nothing is mapped, or when
-    ``nullable`` (``false_answer``: counted as ``no_false_answer``) and the
-    value is null. A record without the field, or with a value that is not
-    a string, is an :class:`InputError` naming the file, record and field."""
-    if name is None:
-        return None
-    if name not in rec:
-        raise InputError(f"{path}: {where}: no field '{name}' (the mapping names it; other records of the file "
-                         "have it)")
-    value = rec[name]
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {excerpt(value)}")
-    return value
+def mapped_fields(source: Mapping) -> list[tuple[str, str]]:
+    """(mapping key, field name) of every field a source's mapping names:
+    record-wise (``question``, ``answer``, ``passages.<i>.<key>``) or long
+    form (``rows.<key>``, ``rows.<key>.field``)."""
+    if "rows" in source:
+        from authbench.studies.selfpref.longform import row_fields
 
-
-def check_mapping(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source: int) -> None:
-    """A field the mapping names that no record of the file has (a misspelt
-    or wrong name) is a :class:`ConfigError` naming the mapping key, the
-    file and its fields (close matches first): never a silent fallback to
-    substitution."""
-    if not records:
-        return
-    fields: dict[str, None] = {}
-    for _, rec in records:
-        fields.update(dict.fromkeys(rec))
+        return row_fields(source["rows"])
     mapped = [(key, source.get(key)) for key in MAPPED_KEYS]
     mapped += [(f"passages.{i}.{key}", spec.get(key)) for i, spec in enumerate(source["passages"])
                for key in MAPPED_PASSAGE_KEYS]
-    for key, name in mapped:
-        if name is not None and name not in fields:
-            close = difflib.get_close_matches(name, list(fields), n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-            raise ConfigError(f"selfpref source {n_source} ({source['file']}), {key}: field '{name}' is in no "
-                              f"record of the file{hint}. The file's fields: "
-                              f"{excerpt(', '.join(fields), quote=False)}")
+    return [(key, name) for key, name in mapped if name is not None]
+
+
+def check_mapping(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source: int) -> None:
+    """A field the mapping names that no record of the file has is a
+    :class:`ConfigError` naming the mapping key, the file and its fields
+    (:func:`authbench.studies.selfpref.fields.check_fields`)."""
+    check_fields(f"selfpref source {n_source} ({source['file']})", records, mapped_fields(source))
 
 
 def substitute(text: str, gold: str, false_answer: str, ignore_case: bool = True) -> str | None:
@@ -156,64 +131,112 @@ def substitute(text: str, gold: str, false_answer: str, ignore_case: bool = True
     return pattern.sub(lambda _m: false_answer.strip(), text)
 
 
-def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict], list[dict], Counter]:
-    """Questions, passages and drop counts (keys ``(reason, author)``) of one dataset."""
-    from authbench.studies.selfpref.answers import FAIL_PASSAGE, answer_matches, passage_contains
+class PassageSet:
+    """The questions, passages and drop counts of one dataset as its sources
+    are read: both mapping forms (record-wise here, long form in
+    :mod:`authbench.studies.selfpref.longform`) turn each question's rows
+    into the same entries, so every rule (joining, substitution, the answer
+    checks, duplicates, drops) is applied in one place."""
 
-    questions: dict[str, dict] = {}
-    passages: dict[tuple, dict] = {}
-    drops: Counter = Counter()
+    def __init__(self, dataset: str):
+        self.dataset = dataset
+        self.questions: dict[str, dict] = {}
+        self.passages: dict[tuple, dict] = {}
+        self.drops: Counter = Counter()
+
+    def question(self, text: str, gold: str) -> dict:
+        """The question of this text (whitespace collapsed), joined across
+        sources; a new one gets the next ``<dataset>-<n>`` qid and ``gold``."""
+        text = clean(text)
+        q = self.questions.get(text)
+        if q is None:
+            q = self.questions[text] = {"qid": f"{self.dataset}-{len(self.questions) + 1:04d}", "question": text,
+                                        "answer": gold.strip(), "false_answers": {}}
+        return q
+
+    def entry(self, q: dict, gold: str, author: str, variant: str, text: str | None, false_text: str | None,
+              false_answer: str | None, for_self: tuple | None) -> None:
+        """One passage entry: the true ``text`` (None: only a false passage)
+        and its false version, ``false_text`` or else made by substituting
+        ``false_answer`` for the gold; a missing or gold false answer and a
+        failed substitution are counted."""
+        from authbench.studies.selfpref.answers import answer_matches
+
+        if false_answer is not None:
+            q["false_answers"].setdefault(author, false_answer.strip())
+        candidates = [(True, text, gold)] if text is not None else []
+        if false_answer is None:
+            self.drops["no_false_answer", author] += 1
+        elif answer_matches(false_answer, gold):
+            self.drops["false_answer_is_gold", author] += 1
+        else:
+            if false_text is None and text is not None:
+                false_text = substitute(text, gold, false_answer)
+            if false_text is None:
+                self.drops["answer_not_substituted", author] += 1
+            else:
+                candidates.append((False, false_text, false_answer.strip()))
+        self.add(q, author, variant, candidates, for_self)
+
+    def add(self, q: dict, author: str, variant: str, candidates: Iterable[tuple[bool, str, str]],
+            for_self: tuple | None) -> None:
+        """Each (factual, text, answer it carries) kept unless it is a
+        duplicate of a kept passage, the release's failure sentence, or
+        lacks the answer it carries (each counted); ``for_self`` tags the
+        false one."""
+        from authbench.studies.selfpref.answers import FAIL_PASSAGE, passage_contains
+
+        for factual, body, carried in candidates:
+            tag = for_self if not factual else None
+            key = (q["qid"], author, variant, factual, tag)
+            if key in self.passages:
+                self.drops["duplicate", author] += 1
+                continue
+            if body.strip() == FAIL_PASSAGE:
+                self.drops["generation_failed", author] += 1
+                continue
+            if not passage_contains(body, carried):
+                self.drops["answer_missing", author] += 1
+                continue
+            pid = f"{q['qid']}:{author}:{variant}:{'T' if factual else 'F'}"
+            self.passages[key] = {"pid": pid + (f":for-{'+'.join(tag)}" if tag else ""),
+                                  "qid": q["qid"], "author": author, "variant": variant, "factual": factual,
+                                  "answer_in": carried, "text": body.strip(), "for_self": list(tag) if tag else None}
+
+    def result(self) -> tuple[list[dict], list[dict], Counter]:
+        kept = _drop_duplicate_variants(self.passages, self.drops, self.dataset)
+        return list(self.questions.values()), kept, self.drops
+
+
+def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict], list[dict], Counter]:
+    """Questions, passages and drop counts (keys ``(reason, author)``) of one
+    dataset; each source mapped record-wise or in long form (``rows:``)."""
+    from authbench.studies.selfpref.longform import check_not_long, import_rows
+
+    found = PassageSet(dataset)
     for n_source, source in enumerate(sources):
         path = Path(source["file"])
-        specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
+        form = selfpref_source_form(source, f"selfpref source {n_source} ({path})")
         records = read_passage_records(path)
+        if form == "rows":
+            check_mapping(source, records, n_source)
+            import_rows(found, source, records, n_source)
+            continue
+        specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
+        check_not_long(source, records, n_source)
         check_mapping(source, records, n_source)
         for where, rec in records:
             if isinstance(rec.get(source["question"]), str):  # errors name the record and its question
-                where = f"{where} (question {excerpt(_clean(rec[source['question']]), 80)})"
-            question = _clean(_field(rec, source["question"], path, where))
-            gold = _field(rec, source["answer"], path, where).strip()
-            q = questions.get(question)
-            if q is None:
-                q = questions[question] = {"qid": f"{dataset}-{len(questions) + 1:04d}", "question": question,
-                                           "answer": gold, "false_answers": {}}
+                where = f"{where} (question {excerpt(clean(rec[source['question']]), 80)})"
+            question = field(rec, source["question"], path, where)
+            gold = field(rec, source["answer"], path, where).strip()
+            q = found.question(question, gold)
             for spec, for_self in specs:
-                author, variant = spec["author"], spec["variant"]
-                text = _field(rec, spec.get("text"), path, where)
-                false_answer = _field(rec, spec.get("false_answer"), path, where, nullable=True)
-                false_text = _field(rec, spec.get("false_text"), path, where)
-                if false_answer is not None:
-                    q["false_answers"].setdefault(author, false_answer.strip())
-                candidates = [(True, text, gold)] if text is not None else []
-                if false_answer is None:
-                    drops["no_false_answer", author] += 1
-                elif answer_matches(false_answer, gold):
-                    drops["false_answer_is_gold", author] += 1
-                else:
-                    if false_text is None and text is not None:
-                        false_text = substitute(text, gold, false_answer)
-                    if false_text is None:
-                        drops["answer_not_substituted", author] += 1
-                    else:
-                        candidates.append((False, false_text, false_answer.strip()))
-                for factual, body, carried in candidates:
-                    tag = for_self if not factual else None
-                    key = (q["qid"], author, variant, factual, tag)
-                    if key in passages:
-                        drops["duplicate", author] += 1
-                        continue
-                    if body.strip() == FAIL_PASSAGE:
-                        drops["generation_failed", author] += 1
-                        continue
-                    if not passage_contains(body, carried):
-                        drops["answer_missing", author] += 1
-                        continue
-                    pid = f"{q['qid']}:{author}:{variant}:{'T' if factual else 'F'}"
-                    passages[key] = {"pid": pid + (f":for-{'+'.join(tag)}" if tag else ""),
-                                     "qid": q["qid"], "author": author, "variant": variant, "factual": factual,
-                                     "answer_in": carried, "text": body.strip(), "for_self": list(tag) if tag else None}
-    kept = _drop_duplicate_variants(passages, drops, dataset)
-    return list(questions.values()), kept, drops
+                text = field(rec, spec.get("text"), path, where)
+                false_answer = field(rec, spec.get("false_answer"), path, where, nullable=True)
+                false_text = field(rec, spec.get("false_text"), path, where)
+                found.entry(q, gold, spec["author"], spec["variant"], text, false_text, false_answer, for_self)
+    return found.result()
 
 
 PASSAGE_SCHEMA = "properties/selfpref/properties/datasets/additionalProperties/then/properties/sources/items/properties/passages/items"

@@ -1,0 +1,69 @@
+"""The records of a self-preference source and the fields its mapping names,
+shared by both mapping forms (record-wise: :mod:`authbench.studies.selfpref.data`;
+one row per passage: :mod:`authbench.studies.selfpref.longform`)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from authbench.errors import ConfigError, InputError, excerpt
+from authbench.records import read_records
+
+VARIANTS = ("normal", "long", "qa")
+
+
+def clean(text: str) -> str:
+    """``text`` with its whitespace collapsed: how questions are joined."""
+    return " ".join(text.split())
+
+
+def read_passage_records(path: str | Path) -> list[tuple[str, dict]]:
+    """(where, record) of a source file: by its name a CSV, TSV, JSON (a list
+    of records, or an object of records keyed by id: the key becomes field
+    ``id``), JSON lines or Parquet file; any other name a JSON list or JSON
+    lines (:func:`authbench.records.read_records`)."""
+    return read_records(path, "records with the fields the mapping names", key="id", default="json-or-lines").rows
+
+
+def field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool = False) -> str | None:
+    """The string a mapped field holds; None when nothing is mapped, or when
+    ``nullable`` (``false_answer``: counted as ``no_false_answer``) and the
+    value is null. A record without the field, or with a value that is not
+    a string, is an :class:`InputError` naming the file, record and field."""
+    if name is None:
+        return None
+    if name not in rec:
+        raise InputError(f"{path}: {where}: no field '{name}' (the mapping names it; other records of the file "
+                         "have it)")
+    value = rec[name]
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {excerpt(value)}")
+    return value
+
+
+def file_fields(records: Sequence[tuple[str, Mapping]]) -> list[str]:
+    """Every field of the records, in order of first appearance."""
+    fields: dict[str, None] = {}
+    for _, rec in records:
+        fields.update(dict.fromkeys(rec))
+    return list(fields)
+
+
+def check_fields(where: str, records: Sequence[tuple[str, Mapping]], mapped: Sequence[tuple[str, str]]) -> None:
+    """A field the mapping names (``mapped``: mapping key, field name) that
+    no record of the file has (a misspelt or wrong name) is a
+    :class:`ConfigError` naming the mapping key, the file and its fields
+    (close matches first): never a silent fallback to substitution."""
+    if not records:
+        return
+    fields = file_fields(records)
+    for key, name in mapped:
+        if name not in fields:
+            close = difflib.get_close_matches(name, fields, n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise ConfigError(f"{where}, {key}: field '{name}' is in no record of the file{hint}. The file's fields: "
+                              f"{excerpt(', '.join(fields), quote=False)}")
