@@ -167,13 +167,15 @@ def paper_names(config: Mapping[str, Any], paper: str, known: Sequence[str]) -> 
 
 def check_paper_names(config: Mapping[str, Any]) -> None:
     """Every ``models.<name>.paper_name`` names a model of the published
-    tables (:func:`authbench.published.paper_models`: of the paper it is
+    tables (:func:`authbench.papers.paper_models`: of the paper it is
     given for, else of either paper): else a :class:`ConfigError` naming
     the known names."""
     named = {name: spec["paper_name"] for name, spec in active_models(config).items() if "paper_name" in spec}
     if not named:
         return
-    from authbench.published import PAPERS, paper_models
+    from authbench.papers import paper_models, papers
+
+    PAPERS = papers()
 
     known = {paper: paper_models(paper) for paper in PAPERS}
     for name, given in named.items():

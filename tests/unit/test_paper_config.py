@@ -196,7 +196,7 @@ def test_every_paper_model_has_its_paper_name(merged):
     scorecard); Llama-3.1-8B-Instruct is in both papers, "LLaMA" in the
     self-preference one."""
     from authbench.config import paper_names
-    from authbench.published import paper_models
+    from authbench.papers import paper_models
 
     ab = paper_names(merged, "authoritybench", paper_models("authoritybench"))
     sp = paper_names(merged, "selfpref", paper_models("selfpref"))

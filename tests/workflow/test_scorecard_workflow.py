@@ -37,7 +37,7 @@ def run(tmp_path_factory):
 
 
 def test_every_published_qwen3_8b_number_of_tables_1_to_3_finds_its_cell(run):
-    from authbench.published import load
+    from authbench.papers import load
 
     report = run / "domainauth" / "report"
     card = read_tsv(report / "scorecard.tsv")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from authbench import published as published_numbers
+from authbench import papers as published_numbers
 from authbench.claims.load import load_paper_claims
 from authbench.claims.published import paper_verdicts, summary_line, verdict_rows
 from authbench.errors import PipelineError
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         verdicts, summaries = [], []
-        for paper in published_numbers.PAPERS:
+        for paper in published_numbers.papers():
             claims = load_paper_claims(paper)
             found = paper_verdicts(paper, claims)
             verdicts += found

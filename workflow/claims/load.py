@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 import yaml
-from authbench import published as published_numbers
+from authbench import papers as published_numbers
 from authbench.claims.cells import claim_cells, scope_rows
 from authbench.claims.keys import FIXED, SIGNIFICANCE_MARKS, Row, normalize_selector, rows_from_frame, significant
 from authbench.claims.kinds import KindError
@@ -33,12 +33,10 @@ from authbench.claims.model import DEFAULT_TIES, MARKED_KINDS, Claim, Claims, Sc
 from authbench.claims.schema import validate
 from authbench.errors import ConfigError, InputError, excerpt
 
-DIRECTORY = Path(__file__).resolve().parents[2] / "resources" / "claims"
-
-
 def claims_path(paper: str) -> Path:
-    """The shipped claims file of ``paper`` (``resources/claims/<paper>.yaml``)."""
-    return DIRECTORY / f"{paper}.yaml"
+    """The claims file of the registered paper ``paper`` (:attr:`authbench.papers.Paper.claims`;
+    the shipped ones: ``resources/claims/<paper>.yaml``)."""
+    return published_numbers.paper_of(paper).claims
 
 
 def _read(path: Path) -> Any:
@@ -203,11 +201,15 @@ def _check_quantified(claim: Claim, rows: list[Row]) -> None:
 def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Claims:
     """The claims of one file, checked against the schema and against the
     published numbers of its paper (``published``: those numbers, default
-    :func:`authbench.published.load` of the file's paper)."""
+    :func:`authbench.papers.load` of the file's paper)."""
     path = Path(path)
     doc = _read(path)
     validate(doc, path)
     paper = doc["paper"]
+    if published is None and paper not in published_numbers.papers():
+        raise ConfigError(f"{path}: paper: {paper!r} is not a registered paper; the registered papers: "
+                          f"{', '.join(published_numbers.papers())} (authbench.papers; docs/architecture.md, "
+                          "'Add a paper')")
     frame = published_numbers.load(paper) if published is None else published
     rows = rows_from_frame(frame[frame["paper"] == paper] if "paper" in frame.columns else frame)
     claims, seen = [], {}

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 import pandas as pd
-from authbench import published as published_numbers
+from authbench import papers as published_numbers
 from authbench.claims.cells import claim_cells
 from authbench.claims.keys import SIGNIFICANCE_MARKS, canonical, significant
 from authbench.claims.kinds import CellResult
@@ -54,7 +54,7 @@ class Verdict:
     direction); ``verdict``: the quantifier's reading; ``cells``: every cell,
     its ``holds`` as read on the published table (the significance rule
     applied). ``disagreeing``: the cells resting on a printed number that
-    disagrees with its own table (:func:`authbench.published.derived_numbers`:
+    disagrees with its own table (:func:`authbench.papers.derived_numbers`:
     a Diff that is not its means' difference, a number printed twice with two
     values); the verdict reads them as printed, ``recomputed`` is the verdict
     with the recomputed (or other printed) number instead."""
@@ -157,7 +157,7 @@ def _disagreeing(paper: str) -> dict[tuple, float]:
 
 def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
     """The claim's verdict on ``published_frame`` (the rows of
-    :func:`authbench.published.load`), read as printed; where a cell rests on
+    :func:`authbench.papers.load`), read as printed; where a cell rests on
     a number that disagrees with its own table (the paper's shipped numbers
     only), also the verdict with the recomputed number."""
     frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
@@ -169,7 +169,7 @@ def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
             and set(claim.scope.tables) & _marked_tables(frame)):
         flagged = [c for c in cells if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
-    wrong = _disagreeing(claim.paper) if claim.paper in published_numbers.PAPERS else {}
+    wrong = _disagreeing(claim.paper) if claim.paper in published_numbers.papers() else {}
     keys = list(zip(frame["table"].astype(int), frame["model"].astype(str), frame["judge"].astype(str),
                     frame["context"].astype(str), frame["setting"].astype(str), frame["metric"].astype(str)))
     hit = [i for i, key in enumerate(keys) if key in wrong]
@@ -211,7 +211,7 @@ def verdict_rows(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def published_verdicts(papers: Iterable[str] = tuple(published_numbers.PAPERS)) -> pd.DataFrame:
+def published_verdicts(papers: Iterable[str] = tuple(published_numbers.papers())) -> pd.DataFrame:
     """Both papers' published verdicts (:func:`verdict_rows`), AuthorityBench first."""
     return pd.concat([verdict_rows(paper_verdicts(p)) for p in papers], ignore_index=True)
 

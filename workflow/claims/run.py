@@ -55,7 +55,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from authbench import published as published_numbers
+from authbench import papers as published_numbers
 from authbench.claims.cells import claim_cells, scope_rows
 from authbench.claims.grid import fixed_models, missing_reason, ranging_parts, run_rows
 from authbench.claims.inference import UNPAIRED, Inference, Sample, infer

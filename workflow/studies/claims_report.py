@@ -31,7 +31,7 @@ from authbench.claims.grid import compared_parts
 from authbench.claims.kinds import KindError
 from authbench.claims.published import summary_line
 from authbench.claims.run import NOT_APPLICABLE, PARTLY, RUN_CLASSES, RunVerdict, cells_frame
-from authbench.published import load as load_published
+from authbench.papers import load as load_published
 from authbench.records import atomic_write, write_frame, write_text
 from authbench.render.catalog import CLAIMS
 from authbench.stats import IntervalSpec

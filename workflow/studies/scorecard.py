@@ -1,7 +1,7 @@
 """The papers' numbers beside ours: each report's ``scorecard.md`` and
 ``scorecard.tsv``.
 
-Every published number of a report's tables (:mod:`authbench.published`) is
+Every published number of a report's tables (:mod:`authbench.papers`) is
 matched to the number this run reproduced in the same place: the same
 published key (table, the model the config maps to the paper's row by
 ``models.<name>.paper_name``, judge, context, setting and metric), in the
@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 from authbench.config import entity_datasets, paper_name
-from authbench.published import load, paper_models
+from authbench.papers import load, paper_models
 from authbench.records import write_frame, write_text
 from authbench.render.catalog import SCORECARD_MARKS
 from authbench.stats import DAGGER
@@ -39,7 +39,7 @@ from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
 __all__ = ["AVERAGE", "COLUMNS", "NOT_CONFIGURED", "NO_VALUE", "Grid", "compare", "grid_of", "grid_params",
            "sample_sizes", "setting_parts", "write_paper_scorecard", "write_scorecard"]
 
-# the columns of a reproduced row (the key of authbench.published.KEY without paper)
+# the columns of a reproduced row (the key of authbench.papers.published.KEY without paper)
 KEY = ("table", "model", "judge", "context", "setting", "metric")
 COLUMNS = ("kind", "table", "model", "ours", "judge", "context", "setting", "metric", "reproduced", "lo", "hi",
            "published", "delta", "inside", "scope", "where")

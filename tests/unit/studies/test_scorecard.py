@@ -7,7 +7,7 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from authbench.published import load
+from authbench.papers import load
 from wfrun import read_tsv
 from authbench.studies import scorecard as S
 from authbench.studies.authority import keyed as AK

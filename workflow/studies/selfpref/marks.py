@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
-from authbench.published import load
+from authbench.papers import load
 from authbench.records import write_frame
 from authbench.render.catalog import SCORECARD_MARKS
 from authbench.stats import DAGGER

@@ -1,4 +1,4 @@
-"""The transcribed published numbers (resources/published/, authbench.published): values pinned as the
+"""The transcribed published numbers (resources/published/, authbench.papers): values pinned as the
 papers' text versions print them, each table's shape, unique keys, the marks, and a broken file's error."""
 
 import re
@@ -6,7 +6,11 @@ import shutil
 
 import pytest
 from authbench.errors import InputError
-from authbench.published import COLUMNS, DIRECTORY, KEY, MARKS, PAPERS, load, paper_models
+from authbench.papers import load, paper_models, paper_of, papers
+from authbench.papers.published import COLUMNS, KEY, MARKS
+
+DIRECTORY = paper_of("authoritybench").published.parent
+PAPERS = {name: p.published.name for name, p in papers().items()}
 
 AB, SP = "authoritybench", "selfpref"
 WO, W = "wo_text", "w_text"

@@ -1,4 +1,4 @@
-"""The published numbers that other published numbers determine (authbench.published.derived_numbers):
+"""The published numbers that other published numbers determine (authbench.papers.derived_numbers):
 each relation's count, hand-computed cases that agree and that do not, the rounding allowance, and the
 disagreeing numbers equal to exactly the list in resources/published/README.md."""
 
@@ -7,8 +7,12 @@ import shutil
 
 import pytest
 from authbench.errors import InputError
-from authbench.published import (DERIVED, DERIVED_COLUMNS, DIRECTORY, KEY, PAPERS, REPEATED, derived_numbers,
-                                 half_unit, load)
+from authbench.papers import derived_numbers, load, paper_of, papers
+from authbench.papers.derived import DERIVED, DERIVED_COLUMNS, REPEATED, half_unit
+from authbench.papers.published import KEY
+
+DIRECTORY = paper_of("authoritybench").published.parent
+PAPERS = {name: p.published.name for name, p in papers().items()}
 
 AB, SP = "authoritybench", "selfpref"
 WO, W = "wo_text", "w_text"
