@@ -13,11 +13,15 @@ report: "report/workflow.rst"
 
 
 include: "rules/common.smk"
-include: "rules/fetch.smk"
-include: "rules/datasets.smk"
-include: "rules/judge.smk"
-include: "rules/ragauth.smk"
-include: "rules/selfpref.smk"
+include: "rules/models.smk"
+
+
+# each registered study's rules (authbench.studies.registry)
+for study_rules in STUDY_RULES:
+
+    include: study_rules
+
+
 include: "rules/report.smk"
 include: "rules/plan.smk"
 

@@ -1,9 +1,11 @@
-# Config validation, the plans of every study, the wildcard constraints and what
-# all rules share (the results layout, a model's file, interpreter, environment
-# and resources, the report entries). Policy lives in the package: the word lists
-# (authbench.vocab), scheduling (authbench.scheduling), paths (authbench.paths),
-# which files a config produces (authbench.render.catalog over each study's
-# declared report). Each study's input/params functions are in rules/inputs/.
+# Config validation, the study registry and what every rule shares (the
+# results layout, the models, the wildcard constraints, a model's file,
+# interpreter, environment and resources, the report entries). Policy lives in
+# the package: the registry (authbench.studies.registry: each study's rules,
+# config block, words and reports), scheduling (authbench.scheduling), paths
+# (authbench.paths), which files a config produces (authbench.render.catalog
+# over each study's declared reports). Each study's own state (its grid) is set
+# at the top of its rules file; input/params functions are in rules/inputs/.
 # Never `import workflow` here: that name is Snakemake's object.
 import json
 import os
@@ -11,7 +13,6 @@ import sys
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
-from snakemake.utils import validate
 
 try:  # the package's first import: a Snakemake whose Python lacks it stops here, saying what to run
     from authbench.env import SHELL as PYTHON, VARIABLE as PYTHON_VARIABLE, job_python
@@ -21,19 +22,17 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.cells import HISTORY_ENV
-from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
-from authbench.config import check_renamed, entity_datasets, entity_settings, rag_plan, selfpref_plan, split_model
+from authbench.config import active_models, add_schema_block, check_config, check_data, check_renamed, split_model
+from authbench.config import validate_schema
 from authbench.joblogs import failure_summary, run_summary
 from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir
 from authbench.render.catalog import report_entry, report_files
 from authbench.scheduling import MODEL_PRIORITY, MODEL_RETRIES, cell_model_params, model_env as env_of
 from authbench.scheduling import model_resources
-from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, check_labels, has_secondary
-from authbench.studies.ragauth.outputs import RAGAUTH
-from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
+from authbench.studies.registry import active, environment, reports as study_reports, rule_files, schema_blocks
+from authbench.studies.registry import wildcard_constraints
 from authbench.studies.statistics import STATISTICS
-from authbench.vocab import wildcard_constraints
 
 # Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one
 # running Snakemake, checked here to import the package (or, with --sdm conda or
@@ -41,13 +40,18 @@ from authbench.vocab import wildcard_constraints
 os.environ[PYTHON_VARIABLE] = job_python(m.name for m in workflow.deployment_settings.deployment_method)
 
 check_renamed(config)
-validate(config, str(SCHEMA_PATH))
+# the registered studies (the shipped ones and config `more_studies`): their config blocks join the schema,
+# and every job inherits where the studies of one's own are
+for block in schema_blocks(config):
+    add_schema_block(block)
+os.environ.update(environment(config))
+validate_schema(config)  # fills every default the schema (and each study's block) declares
 # what the user's --configfile overlays (and --config) set: an error about a
 # value they left to config.yaml (the demo's) says so (authbench.config.origin)
 OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
 check_data(config, OVERLAY)
-check_labels(config)
+STUDIES = [s.name for s in active(config)]  # the config's `studies`, each checked against the registry
 
 R = config["results"]
 P = Layout(R)  # every path under results/ (authbench.paths)
@@ -73,36 +77,16 @@ onsuccess:
 
 
 PROMPTS = config["prompts"]
-DA, EA, RA = P.study("domainauth"), P.study("entityauth"), P.study("ragauth")
-CELLS = config_cells(config)
 MODELS = active_models(config)
-ENTITY_DATASETS = entity_datasets(config)
-ENTITY_SETTINGS = entity_settings(config)  # fine (N=10) and, unless coarse_source is rescore, coarse (N=5)
-STUDIES = config["studies"]
-# RAGAuth runs when its file exists (or is built from own data); else it is left out of `all`, with a note
-RAG = rag_plan(config, os.path.exists)
-SELFPREF = selfpref_plan(config)
-if RAG.note:
-    logger.info(RAG.note)
-if SELFPREF.evaluators:
-    logger.info(
-        "Self-preference: each evaluator's own passages are those of its 'self' author (selfpref.self): "
-        + ", ".join(f"{m} -> {config['selfpref']['self'][m]}" for m in SELFPREF.evaluators)
-    )
-# Secondary labels (domainauth.secondary): a step of their own, so naming one reruns no judge cell
-SECONDARY = has_secondary(config)
+STUDY_RULES = rule_files(config)  # the Snakefile includes them
 
 
 wildcard_constraints:
-    **wildcard_constraints(list(MODELS) + [c.model for c in CELLS]),
+    **wildcard_constraints(config, MODELS),
 
 
 def _json(obj):
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
-
-
-def entity_config(name):
-    return config["entityauth"]["datasets"][name]
 
 
 def outdir(wildcards, output):

@@ -104,37 +104,3 @@ rule entityauth_sample:
     shell:
         "$AUTHBENCH_PYTHON -m authbench.cli entityauth-sample --labels {input.labels} "
         "--outdir {params.outdir} --params {params.p:q} 2> {log}"
-
-
-rule models_assemble:
-    output:
-        P.gguf("{model}"),
-    log:
-        f"{LOGS}/models/{{model}}.log",
-    priority: MODEL_PRIORITY
-    conda:
-        "../envs/llamacpp.yaml"
-    params:
-        p=get_model_spec_params,
-    shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli models-assemble --out {output} --params {params.p:q} 2> {log}"
-
-
-# vLLM loads a safetensors folder: a package:/parts: GGUF is dequantised to
-# bfloat16 once (in the model's `python:` environment, which has transformers)
-# and kept under results/models/.
-rule models_convert:
-    input:
-        P.gguf("{model}"),
-    output:
-        directory(P.hf("{model}")),
-    log:
-        f"{LOGS}/models/{{model}}-convert.log",
-    priority: MODEL_PRIORITY
-    conda:
-        "../envs/vllm.yaml"
-    params:
-        p=get_model_spec_params,
-        python=model_python,
-    shell:
-        "{params.python} -m authbench.cli models-convert --gguf {input} --out {output} --params {params.p:q} 2> {log}"

@@ -42,30 +42,6 @@ rule authority_judge:
         "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
 
 
-# vllm.serve: one `vllm serve` for all judge cells of a model (a service job:
-# Snakemake runs it with its consumers and terminates it after the last one).
-rule models_serve:
-    input:
-        model=get_model_file,
-    output:
-        service(P.server("{model}")),
-    log:
-        f"{LOGS}/models/{{model}}-serve.log",
-    # exec: Snakemake stops a service job by SIGTERM to the job's shell, which
-    # must therefore be the server's own process (it then stops vLLM and exits)
-    conda:
-        "../envs/vllm.yaml"
-    threads: model_threads
-    resources:
-        **MODEL_RESOURCES,
-    params:
-        p=get_serve_params,
-        python=model_python,
-    shell:
-        "exec {params.python} -m authbench.cli models-serve --model-dir {input.model} --out {output} "
-        "--params {params.p:q} > {log} 2>&1"
-
-
 rule authority_evaluate:
     input:
         instances=P.instances("{dataset}", "{setting}"),

@@ -1,5 +1,6 @@
-# Metric rows -> the AuthorityBench papers' tables (CSV, Markdown, LaTeX) and
-# figures; the provenance export (rule graph and job DAG).
+# What every study shares at the end: the benchmark statistics (Table 7 and
+# the self-preference data table), each report folder's sample viewer and
+# prompt diffs, and the provenance export (rule graph and job DAG).
 
 
 include: "inputs/report.smk"
@@ -7,49 +8,6 @@ include: "inputs/report.smk"
 
 localrules:
     provenance_dag,
-
-
-rule domainauth_report:
-    input:
-        metrics=get_domain_metrics,
-        baselines=P.baselines("domainauth"),
-        units=get_domain_units,
-        labels=P.labels("domainauth"),
-        predictions=get_point_predictions,
-        item_predictions=get_secondary_predictions,
-        manifests=get_domain_manifests,
-    output:
-        reported(report_outputs(DOMAINAUTH, f"{DA}/report"), "DomainAuth"),
-    log:
-        f"{LOGS}/domainauth/report.log",
-    conda:
-        "../envs/analysis.yaml"
-    params:
-        p=get_domain_report_params,
-        outdir=outdir,
-        item_predictions=secondary_predictions_arg,
-    shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --units {input.units} "
-        "--labels {input.labels} "
-        "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
-        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
-
-
-rule entityauth_report:
-    input:
-        unpack(get_entity_report_inputs),
-    output:
-        reported(report_outputs(ENTITYAUTH, f"{EA}/report"), "EntityAuth"),
-    log:
-        f"{LOGS}/entityauth/report.log",
-    conda:
-        "../envs/analysis.yaml"
-    params:
-        p=get_entity_report_params,
-        outdir=outdir,
-    shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
-        "--units {input.units} --labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
 
 
 # Table 7 (benchmark statistics) from the built datasets of every study: no
@@ -86,14 +44,14 @@ if report_outputs(STATISTICS, P.statistics):
 #   writer (outside every rule's outputs: Snakemake deletes a job's outputs
 #   before rerunning it); diffs.md lists the cells with a diff, each one's
 #   diff.md is under diffs/.
-for name, study, folder, samples in shown_studies():
+for name, study, folder, samples, costs in shown_studies():
 
     rule:
         name:
             f"{name}_viewer"
         input:
             samples=samples,
-            costs=viewer_costs(folder),
+            costs=costs,
             assets=VIEWER_ASSETS,
         output:
             report(directory(f"{folder}/{VIEWER}"), **viewer_entry(study, CAPTIONS)),

@@ -3,6 +3,14 @@
 # perplexity, pointwise reranking and pairwise generation cells per evaluator
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
 # the judge cells. Present only when `selfpref` is in `studies`.
+from authbench.config import selfpref_plan
+
+SELFPREF = selfpref_plan(config)
+if SELFPREF.evaluators:
+    logger.info(
+        "Self-preference: each evaluator's own passages are those of its 'self' author (selfpref.self): "
+        + ", ".join(f"{m} -> {config['selfpref']['self'][m]}" for m in SELFPREF.evaluators)
+    )
 
 
 include: "inputs/selfpref.smk"

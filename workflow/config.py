@@ -46,11 +46,41 @@ def _fill_properties(validator, properties, instance, schema):
 _FillingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"properties": _fill_properties})
 
 
+# each study's config block: the shipped studies' by their folders' convention (studies/<study>/schema.yaml),
+# a study of one's own's added when the registry loads it (add_schema_block)
+SCHEMA_BLOCKS: list[Path] = sorted((Path(__file__).parent / "studies").glob("*/schema.yaml"))
+
+
+def _yaml(path: Path) -> dict:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def add_schema_block(path: str | Path) -> None:
+    """Merge a study's config block (``properties``, ``required``, ``$defs``) into :func:`schema` from now on."""
+    path = Path(path).resolve()
+    if path not in SCHEMA_BLOCKS:
+        SCHEMA_BLOCKS.append(path)
+        schema.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def schema() -> dict:
-    """The config schema (cached: do not modify it). libyaml's loader where
+    """The config schema (cached: do not modify it): the keys every study
+    shares (:data:`SCHEMA_PATH`) with every study's block merged in
+    (:data:`SCHEMA_BLOCKS`: its ``properties``, ``required`` and ``$defs``;
+    a key two blocks declare is a named error). libyaml's loader where
     PyYAML has it: every job that builds an engine reads the schema."""
-    return yaml.load(SCHEMA_PATH.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    merged = _yaml(SCHEMA_PATH)
+    merged.setdefault("$defs", {})
+    for path in SCHEMA_BLOCKS:
+        block = _yaml(path)
+        for part in ("properties", "$defs"):
+            taken = set(merged[part]) & set(block.get(part) or {})
+            if taken:
+                raise ConfigError(f"{path}: {part} {', '.join(sorted(taken))} declared by another schema block too")
+            merged[part].update(block.get(part) or {})
+        merged["required"] = list(dict.fromkeys(merged["required"] + list(block.get("required") or [])))
+    return merged
 
 
 def with_defaults(part: Mapping[str, Any], where: str) -> dict:

@@ -1,6 +1,6 @@
 # Input and params functions of rules/datasets.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.vocab import SETTINGS
+from authbench.studies.authority.study import SETTINGS
 
 
 def get_build_params(wildcards):
@@ -51,7 +51,3 @@ def get_entity_sample_params(wildcards):
             "seed": config["seed"],
         }
     )
-
-
-def get_model_spec_params(wildcards):
-    return _json({"model": model_config(wildcards)["model"]})

@@ -2,7 +2,6 @@
 # authbench.paths, policy in the package), included at its top.
 from authbench.config import Cell, cell_template
 from authbench.judges import SCORE_JUDGES
-from authbench.llm.models import is_served
 from authbench.paths import cell_id
 from authbench.studies.authority.outputs import baseline_plan, scales
 
@@ -12,41 +11,6 @@ CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
 
 def _cell_identity(wildcards):
     return {k: getattr(wildcards, k) for k in CELL_WILDCARDS}
-
-
-# A model with `vllm.serve: true` serves its judge cells from one `vllm serve`
-# (rule models_serve, a Snakemake service job grouped with every cell that
-# reads its service file: one allocation on Slurm). A service group's
-# resources are summed, so the cells ask for 0 threads, little memory, no GPU.
-def served(wildcards):
-    return is_served(model_config(wildcards))
-
-
-def get_server(wildcards):
-    return P.server(split_model(wildcards.model)[0]) if served(wildcards) else []
-
-
-def server_arg(wildcards, input):
-    return f"--server {input.server}" if input.server else ""
-
-
-def judge_threads(wildcards):
-    return 0 if served(wildcards) else model_threads(wildcards)
-
-
-# a served model's cells only talk to its server (authbench.scheduling.model_resources)
-JUDGE_RESOURCES = {
-    key: (
-        lambda key: lambda wildcards, attempt: model_resources(
-            model_config(wildcards), attempt, served_cell=served(wildcards)
-        )[key]
-    )(key)
-    for key in ("mem_mb", "runtime", "gpu")
-}
-
-
-def get_serve_params(wildcards):
-    return _json({"model": _model_params(wildcards)})
 
 
 def get_template(wildcards):

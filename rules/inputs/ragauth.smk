@@ -1,6 +1,7 @@
 # Input and params functions of rules/ragauth.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.paths import cell_id
+from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.scorecard import grid_params
 
 
@@ -69,14 +70,6 @@ def get_rag_answer_params(wildcards):
 
 def get_rag_report_inputs(wildcards):
     return [f"{rag_answer_cell(m, s, k)}/judgments.jsonl" for m, s, k in RAG.cells]
-
-
-def rag_samples():
-    """The samples of every RAGAuth model cell: the answer cells and the rank cells they read."""
-    ranked = {(m, s) for m, s, _ in RAG.cells if s not in ("no_filter", "pagerank_oracle", "tld_prior")}
-    return [f"{rag_answer_cell(m, s, k)}/samples.parquet" for m, s, k in RAG.cells] + [
-        f"{rag_rank_cell(m, s)}/samples.parquet" for m, s in sorted(ranked)
-    ]
 
 
 def get_rag_report_params(wildcards):

@@ -1,18 +1,13 @@
-# Shared by the report steps (included by common.smk), per study: its report
-# declared once (authbench.studies.*.outputs), its files from
-# authbench.render.catalog, and their entries in `snakemake --report`.
-REPORTS = {r.name: r for r in (DOMAINAUTH, ENTITYAUTH, RAGAUTH, SELFPREF_REPORT, SELFPREF_DATASETS, STATISTICS)}
+# Shared by the report steps (included by common.smk), per study: its reports
+# declared once (each study's declaration, authbench.studies.registry), their
+# files from authbench.render.catalog, and their entries in `snakemake --report`.
+REPORTS = {**study_reports(config), STATISTICS.name: STATISTICS}
 # `snakemake --report`'s caption files, written from the definitions when the Snakefile is parsed
 CAPTIONS = os.path.abspath(".snakemake/authbench/captions")
 
 
 def report_outputs(report, folder):
     return report_files(report, folder, config)
-
-
-def selfpref_datasets_report_files():
-    """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
-    return report_outputs(SELFPREF_DATASETS, P.selfpref_datasets_report()) if len(SELFPREF.datasets) > 1 else []
 
 
 def reported(paths, category):

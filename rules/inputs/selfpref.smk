@@ -1,9 +1,12 @@
 # Input and params functions of rules/selfpref.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.paths import cell_id
-from authbench.vocab import SELFPREF_PROMPTS, SELFPREF_RUNS, alternatives
+from authbench.studies.registry import alternatives
+from authbench.studies.selfpref.study import PROMPTS as SELFPREF_PROMPTS, RUNS as SELFPREF_RUNS
 from authbench.studies.scorecard import grid_params
-from authbench.studies.selfpref.outputs import knowledge_authors, other_authors
+from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS, knowledge_authors
+from authbench.studies.selfpref.outputs import other_authors
+from authbench.studies.selfpref.study import datasets_report_files
 
 SP = P.selfpref("{spds}")
 
@@ -170,3 +173,8 @@ def sp_datasets_in_order():
 
 def get_sp_datasets_report_params(wildcards):
     return _json({"datasets": sp_datasets_in_order(), "intervals": config["intervals"], "seed": config["seed"]})
+
+
+def selfpref_datasets_report_files():
+    """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
+    return datasets_report_files(config, P)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import SCHEMA_PATH, load_config, model_spec, validate_schema
+from authbench.config import load_config, model_spec, schema, validate_schema
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
@@ -42,7 +42,7 @@ def _defaults(node, path=()):
                     yield from _defaults(child, ("$defs", key))
 
 
-SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+SCHEMA = schema()
 DEFAULTS = sorted(_defaults(SCHEMA), key=lambda d: d[0])
 
 
@@ -144,16 +144,18 @@ def test_every_schema_default_is_filled_where_its_object_exists():
 @pytest.mark.parametrize("overlay", [None, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*.yaml")
                                             if "models" in p.read_text() or "studies" in p.read_text()),
                                      *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "config").glob("*.yaml"))])
-def test_the_package_fills_as_snakemake_does(overlay):
-    """The workflow's config is filled by Snakemake's validate (rules/common.smk), the package's by
-    validate_schema: the same defaults in the same places."""
+def test_the_package_fills_as_snakemake_does(overlay, tmp_path):
+    """The workflow's config is filled by the package's validate_schema (rules/common.smk), over the base schema
+    and every study's block: the same defaults in the same places as Snakemake's validate on that schema."""
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     if overlay:
         extra = yaml.safe_load((ROOT / overlay).read_text())
         assert isinstance(extra, dict), f"{overlay}: not a config overlay"
         update_config(cfg, extra)
     ours, theirs = copy.deepcopy(cfg), copy.deepcopy(cfg)
-    snakemake_validate(theirs, str(SCHEMA_PATH))  # every shipped overlay is valid on config.yaml
+    merged = tmp_path / "schema.yaml"
+    merged.write_text(yaml.safe_dump(schema()))
+    snakemake_validate(theirs, str(merged))  # every shipped overlay is valid on config.yaml
     validate_schema(ours)
     assert ours == theirs
 
@@ -186,17 +188,22 @@ def test_schema_judges_enum_is_the_registry():
 
 
 def test_the_rules_wildcards_and_the_schema_enums_are_the_word_lists():
-    """Every word list once (authbench.vocab, authbench.judges): the rules'
-    wildcard constraints derive from them, the schema's enums equal them, and
-    no rule file spells one of them out."""
+    """Every word list once (each study's declaration, authbench.judges): the
+    rules' wildcard constraints derive from the registry, the schema's enums
+    equal them, and no rule file spells one of them out."""
+    from authbench.config import load_config
     from authbench.judges import JUDGE_NAMES
-    from authbench.vocab import CONTEXTS, SELFPREF_PROMPTS, SELFPREF_RUNS, SETTINGS, STRATEGIES, wildcard_constraints
+    from authbench.studies.authority.study import CONTEXTS, SETTINGS
+    from authbench.studies.ragauth.words import STRATEGIES
+    from authbench.studies.registry import wildcard_constraints
+    from authbench.studies.selfpref.study import PROMPTS, RUNS
 
-    got = wildcard_constraints(["b@set", "a"])
+    got = wildcard_constraints(load_config(ROOT / "config.yaml"), ["b@set", "a"])
     assert got["judge"].split("|") == list(JUDGE_NAMES) and got["context"].split("|") == list(CONTEXTS)
     assert got["setting"].split("|") == list(SETTINGS) and got["strategy"].split("|") == list(STRATEGIES)
-    assert got["prompt"].split("|") == list(SELFPREF_PROMPTS) and got["run"].split("|") == list(SELFPREF_RUNS)
-    assert got["model"] == r"a|b@set"
+    assert got["prompt"].split("|") == list(PROMPTS) and got["run"].split("|") == list(RUNS)
+    # the configured models, and the cell models of the demo's grid (its two models)
+    assert got["model"] == r"a|b@set|gemma3\-270m|qwen2\.5\-coder\-0\.5b"
     props = SCHEMA["properties"]
     assert props["contexts"]["items"]["enum"] == list(CONTEXTS)
     assert props["settings"]["items"]["enum"] == list(SETTINGS)

@@ -120,7 +120,6 @@ def test_selfpref_retries_need_sampling(config):
         (lambda c: c["models"]["gemma3-270m"].update(engine="gpt"), "config key 'models.gemma3-270m.engine'"),
         (lambda c: c.update(contexts=["w_text"]), "'domainauth.text' is null"),
         (lambda c: c["domainauth"]["sampling"].update(hard_max_delta=5), "must be smaller than 'easy_min_delta'"),
-        (lambda c: c.update(studies=["entityauth", "nosuch"]), "config key 'studies.1'"),
         (lambda c: c["entityauth"]["datasets"].update({"Bad Name": {"source": "x.jsonl"}}), "config key 'entityauth.datasets'"),
         (lambda c: c["fetch"].update(pagerank={"domains": "d.tsv", "method": "api", "batch_size": 500}),
          "config key 'fetch.pagerank.batch_size'"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from authbench.config import (
-    SCHEMA_PATH,
+    schema,
     GenerateConfig,
     active_models,
     cells,
@@ -96,9 +96,11 @@ def test_merged_config_validates(validated):
     check_config(validated)
 
 
-def test_merged_config_passes_snakemakes_own_validation(merged):
+def test_merged_config_passes_snakemakes_own_validation(merged, tmp_path):
+    path = tmp_path / "schema.yaml"
+    path.write_text(yaml.safe_dump(schema()))
     try:
-        snakemake_validate(copy.deepcopy(merged), str(SCHEMA_PATH))
+        snakemake_validate(copy.deepcopy(merged), str(path))
     except AttributeError as err:
         if "'NoneType' object has no attribute 'setdefault'" in str(err):
             pytest.fail(NULL_MODEL_HELP)

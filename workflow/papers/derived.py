@@ -165,7 +165,7 @@ def derived_numbers(paper: str | None = None, directory: str | Path | None = Non
     must be equal). ``agrees`` allows 1e-9 more for float noise. The
     relations, their counts and the mismatches are listed in
     ``resources/published/README.md`` ("Recomputed numbers")."""
-    from authbench.papers import paper_of, papers
+    from authbench.papers.registry import paper_of, papers
 
     derivations = _Derivations(load_text(paper, directory), Path(directory) if directory is not None else
                                paper_of(paper or next(iter(papers()))).published.parent)

@@ -75,7 +75,7 @@ def _read(path: Path, paper: str) -> pd.DataFrame:
 
 def load_text(paper: str | None = None, directory: str | Path | None = None) -> pd.DataFrame:
     """:func:`load` with ``value`` the printed text (its digits give the rounding)."""
-    from authbench.papers import paper_of, papers
+    from authbench.papers.registry import paper_of, papers
 
     names = [paper_of(paper).name] if paper is not None else list(papers())
     return pd.concat([_read(Path(directory) / paper_of(name).published.name if directory is not None

@@ -203,8 +203,13 @@ def selfpref_datasets(config: Mapping[str, Any]) -> list[str]:
     return plan.datasets if plan.evaluators else []
 
 
+def rag_ran(config: Mapping[str, Any]) -> bool:
+    """Whether RAGAuth runs (its file exists or is built): Table 7 counts its queries."""
+    return bool(rag_plan(config, os.path.exists).cells)
+
+
 def _authority(config: Mapping[str, Any]) -> str | None:
-    return "" if authority_datasets(config) or rag_plan(config, os.path.exists).cells else None
+    return "" if authority_datasets(config) or rag_ran(config) else None
 
 
 def _selfpref(config: Mapping[str, Any]) -> str | None:

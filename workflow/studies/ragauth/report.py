@@ -45,7 +45,7 @@ from authbench.records import atomic_write, write_tsv
 from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_RANDOM_TAG
 from authbench.stats import IntervalSpec, mean_interval
-from authbench.vocab import NO_FILTER, STRATEGIES
+from authbench.studies.ragauth.words import NO_FILTER, STRATEGIES
 
 __all__ = [
     "ACCURACY_COLUMNS",

@@ -14,7 +14,7 @@ from authbench.errors import InputError, TemplateError
 from authbench.llm.parse import parse_yes_no
 from authbench.llm.prompts import check_placeholders, placeholders, read_template_file
 from authbench.net import tld_prior_score
-from authbench.vocab import PRIOR_STRATEGIES
+from authbench.studies.ragauth.words import PRIOR_STRATEGIES
 
 # --- prompts ---------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from authbench.render.tables import (COUNT, FAIL, NOT_RANDOM_TAG, PCT, Column, T
                                      interval_words, is_baseline, round2, shown_interval, with_blank_note)
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.ragauth.report import ACCURACY_COLUMNS, ALL, STRATEGY_LABELS, UNLABELLED, k_sort, norm_k
-from authbench.vocab import NO_FILTER, PAPER_STRATEGIES, STRATEGIES
+from authbench.studies.ragauth.words import NO_FILTER, PAPER_STRATEGIES, STRATEGIES
 
 __all__ = ["table5", "topic_table"]
 

@@ -1,0 +1,84 @@
+# Input and params functions of rules/authority_reports.smk (wiring only:
+# paths from authbench.paths, policy in the package), included at its top.
+from authbench.render.catalog import plan
+from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, secondary_cells
+from authbench.studies.scorecard import grid_params
+
+
+def get_domain_metrics(wildcards):
+    return P.cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
+
+
+def get_domain_units(wildcards):  # the paired comparisons read every cell's and the baselines' units
+    cells = (c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias")
+    return P.cell_files(cells, "units.parquet") + [P.baseline_units("domainauth")]
+
+
+def get_domain_manifests(wildcards):
+    return P.cell_files((c for c in CELLS if c.dataset == "domainauth"), "manifest.json")
+
+
+def get_point_predictions(wildcards):
+    bias = (c for c in CELLS if c.dataset == "domainauth" and c.judge == "point" and c.setting == "bias")
+    return P.cell_files(bias, "predictions.tsv")
+
+
+def get_secondary_predictions(wildcards):
+    return P.cell_files(secondary_cells(config, CELLS), "predictions.tsv")
+
+
+def secondary_predictions_arg(wildcards, input):
+    return ("--item-predictions " + " ".join(input.item_predictions)) if input.item_predictions else ""
+
+
+def get_domain_report_params(wildcards):
+    secondary = {"secondary": config["domainauth"]["secondary"], "seed": config["seed"]} if SECONDARY else {}
+    return _json(
+        {
+            "settings": config["settings"],
+            "judges": config["judges"],
+            "contexts": config["contexts"],
+            "plan": plan(DOMAINAUTH, config),
+            "category_order": list(config["domainauth"]["categories"]),
+            "categories": config["domainauth"]["categories"],
+            "parse": config["parse"],
+            "judge_validity": config["judge_validity"],
+            "scorecard": grid_params(config, "domainauth"),
+            "intervals": config["intervals"],
+            "seed": config["seed"],
+            **secondary,
+        }
+    )
+
+
+def get_entity_report_inputs(wildcards):
+    entity_cells = [c for c in CELLS if c.dataset.startswith("entityauth/")]
+    return {
+        "metrics": P.cell_files(entity_cells, "metrics.tsv"),
+        "baselines": [P.baselines(d) for d in ENTITY_DATASETS],
+        "units": P.cell_files(entity_cells, "units.parquet") + [P.baseline_units(d) for d in ENTITY_DATASETS],
+        "labels": [P.labels(d) for d in ENTITY_DATASETS],
+        "reuse": [P.reuse(d) for d in ENTITY_DATASETS],
+        "manifests": P.cell_files(entity_cells, "manifest.json"),
+    }
+
+
+def get_entity_report_params(wildcards):
+    names = [d.split("/", 1)[1] for d in ENTITY_DATASETS]
+    # what each dataset's score is (Figure 3): sitelinks unless its label block names another key
+    scores = {n: (entity_config(n).get("label") or {}).get("column") for n in names}
+    scores = {n: c for n, c in scores.items() if c and c != "popularity"}
+    return _json(
+        {
+            "datasets": names,
+            "judges": config["judges"],
+            "plan": plan(ENTITYAUTH, config),
+            "coarse_source": config["entityauth"]["coarse_source"],
+            "parse": config["parse"],
+            "judge_validity": config["judge_validity"],
+            "scorecard": grid_params(config, "entityauth"),
+            "intervals": config["intervals"],
+            "seed": config["seed"],
+            **({"score_names": scores} if scores else {}),
+        }
+    )

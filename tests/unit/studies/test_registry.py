@@ -1,0 +1,81 @@
+"""The study registry (authbench.studies.registry): the shipped studies, a
+study file of one's own, the config's study words checked against it, the
+rules files and schema blocks it contributes, the wildcard constraints and
+the CLI steps it routes."""
+
+import json
+import textwrap
+
+import pytest
+from authbench.config import load_config
+from authbench.errors import ConfigError
+from authbench.studies import registry as R
+
+ROOT = R.ROOT
+
+
+@pytest.fixture
+def config():
+    return load_config(ROOT / "config.yaml")
+
+
+def test_the_shipped_studies_and_their_papers(config):
+    studies = R.studies(config)
+    assert list(studies) == ["domainauth", "entityauth", "ragauth", "selfpref"]
+    assert {s.name: s.paper for s in studies.values()} == {"domainauth": "authoritybench",
+                                                          "entityauth": "authoritybench",
+                                                          "ragauth": "authoritybench", "selfpref": "selfpref"}
+    # DomainAuth and EntityAuth share their rules and config block: each included and merged once
+    assert R.rule_files(config) == [str(ROOT / f) for f in ("rules/authority.smk", "rules/ragauth.smk",
+                                                            "rules/selfpref.smk")]
+    assert [p.parent.name for p in R.schema_blocks(config)] == ["authority", "ragauth", "selfpref"]
+    assert [s.name for s in R.active({**config, "studies": ["selfpref", "domainauth"]})] == ["domainauth", "selfpref"]
+
+
+def test_an_unknown_study_word_is_named(config):
+    with pytest.raises(ConfigError, match=r"config key 'studies' names 'nosuch', not a registered study; the studies: "
+                                          r"domainauth, entityauth, ragauth, selfpref"):
+        R.active({**config, "studies": ["entityauth", "nosuch"]})
+
+
+def test_cli_steps_are_routed_to_their_studys_commands(config):
+    assert R.command_module("domainauth-build") == R.command_module("authority-judge") == "authbench.cli.authority"
+    assert R.command_module("selfpref-compare") == "authbench.cli.selfpref"
+    assert R.command_module("plan") is None  # a shared step
+
+
+def _study_file(tmp_path, name="mine", body=""):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(f"""
+        from authbench.studies.registry import Study
+        STUDY = Study({name!r}, paper="authoritybench", title="Mine", rules=(), prefixes=({name!r},),
+                      words=lambda config: {{"thing": ("a", "b"), "setting": ("extra",)}})
+        {body}
+    """))
+    return path
+
+
+def test_a_study_file_of_ones_own_joins_the_registry_and_its_jobs(config, tmp_path, monkeypatch):
+    path = _study_file(tmp_path)
+    mine = {**config, "more_studies": [str(path)], "studies": ["mine"]}
+    assert list(R.studies(mine))[-1] == "mine" and [s.name for s in R.active(mine)] == ["mine"]
+    # its words join the constraints: a new wildcard, and one more word of a shared one
+    got = R.wildcard_constraints(mine, ["m"])
+    assert got["thing"] == "a|b" and got["setting"] == "fine|coarse|pairs|bias|extra"
+    # a job finds it through the environment the run exports
+    env = R.environment(mine)
+    assert json.loads(env[R.MORE_STUDIES_ENV]) == [str(path.resolve())]
+    monkeypatch.setenv(R.MORE_STUDIES_ENV, env[R.MORE_STUDIES_ENV])
+    assert "mine" in R.studies()
+
+
+def test_bad_study_files_are_named(config, tmp_path):
+    with pytest.raises(ConfigError, match=r"'more_studies': .*nofile.py' is not a file"):
+        R.studies({**config, "more_studies": [str(tmp_path / "nofile.py")]})
+    empty = tmp_path / "empty.py"
+    empty.write_text("X = 1\n")
+    with pytest.raises(ConfigError, match=r"defines no STUDY"):
+        R.studies({**config, "more_studies": [str(empty)]})
+    twice = _study_file(tmp_path, "selfpref")
+    with pytest.raises(ConfigError, match=r"study 'selfpref' is declared twice"):
+        R.studies({**config, "more_studies": [str(twice)]})

@@ -1,0 +1,72 @@
+"""DomainAuth and EntityAuth, AuthorityBench's first two studies, declared
+for the study registry (:mod:`authbench.studies.registry`): their rules,
+config block, reports, wildcard words, CLI steps, files of ``all``, viewer
+folders and plan jobs. Light: the Snakefile loads it on every run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from authbench.config import cells as grid, entity_datasets
+from authbench.judges import JUDGE_NAMES
+from authbench.render.catalog import report_files
+from authbench.studies.authority.outputs import DOMAINAUTH as DOMAINAUTH_REPORT, ENTITYAUTH as ENTITYAUTH_REPORT
+from authbench.studies.registry import Study
+
+CONTEXTS = ("wo_text", "w_text")  # an AuthorityBench cell without / with the page text
+SETTINGS = ("fine", "coarse", "pairs", "bias")  # its instance sets: N=10 lists, N=5 lists, pairs, the bias sample
+SCHEMA = Path(__file__).parent / "schema.yaml"
+RULES = ("rules/authority.smk",)  # both studies' rules: fetchers, datasets, judge cells, reports
+
+
+def words(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules' wildcards of a judge cell: dataset, judge, context, setting,
+    and the models of the cells (``<model>@<set>`` of a prompt set too)."""
+    return {"dataset": "domainauth|entityauth/[a-z0-9_]+", "entity_set": "[a-z0-9_]+", "judge": JUDGE_NAMES,
+            "context": CONTEXTS, "setting": SETTINGS, "model": tuple(dict.fromkeys(c.model for c in grid(config)))}
+
+
+def _samples(config: Mapping[str, Any], layout, prefix: str) -> list[str]:
+    return layout.cell_files((c for c in grid(config) if c.dataset.startswith(prefix)), "samples.parquet")
+
+
+def _costs(config: Mapping[str, Any], report, folder: str) -> list[str]:
+    """The judge-validity flags a viewer shows: the report's cost table, when the report writes one."""
+    costs = f"{folder}/tables/costs.csv"
+    return [costs] if costs in report_files(report, folder, config) else []
+
+
+def domain_final(config: Mapping[str, Any], layout) -> list[str]:
+    return report_files(DOMAINAUTH_REPORT, layout.report("domainauth"), config) + [layout.drops("domainauth"),
+                                                                                   layout.reuse("domainauth")]
+
+
+def domain_viewers(config: Mapping[str, Any], layout) -> list[tuple]:
+    folder = layout.report("domainauth")
+    return [("domainauth", DOMAINAUTH_REPORT, folder, _samples(config, layout, "domainauth"),
+             _costs(config, DOMAINAUTH_REPORT, folder))]
+
+
+def entity_final(config: Mapping[str, Any], layout) -> list[str]:
+    datasets = entity_datasets(config)
+    if not datasets:
+        return []
+    return report_files(ENTITYAUTH_REPORT, layout.report("entityauth"), config) + [layout.drops(d) for d in datasets]
+
+
+def entity_viewers(config: Mapping[str, Any], layout) -> list[tuple]:
+    if not entity_datasets(config):
+        return []
+    folder = layout.report("entityauth")
+    return [("entityauth", ENTITYAUTH_REPORT, folder, _samples(config, layout, "entityauth/"),
+             _costs(config, ENTITYAUTH_REPORT, folder))]
+
+
+
+_COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, commands="authbench.cli.authority",
+               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed")
+DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,
+                   viewers=domain_viewers, **_COMMON)
+ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,
+                   viewers=entity_viewers, **_COMMON)

@@ -1,0 +1,52 @@
+"""RAGAuth, AuthorityBench's third study, declared for the study registry
+(:mod:`authbench.studies.registry`). It runs when its file exists (or is
+built from own data): :func:`authbench.config.rag_plan`. Light: the
+Snakefile loads it on every run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from authbench.config import rag_plan
+from authbench.render.catalog import report_files
+from authbench.studies.ragauth.outputs import RAGAUTH as RAGAUTH_REPORT
+from authbench.studies.registry import Study
+from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
+
+
+def rank_cell(layout, model: str, strategy: str) -> str:
+    return layout.cell("ragauth", model, "rank", strategy)
+
+
+def answer_cell(layout, model: str, strategy: str, topk: str) -> str:
+    return layout.cell("ragauth", model, "answer", strategy, topk)
+
+
+def samples(config: Mapping[str, Any], layout) -> list[str]:
+    """The samples of every RAGAuth model cell: the answer cells and the rank cells they read."""
+    cells = rag_plan(config, os.path.exists).cells
+    ranked = {(m, s) for m, s, _ in cells if s in LLM_STRATEGIES}
+    return ([f"{answer_cell(layout, m, s, k)}/samples.parquet" for m, s, k in cells]
+            + [f"{rank_cell(layout, m, s)}/samples.parquet" for m, s in sorted(ranked)])
+
+
+def final(config: Mapping[str, Any], layout) -> list[str]:
+    if not rag_plan(config, os.path.exists).cells:
+        return []
+    return report_files(RAGAUTH_REPORT, layout.report("ragauth"), config) + [layout.rag_dataset()]
+
+
+def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
+    if not rag_plan(config, os.path.exists).cells:
+        return []
+    return [("ragauth", RAGAUTH_REPORT, layout.report("ragauth"), samples(config, layout), [])]
+
+
+
+RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rules/ragauth.smk",),
+                schema=Path(__file__).parent / "schema.yaml", reports=(RAGAUTH_REPORT,),
+                words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.cli.ragauth",
+                prefixes=("ragauth",), final=final, viewers=viewers,
+                keyed="authbench.studies.ragauth.keyed")

@@ -1,0 +1,217 @@
+"""The study registry: each study's folder declares one :class:`Study`, and
+the shared layers loop over :func:`studies` instead of naming a study:
+
+* the Snakefile includes each registered study's :attr:`Study.rules` and
+  asks it for its files of ``all`` (:attr:`Study.final`);
+* ``rules/common.smk`` validates the config against the base schema and
+  every study's :attr:`Study.schema` block (:func:`authbench.config.schema`),
+  checks the config's ``studies`` words against the registry and derives the
+  wildcard constraints from each study's :attr:`Study.words`;
+* the report catalog's ``snakemake --report`` entries and the sample viewers
+  and prompt diffs read each study's :attr:`Study.reports` and
+  :attr:`Study.viewers`;
+* the CLI finds a step's command in the study whose :attr:`Study.prefixes`
+  its name starts with (:attr:`Study.commands`);
+* the plan asks each study for its model jobs (:attr:`Study.plan_jobs`).
+
+A study names the paper it reproduces (:attr:`Study.paper`,
+:mod:`authbench.papers`); its numbers keyed by published key are its report
+data's (``keyed``: :mod:`authbench.studies.keyed`). The shipped studies are
+:data:`BUILTIN`; a study of one's own is a Python file that defines
+``STUDY`` (and, for a paper of its own, registers it:
+:func:`authbench.papers.register`), named in the config's ``more_studies``
+list (docs/architecture.md, "Add a study"). Its path reaches every job of the
+run through :data:`MORE_STUDIES_ENV`, so the CLI of a job finds its steps.
+
+Light: loading the registry imports only the studies' declarations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from authbench.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository: rules files are relative to it
+MORE_STUDIES_ENV = "AUTHBENCH_MORE_STUDIES"  # JSON list of the study files of config `more_studies`
+# the shipped studies, in the order the Snakefile includes them: "module:attribute" of each Study
+BUILTIN = ("authbench.studies.authority.study:DOMAINAUTH", "authbench.studies.authority.study:ENTITYAUTH",
+           "authbench.studies.ragauth.study:RAGAUTH", "authbench.studies.selfpref.study:SELFPREF")
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study, declared once in its folder.
+
+    * ``name``: its word in the config's ``studies`` list;
+    * ``paper``: the paper it reproduces (:mod:`authbench.papers`);
+    * ``title``: its name in reports and logs;
+    * ``rules``: its rules files (relative to the repository root, or
+      absolute); files several studies share are included once;
+    * ``schema``: the JSON schema (YAML) of the top-level config keys it adds
+      (``properties``, optionally ``required`` and ``$defs``);
+    * ``reports``: its report declarations (:class:`authbench.render.catalog.Report`);
+    * ``words``: ``config -> {wildcard: words}``: the words (a tuple) or the
+      pattern (a string) each wildcard of its rules may take;
+    * ``commands``: the module of its CLI steps (a ``COMMANDS`` dict, or a
+      file path), ``prefixes``: their names' first words;
+    * ``final``: ``(config, layout) -> files`` of ``all`` when it runs;
+    * ``viewers``: ``(config, layout) -> [(name, report, folder, samples)]``:
+      each report folder with a sample viewer and prompt diffs;
+    * ``plan_jobs``: ``(config, tokenizers) -> PlanJob iterator``: its model
+      jobs with the requests they will send (:mod:`authbench.plan.jobs`);
+    * ``keyed``: where its numbers are keyed by published key (the module
+      the scorecard and the claims read through its report data).
+    """
+
+    name: str
+    paper: str
+    title: str
+    rules: tuple[str, ...]
+    schema: Path | None = None
+    reports: tuple = ()
+    words: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    commands: str | None = None
+    prefixes: tuple[str, ...] = ()
+    final: Callable[[Mapping[str, Any], Any], list[str]] | None = None
+    viewers: Callable[[Mapping[str, Any], Any], list[tuple]] | None = None
+    plan_jobs: Callable[..., Iterable] | None = None
+    keyed: str = ""
+
+    def rule_files(self) -> list[str]:
+        return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]
+
+
+def _attribute(spec: str) -> Any:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def load_file(path: str | Path) -> Study:
+    """The ``STUDY`` of a study file of one's own (imported once, by its absolute path)."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise ConfigError(f"config key 'more_studies': {str(path)!r} is not a file; expected a Python file that "
+                          "defines STUDY (docs/architecture.md, 'Add a study')")
+    name = f"authbench_study_{abs(hash(str(path))):x}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    study = getattr(module, "STUDY", None)
+    if not isinstance(study, Study):
+        raise ConfigError(f"config key 'more_studies': {path} defines no STUDY (an authbench.studies.registry.Study)")
+    return study
+
+
+def more_study_files(config: Mapping[str, Any] | None = None) -> list[str]:
+    """The study files of one's own: the config's ``more_studies`` (absolute paths), else those a job
+    inherits through :data:`MORE_STUDIES_ENV`."""
+    if config is not None and config.get("more_studies") is not None:
+        return [str(Path(p).resolve()) for p in config["more_studies"]]
+    return list(json.loads(os.environ.get(MORE_STUDIES_ENV) or "[]"))
+
+
+def studies(config: Mapping[str, Any] | None = None) -> dict[str, Study]:
+    """Every registered study by name: the shipped ones (:data:`BUILTIN`),
+    then those of :func:`more_study_files`. Two studies of one name are a
+    named error."""
+    out: dict[str, Study] = {}
+    for study in [_attribute(s) for s in BUILTIN] + [load_file(p) for p in more_study_files(config)]:
+        if study.name in out and out[study.name] is not study:
+            raise ConfigError(f"study {study.name!r} is declared twice; expected one Study per name")
+        out[study.name] = study
+    return out
+
+
+def active(config: Mapping[str, Any]) -> list[Study]:
+    """The registered studies the config's ``studies`` list runs, in registry
+    order; an unknown word is a named error listing the registered ones."""
+    known = studies(config)
+    unknown = [s for s in config.get("studies", ()) if s not in known]
+    if unknown:
+        raise ConfigError(f"config key 'studies' names {', '.join(map(repr, unknown))}, not a registered study; the "
+                          f"studies: {', '.join(known)} (a study of your own: config key 'more_studies', "
+                          "docs/architecture.md, 'Add a study')")
+    return [s for name, s in known.items() if name in config.get("studies", ())]
+
+
+def rule_files(config: Mapping[str, Any]) -> list[str]:
+    """Every registered study's rules files, each once, in registry order
+    (a study the config does not run still defines its rules: its targets are
+    simply not asked for)."""
+    return list(dict.fromkeys(f for s in studies(config).values() for f in s.rule_files()))
+
+
+def schema_blocks(config: Mapping[str, Any] | None = None) -> list[Path]:
+    """Every registered study's config schema block, each once."""
+    return list(dict.fromkeys(s.schema for s in studies(config).values() if s.schema is not None))
+
+
+def alternatives(words: Iterable[str]) -> str:
+    """A wildcard constraint matching exactly one of ``words``."""
+    return "|".join(re.escape(w) for w in words)
+
+
+def wildcard_constraints(config: Mapping[str, Any], models: Iterable[str]) -> dict[str, str]:
+    """The rules' global wildcard constraints: each registered study's words
+    (:attr:`Study.words`; a wildcard several studies declare takes any of
+    their words or patterns) and ``model``: the configured ``models`` and
+    the models the studies add (``<model>@<set>`` of a prompt set)."""
+    words: dict[str, list[str]] = {"model": list(models)}
+    patterns: dict[str, list[str]] = {}
+    for study in studies(config).values():
+        for name, value in (study.words(config) if study.words else {}).items():
+            bucket = patterns if isinstance(value, str) else words
+            bucket.setdefault(name, [])
+            bucket[name] += [v for v in ([value] if isinstance(value, str) else value) if v not in bucket[name]]
+    out = {name: alternatives(sorted(ws) if name == "model" else ws) for name, ws in words.items()}
+    for name, pats in patterns.items():
+        joined = "|".join(pats) if len(pats) == 1 else "|".join(f"(?:{p})" for p in pats)
+        out[name] = f"{out[name]}|{joined}" if name in out else joined
+    return out
+
+
+def command_module(step: str, config: Mapping[str, Any] | None = None) -> str | None:
+    """The module (or study file) of a CLI step's commands: the study whose prefixes its first word is."""
+    first = step.split("-", 1)[0]
+    for study in studies(config).values():
+        if first in study.prefixes:
+            return study.commands
+    return None
+
+
+def command_modules(config: Mapping[str, Any] | None = None) -> list[str]:
+    return list(dict.fromkeys(s.commands for s in studies(config).values() if s.commands))
+
+
+def reports(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Report name -> declaration, of every registered study."""
+    return {r.name: r for s in studies(config).values() for r in s.reports}
+
+
+def environment(config: Mapping[str, Any]) -> dict[str, str]:
+    """What every job of the run inherits: the study files of one's own (:data:`MORE_STUDIES_ENV`)."""
+    return {MORE_STUDIES_ENV: json.dumps(more_study_files(config))}
+
+
+def final_files(config: Mapping[str, Any], layout: Any) -> list[str]:
+    """The files of ``all`` of every study the config runs."""
+    return [f for s in active(config) if s.final is not None for f in s.final(config, layout)]
+
+
+def viewer_folders(config: Mapping[str, Any], layout: Any) -> list[tuple]:
+    """``(name, report, folder, samples)`` of every report folder with a viewer, of the studies the config runs."""
+    return [v for s in active(config) if s.viewers is not None for v in s.viewers(config, layout)]
+
+

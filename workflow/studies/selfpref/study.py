@@ -1,0 +1,65 @@
+"""The RAG self-preference study (Chen et al.), declared for the study
+registry (:mod:`authbench.studies.registry`): one report per dataset and,
+with two or more datasets, one across them. Light: the Snakefile loads it
+on every run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+from authbench.config import selfpref_plan
+from authbench.render.catalog import report_files
+from authbench.studies.registry import Study
+from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
+
+PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG settings)
+RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
+
+
+def cell(layout, dataset: str, model: str, *parts: str) -> str:
+    return layout.cell(f"selfpref/{dataset}", model, *parts)
+
+
+def reported_datasets(config: Mapping[str, Any]) -> list[str]:
+    """The datasets with a report (the config's order: NQ, then MS MARCO); none without an evaluator."""
+    plan = selfpref_plan(config)
+    return [name for name in config["selfpref"]["datasets"] if name in plan.datasets] if plan.evaluators else []
+
+
+def samples(config: Mapping[str, Any], layout, dataset: str) -> list[str]:
+    """The samples of every model cell of a dataset: generation, knowledge, rerank, compare."""
+    plan = selfpref_plan(config)
+    return ([f"{layout.selfpref(dataset)}/generated/{m}/samples.parquet" for m in plan.generators]
+            + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in plan.evaluators]
+            + [f"{cell(layout, dataset, m, 'rerank', p)}/samples.parquet" for m in plan.evaluators for p in PROMPTS]
+            + [f"{cell(layout, dataset, m, 'generation', r)}/samples.parquet" for m in plan.evaluators for r in RUNS])
+
+
+def datasets_report_files(config: Mapping[str, Any], layout) -> list[str]:
+    """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
+    if len(selfpref_plan(config).datasets) < 2:
+        return []
+    return report_files(SELFPREF_DATASETS, layout.selfpref_datasets_report(), config)
+
+
+def final(config: Mapping[str, Any], layout) -> list[str]:
+    out = []
+    for dataset in reported_datasets(config):
+        out += report_files(SELFPREF_REPORT, f"{layout.selfpref(dataset)}/report", config)
+        out.append(layout.drops(f"selfpref/{dataset}"))
+    return out + datasets_report_files(config, layout)
+
+
+def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
+    return [(f"selfpref_{re.sub(r'[^A-Za-z0-9]+', '_', d)}", SELFPREF_REPORT, f"{layout.selfpref(d)}/report",
+             samples(config, layout, d), []) for d in reported_datasets(config)]
+
+
+
+SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
+                 schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
+                 words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
+                 prefixes=("selfpref",), final=final, viewers=viewers,
+                 keyed="authbench.studies.selfpref.keyed")
