@@ -228,7 +228,7 @@ def main(argv=None) -> None:
 
 
 def analysis_layer(results: Path, by_step: Mapping[str, list[dict]]) -> None:
-    """Issue 21's analysis layer at paper counts: the per-unit Parquet files,
+    """The analysis layer at paper counts: the per-unit Parquet files,
     the comparisons, and the CPU time and peak RSS of the steps that compute
     the intervals (evaluate: every cell's; the report steps: tables and
     paired comparisons)."""
@@ -238,7 +238,7 @@ def analysis_layer(results: Path, by_step: Mapping[str, list[dict]]) -> None:
     rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     size = sum(f.stat().st_size for f in files)
     in_cells = [f for f in files if "/cells/" in str(f)]
-    print("Analysis layer (issue 21): per-unit records and intervals.\n")
+    print("Analysis layer: per-unit records and intervals.\n")
     print("| what | files | rows | MB |\n|---|---:|---:|---:|")
     print(f"| per-unit Parquet, cells | {len(in_cells):,} | "
           f"{sum(pq.ParquetFile(f).metadata.num_rows for f in in_cells):,} | "

@@ -1,4 +1,4 @@
-"""Benchmark: what ``samples.parquet`` (issue 23, :mod:`authbench.samples`)
+"""Benchmark: what ``samples.parquet`` (:mod:`authbench.samples`)
 adds to ``results/`` on the paper grid's prompts.
 
 Reads the DomainAuth cells of a paper rehearsal (``benchmarks/paper_rehearsal.py
@@ -7,7 +7,7 @@ instant``), re-renders every cell's prompts through the real request builder
 (:func:`authbench.studies.authority.requests.build_requests`, the cell's own
 template and instances), checks each prompt's SHA-256 against the cell's
 ``responses.jsonl``, and writes the cell's samples with the real writer
-(:func:`authbench.llm.runner.sample_rows`, the study's grades,
+(:meth:`authbench.cells.CellRecord.sample_rows`, the study's grades,
 :func:`authbench.samples.write_samples`) to a scratch folder. Prints per cell
 and in total: rows, ``samples.parquet`` bytes, ``responses.jsonl`` bytes,
 bytes per sample and per million samples.

@@ -1,4 +1,4 @@
-"""Two runs, one cache (issue 24): two Snakemake runs of different configs
+"""Two runs, one cache: two Snakemake runs of different configs
 that share prompts, each in its own working directory, both pointed at one
 ``cache:`` folder and started at the same moment.
 
@@ -21,8 +21,8 @@ The two configs (DomainAuth on the demo's data, one model, small counts):
 ``a`` the demo's PointJudge and ListJudge-PointScore on the fine lists and
 the bias sample; ``b`` a colleague's PointJudge and PairJudge-PointScore on
 the fine lists and the pairs. They share the PointJudge fine cell's prompts
-(and the bias sample's domains that are in a fine list). The issue's pair
-(the demo and examples/own_scored_domains.yaml) shares no prompt: its
+(and the bias sample's domains that are in a fine list). The demo and
+examples/own_scored_domains.yaml share no prompt: the latter's
 domains are synthetic (docs/decisions.md, "Two runs, one cache").
 
     .venv/bin/python benchmarks/shared_cache.py                    # the embedded llama.cpp model

@@ -22,7 +22,7 @@ from pathlib import Path
 OUT = Path(__file__).with_name("my_scored_domains.csv")
 N = 400                 # domains
 LABELLED = 0.3          # share of domains with a reliability label
-SEED = 16               # issue 16
+SEED = 16               # fixed: the same CSV on every run
 
 FIRST = ["daily", "evening", "morning", "free", "true", "real", "metro", "city", "valley", "coast", "north",
          "south", "global", "local", "national", "first", "open", "new", "old", "fair"]

@@ -15,11 +15,9 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 from authbench.errors import QUOTE_LIMIT, InputError, OutputError, excerpt
-
-T = TypeVar("T")
 
 
 def read_utf8(path: str | Path, expected: str) -> str:
@@ -355,25 +353,6 @@ def write_tsv(rows: Iterable[Mapping], path: str | Path, columns: Sequence[str])
                                 extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
-
-
-def write_dataclass_tsv(rows: Iterable, cls: type, path: str | Path) -> None:
-    """One row per dataclass instance, its fields as columns (csv quoting
-    keeps tabs and quotes in values intact)."""
-    names = [f.name for f in dataclasses.fields(cls)]
-    with atomic_write(path, "w", newline="") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(names)
-        for row in rows:
-            writer.writerow([getattr(row, n) for n in names])
-
-
-def read_dataclass_tsv(path: str | Path, cls: type[T]) -> list[T]:
-    """Read :func:`write_dataclass_tsv`'s file back; ``int`` fields are converted."""
-    fields = dataclasses.fields(cls)
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
-    return [cls(**{f.name: int(r[f.name]) if f.type in ("int", int) else r[f.name] for f in fields}) for r in rows]
 
 
 def write_drop_table(drops: Mapping[str, int], units: Mapping[str, str], kept: int, kept_unit: str,

@@ -279,7 +279,7 @@ def time_limited(run):
     cfg["models"][MODEL]["runtime"] = 1
     proc, jobs = _snakemake_on_slurm(work, cfg, 1200, configfile="time_limit.yaml",
                                      targets=[str(TIME_LIMIT_CELL / "judgments.jsonl")])
-    # the Slurm retry, as Snakemake logged it (the closing note asks for these lines)
+    # the Slurm retry, as Snakemake logged it (printed as evidence of the retry)
     lines = [line for line in proc.stderr.splitlines() if RETRY_LINE.search(line)]
     print("\n".join([f"{lists} lists at {per_list:.2f} s; snakemake's retry log lines:", *lines]))
     return work, proc, jobs, lists

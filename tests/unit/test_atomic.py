@@ -1,4 +1,4 @@
-"""Atomic outputs and cut instance files (issue 24 §4, "Bad input, mid-run"):
+"""Atomic outputs and cut instance files (a run stopped mid-write):
 records.atomic_write never leaves a half-written file under the name, a full
 disk is a named error that keeps the file written before, and read_jsonl
 names the file and line of an instances file cut between two jobs."""

@@ -1,4 +1,4 @@
-"""Config defaults live in the schema only (issue 20): the config is filled
+"""Config defaults live in the schema only: the config is filled
 once when it loads, code reads ``config[key]``; and the judges are declared
 once (authbench.judges)."""
 

@@ -334,7 +334,7 @@ def test_inherited_means_left_to_config_yaml():
 
 
 def test_inherited_status_filter_that_does_not_fit_says_where_it_came_from(config, tmp_path):
-    """Issue 16: config.yaml's status_filter (legitimate), merged under a user's overlay, on a file with no
+    """config.yaml's status_filter (legitimate), merged under a user's overlay, on a file with no
     status column: the error says the value came from config.yaml and that null turns it off."""
     source = tmp_path / "mine.csv"
     source.write_text("url,page_rank\nhttps://a.gov,7\n")
@@ -369,7 +369,7 @@ def test_inherited_text_null_with_w_text(config):
     assert "'contexts' comes from" not in str(err.value)
 
 
-# --- prompt sets (issue 21) ---------------------------------------------------
+# --- prompt sets ------------------------------------------------------------
 def test_prompt_sets_add_cells_for_the_templates_a_set_holds(config, tmp_path, monkeypatch):
     from authbench.config import cell_template, split_model
 

@@ -1,11 +1,16 @@
 """The documentation holds: README.md is a newcomer's page (at most 250
 lines, the two set-up commands at its top, its timing statements in one
 "Time" section), docs/architecture.md's module map names only paths that
-exist (and every module of the package), and every relative link of
+exist (and every module of the package), every relative link of
 README.md and docs/*.md points at an existing file (and, for a Markdown
-target, at one of its headings)."""
+target, at one of its headings), and every ``authbench.<name>`` the pages
+and the package's docstrings and comments name exists."""
 
+import ast
+import importlib
+import io
 import re
+import tokenize
 import unicodedata
 from pathlib import Path
 
@@ -184,3 +189,95 @@ def test_every_anchor_names_a_heading(page):
         if anchor and dest.suffix == ".md" and dest.exists() and anchor not in anchors(dest):
             broken.append(f"{page.relative_to(ROOT)}:{line}: {target}")
     assert broken == []
+
+
+# --- (d) every `authbench.<name>` the pages and the package's docstrings name exists ------------------
+
+DOTTED = re.compile(r"\bauthbench(?:\.[A-Za-z_][A-Za-z_0-9]*)+")
+
+
+def resolves(dotted: str) -> bool:
+    """Whether ``authbench.a.b`` names a module of the package or something
+    in one (a function, class, constant, method, or a class's annotated
+    field): the longest prefix that imports is the module, the rest
+    attributes. A module that needs an optional dependency not installed
+    here counts as existing (its attributes are not checked)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(name)
+            break
+        except ModuleNotFoundError as err:
+            missing = err.name or ""
+            if missing.split(".")[0] != "authbench":
+                return True
+            if name == missing or name.startswith(missing + "."):
+                continue
+            raise
+    else:
+        return False
+    for attr in parts[i:]:
+        if hasattr(obj, attr):
+            obj = getattr(obj, attr)
+        elif isinstance(obj, type) and any(attr in getattr(c, "__annotations__", {}) for c in obj.__mro__):
+            return True
+        else:
+            return False
+    return True
+
+
+def named_in_pages() -> list[tuple[str, str]]:
+    """(file:line, authbench.<name>) of README.md, docs/*.md and benchmarks/README.md."""
+    out = []
+    for page in [*PAGES, ROOT / "benchmarks" / "README.md"]:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            out += [(f"{page.relative_to(ROOT)}:{number}", m.group(0)) for m in DOTTED.finditer(line)]
+    return out
+
+
+def named_in_package() -> list[tuple[str, str]]:
+    """(file:line, authbench.<name>) of the docstrings and comments under workflow/
+    (not code: a logger's name is a string, not a reference)."""
+    out = []
+    for path in sorted((ROOT / "workflow").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        where = str(path.relative_to(ROOT))
+        texts = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                 if tok.type == tokenize.COMMENT]
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                        and isinstance(first.value.value, str):
+                    texts.append((first.value.lineno, first.value.value))
+        for start, text in texts:
+            out += [(f"{where}:{start + text[:m.start()].count(chr(10))}", m.group(0)) for m in DOTTED.finditer(text)]
+    return out
+
+
+def test_the_resolver_tells_a_name_that_exists_from_one_that_does_not():
+    assert resolves("authbench.records.atomic_write") and resolves("authbench.cells.CellRecord.sample_rows")
+    assert resolves("authbench.llm.runs.RunStats.served")  # a dataclass field with a default
+    assert resolves("authbench.cells.CellRecord.cell")  # a dataclass field without one (no class attribute)
+    assert resolves("authbench.studies.authority")  # a package
+    assert not resolves("authbench.llm.runner.sample_rows")  # a module's missing function
+    assert not resolves("authbench.llm.no_such_module")
+    assert not resolves("authbench.cells.CellRecord.no_such_method")
+
+
+def test_the_name_finders_find_names():
+    pages = {name for _, name in named_in_pages()}
+    package = {name for _, name in named_in_package()}
+    assert "authbench.records.atomic_write" in pages and len(pages) >= 30, sorted(pages)
+    assert "authbench.provenance.block" in package and len(package) >= 50, sorted(package)
+
+
+def test_every_authbench_name_in_the_pages_exists():
+    missing = [f"{where}: {name}" for where, name in named_in_pages() if not resolves(name)]
+    assert missing == [], "these pages name what the package does not hold (renamed or removed?)"
+
+
+def test_every_authbench_name_in_the_package_docstrings_exists():
+    missing = [f"{where}: {name}" for where, name in named_in_package() if not resolves(name)]
+    assert missing == [], "these docstrings/comments name what the package does not hold (renamed or removed?)"

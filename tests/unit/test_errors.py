@@ -1,4 +1,4 @@
-"""Error messages: quoted content is cut to 200 characters (issue 16: an input error printed a whole 4 MB
+"""Error messages: quoted content is cut to 200 characters (so an input error never prints a whole 4 MB
 input as "found: ..." on one line)."""
 
 import json

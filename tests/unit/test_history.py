@@ -1,4 +1,4 @@
-"""A cell's prompt-edit history and diff (authbench.history, issue 23 §3):
+"""A cell's prompt-edit history and diff (authbench.history):
 the diff's arithmetic against hand-computed values, the bounded history."""
 
 import math

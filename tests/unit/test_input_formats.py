@@ -1,4 +1,4 @@
-"""Input formats (issue 22): every source a config names is read by its
+"""Input formats: every source a config names is read by its
 extension (CSV, TSV, JSON list, JSON object keyed by id, JSON lines,
 Parquet) through authbench.records.read_records; the same 20 rows give the
 same labels in every format. Secondary label values match numerically, a

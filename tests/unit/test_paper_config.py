@@ -44,8 +44,8 @@ SELFPREF_EVALUATORS = {
 # coarse, pairs, bias (4) + list_rank, list_score on fine, coarse (2 + 2) +
 # pair_rank, pair_score on fine, coarse, pairs (3 + 3) = 14; 2 contexts, 5
 # models. EntityAuth: 5 judges x 3 datasets x 5 models (wo_text) on the N=10
-# (fine) and, since issue 15 (entityauth.coarse_source: lists, Table 6 from
-# its own runs), the N=5 (coarse) lists: x 2 (was 75 cells, 215 in all).
+# (fine) and, with entityauth.coarse_source: lists (Table 6 from its own
+# runs), the N=5 (coarse) lists: x 2.
 DOMAIN_CELLS = 14 * 2 * 5
 ENTITY_CELLS = 5 * 3 * 5 * 2
 JUDGE_CELLS = DOMAIN_CELLS + ENTITY_CELLS  # 290
@@ -194,8 +194,8 @@ def test_selfpref_evaluators_are_the_papers(merged):
 
 
 def test_every_paper_model_has_its_paper_name(merged):
-    """Each paper model maps to the row its paper's tables print (issue 21's
-    scorecard); Llama-3.1-8B-Instruct is in both papers, "LLaMA" in the
+    """Each paper model maps to the row its paper's tables print (the
+    scorecard's match); Llama-3.1-8B-Instruct is in both papers, "LLaMA" in the
     self-preference one."""
     from authbench.config import paper_names
     from authbench.papers import paper_models

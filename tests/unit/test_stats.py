@@ -350,7 +350,7 @@ def test_holm_by_hand():
 
 
 def test_paired_and_welch_disagree_on_a_hand_case():
-    """Issue 26: the same questions scored for both sides. Per question the
+    """The same questions scored for both sides. Per question the
     model is always 0.4-0.6 above the human score: the paired test sees it
     (differences -0.5, -0.4, -0.6, -0.4, -0.5: mean -0.48, sd 0.08367,
     t = -0.48 / (0.08367 / sqrt 5) = -12.83), Welch's unpaired test drowns it

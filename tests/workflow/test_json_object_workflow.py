@@ -1,4 +1,4 @@
-"""A researcher's own file in a shape the project does not ship (issue 22): a
+"""A researcher's own file in a shape the project does not ship: a
 JSON object keyed by domain, ``{"thehindu.com": {"pagerank": 0.96,
 "ground_truth": 1.0, ...}, ...}``, with a 0/1 label written as floats and
 ``-1`` for "not rated", run end to end through the workflow with ``engine:

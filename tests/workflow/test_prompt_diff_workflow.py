@@ -1,4 +1,4 @@
-"""What a prompt edit changed (issue 23 §3): run DomainAuth's PairJudge-Rank
+"""What a prompt edit changed: run DomainAuth's PairJudge-Rank
 pairs cell (the instant engine), edit its template, rerun; the cell's
 history keeps both versions and the study's diffs.md holds the diff, whose
 counts equal those computed here from the two runs' judgments and the

@@ -1,4 +1,4 @@
-"""Prompt variants in one run (issue 21, examples/prompt_sets.yaml): a second
+"""Prompt variants in one run (examples/prompt_sets.yaml): a second
 prompt set that rewords DomainAuth's PointJudge runs once more every
 PointJudge cell as ``<model>@reworded`` from its own template, beside the
 paper set's cells (whose paths are unchanged); the tables get the set's rows;

@@ -242,7 +242,7 @@ def test_viewer_in_chromium_filters_to_parse_failures(run, tmp_path):
 
 
 def test_every_study_lists_its_prompt_edit_diffs(run):
-    """Each study's report folder has diffs.md (issue 23 §3; one run: no cell
+    """Each study's report folder has diffs.md (one run: no cell
     has an earlier template yet), listed in its contents.md and in the
     report; every model cell's current version is in the history."""
     with zipfile.ZipFile(run / "report.zip") as z:

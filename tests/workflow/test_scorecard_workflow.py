@@ -1,4 +1,4 @@
-"""The scorecard end to end (issue 21): a DomainAuth grid of every judge,
+"""The scorecard end to end: a DomainAuth grid of every judge,
 both contexts and the fine, coarse and pairs settings, run with ``engine:
 instant`` (no model) under the paper's name ``Qwen3-8B``: every published
 Qwen3-8B number of AuthorityBench Tables 1-3 finds its reproduced cell in

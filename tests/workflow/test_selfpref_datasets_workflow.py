@@ -1,4 +1,4 @@
-"""NQ and MS MARCO in one run (issue 26, examples/selfpref_marco.yaml):
+"""NQ and MS MARCO in one run (examples/selfpref_marco.yaml):
 ``engine: instant`` (no model), tiny counts. Every self-preference table of
 the report of all datasets has both datasets' rows; the two datasets share no
 folder, cell or sample; reranking scores exactly the sample (the paper's

@@ -30,7 +30,7 @@ def test_every_table_and_figure(run):
             assert (report / "tables" / f"{stem}.{ext}").stat().st_size > 0, stem
     assert (report / "figures" / "fig3_heatmaps.png").read_bytes()[:4] == b"\x89PNG"
     assert read_tsv(report / "rates.tsv")
-    # issue 21: the per-unit records, the comparisons, an interval where there are enough questions
+    # the per-unit records, the comparisons, an interval where there are enough questions
     for name in ("rerank", "comparisons", "knowledge", "passages", "perplexity"):
         assert (report / f"units_{name}.parquet").stat().st_size > 0, name
     assert "| Paired comparisons | comparisons.tsv, comparisons.md | written |" in (report / "contents.md").read_text()
@@ -46,7 +46,7 @@ def test_shipped_knowledge_is_rederived_exactly(run):
     assert check["level_mismatches_vs_file"] == "0"
     assert json.loads(check["distribution_derived"]) == [356, 97, 51, 56, 89, 351]
     assert check["match"] == "exact"
-    # issue 26: the release's Llama-2-70B-chat run, re-derived too (groups of 5, placed by gold)
+    # the release's Llama-2-70B-chat run, re-derived too (groups of 5, placed by gold)
     llama = {r["what"]: r["value"] for r in read_tsv(run / "results/selfpref/nq/knowledge/llama_check.tsv")}
     assert json.loads(llama["distribution_derived"]) == [524, 48, 31, 29, 39, 329]
     assert llama["grouping"] == "consecutive groups of 5" and llama["level_mismatches_vs_file"] == "0"

@@ -1,4 +1,4 @@
-"""Two runs, one cache (issue 24; benchmarks/shared_cache.py, whose measure()
+"""Two runs, one cache (benchmarks/shared_cache.py, whose measure()
 this runs small): two Snakemake runs of different configs that share the
 PointJudge fine cell's prompts, each in its own folder, pointed at one
 ``cache:`` and started at once, with ``engine: instant``. measure() asserts

@@ -1,4 +1,4 @@
-"""What a researcher sees when a run stops (issue 16), through the real Snakefile with engine instant (no
+"""What a researcher sees when a run stops, through the real Snakefile with engine instant (no
 model; no job gets as far as one): the failing job's error line on the console, logs under the run's
 results folder, and a config.yaml value inherited by an overlay that does not fit the overlay's data."""
 
@@ -31,7 +31,8 @@ def run(work: Path, overlay: dict) -> subprocess.CompletedProcess:
 
 
 def test_failing_job_shows_its_error_line_and_logs_under_results(tmp_path):
-    """The console used to say only "check log file(s)"; the log was logs/..., shared by every config."""
+    """The console shows the failing job's error line, not only "check log file(s)"; its log is under the run's
+    results folder, not in a logs/ shared by every config."""
     (tmp_path / "urls.csv").write_text("a\n1\n")  # not a URL table
     overlay = {**OVERLAY, "results": "out/run1", "domainauth": {"source": "urls.csv", "status_filter": None}}
     proc = run(tmp_path, overlay)
@@ -58,7 +59,7 @@ def test_inherited_status_filter_that_does_not_fit_stops_the_run_and_says_why(tm
 
 
 def test_an_instances_file_cut_between_two_jobs_stops_the_judge_job(tmp_path):
-    """A lost write (issue 24): the sample step's pairs.jsonl loses its last lines after it was written; the
+    """A lost write: the sample step's pairs.jsonl loses its last lines after it was written; the
     judge job reading it stops with the file and line, and no reply of that cell is written."""
     from wfrun import snakemake
 

@@ -12,7 +12,7 @@ For every registered domain the fetcher asks for the homepage, keeps the first
   the domain. ``base_url`` (for tests and local mirrors only)
   replaces both with the single URL ``f"{base_url}/{domain}/"`` so one loopback
   server can play many sites.
-* **Retries and timeouts** come from the :class:`~.http.HttpClient` policy
+* **Retries and timeouts** come from the :class:`~authbench.net.HttpClient` policy
   (connect/read timeout, retries on 429/5xx/timeouts honouring ``Retry-After``).
 * **Redirects** are followed by hand (``allow_redirects=False``), across hosts
   and schemes (http/https only), at most ``max_redirects`` hops; one more is the

@@ -28,7 +28,7 @@ class RunStats:
 
     ``engine_seconds`` is the engine's time for what was computed in THIS run
     (the manifest's ``engine_seconds`` is the cell's cost: every reply's
-    seconds, cached or not; see :func:`cell_summary`). ``recomputed``: cached
+    seconds, cached or not; see :func:`authbench.cells.cell_summary`). ``recomputed``: cached
     records refused because they lack something the request needs (score
     distributions), None when no request needed anything more.
     ``truncated_texts``: texts not scored to their end (perplexity only).

@@ -71,7 +71,7 @@ class CharTokens:
 
 @dataclass
 class Tally:
-    """What a model's cells of one study ask (:func:`tally`), summed with ``+=``."""
+    """What a model's cells of one study ask (:func:`authbench.plan._tally`, one per job), summed with ``+=``."""
 
     cells: int = 0
     requests: int = 0

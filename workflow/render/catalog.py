@@ -358,12 +358,6 @@ def find_item(report: Report, path: str) -> Item | None:
     return None
 
 
-def caption_text(report: Report, path: str) -> str | None:
-    """The definition's caption of a report file (None: not an item's report file)."""
-    it = find_item(report, path)
-    return None if it is None else it.caption
-
-
 def caption_rst(caption: str) -> str:
     """A caption as Snakemake's caption template (Jinja, then reStructuredText):
     Jinja syntax kept literal."""

@@ -1,5 +1,5 @@
 """authbench.render.comparisons: rows from paired units, Holm per family,
-the TSV/Markdown writer (issue 21)."""
+the TSV/Markdown writer."""
 
 from __future__ import annotations
 

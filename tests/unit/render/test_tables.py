@@ -425,7 +425,7 @@ def test_categories_errors(pred):
 
 
 # --------------------------------------------------------------------------
-# intervals and tags (issue 21)
+# intervals and tags
 # --------------------------------------------------------------------------
 def _interval_table():
     from authbench.render.tables import NOT_RANDOM_TAG, PCT, Column, build_table
@@ -466,7 +466,7 @@ def test_stacked_tables_keep_intervals(tmp_path):
 
 
 def test_spec_json_round_trip_writes_the_same_files(tmp_path):
-    """report/tables.json (issue 26): a built table read back from plain JSON writes byte-identical files;
+    """report/tables.json: a built table read back from plain JSON writes byte-identical files;
     NaN, tags, intervals, two-level rows and columns, baseline rows and highlight groups survive."""
     import json
 

@@ -22,10 +22,6 @@ from authbench.llm.engines.base import Engine, PerplexityResult, Request, Respon
 from authbench.llm.formats import FORMATS, OUTPUT_FORMATS
 
 
-def instant_text(req: Request) -> str:
-    return instant_reply(req)[0]
-
-
 def instant_reply(req: Request) -> tuple[str, dict | None]:
     """The reply's text (the format's ``instant``: its slots filled by the
     prompt's hash, or a free-text sentence) and, when the request asks for

@@ -195,7 +195,7 @@ def pair_verdict(judge: str, true_a: float, true_b: float, rec: Mapping) -> tupl
 def sample_grades(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
                   parse: str = "strict") -> dict[str, dict]:
     """Per judgment request id, its ``gold`` and ``correct`` for the cell's
-    samples (:func:`authbench.llm.runner.sample_rows`), on the setting's own
+    samples (:meth:`authbench.cells.CellRecord.sample_rows`), on the setting's own
     label scale (:data:`LABEL_KEY`). Point: gold = the item's level, correct
     null. Lists: gold = the true levels in the order shown, correct null (ρ
     and τ are per list). Pairs: gold = ``"A"`` / ``"B"`` (the one with the

@@ -76,10 +76,6 @@ class LabelSpec:
         """The drop reason of items at the top value under ``top: drop``."""
         return "pagerank_10" if self.open_pagerank else "above_top_level"
 
-    def as_params(self) -> dict:
-        return {"column": self.column, "binning": self.binning, "levels": self.levels, "top": self.top,
-                "range": list(self.range) if self.range else None}
-
 
 def label_spec(block: Mapping[str, Any] | None, default_column: str, default_binning: str,
                where: str = "label") -> LabelSpec:

@@ -16,12 +16,12 @@ The flow of the whole RAGAuth study (the other steps are in
    sees source URLs only); ``pagerank_oracle``: the documents' true PageRank
    (the ceiling of pure authority filtering); ``tld_prior``: the DomainAuth
    baseline's public-suffix prior. ``no_filter`` scores nothing.
-3. :func:`top_k` keeps the k best documents: score descending, ties broken by
+3. :func:`~authbench.studies.ragauth.requests.top_k` keeps the k best documents: score descending, ties broken by
    retrieval order (the release's document order), unscored documents last.
    A question with fewer than k documents keeps all of them. The kept
    documents are shown to the generator in that ranked order, renumbered 0..k-1.
 4. The generator answers yes/no from the kept documents (strategy a's prompt);
-   :func:`answer_row` scores the answer (``parse.parse_yes_no``): anything
+   :func:`~authbench.studies.ragauth.requests.answer_row` scores the answer (``parse.parse_yes_no``): anything
    that is not a leading yes/no is wrong and a parse failure.
 
 Every document text in a prompt is cut to ``doc_tokens`` tokens of the

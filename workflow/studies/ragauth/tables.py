@@ -67,8 +67,8 @@ def table5(rows, units: pd.DataFrame | None = None, spec: IntervalSpec | None = 
            tags: Mapping[tuple, str] | None = None) -> TableSpec:
     """Table 5: answer accuracy (%) on RAGAuth, rows model x k.
 
-    ``rows`` are :func:`accuracy_rows` dicts or the frame read back from
-    :func:`write_accuracy`; only the overall (``topic="all"``) rows are used.
+    ``rows`` are :func:`~authbench.studies.ragauth.report.accuracy_rows` dicts or the frame read back from
+    :func:`~authbench.studies.ragauth.report.write_accuracy`; only the overall (``topic="all"``) rows are used.
     Columns, each only when its strategy occurs in the data: ``w/o Filter``
     (the model's single no-filter accuracy, repeated on every k row so that
     each row compares all four of the paper's strategies), ``Relevance``,

@@ -273,7 +273,7 @@ def write_selfpref_report(
 
 def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[tuple, bool]:
     """The † marks of Tables 1-2 as built (``built``: stem -> (TableSpec,
-    caption)) for the scorecard's :func:`~authbench.studies.scorecard.mark_agreement`:
+    caption)) for the scorecard's :func:`~authbench.studies.selfpref.marks.mark_agreement`:
     ``(1, evaluator, "", "")`` its Table 1 perplexity, ``(2, evaluator,
     prompt, "TRUE"|"FALSE")`` its Table 2 self difference; a cell without a
     value has no mark (left out)."""

@@ -35,8 +35,8 @@ engines, response cache and manifests as AuthorityBench's judges.
   true passages only. A reply that names no single passage can be asked
   again (:func:`comparison_settled`).
 
-Retries (``retries`` of the compare and rerank steps; the runner's
-``run_with_retries``): try ``t`` uses seed + ``t``; a row's ``tries`` says
+Retries (``retries`` of the compare and rerank steps; the cell's
+:meth:`~authbench.cells.CellStep.run_retried`): try ``t`` uses seed + ``t``; a row's ``tries`` says
 how many tries it used, and the row is the last try's (a row still not ok
 after the last try is the authors' dropped item: counted, not ok).
 """
@@ -297,7 +297,7 @@ def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequen
 
 
 def knowledge_grades(questions: Sequence[Mapping], tries: Sequence[Mapping]) -> dict[str, dict]:
-    """The samples' gold / correct of a knowledge cell (:func:`authbench.llm.runner.sample_rows`):
+    """The samples' gold / correct of a knowledge cell (:meth:`authbench.cells.CellRecord.sample_rows`):
     per try row (:func:`knowledge_rows`), the question's gold answer and whether the answer matched it."""
     gold = {q["qid"]: q["answer"] for q in questions}
     return {r["request_id"]: {"gold": gold[r["qid"]], "correct": r["correct"]} for r in tries}
@@ -471,7 +471,7 @@ def comparison_rows(comps: Sequence[Mapping], requests: Sequence[Mapping], passa
 
 def comparison_grades(rows: Sequence[Mapping]) -> dict[str, dict]:
     """The samples' gold / correct of a generation-phase cell
-    (:func:`authbench.llm.runner.sample_rows`): gold = the factual passage
+    (:meth:`authbench.cells.CellRecord.sample_rows`): gold = the factual passage
     (``"self"`` / ``"other"``) when exactly one of the two is, else null;
     correct = whether the factual one was chosen, as the study counts it
     (:func:`authbench.studies.selfpref.rows.gen_records`' ``true_chosen``:

@@ -347,7 +347,7 @@ def _pref_at(ev: str, other: str, variant: str = NORMAL, **more) -> dict:
 
 
 def table3(rates: Sequence[Mapping], iv: Intervals | None = None) -> TableSpec:
-    """Table 3 from :func:`preference_rates`: rows evaluator (+ ``Average``
+    """Table 3 from :func:`~authbench.studies.selfpref.rows.preference_rates`: rows evaluator (+ ``Average``
     when two or more), columns other author × Self / Self (same fact.) /
     Order / Factual (%) (:data:`TABLE3_METRICS`; a rate a row lacks is ``–``),
     ``Aggregated`` = the unweighted mean of the evaluator's per-author cells

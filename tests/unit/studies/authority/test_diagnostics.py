@@ -1,4 +1,4 @@
-"""Judge-validity diagnostics (issues 16, 21): a judge that answers by
+"""Judge-validity diagnostics: a judge that answers by
 presentation position, copies the prompt's example or barely varies its scores
 is flagged, a judge that reads the items is not; the flag reaches every results
 table, the cost table and the captions. The "by position" replies below are the embedded demo model's own
@@ -237,7 +237,7 @@ def test_a_share_on_anchored_list_comparisons():
     assert d["a_expected"] == (pytest.approx(2 / 3), 3)  # 5 > 2, 8 > 5, 2 < 8
 
 
-# --- a judge that barely varies (issue 21) -------------------------------------------------------
+# --- a judge that barely varies ------------------------------------------------------------------
 
 # the demo's two DomainAuth fine lists (N = 10, one domain per level, shuffled)
 FINE_LEVELS = ([3, 7, 0, 9, 5, 1, 8, 2, 6, 4], [6, 1, 9, 4, 0, 7, 2, 8, 5, 3])
@@ -254,7 +254,7 @@ def point_judged(instances, score):
 
 
 def test_demo_point_judges_that_barely_vary_are_flagged(root):
-    """The demo's PointJudge cells (issue 21): gemma scored 19 of the 20 domains 0 and
+    """The demo's PointJudge cells: gemma scored 19 of the 20 domains 0 and
     one 1, qwen 19 of them 8 and one 5, both got Table 1's ρ 26.11 / τ 22.36 — one list
     constant (ρ = 0), the other ranking one domain apart from nine tied ones."""
     insts = fine_lists()

@@ -197,7 +197,7 @@ def test_demo_category_membership_before_and_after(root):
     assert {k: v for k, v in paper.items() if k != "social"} == {k: v for k, v in config.items() if k != "social"}
 
 
-# --- labels from any score column; secondary labels (issue 16) ---------------------------------
+# --- labels from any score column; secondary labels --------------------------------------------
 
 from authbench.studies.authority.domains import (  # noqa: E402
     build_domain_labels,

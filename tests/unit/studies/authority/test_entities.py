@@ -381,7 +381,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     assert {r["setting"] for r in reuse} == ({"fine", "coarse"} if coarse_source == "lists" else {"fine"})
 
 
-# --- labels from another score key (issue 16) -------------------------------------------------
+# --- labels from another score key ------------------------------------------------------------
 
 def test_demo_songs_histogram_is_unchanged(root):
     # docs/decisions.md's demo numbers (Eq. 1 over the 2,000-song corpus, s = smax clipped to 9)

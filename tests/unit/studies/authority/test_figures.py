@@ -79,7 +79,7 @@ def test_bias_matrix_values(pred):
     expected.loc["m2 (w/o)", 2] = ((1 - 2) + (4 - 2) + (0 - 2)) / 3  # -1/3
     pd.testing.assert_frame_equal(mat, expected, check_names=False)
     assert np.isnan(mat.loc["m1 (w/o)", 5])  # only an unscored item at level 5
-    # issue 21: the bounds of each mean's bootstrap interval over its items (blank with too few)
+    # the bounds of each mean's bootstrap interval over its items (blank with too few)
     from authbench.stats import IntervalSpec
 
     spec = IntervalSpec(resamples=200, seed=1, min_units=3)

@@ -58,7 +58,7 @@ def test_log_bin_empty():
     assert log_bin([]) == []
 
 
-# --- binning rules (issue 16): hand-computed levels, the top rule explicit ----------------
+# --- binning rules: hand-computed levels, the top rule explicit ---------------------------
 
 from authbench.errors import ConfigError  # noqa: E402
 from authbench.studies.authority.labels import (  # noqa: E402
@@ -76,7 +76,7 @@ def _spec(binning, top="include", rng=None, column="score"):
 
 
 def test_round_score_times_ten_sends_the_top_to_a_level_of_its_own():
-    # the issue's trap: round(score * 10) of scores in [0, 1] gives 0..10; 10 is the top value
+    # the trap: round(score * 10) of scores in [0, 1] gives 0..10; 10 is the top value
     scores = [0.0, 0.04, 0.05, 0.51, 0.94, 0.95, 1.0]
     ints = [round(s * 10) for s in scores]
     assert ints == [0, 0, 0, 5, 9, 10, 10]  # Python rounds half to even: 0.05 -> 0, 0.95 -> 10 (0.95*10 = 9.5)

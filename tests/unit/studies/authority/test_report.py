@@ -104,7 +104,7 @@ def test_domainauth_report_captions(metrics, tmp_path):
     assert set(METRIC_COLUMNS) <= set(saved.columns)
 
 
-# --- the DomainAuth report for every reduced grid (issue 16) -------------------------------------------------
+# --- the DomainAuth report for every reduced grid ------------------------------------------------------------
 
 FIXTURE = Path(__file__).parents[3] / "fixtures" / "domainauth_text"
 SAMPLING = dict(fine_lists=2, coarse_lists=2, easy_pairs=2, hard_pairs=2, easy_min_delta=5, hard_max_delta=2,
@@ -189,7 +189,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
                                                        "table8_categories"])])
 def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
     """config.yaml says entries of settings/contexts may be removed: every such grid's report succeeds
-    (settings [bias] or [pairs] alone crashed in the cost table: issue 16), writes exactly the files the
+    (settings [bias] or [pairs] alone included, the cost table too), writes exactly the files the
     workflow declares for it, and its contents.md says which tables were skipped and why."""
     out, declared = _domainauth_report(root, tmp_path, settings, contexts)
     written = {str(p) for p in out.rglob("*") if p.is_file() and p.suffix != ".pdf"}
@@ -225,7 +225,7 @@ def test_every_reduced_grid_reports(root, tmp_path, settings, contexts, tables):
     data = card[card["kind"] == "data"]  # Table 8's caption numbers, counted from the bias sample's domains
     assert set(data["metric"]) == ({"true_mean_pagerank", "n_domains"} if "bias" in settings else set())
     assert (data["scope"] == "sample: config domainauth.sampling bias_per_level 1, bias_per_category 1").all()
-    # issue 21: every metric row's interval, the paired comparisons of the cells' units, listed in contents.md
+    # every metric row's interval, the paired comparisons of the cells' units, listed in contents.md
     from authbench.render.comparisons import COLUMNS
 
     metrics = pd.read_csv(out / "metrics.tsv", sep="\t")

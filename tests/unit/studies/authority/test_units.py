@@ -1,4 +1,4 @@
-"""AuthorityBench units, intervals and paired comparisons (issue 21): the units
+"""AuthorityBench units, intervals and paired comparisons: the units
 of a hand-made cell reproduce its metric rows exactly, intervals bracket the
 value or are blank, the comparisons of hand cells and the tables' tags."""
 

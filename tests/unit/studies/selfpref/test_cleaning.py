@@ -1,4 +1,4 @@
-"""Issue 26 §6: what the models write back is cleaned by one rule
+"""What the models write back is cleaned by one rule
 (``requests.clean_reply``), every cleaning and drop counted, the raw reply
 kept. Real replies of the demo's two models are in
 ``tests/fixtures/selfpref_replies.jsonl`` (how they were recorded:

@@ -121,8 +121,8 @@ def test_missing_field_names_file_record_field(tmp_path):
 
 
 def test_misspelt_mapped_field_is_a_config_error(tmp_path):
-    """Issue 16: `false_text: human_false_lama` (a field no record has) used to fall back to substitution
-    silently (69 passages changed); now the import stops, naming the mapping key, the file and its fields."""
+    """`false_text: human_false_lama` (a field no record has) stops the import, naming the mapping key, the
+    file and its fields, instead of falling back to substitution silently (69 passages changed)."""
     sources = _sources(NQ["sources"])
     sources[0]["passages"][0]["false_text"] = "human_false_lama"  # the entry has a text: substitution was possible
     with pytest.raises(ConfigError) as err:
@@ -162,7 +162,7 @@ def test_field_missing_in_some_records_names_the_record(tmp_path):
 
 
 def test_long_content_is_quoted_shortly(tmp_path):
-    """Issue 16: an input error printed a whole 4 MB input; quoted content stops after 200 characters."""
+    """An input error never prints a whole 4 MB input: quoted content stops after 200 characters."""
     big = "x" * 4_000_000
     sources = _write_other(tmp_path, [{"query": big, "gold": "A", "doc": "A.", "bot_doc": ["A " * 10**6],
                                        "bot_wrong": "B", "bot_long": "A"}])

@@ -1,4 +1,4 @@
-"""Issue 26, sections 5 and 7: knowledge matching (exact | lowercase), the four released knowledge files
+"""Knowledge matching (exact | lowercase), the four released knowledge files
 re-derived and checked, the released GPT-2 perplexities read as data, and their scorecard rows."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_hand_file_in_groups_of_five(tmp_path):
     (lambda d: d.update(knowledge_level=[5, 1], distribution=[0, 1, 0, 0, 0, 1]),
      r"question 1: field 'knowledge_level': expected 0 \(re-derived"),
     (lambda d: d.update(knowledge_level=[5, 7]), r"question 1: field 'knowledge_level': expected a level 0..5"),
-    # no longer groups of 5 of one gold: grouped by runs, where the run of 'rome' is too short
+    # not groups of 5 of one gold: grouped by runs, where the run of 'rome' is too short
     (lambda d: d["ai_answers"][7].update(ground_truth="rome"),
      r"ai_answers\[7\]: run of 1 answers for ground truth 'rome', expected at least 5"),
 ])

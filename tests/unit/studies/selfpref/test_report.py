@@ -213,7 +213,7 @@ def test_rates_long_groups():
 
 
 def same_fact_rows(qids=("q",)):
-    """Issue 36 §4's hand case, per question: E (self gpt35) vs human, 10 comparisons, 8 ok.
+    """The same-factuality hand case, per question: E (self gpt35) vs human, 10 comparisons, 8 ok.
 
     TT self, TT other, FF self, FF self        -> same factuality: self 3 of 4 ok
     TF self (true), TF self (true),
@@ -237,7 +237,7 @@ def same_fact_rows(qids=("q",)):
 
 
 def test_same_factuality_self_preference_by_hand(tmp_path):
-    """Issue 36 §4: beside the paper's pooled self preference (all four factuality combinations), the rate over
+    """Beside the paper's pooled self preference (all four factuality combinations), the rate over
     the both-true and both-false pairs only, with the same counting rules (ok rows with a choice)."""
     recs = RW.gen_records(same_fact_rows())
     assert [RW.same_factuality(g) for g in recs] == [True] * 4 + [False] * 4 + [True, True]
@@ -534,7 +534,7 @@ def _ppl(author, v, factual=True, variant="normal", qid=None):
 
 
 def test_table1_by_hand():
-    """Issue 26: one row per configured evaluator (its knowledge, its self author's passages), the Average of
+    """One row per configured evaluator (its knowledge, its self author's passages), the Average of
     the evaluators once each, then below the rule (baseline rows, never averaged) the released knowledge run
     and the author no evaluator has as self, and Human; marks from the paired test per question."""
     levels = {
@@ -610,10 +610,10 @@ def test_perplexity_anova_and_tukey_by_hand():
 
 
 def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
-    """Issue 26 §4 with config/paper.yaml's names: evaluators gpt-3.5-turbo (self gpt35) and gpt-4o-mini; the
+    """With config/paper.yaml's names: evaluators gpt-3.5-turbo (self gpt35) and gpt-4o-mini; the
     release's knowledge runs gpt35 and llama2-70b-chat and llama2-70b-chat's passages are in the data. The
-    Average is over the two evaluators once each (it used to average gpt35 and gpt-3.5-turbo, one model twice,
-    and llama2-70b-chat); llama2-70b-chat's row is below the rule, outside the average, with the footnote."""
+    Average is over the two evaluators once each (not gpt35 and gpt-3.5-turbo, one model twice, nor
+    llama2-70b-chat); llama2-70b-chat's row is below the rule, outside the average, with the footnote."""
     lv = lambda *levels: [{"qid": f"q{i}", "level": v} for i, v in enumerate(levels, 1)]  # noqa: E731
     levels = {"gpt-3.5-turbo": lv(0, 5), "gpt-4o-mini": lv(5, 5), "gpt35": lv(0, 0, 0, 0), "llama2-70b-chat": lv(2)}
     passages = [_p("human", "a b c"), _p("gpt35", "a b"), _p("gpt35", "a b c d"), _p("gpt-4o-mini", "a b c d e"),
@@ -817,7 +817,7 @@ def test_write_selfpref_report_full(tmp_path):
 
 
 def test_table1_reads_the_questions_in_scope_only(tmp_path):
-    """Issue 26 §3/S4: Table 1's length and perplexity, the ANOVA and the scorecard's lengths read the passages
+    """Deviation S4: Table 1's length and perplexity, the ANOVA and the scorecard's lengths read the passages
     of the questions in selfpref.rerank.scope (the sample), not every passage of passages.jsonl."""
     from authbench.studies.selfpref.data import scoped_questions
 
@@ -873,7 +873,7 @@ def test_tries_must_be_a_positive_integer(bad):
 
 
 # --------------------------------------------------------------------------
-# intervals, per-unit records and paired comparisons (issue 21)
+# intervals, per-unit records and paired comparisons
 # --------------------------------------------------------------------------
 from authbench.stats import IntervalSpec, mean_interval  # noqa: E402
 
