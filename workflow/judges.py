@@ -3,7 +3,7 @@ format it asks for, the instance sets (cell settings) it runs on, its shape
 (one item, a list, a pair), the derivation its main-table number comes from
 and whether its replies are scores (E[s], :mod:`authbench.llm.expected`).
 Every judge list of the package, the rules' ``{judge}`` wildcard
-(:func:`authbench.vocab.wildcard_constraints`) and the schema's ``judges``
+(:func:`authbench.studies.registry.wildcard_constraints`) and the schema's ``judges``
 enum (a test checks it) derive from :data:`JUDGES`.
 
 A base module (no authbench imports), not under ``studies/authority/``:
