@@ -1,4 +1,4 @@
-"""Benchmark: what ``samples.parquet`` (:mod:`authbench.samples`)
+"""Benchmark: what ``samples.parquet`` (:mod:`authbench.cells.samples`)
 adds to ``results/`` on the paper grid's prompts.
 
 Reads the DomainAuth cells of a paper rehearsal (``benchmarks/paper_rehearsal.py
@@ -8,7 +8,7 @@ instant``), re-renders every cell's prompts through the real request builder
 template and instances), checks each prompt's SHA-256 against the cell's
 ``responses.jsonl``, and writes the cell's samples with the real writer
 (:meth:`authbench.cells.CellRecord.sample_rows`, the study's grades,
-:func:`authbench.samples.write_samples`) to a scratch folder. Prints per cell
+:func:`authbench.cells.samples.write_samples`) to a scratch folder. Prints per cell
 and in total: rows, ``samples.parquet`` bytes, ``responses.jsonl`` bytes,
 bytes per sample and per million samples.
 
@@ -42,7 +42,7 @@ from authbench.llm.engines.base import Response
 from authbench.cells import CellRecord, prompt_hash
 from authbench.llm.runs import Run, RunStats
 from authbench.records import read_jsonl
-from authbench.samples import write_samples
+from authbench.cells.samples import write_samples
 from authbench.studies.authority.evaluate import sample_grades
 from authbench.studies.authority.prompts import load_template
 from authbench.studies.authority.requests import build_requests

@@ -1,7 +1,7 @@
 """The sample viewer at the paper's largest cell: 150,000 samples.
 
-Builds one synthetic cell through the real writers (``authbench.samples``'
-``write_samples`` then ``authbench.render.viewer.write_viewer``): prompts
+Builds one synthetic cell through the real writers (``authbench.cells.samples``'
+``write_samples`` then ``authbench.cells.viewer.write_viewer``): prompts
 rendered with DomainAuth's real list_rank template, ten domains each from
 the demo's Open PageRank file; a reply, a parsed value and the gold per
 sample; 3% parse failures. Then opens the viewer in
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from authbench.render.viewer import write_viewer
-from authbench.samples import write_samples
+from authbench.cells.viewer import write_viewer
+from authbench.cells.samples import write_samples
 from browser import chromium, open_viewer, wait_for, why_no_browser
 
 

@@ -22,16 +22,16 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.cells import HISTORY_ENV
-from authbench.config import active_models, add_schema_block, check_config, check_data, check_renamed, split_model
+from authbench.config import active_models, add_schema_block, check_data, check_renamed, split_model
 from authbench.config import validate_schema
-from authbench.joblogs import failure_summary, run_summary
+from authbench.cli.joblogs import failure_summary, run_summary
 from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir
 from authbench.render.catalog import report_entry, report_files
 from authbench.scheduling import MODEL_PRIORITY, MODEL_RETRIES, cell_model_params, model_env as env_of
 from authbench.scheduling import model_resources
-from authbench.studies.registry import active, environment, reports as study_reports, rule_files, schema_blocks
-from authbench.studies.registry import wildcard_constraints
+from authbench.studies.registry import active, check as check_config, environment, reports as study_reports
+from authbench.studies.registry import rule_files, schema_blocks, wildcard_constraints
 from authbench.studies.statistics import STATISTICS
 
 # Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one

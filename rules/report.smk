@@ -34,12 +34,12 @@ if report_outputs(STATISTICS, P.statistics):
             "--params {params.p:q} 2> {log}"
 
 
-# Each study's sample viewer (authbench.render.viewer): every model cell's
+# Each study's sample viewer (authbench.cells.viewer): every model cell's
 # Per study (shown_studies), from the samples of its model cells:
-# - the sample viewer: a static HTML folder (authbench.render.viewer), with
+# - the sample viewer: a static HTML folder (authbench.cells.viewer), with
 #   the judge-validity flags of an AuthorityBench report's costs table; a
 #   damaged samples file is listed as unavailable, the rest is shown;
-# - the prompt diffs (authbench.history): each cell's current samples against
+# - the prompt diffs (authbench.cells.history): each cell's current samples against
 #   the newest version with another template, kept in P.history by the cell
 #   writer (outside every rule's outputs: Snakemake deletes a job's outputs
 #   before rerunning it); diffs.md lists the cells with a diff, each one's

@@ -17,8 +17,6 @@ import itertools
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import jsonschema
-import yaml
 from authbench.errors import ConfigError
 from authbench.paths import Layout, cell_id
 from authbench.judges import SETTINGS_FOR_JUDGE
@@ -26,7 +24,7 @@ from authbench.judges import SETTINGS_FOR_JUDGE
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
 
-def _key_path(error: jsonschema.ValidationError) -> str:
+def _key_path(error) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
@@ -40,10 +38,18 @@ def _fill_properties(validator, properties, instance, schema):
         for key, sub in properties.items():
             if "default" in sub and key not in instance:
                 instance[key] = copy.deepcopy(sub["default"])
+    import jsonschema
+
     yield from jsonschema.Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
 
 
-_FillingValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"properties": _fill_properties})
+@functools.lru_cache(maxsize=1)
+def _filling_validator():
+    """The JSON-schema validator that fills defaults (jsonschema imported here: a job that only reads a
+    config's values does not pay for it)."""
+    import jsonschema
+
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"properties": _fill_properties})
 
 
 # each study's config block: the shipped studies' by their folders' convention (studies/<study>/schema.yaml),
@@ -52,6 +58,8 @@ SCHEMA_BLOCKS: list[Path] = sorted((Path(__file__).parent / "studies").glob("*/s
 
 
 def _yaml(path: Path) -> dict:
+    import yaml
+
     return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
@@ -92,7 +100,7 @@ def with_defaults(part: Mapping[str, Any], where: str) -> dict:
     for key in where.split("/"):
         node = node[key]
     out = copy.deepcopy(dict(part))
-    for _ in _FillingValidator(node).iter_errors(out):
+    for _ in _filling_validator()(node).iter_errors(out):
         pass  # only the filling: the config's own validation reports errors
     return out
 
@@ -107,7 +115,7 @@ def validate_schema(config: Mapping[str, Any]) -> None:
     """Validate ``config`` against the schema and fill in, in place, every
     default the schema declares: the one place defaults live (code reads
     ``config[key]``, never ``.get(key, default)``)."""
-    validator = _FillingValidator(schema())
+    validator = _filling_validator()(schema())
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         lines = [f"config key '{_key_path(e)}': {e.message}" for e in errors]
@@ -140,20 +148,22 @@ def origin(overlay: Mapping[str, Any] | None, key: str) -> str:
 
 
 def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
-    """Checks across keys that the JSON schema cannot express. ``overlay``:
-    what the user's overlays set (:func:`inherited`); an error about a value
-    they did not set says it came from config.yaml."""
+    """Checks across the shared keys that the JSON schema cannot express
+    (each study checks its own: :func:`authbench.studies.registry.check`)."""
+    if not active_models(config):
+        raise ConfigError("config key 'models': every model is null; nothing to run")
+    check_paper_names(config)
+
+
+def check_authority(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
+    """DomainAuth's and EntityAuth's checks across keys (their declaration's
+    ``check``). ``overlay``: what the user's overlays set (:func:`inherited`);
+    an error about a value they did not set says it came from config.yaml."""
     if "entityauth" in config.get("studies", ()):
         if not config.get("entityauth"):
             raise ConfigError("config key 'studies' lists 'entityauth' but there is no 'entityauth' section")
         if not entity_datasets(config):
             raise ConfigError("config key 'entityauth.datasets': every dataset is null; nothing to run")
-    if "selfpref" in config.get("studies", ()):
-        if not config.get("selfpref"):
-            raise ConfigError("config key 'studies' lists 'selfpref' but there is no 'selfpref' section")
-        if not any(config["selfpref"]["datasets"].values()):
-            raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
-        check_selfpref_sources(config["selfpref"]["datasets"])
     dom = config["domainauth"]
     sampling = dom["sampling"]
     if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
@@ -168,16 +178,22 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
             "the with-text condition needs a TSV of domain and text." + origin(overlay, "domainauth.text")
             + origin(overlay, "contexts")
         )
-    if not active_models(config):
-        raise ConfigError("config key 'models': every model is null; nothing to run")
-    check_paper_names(config)
-    if not cells(config) and not {"ragauth", "selfpref"} & set(config.get("studies", ())):
+    if not cells(config) and {"domainauth", "entityauth"} & set(config.get("studies", ())):
         raise ConfigError("config keys 'judges' and 'settings' select no cell")
     for prompt_set in config["prompt_sets"] or {}:
         if prompt_set == PAPER_SET or not prompt_set.replace("_", "").isalnum() or prompt_set != prompt_set.lower():
             raise ConfigError(f"config key 'prompt_sets.{prompt_set}': a set's name is lower-case letters, digits "
                               f"and _, and not {PAPER_SET!r} (the set of 'prompts')")
     check_prompt_sets(config, [c for c in cells(config) if SET_SEPARATOR not in c.model])
+
+
+def check_selfpref(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
+    """The self-preference study's checks across keys (its declaration's ``check``)."""
+    if not config.get("selfpref"):
+        raise ConfigError("config key 'studies' lists 'selfpref' but there is no 'selfpref' section")
+    if not any(config["selfpref"]["datasets"].values()):
+        raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
+    check_selfpref_sources(config["selfpref"]["datasets"])
 
 
 def paper_name(given: str | Mapping[str, str] | None, paper: str, known: Sequence[str]) -> str | None:
@@ -259,6 +275,8 @@ def check_renamed(config: Mapping[str, Any]) -> None:
 
 
 def load_config(path: str | Path) -> dict:
+    import yaml
+
     config = yaml.safe_load(Path(path).read_text())
     check_renamed(config)
     validate_schema(config)

@@ -62,7 +62,7 @@ class Layout:
         return f"{self.root}/provenance"
 
     @property
-    def history(self) -> str:  # every model cell's earlier versions (authbench.history): outside any rule's outputs
+    def history(self) -> str:  # every model cell's earlier versions (authbench.cells.history): outside any rule's outputs
         return f"{self.root}/history"
 
     def study(self, study: str) -> str:

@@ -1,7 +1,7 @@
 # Input and params functions of rules/report.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, plan, provenance_entry, viewer_entry
-from authbench.render.viewer import ASSETS as VIEWER_FILES
+from authbench.cells.viewer import ASSETS as VIEWER_FILES
 from authbench.studies.authority.outputs import baseline_plan
 from authbench.studies.registry import final_files, viewer_folders
 from authbench.studies.scorecard import grid_params
@@ -55,7 +55,7 @@ def get_statistics_params(wildcards):
     )
 
 
-# --- the sample viewers (authbench.render.viewer) -------------------------------------
+# --- the sample viewers (authbench.cells.viewer) -------------------------------------
 VIEWER_ASSETS = [
     os.path.join(os.path.dirname(os.path.abspath(workflow.main_snakefile)), "report", "viewer", name)
     for name in VIEWER_FILES

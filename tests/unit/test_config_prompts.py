@@ -10,7 +10,6 @@ from snakemake.utils import update_config
 from authbench.config import (
     GenerateConfig,
     cells,
-    check_config,
     check_data,
     check_renamed,
     inherited,
@@ -20,6 +19,7 @@ from authbench.config import (
     selfpref_plan,
     validate_schema,
 )
+from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
 from authbench.studies.authority.prompts import load_template

@@ -52,7 +52,7 @@ def module_file(name: str) -> Path | None:
 
 
 def lazy_table(tree: ast.Module) -> dict[str, str]:
-    """name -> submodule of a package that exports lazily (authbench.exports.lazy_exports)."""
+    """name -> submodule of a package that exports lazily (authbench.lazy_exports)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "lazy_exports":
             table = ast.literal_eval(node.args[1])

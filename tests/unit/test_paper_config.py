@@ -13,12 +13,12 @@ from authbench.config import (
     GenerateConfig,
     active_models,
     cells,
-    check_config,
     entity_datasets,
     models_for,
     selfpref_plan,
     validate_schema,
 )
+from authbench.studies.registry import check as check_config
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 

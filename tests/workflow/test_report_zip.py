@@ -184,7 +184,7 @@ def test_every_model_cell_has_its_samples(run):
 
     from authbench.cells import base_id
     from authbench.records import read_jsonl
-    from authbench.samples import read_samples
+    from authbench.cells.samples import read_samples
 
     cells = sorted(p.parent for p in (run / "results").rglob("responses.jsonl"))
     studies = set()

@@ -9,8 +9,8 @@ import gzip
 import json
 import re
 
-from authbench.render.viewer import js_json, packed, write_viewer
-from authbench.samples import write_samples
+from authbench.cells.viewer import js_json, packed, write_viewer
+from authbench.cells.samples import write_samples
 from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select
 from wfrun import ROOT, cell_samples
 

@@ -5,7 +5,7 @@ judgments, samples, manifest, history). A command-line step builds the
 requests and judges the replies with its study's functions; the cell does
 the rest. The judging core (``authbench.llm``) below it writes no pipeline file."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "ids": ("RETRY_MARK", "base_id", "retried_id", "tried_id"),

@@ -32,7 +32,7 @@ CELL_KEYS = {"unique": "unique_requests", "cache_hits": "cache_hits", "engine_ca
 TEXT_KEYS = {"requests": "n", "unique": "unique_texts", "cache_hits": "cache_hits", "engine_calls": "engine_calls",
              "engine_seconds": "seconds", "load_seconds": "model_load_seconds", "engine": "engine",
              "cache_problems": "cache_problems", "truncated_texts": "truncated_texts"}
-# the sample columns a judgment row fills (authbench.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
+# the sample columns a judgment row fills (authbench.cells.samples.SAMPLE_COLUMNS); the rest are the request's and reply's
 JUDGMENT_COLUMNS = ("try", "status", "value", "expected", "gold", "correct")
 
 
@@ -101,7 +101,7 @@ class CellRecord:
         return rows
 
     def sample_rows(self) -> list[dict]:
-        """The cell's samples (:data:`authbench.samples.SAMPLE_COLUMNS`): one row
+        """The cell's samples (:data:`authbench.cells.samples.SAMPLE_COLUMNS`): one row
         per request sent (every try of a retried cell: ``try`` from the id,
         :func:`authbench.cells.ids.base_id`), with its prompt, reply, token
         counts and ``cached`` (``run.stats.cached``).

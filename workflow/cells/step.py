@@ -12,7 +12,7 @@ study's functions; the cell does the rest:
     run = step.run(requests)                           # cache -> engine
     step.write(run, judgments, inputs=..., extra=..., grades=...)
 
-The history (:mod:`authbench.history`) lives outside every declared output:
+The history (:mod:`authbench.cells.history`) lives outside every declared output:
 ``rules/common.smk`` names its folder and how many versions to keep in the
 environment variable :data:`HISTORY_ENV` (so changing them reruns no cell);
 a step run by hand keeps none.
@@ -179,7 +179,7 @@ class CellStep:
             write_jsonl(record.response_rows(), self.outputs["responses"])
             write_jsonl(record.judgments, self.outputs["judgments"])
         if self.outputs.get("samples"):
-            from authbench.samples import write_samples
+            from authbench.cells.samples import write_samples
 
             write_samples(record.sample_rows(), self.outputs["samples"],
                           {"cell": self.cell, "study": self.cell.split("/", 1)[0],
@@ -196,7 +196,7 @@ class CellStep:
         raw = os.environ.get(HISTORY_ENV)
         if not raw:
             return
-        from authbench.history import keep
+        from authbench.cells.history import keep
 
         spec = json.loads(raw)
         keep(self.outputs["samples"], self.template, spec["root"], int(spec["versions"]))

@@ -52,12 +52,12 @@ def cmd_provenance_dag(args, params) -> None:
 
 
 def cmd_study_viewer(args, params) -> None:
-    """A study's sample viewer (:mod:`authbench.render.viewer`): the model
+    """A study's sample viewer (:mod:`authbench.cells.viewer`): the model
     cells' ``--samples`` (shown by their path under ``--root``, the study's
     folder), the assets of ``--assets``, the judge-validity flags of
     ``--costs`` (AuthorityBench's costs.csv), ``params["study"]`` its title;
     under ``--outdir``."""
-    from authbench.render.viewer import read_flags, write_viewer
+    from authbench.cells.viewer import read_flags, write_viewer
 
     catalog = write_viewer(args.outdir, args.samples, args.root, params["study"], args.assets,
                            read_flags(args.costs))
@@ -97,10 +97,10 @@ def cmd_benchmark_statistics(args, params) -> None:
 
 
 def cmd_prompt_diffs(args, params) -> None:
-    """A study's prompt-edit diffs (:func:`authbench.history.write_diffs`):
+    """A study's prompt-edit diffs (:func:`authbench.cells.history.write_diffs`):
     each ``--samples`` (a judge cell's current samples) against its history
     under ``--history``; per-cell files under ``--folder``, the list ``--index``."""
-    from authbench.history import write_diffs
+    from authbench.cells.history import write_diffs
     from authbench.stats import IntervalSpec
 
     write_diffs(args.samples, args.history, args.folder, args.index, IntervalSpec.from_config(params),
@@ -129,26 +129,48 @@ GENERAL = {
     "study-viewer": (cmd_study_viewer, ["samples*", "root", "assets", "costs?", "outdir"]),
     "prompt-diffs": (cmd_prompt_diffs, ["samples*", "history", "folder", "index"]),
 }
-# the module of a step's command, by its name's first word (the rest: GENERAL above); only
-# the invoked step's module is imported (a job's start: every rule runs one step)
-STUDY_MODULES = {"domainauth": "authority", "entityauth": "authority", "authority": "authority",
-                 "ragauth": "ragauth", "selfpref": "selfpref", "fetch": "fetch"}
+# the shared steps' modules by their names' first word; a study's steps are in its declaration's command module
+# (authbench.studies.registry: Study.commands, Study.prefixes); only the invoked step's module is imported (a
+# job's start: every rule runs one step)
+SHARED_MODULES = {"fetch": "authbench.cli.fetch"}
 
 
 def _commands(module: str | None) -> dict:
     import importlib
+    import importlib.util
 
-    return GENERAL if module is None else importlib.import_module(f"authbench.cli.{module}").COMMANDS
+    if module is None:
+        return GENERAL
+    if module.endswith(".py"):  # a study of one's own: its command file
+        from pathlib import Path
+
+        name = f"authbench_commands_{abs(hash(str(Path(module).resolve()))):x}"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, module)
+            sys.modules[name] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(sys.modules[name])
+        return sys.modules[name].COMMANDS
+    return importlib.import_module(module).COMMANDS
+
+
+def _module_of(name: str) -> str | None:
+    from authbench.studies.registry import command_module
+
+    first = name.split("-", 1)[0]
+    return SHARED_MODULES.get(first) or command_module(name)
 
 
 def command(name: str) -> tuple:
     """``(function, options)`` of the step ``name``; KeyError for an unknown one."""
-    return _commands(STUDY_MODULES.get(name.split("-", 1)[0]))[name]
+    return _commands(_module_of(name))[name]
 
 
 def command_names() -> list[str]:
-    """Every step's name (imports every study's command module)."""
-    return [name for module in (None, *dict.fromkeys(STUDY_MODULES.values())) for name in _commands(module)]
+    """Every step's name (imports every registered study's command module)."""
+    from authbench.studies.registry import command_modules
+
+    modules = (None, *SHARED_MODULES.values(), *command_modules())
+    return [name for module in dict.fromkeys(modules) for name in _commands(module)]
 
 
 def build_parser(names=None) -> argparse.ArgumentParser:

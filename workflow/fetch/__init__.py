@@ -2,9 +2,9 @@
 (``pagerank``), homepage texts (``webtext``), Wikidata sitelinks
 (``wikidata``), each resumable through a progress cache (``cache``).
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "cache": ("ProgressCache",),

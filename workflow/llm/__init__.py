@@ -7,9 +7,9 @@ through it too) and what a run took and gave (``runs``: ``RunStats``,
 ``Run``). It writes no pipeline file: a cell's files are
 :mod:`authbench.cells`'.
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "models": ("resolve_model", "convert_gguf", "PART_MODELS"),

@@ -2,9 +2,9 @@
 (``tables``: CSV, Markdown, LaTeX, bold/underline), the figure style
 (``figures``), the cost table (``costs``) and the DAG export (``dag``).
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "dag": ("export_dag",),

@@ -21,7 +21,7 @@ derived from that list here:
   :func:`provenance_entry`: the entry of ``provenance.md``, in the category
   the report lists first (:data:`PROVENANCE_CATEGORY`); :func:`viewer_entry`:
   the entry of a study's sample viewer (:data:`VIEWER`, a folder beside its
-  report's files, :mod:`authbench.render.viewer`), which contents.md links.
+  report's files, :mod:`authbench.cells.viewer`), which contents.md links.
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
 config's grid has data for the item, the reason it is skipped (shown in
@@ -51,7 +51,7 @@ CLAIMS_CAPTION = (
     "tables (k of n cells: holds as worded, or contradicted as worded) and on this run's own grid (supported, "
     "supported on k of n cells, contradicted, undecided or not applicable to this run: paired tests, Holm within "
     "the claim), with the table cells and comparisons behind it.")
-# a study's prompt-edit diffs (authbench.history): the index, beside the per-cell files under diffs/
+# a study's prompt-edit diffs (authbench.cells.history): the index, beside the per-cell files under diffs/
 DIFFS = "diffs.md"
 DIFFS_TITLE = "Prompt-edit diffs: the cells whose template changed since a kept earlier run"
 DIFFS_CAPTION = (
@@ -74,7 +74,7 @@ PROVENANCE_CAPTION = (
     "config and of every data file it names, the models with their revisions, and the command that reruns the "
     "workflow. Each cell's manifest.json adds where it ran (its provenance block).")
 
-# a study's sample viewer (authbench.render.viewer): <report folder>/viewer/index.html, its own step
+# a study's sample viewer (authbench.cells.viewer): <report folder>/viewer/index.html, its own step
 VIEWER = "viewer"
 VIEWER_TITLE = "Sample viewer: every model cell's prompts, replies, parsed values and gold"
 VIEWER_CAPTION = (

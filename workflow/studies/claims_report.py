@@ -31,7 +31,7 @@ from authbench.claims.grid import compared_parts
 from authbench.claims.kinds import KindError
 from authbench.claims.published import summary_line
 from authbench.claims.run import NOT_APPLICABLE, PARTLY, RUN_CLASSES, RunVerdict, cells_frame
-from authbench.papers import load as load_published
+from authbench.papers import load as load_published, paper_of
 from authbench.records import atomic_write, write_frame, write_text
 from authbench.render.catalog import CLAIMS
 from authbench.stats import IntervalSpec
@@ -41,7 +41,6 @@ CLAIM_COLUMNS = ("claim", "title", "quantifier", "quantified", "fixed", "tables"
                  "published_n", "published_verdict", "published_daggers", "published_recomputed", "published_note",
                  "run_verdict", "run_text", "run_cells", "run_supported", "run_contradicted", "run_undecided",
                  "run_not_in_run", "run_mean_margin", "run_flags", "evidence")
-TITLES = {"authoritybench": "AuthorityBench", "selfpref": "RAG self-preference"}
 RUN_SUMMARY = {"supported": "supported", PARTLY: "supported on part of their cells", "contradicted": "contradicted",
                "undecided": "undecided", NOT_APPLICABLE: "not applicable to this run"}
 
@@ -114,7 +113,9 @@ def write_claims(outdir: str | Path, paper: str, study: str, tables: Sequence[in
         if run.verdict == NOT_APPLICABLE and missing_column and any(k.key.metric in here.column for k in numbers):
             run = replace(run, needs=f"{run.needs}; this run's units have no column {', '.join(missing_column)}")
         run_verdicts.append(run)
-        evidence = ["comparisons.md"] + [files[t] for t in _tables(here) if t in files]
+        evidence = [f for f in ("comparisons.md",) if report is None or any(
+            f in getattr(it, "names", ()) or f in report.extra for it in report.items + report.closing)]
+        evidence += [files[t] for t in _tables(here) if t in files]
         rows.append({"claim": claim.id, "title": claim.title, "quantifier": claim.quantifier,
                      "quantified": ",".join(claim.quantified), "fixed": ",".join(fixed_parts(claim)),
                      "tables": ",".join(map(str, _tables(claim))), "tables_here": ",".join(map(str, _tables(here))),
@@ -174,7 +175,7 @@ def _cell_lines(run: RunVerdict, limit: int = 12) -> list[str]:
 
 
 def claims_md(paper: str, study: str, verdicts, run_verdicts, rows: Sequence[Mapping]) -> str:
-    title = TITLES.get(paper, paper)
+    title = paper_of(paper).title
     head = summary_line(f"{title} ({study}'s tables)", verdicts) + "; " + run_summary(run_verdicts)
     lines = [f"# Claims: {title}, {study}", "", head, "",
              "Each claim of the paper that reads this study's tables (resources/claims, docs/claims.md). Published: "

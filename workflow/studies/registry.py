@@ -69,7 +69,9 @@ class Study:
     * ``plan_jobs``: ``(config, tokenizers) -> PlanJob iterator``: its model
       jobs with the requests they will send (:mod:`authbench.plan.jobs`);
     * ``keyed``: where its numbers are keyed by published key (the module
-      the scorecard and the claims read through its report data).
+      the scorecard and the claims read through its report data);
+    * ``check``: ``(config, overlay) -> None``: its checks across keys the
+      schema cannot express (a named error), when it runs.
     """
 
     name: str
@@ -85,6 +87,7 @@ class Study:
     viewers: Callable[[Mapping[str, Any], Any], list[tuple]] | None = None
     plan_jobs: Callable[..., Iterable] | None = None
     keyed: str = ""
+    check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
 
     def rule_files(self) -> list[str]:
         return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]
@@ -144,6 +147,17 @@ def active(config: Mapping[str, Any]) -> list[Study]:
                           f"studies: {', '.join(known)} (a study of your own: config key 'more_studies', "
                           "docs/architecture.md, 'Add a study')")
     return [s for name, s in known.items() if name in config.get("studies", ())]
+
+
+def check(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
+    """The config's checks across keys: the shared ones (:func:`authbench.config.check_config`)
+    and each study's the config runs (:attr:`Study.check`)."""
+    from authbench.config import check_config
+
+    check_config(config, overlay)
+    for study in active(config):
+        if study.check is not None:
+            study.check(config, overlay)
 
 
 def rule_files(config: Mapping[str, Any]) -> list[str]:

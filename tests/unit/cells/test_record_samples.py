@@ -13,7 +13,7 @@ from authbench.cells import CellRecord, CellStep
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import Response
 from authbench.llm.runs import Run, RunStats
-from authbench.samples import read_samples
+from authbench.cells.samples import read_samples
 from authbench.studies.authority.evaluate import sample_grades
 from authbench.studies.selfpref.requests import comparison_grades, knowledge_grades
 

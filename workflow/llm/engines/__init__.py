@@ -2,9 +2,9 @@
 ``vllm`` (offline ``vllm.LLM``), ``openai`` (any OpenAI-compatible server),
 and the tokenizers that cut documents to a token budget (``tokenize``).
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "base": ("Engine", "PerplexityResult", "Request", "Response", "create_engine", "prefix_order"),

@@ -6,9 +6,9 @@ tables, figures and reports, and which files a config produces
 (``outputs``: the reports declared once). Table 7 (benchmark statistics of
 every study) is :mod:`authbench.studies.statistics`.
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "diagnostics": ("ValidityRule", "cell_diagnostics", "flagged_cells", "validity_frame"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from authbench.config import cells as grid, entity_datasets
 from authbench.judges import JUDGE_NAMES
 from authbench.render.catalog import report_files
 from authbench.studies.authority.outputs import DOMAINAUTH as DOMAINAUTH_REPORT, ENTITYAUTH as ENTITYAUTH_REPORT
@@ -18,6 +17,18 @@ CONTEXTS = ("wo_text", "w_text")  # an AuthorityBench cell without / with the pa
 SETTINGS = ("fine", "coarse", "pairs", "bias")  # its instance sets: N=10 lists, N=5 lists, pairs, the bias sample
 SCHEMA = Path(__file__).parent / "schema.yaml"
 RULES = ("rules/authority.smk",)  # both studies' rules: fetchers, datasets, judge cells, reports
+
+
+def grid(config: Mapping[str, Any]) -> list:
+    from authbench.config import cells
+
+    return cells(config)
+
+
+def entity_datasets(config: Mapping[str, Any]) -> list[str]:
+    from authbench.config import entity_datasets as datasets
+
+    return datasets(config)
 
 
 def words(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -64,8 +75,15 @@ def entity_viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 
 
 
+def check(config: Mapping[str, Any], overlay=None) -> None:
+    from authbench.config import check_authority
+
+    check_authority(config, overlay)
+
+
 _COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, commands="authbench.cli.authority",
-               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed")
+               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed",
+               check=check)
 DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,
                    viewers=domain_viewers, **_COMMON)
 ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,

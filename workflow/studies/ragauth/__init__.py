@@ -3,9 +3,9 @@ own data by ``build``), strategy templates, scores and requests
 (``requests``), accuracy tables (``report``) and which files a config
 produces (``outputs``).
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "build": ("build_ragauth", "write_build_drops", "write_domain_list", "write_ragauth"),

@@ -9,11 +9,16 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from authbench.config import rag_plan
 from authbench.render.catalog import report_files
 from authbench.studies.ragauth.outputs import RAGAUTH as RAGAUTH_REPORT
 from authbench.studies.registry import Study
 from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
+
+
+def rag_plan(config: Mapping[str, Any], exists=os.path.exists):
+    from authbench.config import rag_plan as plan
+
+    return plan(config, exists)
 
 
 def rank_cell(layout, model: str, strategy: str) -> str:

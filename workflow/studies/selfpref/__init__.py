@@ -7,9 +7,9 @@ AuthorityBench's Table 7 (``statistics``, written by
 :mod:`authbench.studies.statistics`) and which files a config produces
 (``outputs``, the report declared once: ``SELFPREF``).
 
-What other packages use is exported here (:func:`authbench.exports.lazy_exports`)."""
+What other packages use is exported here (:func:`authbench.lazy_exports`)."""
 
-from authbench.exports import lazy_exports
+from authbench import lazy_exports
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "answers": ("knowledge_class", "rederive_knowledge"),

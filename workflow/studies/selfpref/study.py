@@ -9,13 +9,18 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from authbench.config import selfpref_plan
 from authbench.render.catalog import report_files
 from authbench.studies.registry import Study
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
 
 PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG settings)
 RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
+
+
+def selfpref_plan(config: Mapping[str, Any]):
+    from authbench.config import selfpref_plan as plan
+
+    return plan(config)
 
 
 def cell(layout, dataset: str, model: str, *parts: str) -> str:
@@ -58,8 +63,14 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 
 
 
+def check(config: Mapping[str, Any], overlay=None) -> None:
+    from authbench.config import check_selfpref
+
+    check_selfpref(config, overlay)
+
+
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
-                 prefixes=("selfpref",), final=final, viewers=viewers,
+                 prefixes=("selfpref",), final=final, viewers=viewers, check=check,
                  keyed="authbench.studies.selfpref.keyed")

@@ -125,7 +125,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     grid of ``settings`` x ``contexts``: build, sample, every cell's judge/evaluate (and Table 8's predictions),
     baselines, report. Returns the report folder and the files rules/common.smk declares for it."""
     import yaml
-    from authbench.config import cells, check_config, validate_schema
+    from authbench.config import cells, validate_schema
+    from authbench.studies.registry import check as check_config
     from authbench.render.catalog import plan as report_plan, report_files
     from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
     from authbench.studies.scorecard import grid_params

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from authbench.config import check_config, map_key, selfpref_plan, validate_schema
+from authbench.config import map_key, selfpref_plan, validate_schema
+from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import drop_rows, import_sources
 from authbench.studies.selfpref.fields import read_passage_records
@@ -251,6 +252,7 @@ def test_config_accepts_exactly_one_mapping_form():
         check_config(neither)
     clash = _config_with(json.loads(json.dumps(LONG)))
     clash["selfpref"]["datasets"]["long"]["sources"][0]["rows"]["factual"]["values"] = {"yes": True, True: False}
+    validate_schema(clash)
     with pytest.raises(ConfigError, match=r"rows.factual.values': keys 'yes' and True are the same value once "
                                           r"normalised"):
         check_config(clash)

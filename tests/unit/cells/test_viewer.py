@@ -1,4 +1,4 @@
-"""The sample viewer's data writer (authbench.render.viewer): the catalog's
+"""The sample viewer's data writer (authbench.cells.viewer): the catalog's
 counts, chunking, gzip+base64 packing of the index and chunks, script-safe escaping, non-UTF-8 remnants kept visible,
 judge-validity flags, and a missing or damaged samples file shown as an
 unavailable cell with its reason while the other cells are written."""
@@ -9,9 +9,9 @@ import json
 import re
 
 import pytest
-from authbench.render import viewer
-from authbench.render.viewer import cell_parts, front_coded, js_json, packed, read_flags, write_viewer
-from authbench.samples import write_samples
+from authbench.cells import viewer
+from authbench.cells.viewer import cell_parts, front_coded, js_json, packed, read_flags, write_viewer
+from authbench.cells.samples import write_samples
 from wfrun import ROOT, cell_samples
 
 ASSETS = ROOT / "report" / "viewer"

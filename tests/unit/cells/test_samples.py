@@ -1,10 +1,10 @@
-"""The samples file (authbench.samples): round trip, canonical JSON, named errors."""
+"""The samples file (authbench.cells.samples): round trip, canonical JSON, named errors."""
 
 import json
 
 import pytest
 
-from authbench.samples import SAMPLE_COLUMNS, SamplesError, read_samples, write_samples
+from authbench.cells.samples import SAMPLE_COLUMNS, SamplesError, read_samples, write_samples
 
 
 def test_round_trip_keeps_text_and_json(tmp_path):
@@ -42,7 +42,7 @@ def test_samples_file_is_the_one_pyarrow_tables_write_and_needs_no_pandas(tmp_pa
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from authbench.samples import JSON_COLUMNS, SAMPLE_COLUMNS, _schema, canonical_json, write_samples
+    from authbench.cells.samples import JSON_COLUMNS, SAMPLE_COLUMNS, _schema, canonical_json, write_samples
 
     rows = [{"request_id": "a", "try": 0, "prompt": "Ünïcode ☃ \"quoted\"", "reply": None, "prompt_tokens": 5,
              "cached": True, "value": {"b": 2, "a": [1, None]}, "correct": False},
@@ -56,6 +56,6 @@ def test_samples_file_is_the_one_pyarrow_tables_write_and_needs_no_pandas(tmp_pa
                        use_dictionary=True)
         assert write_samples(batch, tmp_path / "samples.parquet", meta) == len(batch)
         assert (tmp_path / "samples.parquet").read_bytes() == (tmp_path / "lists.parquet").read_bytes()
-    code = ("import sys; from authbench.samples import write_samples; "
+    code = ("import sys; from authbench.cells.samples import write_samples; "
             f"write_samples([{{'request_id': 'a'}}], {str(tmp_path / 'p.parquet')!r}, {{}}); print('pandas' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"

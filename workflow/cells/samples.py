@@ -10,7 +10,7 @@ is stored once). JSON-valued columns hold canonical JSON text (``null`` when
 absent) so that one schema serves every study. The file's key-value metadata
 ``authbench`` holds :data:`META_KEYS` as JSON.
 
-The sample viewer (:mod:`authbench.render.viewer`) and a cell's before/after
+The sample viewer (:mod:`authbench.cells.viewer`) and a cell's before/after
 diff on a prompt edit read these files through :func:`read_samples`, which
 turns a missing or damaged file into one named :class:`SamplesError`.
 """

@@ -3,10 +3,10 @@ kept by template hash, and the before/after diff of a cell whose template
 changed.
 
 * **History** (:func:`keep`): right after a cell writes ``samples.parquet``
-  (:mod:`authbench.samples`), the cell (:class:`authbench.cells.CellStep`) keeps it, with the text of its
+  (:mod:`authbench.cells.samples`), the cell (:class:`authbench.cells.CellStep`) keeps it, with the text of its
   template(s), in ``<root>/<cell id>/<template_sha256>/`` (``samples.parquet``:
   a hard link where the file system allows, so the current version costs no
-  space, as :func:`authbench.samples.write_samples` always writes a new file;
+  space, as :func:`authbench.cells.samples.write_samples` always writes a new file;
   ``templates/``, ``version.json``). A rerun with the same template hash
   overwrites that version; at most ``versions`` are kept per cell, the newest
   (the current one always). The history lives OUTSIDE the workflow's declared
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from authbench.records import write_text
-from authbench.samples import read_samples
+from authbench.cells.samples import read_samples
 
 if TYPE_CHECKING:  # the diff's statistics: scipy, which a model job's environment (vLLM's) need not have
     from authbench.stats import IntervalSpec
@@ -115,7 +115,7 @@ def _by_request(table) -> dict[str, dict]:
 
 def cell_diff(before, after, spec: IntervalSpec, examples: int = 5) -> dict[str, Any]:
     """The diff of two versions of a cell (``pyarrow`` tables of
-    :mod:`authbench.samples`): see the module docstring. ``examples``: how
+    :mod:`authbench.cells.samples`): see the module docstring. ``examples``: how
     many request ids of each flip direction to list."""
     b, a = _by_request(before), _by_request(after)
     both = [rid for rid in a if rid in b]

@@ -1,11 +1,11 @@
-"""A cell's prompt-edit history and diff (authbench.history):
+"""A cell's prompt-edit history and diff (authbench.cells.history):
 the diff's arithmetic against hand-computed values, the bounded history."""
 
 import math
 
 import pytest
-from authbench.history import cell_diff, diff_md, keep, versions_of, write_diffs
-from authbench.samples import read_samples, write_samples
+from authbench.cells.history import cell_diff, diff_md, keep, versions_of, write_diffs
+from authbench.cells.samples import read_samples, write_samples
 from authbench.stats import IntervalSpec, paired_test
 
 SPEC = IntervalSpec(resamples=200, seed=7, level=0.95, min_units=5)
@@ -104,8 +104,8 @@ def test_write_diffs_lists_only_cells_with_an_older_template(tmp_path):
 
 
 def test_the_current_version_is_a_hard_link_that_a_rewrite_leaves_alone(tmp_path):
-    from authbench.history import keep
-    from authbench.samples import read_samples, write_samples
+    from authbench.cells.history import keep
+    from authbench.cells.samples import read_samples, write_samples
 
     samples = tmp_path / "cell" / "samples.parquet"
     meta = {"cell": "domainauth/m/point/wo_text/fine", "study": "domainauth", "template_sha256": "t1"}

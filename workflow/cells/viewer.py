@@ -1,6 +1,6 @@
 """A study's sample viewer: a static folder that opens from the
 file system and from inside the report zip, showing what every model cell
-sent and got back (:mod:`authbench.samples`).
+sent and got back (:mod:`authbench.cells.samples`).
 
 :func:`write_viewer` reads each cell's ``samples.parquet`` and writes
 
@@ -8,7 +8,7 @@ sent and got back (:mod:`authbench.samples`).
 * ``data/catalog.js``: every cell (its path parts: model, judge/step,
   context, setting), its counts (samples, parse failures, correct, wrong,
   cached), its judge-validity flags, or ``unavailable`` with the
-  :class:`~authbench.samples.SamplesError` reason (one bad cell never stops
+  :class:`~authbench.cells.samples.SamplesError` reason (one bad cell never stops
   the rest);
 * per cell ``data/<cell id>/index.js``: one light row per sample (column
   arrays: status, correct, cached, short value and gold), and
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from authbench.records import write_bytes, write_text
-from authbench.samples import SamplesError, read_samples
+from authbench.cells.samples import SamplesError, read_samples
 
 CHUNK = 1000  # samples per chunk file
 SHORT = 80  # characters of value / gold in the light index

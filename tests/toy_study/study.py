@@ -1,0 +1,48 @@
+"""A study of one's own, kept under tests/ and named only in a test config
+(`more_studies: [tests/toy_study/study.py]`): it registers its paper (its
+published numbers and claims) and declares its study. Nothing of the
+pipeline's shared modules names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from authbench.papers import Paper, register
+from authbench.studies.registry import Study
+
+HERE = Path(__file__).resolve().parent
+
+PAPER = register(Paper("toy", "Toy paper", HERE / "published.tsv", HERE / "claims.yaml", "toy.txt"))
+
+
+def _toy():
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    import toy
+
+    return toy
+
+
+def final(config, layout):
+    from authbench.render.catalog import report_files
+
+    return report_files(_toy().TOY, layout.report("toy"), config)
+
+
+def plan_jobs(config, tokenizers=None):
+    from authbench.config import GenerateConfig, models_for
+    from authbench.paths import cell_id
+    from authbench.plan.jobs import Batch, PlanJob
+
+    toy = _toy()
+    asked = toy.requests(config["toy"]["numbers"], config["toy"].get("prompt") or str(HERE / "prompt.yaml"))
+    for model, spec in models_for(config, "toy").items():
+        batch = Batch([(r["prompt"], r["output"], r["n"]) for r in asked],
+                      GenerateConfig().merge(spec.get("generate")), config["constrained_decoding"])
+        yield PlanJob("toy", model, cell_id("toy", model, "parity"), "judge", [batch])
+
+
+STUDY = Study("toy", paper="toy", title="Toy", rules=(str(HERE / "toy.smk"),), schema=HERE / "schema.yaml",
+              reports=(_toy().TOY,), words=lambda config: {}, commands=str(HERE / "cli.py"), prefixes=("toy",),
+              final=final, plan_jobs=plan_jobs, keyed="toy.keyed")
