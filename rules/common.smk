@@ -24,6 +24,7 @@ from authbench.cells import HISTORY_ENV
 from authbench.config import SCHEMA_PATH, active_models, cells as config_cells, check_config, check_data
 from authbench.config import check_renamed, entity_datasets, entity_settings, rag_plan, selfpref_plan, split_model
 from authbench.joblogs import failure_summary, run_summary
+from authbench.plan.progress import progress_lines
 from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir
 from authbench.render.catalog import report_entry, report_files
@@ -59,12 +60,14 @@ os.environ[HISTORY_ENV] = json.dumps({"root": P.history, "versions": config["sam
 
 
 # A failed run ends with each failed job's error (from its log), locally and on
-# Slurm alike; a successful one with each model's engine time beside the plan,
-# and where its tables, HTML report and logs are.
+# Slurm alike, and where each model stands against the plan; a successful one
+# with each model's engine time beside the plan, and where its tables, HTML
+# report and logs are.
 onerror:
     summary = failure_summary(log)
     if summary:
         logger.error(summary)
+    logger.error("\n".join(progress_lines(R)))
 
 
 onsuccess:

@@ -196,10 +196,12 @@ def run_cell(
         pending = list(todo.values())
         idx = prefix_order(pending) if order == "prefix" else list(range(len(pending)))
         for resp in live.generate([pending[i] for i in idx], config):
+            req = by_id[resp.id]
+            # output, n, constrained: what the plan reads measured reply lengths by (not part of the key)
             rec = {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
                    "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
-                   "finish_reason": resp.finish_reason, "engine": identity}
-            req = by_id[resp.id]
+                   "finish_reason": resp.finish_reason, "engine": identity, "output": req.output, "n": req.n,
+                   "constrained": req.grammar is not None or req.slots is not None}
             if req.score_probs:
                 rec["score_probs"] = (resp.score_probs if resp.score_probs is not None
                                       else expected.unavailable(req.output, req.n, "engine_gives_none"))

@@ -1,13 +1,25 @@
 """The rates behind a plan's time estimate (:class:`Rate`): measured for the
 embedded engine (:func:`calibrate`, a few seconds of llama.cpp on this
-machine), taken from config for a cluster or hosted model (``models.<m>.rate``),
-or none (the plan then gives no hours for that model, and says why).
+machine), taken from config for a cluster model (``models.<m>.rate``), or
+none (the plan then gives no hours for that model, and says why; a hosted
+model is priced instead, :mod:`authbench.plan.prices`).
 
 The estimate (:func:`engine_seconds`): prompt tokens to evaluate / the prompt
-rate + the completion-token budget / the completion rate; with prefix reuse
-the reusable prompt tokens are not evaluated. The budget is an upper bound
-(a free-text reply may stop early; a constrained one is close to it), and so
-is the estimate's completion part.
+rate + tokens generated one at a time / the completion rate + the embedded
+engine's slot-decoding steps x the time of one step + requests x the
+engine's own time per request; with prefix reuse the reusable prompt tokens
+are not evaluated. Completion at the estimate takes the reply lengths of
+:mod:`authbench.plan.replies`; at the cap, every request's token budget
+decoded one token at a time (the old upper bound).
+
+The embedded engine (slot decoding, :mod:`authbench.llm.engines.llamacpp`)
+does not decode a constrained reply token by token: it appends the
+format's literal text and evaluates it with the next choice, one forward
+pass per choice (:func:`authbench.plan.tally.choice_steps`), so its
+constrained replies cost steps, not completion tokens. :func:`calibrate`
+times such a step (a few appended tokens evaluated at once) and the
+engine's own time per request (tokenising a prompt and its chat template,
+reading the logits) on this machine.
 """
 
 from __future__ import annotations
@@ -17,31 +29,42 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from authbench.plan.count import Tally
+from authbench.plan.sample import Estimate
 
 
 @dataclass(frozen=True)
 class Rate:
     """Tokens per second of one model's job: prompt evaluation (prefill) and
-    completion (decoding); ``load_seconds`` per job; ``source`` says where the
-    numbers come from, or why there are none."""
+    completion (decoding); ``load_seconds`` per job; ``step_seconds``: one
+    slot-decoding step, ``request_seconds``: the engine's own time per
+    request (both the embedded engine's, calibrated); ``source`` says where
+    the numbers come from, or why there are none."""
 
     prompt: float | None
     completion: float | None
     source: str
     load_seconds: float = 0.0
     gpus: int = 0
+    step_seconds: float = 0.0
+    request_seconds: float = 0.0
 
     @property
     def known(self) -> bool:
         return bool(self.prompt and self.completion)
 
 
-def engine_seconds(t: Tally, rate: Rate, reuse: bool) -> float | None:
-    """Estimated engine seconds of ``t`` at ``rate`` (None without a rate)."""
+def engine_seconds(t: Tally, rate: Rate, reuse: bool, at_cap: bool = False) -> Estimate | None:
+    """Estimated engine seconds of ``t`` at ``rate`` (None without a rate),
+    with the interval of its prompt tokens (module docstring)."""
     if not rate.known:
         return None
-    prompt = t.prompt_tokens - (t.reusable_tokens if reuse else 0) + t.perplexity_tokens
-    return prompt / rate.prompt + t.completion_budget / rate.completion
+    prompt = (t.evaluated if reuse else t.prompt) + t.perplexity
+    if at_cap:
+        rest = t.completion_budget / rate.completion
+    else:
+        steps = t.choice_steps * (rate.step_seconds or 1 / rate.completion)
+        rest = t.decoded / rate.completion + steps + t.sent * rate.request_seconds
+    return Estimate(prompt.total / rate.prompt + rest, prompt.var / rate.prompt ** 2)
 
 
 def configured_rate(name: str, spec: Mapping) -> Rate:
