@@ -200,7 +200,7 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
         models[name] = _Model(name, spec, counters[name], gguf[name], replies,
                               _tries(config, name, replies, tries_notes[name]))
     estimated = Estimated()
-    dedup, memo = Dedup(), TokenMemo()
+    dedup, memo = Dedup(), TokenMemo(immediate=sample is None)
     cells: list[CellPlan] = []
     pending: list = []
     jobs = model_jobs(config, {m: c.tokenizer for m, c in counters.items()}, estimated, workers=workers)

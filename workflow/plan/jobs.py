@@ -38,6 +38,7 @@ from authbench.llm.grammars import token_budget
 from authbench.paths import Layout, cell_id
 from authbench.plan.batches import Batch, ItemBatch, PromptBatch
 from authbench.plan.estimate import Estimated, domain_instances, rag_questions, ragauth_missing, texts_missing
+from authbench.plan.workers import fork_map
 from authbench.records import read_jsonl
 
 
@@ -62,6 +63,12 @@ class PlanJob:
 
     def __post_init__(self):
         self.group = self.group or self.cell
+
+
+def _flip(args: tuple) -> bool:
+    from authbench.studies.authority.requests import position_flip
+
+    return position_flip(*args)
 
 
 class _CuttingMemo:
@@ -107,7 +114,7 @@ def model_jobs(config: Mapping[str, Any], tokenizers: Mapping[str, Any] | None =
 
 def _authority_jobs(config, layout: Layout, estimated: Estimated, exists, workers: int) -> Iterator[PlanJob]:
     from authbench.studies.authority.prompts import load_template
-    from authbench.studies.authority.requests import cell_calls, pair_flips
+    from authbench.studies.authority.requests import cell_calls, flip_keys
 
     models = {**models_for(config, "domainauth"), **models_for(config, "entityauth")}
     by_prompts: dict[tuple, list] = defaultdict(list)  # cells with the same prompts share one batch
@@ -127,7 +134,8 @@ def _authority_jobs(config, layout: Layout, estimated: Estimated, exists, worker
         instances = instance_sets[(dataset, setting)]
         memo = flips[f"{dataset}/{setting}"]
         if judge.startswith("pair") and not memo:  # every pair judge of these instances shares their flips
-            memo.update(pair_flips(setting, instances, config["seed"], workers))
+            keys = flip_keys(setting, instances)
+            memo.update(zip(keys, fork_map(_flip, [(config["seed"], *k) for k in keys], workers)))
         calls = cell_calls(judge, setting, instances, config["seed"], memo)
         shared = ItemBatch(load_template(template), judge, instances, calls, GenerateConfig(),
                            config["constrained_decoding"], f"{dataset}/{setting}/{judge}/{context}/{template}")

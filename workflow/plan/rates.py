@@ -83,9 +83,12 @@ def calibrate(model_config: Mapping, model_path: str, prompts: Sequence[str], wh
               seconds: float = 4.0) -> Rate:
     """The embedded engine's rates on this machine, in about ``seconds``:
     load the GGUF as the engine does (its threads, ``n_batch`` of the reuse
-    block), evaluate ``prompts`` (``where`` names them) each from an empty
-    context, as the engine evaluates a prompt, then decode one token at a
-    time. llama.cpp alone: the engine's own Python adds a few per cent."""
+    block); tokenize ``prompts`` (``where`` names them) as the engine does
+    (its time per request); evaluate them each from an empty context, as the
+    engine evaluates a prompt (the prompt rate); evaluate four appended
+    tokens at a time, as slot decoding does at each choice (the step); then
+    decode greedily through llama-cpp-python's completion, as free decoding
+    does, sampling included (the completion rate)."""
     import llama_cpp
 
     from authbench.llm.engines.llamacpp import REUSE_BLOCK
@@ -96,14 +99,17 @@ def calibrate(model_config: Mapping, model_path: str, prompts: Sequence[str], wh
                           n_threads=int(model_config["threads"]), n_batch=REUSE_BLOCK, n_ubatch=REUSE_BLOCK,
                           verbose=False)
     load = time.perf_counter() - start
+    n_ctx = int(model_config["n_ctx"])
     try:
         chat = gguf_chat_formatter(llm, model_path) if model_config["prompt_format"] == "chat" else None
-        limit = int(model_config["n_ctx"]) - 80
-        token_lists = [t[:limit] for t in (gguf_prompt_tokens(llm, p, chat) for p in prompts) if len(t) > 1]
+        t0 = time.perf_counter()
+        token_lists = [gguf_prompt_tokens(llm, p, chat) for p in prompts]
+        per_request = (time.perf_counter() - t0) / max(1, len(prompts))
+        token_lists = [t[:n_ctx - 80] for t in token_lists if len(t) > 1]
         if not token_lists:
             raise ValueError(f"calibration of {model_path}: no prompt to evaluate")
         evaluated, spent, used = 0, 0.0, 0
-        while used < len(token_lists) and (spent < 0.6 * seconds or used < 2):
+        while used < len(token_lists) and (spent < 0.5 * seconds or used < 2):
             tokens = token_lists[used]
             llm.reset()
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
@@ -112,16 +118,34 @@ def calibrate(model_config: Mapping, model_path: str, prompts: Sequence[str], wh
             spent += time.perf_counter() - t0
             evaluated += len(tokens)
             used += 1
-        one = llm.tokenize(b" the", add_bos=False)[:1] or [llm.token_eos()]
-        decoded, t0 = 0, time.perf_counter()
-        while decoded < 64 and llm.n_tokens < int(model_config["n_ctx"]) - 1 and (
-                decoded < 8 or time.perf_counter() - t0 < 0.4 * seconds):
-            llm.eval(one)
-            decoded += 1
-        decode = time.perf_counter() - t0
+        four = (llm.tokenize(b" the", add_bos=False)[:1] or [llm.token_eos()]) * 4
+        steps, t0 = 0, time.perf_counter()
+        while steps < 32 and llm.n_tokens < n_ctx - 5 and (steps < 4 or time.perf_counter() - t0 < 0.15 * seconds):
+            llm.eval(four)
+            steps += 1
+        step = (time.perf_counter() - t0) / steps
+        decoded, decode = _decode(llm, token_lists[0], 0.3 * seconds, n_ctx)
     finally:
         llm.close()
     return Rate(evaluated / spent, decoded / decode,
                 f"calibrated here: llama.cpp evaluated {used} prompts of {where} ({evaluated:,} tokens, each from an "
-                f"empty context) at {evaluated / spent:,.0f} tok/s and decoded {decoded} tokens at "
-                f"{decoded / decode:,.0f} tok/s; model load {load:.1f} s", round(load, 2))
+                f"empty context) at {evaluated / spent:,.0f} tok/s, a slot step of 4 tokens in {step * 1000:,.0f} ms, "
+                f"decoded {decoded} tokens at {decoded / decode:,.0f} tok/s; tokenizing {per_request * 1000:,.1f} ms "
+                f"a prompt; model load {load:.1f} s", round(load, 2), step_seconds=step, request_seconds=per_request)
+
+
+def _decode(llm, tokens: list[int], budget: float, n_ctx: int) -> tuple[int, float]:
+    """Tokens generated greedily after ``tokens`` (already evaluated) and
+    their seconds, llama-cpp-python's sampling included; at least 8."""
+    llm.reset()
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    prompt = tokens[: max(1, min(len(tokens), n_ctx - 80))]
+    llm.eval(prompt)
+    decoded, t0 = 0, time.perf_counter()
+    for token in llm.generate(prompt, temp=0.0, reset=False):
+        decoded += 1
+        if token == llm.token_eos() and decoded < 8:  # keep going past an early end: the rate, not the reply
+            continue
+        if decoded >= 64 or llm.n_tokens >= n_ctx - 2 or (decoded >= 8 and time.perf_counter() - t0 > budget):
+            break
+    return decoded, time.perf_counter() - t0

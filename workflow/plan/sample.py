@@ -20,7 +20,6 @@ tokenizer share its counts.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -77,9 +76,3 @@ def extrapolate(values: Sequence[float], population: int) -> Estimate:
         return Estimate(total, float("inf"))
     s2 = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     return Estimate(total, population * population * (1 - n / population) * s2 / n)
-
-
-def seeded(seed: int, *names: object) -> random.Random:
-    from authbench.seeding import rng
-
-    return rng(seed, "plan", *names)

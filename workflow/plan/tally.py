@@ -110,21 +110,46 @@ def _first_unseen(keys: np.ndarray, seen: set) -> NewRequests:
 class TokenMemo:
     """Per counter, prompt format and reuse rule: each sampled prompt's
     tokens and its reuse after its predecessor, counted once. Jobs ask for
-    what they need (:meth:`want`); :meth:`count` counts it all, in
-    ``workers`` processes (:func:`authbench.plan.workers.fork_map`); then :meth:`get`."""
+    what they need (:meth:`want`, :meth:`want_all`); :meth:`count` counts it
+    all, in ``workers`` processes (:func:`authbench.plan.workers.fork_map`);
+    then :meth:`get`. ``immediate``: count at once instead (the exact count,
+    whose prompts would not all fit in memory until the end)."""
 
-    def __init__(self):
+    def __init__(self, immediate: bool = False):
+        self.immediate = immediate
         self._wanted: dict[tuple, tuple] = {}
         self._done: dict[tuple, tuple[int, int]] = {}
 
+    @staticmethod
+    def _key(counter, rule, raw, hashes, i, previous) -> tuple:
+        return (id(counter.tokenizer), counter.chat, raw, rule, int(hashes[i]),
+                None if previous is None or raw else int(hashes[previous]))
+
     def want(self, counter, rule: tuple[int, int], raw: bool, batch: Batch, i: int, previous: int | None) -> tuple:
-        hashes = batch.hashes()
-        key = (id(counter.tokenizer), counter.chat, raw, rule, int(hashes[i]),
-               None if previous is None or raw else int(hashes[previous]))
+        key = self._key(counter, rule, raw, batch.hashes(), i, previous)
         if key not in self._done and key not in self._wanted:
-            self._wanted[key] = (counter, rule, raw, batch.prompt(i),
-                                 None if previous is None or raw else batch.prompt(previous))
+            args = (counter, rule, raw, batch.prompt(i), None if previous is None or raw else batch.prompt(previous))
+            if self.immediate:
+                self._done[key] = _measure(*args)
+            else:
+                self._wanted[key] = args
         return key
+
+    def want_all(self, counter, rule: tuple[int, int], raw: bool, batch: Batch, sent: Sequence[int]) -> list[tuple]:
+        """Every request of ``sent``, each after the one before it: each prompt tokenized once."""
+        hashes = batch.hashes()
+        keys = [self._key(counter, rule, raw, hashes, i, p) for p, i in zip([None, *sent[:-1]], sent)]
+        if not self.immediate or all(k in self._done for k in keys):
+            for p, i in zip([None, *sent[:-1]], sent):
+                self.want(counter, rule, raw, batch, i, p)
+            return keys
+        previous = None
+        for key, i in zip(keys, sent):
+            tokens = counter.tokens(batch.prompt(i), raw=raw)
+            if key not in self._done:
+                self._done[key] = (len(tokens), 0 if previous is None or raw else reusable(previous, tokens, *rule))
+            previous = tokens
+        return keys
 
     def count(self, workers: int = 1) -> None:
         from authbench.plan.workers import fork_map
@@ -218,8 +243,11 @@ def tally_job(job, news: Sequence[NewRequests], ctx: ModelContext, memo: TokenMe
         sent = new.sent(batch)
         positions = sample_positions(new.count, sample, seed, batch.name)
         t.counted += len(positions)
-        keys = [memo.want(ctx.counter, ctx.rule, job.perplexity, batch, int(sent[p]), int(sent[p - 1]) if p else None)
-                for p in positions]
+        if len(positions) == new.count and memo.immediate:
+            keys = memo.want_all(ctx.counter, ctx.rule, job.perplexity, batch, sent.tolist())
+        else:
+            keys = [memo.want(ctx.counter, ctx.rule, job.perplexity, batch, int(sent[p]),
+                              int(sent[p - 1]) if p else None) for p in positions]
         pending.samples.append((keys, new.count, 1.0 if job.perplexity else tries, job.perplexity))
         if job.perplexity:
             t.sent += new.count

@@ -67,32 +67,27 @@ def cell_calls(judge: str, setting: str, instances: Sequence[Mapping], seed: int
     return out
 
 
-def pair_flips(setting: str, instances: Sequence[Mapping], seed: int, workers: int = 1) -> dict:
-    """Every position coin flip of a pair cell over ``instances``, keyed as
-    :func:`cell_calls`'s memo, drawn in ``workers`` processes
-    (:func:`authbench.plan.workers.fork_map`): the plan lists many cells of
-    the same instances."""
-    if setting == "pairs":
-        return {}
-    from authbench.plan.workers import fork_map
-
-    keys = [(inst["instance_id"], i, j) for inst in instances for i, j in _comparisons(inst, setting)]
-    return dict(zip(keys, fork_map(_flip_of, [(seed, *k) for k in keys], workers)))
-
-
-def _flip_of(args: tuple) -> bool:
-    seed, iid, i, j = args
+def position_flip(seed: int, iid: str, i: int, j: int) -> bool:
+    """The seeded coin flip that shows item ``j`` of a comparison in position A."""
     return rng(seed, "position", iid, i, j).random() < 0.5
+
+
+def flip_keys(setting: str, instances: Sequence[Mapping]) -> list[tuple[str, int, int]]:
+    """The ``(instance id, i, j)`` of every comparison of a pair cell that is
+    flipped by a coin (:func:`position_flip`): :func:`cell_calls`'s memo keys."""
+    if setting == "pairs":
+        return []
+    return [(inst["instance_id"], i, j) for inst in instances for i, j in _comparisons(inst, setting)]
 
 
 def _flipped(seed: int, iid: str, i: int, j: int, memo: dict | None) -> bool:
     """The seeded coin flip that puts item ``j`` of the pair in position A."""
     if memo is None:
-        return rng(seed, "position", iid, i, j).random() < 0.5
+        return position_flip(seed, iid, i, j)
     key = (iid, i, j)
     flip = memo.get(key)
     if flip is None:
-        flip = memo[key] = rng(seed, "position", iid, i, j).random() < 0.5
+        flip = memo[key] = position_flip(seed, iid, i, j)
     return flip
 
 
