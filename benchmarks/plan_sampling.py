@@ -5,8 +5,9 @@ For a config whose inputs are built (``--workdir``: a folder where
 ``snakemake plan`` ran, or one this script prepares), the plan is made
 once counting every request (``sample: null``) and once per ``--samples``
 size, in process; per model the table sets prompt tokens, reusable tokens
-and engine hours with reuse (at the reply-length estimate) of each sampled
-plan beside the exact ones, with the sampled 95% interval and whether the
+and engine hours with reuse (at the reply-length estimate; for a model
+with a configured rate: a calibrated one changes from one plan to the
+next) of each sampled plan beside the exact ones, with the sampled 95% interval and whether the
 exact total lies inside it, and each plan's wall time.
 
     python benchmarks/plan_sampling.py --demo                 # the demo (builds its inputs first)
@@ -108,8 +109,8 @@ def main(argv=None) -> None:
                                       ("reusable tokens", "reusable_tokens", "reusable_tokens_ci", 1),
                                       ("engine h with reuse", "engine_hours_with_reuse",
                                        "engine_hours_with_reuse_ci", 1)):
-            if ex[key] == "":
-                continue
+            if ex[key] == "" or (key.startswith("engine") and not ex["rate_source"].startswith("config")):
+                continue  # hours only at a configured rate: a calibrated one differs from one plan to the next
             for size, rows in sampled.items():
                 got = rows[model]
                 value, half = float(got[key]), float(got[ci] or 0)

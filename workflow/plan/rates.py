@@ -135,17 +135,15 @@ def calibrate(model_config: Mapping, model_path: str, prompts: Sequence[str], wh
 
 
 def _decode(llm, tokens: list[int], budget: float, n_ctx: int) -> tuple[int, float]:
-    """Tokens generated greedily after ``tokens`` (already evaluated) and
-    their seconds, llama-cpp-python's sampling included; at least 8."""
+    """Tokens generated greedily after the start of ``tokens`` and their
+    seconds, llama-cpp-python's sampling included; at least 8."""
     llm.reset()
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-    prompt = tokens[: max(1, min(len(tokens), n_ctx - 80))]
-    llm.eval(prompt)
+    start = tokens[: max(2, min(64, len(tokens)))]
+    llm.eval(start[:-1])
     decoded, t0 = 0, time.perf_counter()
-    for token in llm.generate(prompt, temp=0.0, reset=False):
+    for token in llm.generate(start[-1:], temp=0.0, reset=False):
         decoded += 1
-        if token == llm.token_eos() and decoded < 8:  # keep going past an early end: the rate, not the reply
-            continue
         if decoded >= 64 or llm.n_tokens >= n_ctx - 2 or (decoded >= 8 and time.perf_counter() - t0 > budget):
             break
     return decoded, time.perf_counter() - t0

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,7 @@ from authbench.llm.grammars import max_tokens_for
 from authbench.paths import split_cell_id
 
 PER_SHARD = 5000  # records read of one cache shard (a paper run's shards hold many more)
+RELEASED_SAMPLE = 500  # released texts counted (a seeded sample of the ~10,000)
 RETRIED_KINDS = {"rerank": "rerank", "compare": "compare"}  # job kind -> selfpref step with `retries`
 
 
@@ -156,8 +158,10 @@ class Replies:
             return None
         key = (model, step)
         if key not in self._released:
-            if step not in self._texts:
-                self._texts[step] = list(_released_texts(self.config, step))
+            if step not in self._texts:  # a seeded sample: the mean and p95 of a few hundred are close enough
+                texts = list(_released_texts(self.config, step))
+                self._texts[step] = random.Random(13).sample(texts, RELEASED_SAMPLE) if len(
+                    texts) > RELEASED_SAMPLE else texts
             texts = self._texts[step]
             counter = self.counters.get(model)
             if not texts or counter is None:
@@ -165,7 +169,7 @@ class Replies:
             else:
                 lengths = [float(len(counter.tokenizer.encode(t))) for t in texts]
                 what = "knowledge answers" if step == "knowledge" else "passages"
-                self._released[key] = summarise(lengths, f"released: GPT-3.5's {what} ({len(texts):,})")
+                self._released[key] = summarise(lengths, f"released: GPT-3.5's {what} ({len(texts):,} counted)")
         return self._released[key]
 
     # --- estimates -----------------------------------------------------------

@@ -75,7 +75,7 @@ def test_released_gpt35_lengths(tmp_path):
     config = _config(tmp_path, selfpref={"datasets": {"nq": {"knowledge": {"gpt35": str(knowledge)}}}})
     replies = Replies(config, {"m": TokenCounter("chars", CharTokens("t"), True)})
     got = replies.length("m", "knowledge", "free", 1, False, 512)
-    assert (got.mean, got.source) == (3.0, "released: GPT-3.5's knowledge answers (2)")  # 2 and 4 tokens
+    assert (got.mean, got.source) == (3.0, "released: GPT-3.5's knowledge answers (2 counted)")  # 2 and 4 tokens
 
 
 def test_tries_from_an_earlier_runs_manifest(tmp_path):
