@@ -187,7 +187,7 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
     from authbench.paths import Layout
 
     layout = Layout(config["results"])
-    sample = (config.get("plan") or {}).get("sample", 50) if sample == "config" else sample
+    sample = config["plan"]["sample"] if sample == "config" else sample
     specs = {name: model_spec(spec) for name, spec in active_models(config).items()}
     counters, gguf = {}, {}
     for name, spec in specs.items():
@@ -261,10 +261,12 @@ def _manifests(layout) -> list[dict]:
 
 def _tries(config: Mapping, model: str, replies: Replies, notes: list[str]) -> dict[str, float]:
     """Expected tries per retried job kind (:func:`authbench.plan.replies.expected_tries`)."""
-    sp = config.get("selfpref") or {}
-    out = {}
+    out: dict[str, float] = {}
+    sp = config.get("selfpref")
+    if "selfpref" not in config.get("studies", ()) or not sp:
+        return out
     for kind, step in RETRIED_KINDS.items():
-        retries = int((sp.get(step) or {}).get("retries") or 0)
+        retries = int(sp[step]["retries"])
         if not retries:
             continue
         known = replies.failure(model, kind)
