@@ -67,7 +67,8 @@ onerror:
     summary = failure_summary(log)
     if summary:
         logger.error(summary)
-    logger.error("\n".join(progress_lines(R)))
+    if os.path.exists(P.plan_cells()):
+        logger.error("\n".join(progress_lines(R)))
 
 
 onsuccess:
