@@ -261,9 +261,11 @@ def _manifests(layout) -> list[dict]:
 
 def _tries(config: Mapping, model: str, replies: Replies, notes: list[str]) -> dict[str, float]:
     """Expected tries per retried job kind (:func:`authbench.plan.replies.expected_tries`)."""
+    from authbench.config import selfpref_plan
+
     out: dict[str, float] = {}
     sp = config.get("selfpref")
-    if "selfpref" not in config.get("studies", ()) or not sp:
+    if model not in selfpref_plan(config).evaluators:  # only evaluators rerank and compare
         return out
     for kind, step in RETRIED_KINDS.items():
         retries = int(sp[step]["retries"])
