@@ -17,7 +17,7 @@ exact total lies inside it, and each plan's wall time.
 
 ``--without`` leaves models out of both plans (their cells are the other
 models' prompts; the Qwen3 sizes, counted with the Qwen2.5 GGUF's
-vocabulary, take most of an exact count's half hour).
+vocabulary, take most of an exact count's time).
 """
 
 from __future__ import annotations
