@@ -235,13 +235,15 @@ def tally_job(job, news: Sequence[NewRequests], ctx: ModelContext, memo: TokenMe
     t = Tally(cells=1)
     pending = Pending(t, [])
     tries = ctx.tries.get(job.kind, 1.0)
-    for batch, new in zip(job.batches, news):
+    for index, (batch, new) in enumerate(zip(job.batches, news)):
         t.requests += len(batch)
         t.unique += new.count
         if not new.count:
             continue
         sent = new.sent(batch)
-        positions = sample_positions(new.count, sample, seed, batch.name)
+        # each batch of a job its own draw (a knowledge cell's tries send the same prompts: one shared draw
+        # would make their estimates move together, and their variances would not add)
+        positions = sample_positions(new.count, sample, seed, batch.name, index)
         t.counted += len(positions)
         if len(positions) == new.count and memo.immediate:
             keys = memo.want_all(ctx.counter, ctx.rule, job.perplexity, batch, sent.tolist())
