@@ -26,7 +26,7 @@ CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 endif
 export CMAKE_ARGS
 
-.PHONY: install vllm-env demo run plan test test-fast lint clean
+.PHONY: install vllm-env demo run plan progress test test-fast lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ run: install
 
 plan: install
 	$(SNAKEMAKE) plan --quiet all
+
+# A running (or stopped) run against its plan, per model: cells done, engine
+# minutes spent of those planned, minutes left (reads the plan, the cell
+# manifests and the model jobs' logs; works for a Slurm run from the
+# submitting shell). RESULTS: the config's `results` folder.
+RESULTS ?= results
+progress:
+	$(VENV)/bin/python -m authbench.cli progress --results $(RESULTS)
 
 test: install vllm-env
 	pytest -q --durations=30

@@ -17,13 +17,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from dryrun import job_counts  # noqa: E402,F401  (the one reader of a dry run's "Job stats:")
-STAND_IN = "[rehearsal stand-in]"
-RAG_QUESTIONS, RAG_DOCS = 120, 10
-STAND_IN_WORDS = (
-    "welcome to our official site find news services products and support information about our organization "
-    "read the latest updates contact us learn more about our history mission and team browse resources reports "
-    "events and publications sign in to your account or create a new one to access member content"
-).split()
+
+from authbench.plan.estimate import RAG_DOCS, RAG_QUESTIONS, STAND_IN, stand_in_text  # noqa: E402,F401
 
 
 def merged_config(path: Path) -> dict:
@@ -34,26 +29,21 @@ def merged_config(path: Path) -> dict:
     return config
 
 
-def stand_in_texts(domains, max_words: int) -> dict[str, str]:
-    words = (STAND_IN_WORDS * (max_words // len(STAND_IN_WORDS) + 1))[: max_words - 2]
-    return {d: " ".join([d, "-", *words]) for d in domains}
-
-
 def write_texts(config: dict, path: Path) -> int:
     """Stand-in homepage texts for every legitimate domain, in fetch_webtext's format."""
     from authbench.studies.authority.domains import build_domains
 
     dom = config["domainauth"]
     plain, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])
-    texts = stand_in_texts([d.domain for d in plain], dom.get("text_max_words", 100) - 2)
+    words = dom.get("text_max_words", 100)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(["domain", "text"])
-        for domain, text in texts.items():
-            writer.writerow([domain, f"{STAND_IN} {text}"])
+        for d in plain:  # the plan's own estimate of a homepage text (authbench.plan.estimate)
+            writer.writerow([d.domain, stand_in_text(d.domain, words)])
     (path.parent / "failures.tsv").write_text("domain\terror\thttp_status\tfinal_url\n")
-    return len(texts)
+    return len(plain)
 
 
 def write_ragauth(config: dict, path: Path, seed: int) -> None:
@@ -63,7 +53,7 @@ def write_ragauth(config: dict, path: Path, seed: int) -> None:
     dom = config["domainauth"]
     domains, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])
     rng = random.Random(seed)
-    words = stand_in_texts(["x"], 400)["x"].split()[2:]
+    words = stand_in_text("x", 402).split()[4:]
     topics = list((config["ragauth"].get("topics") or {"MED": "medical"}).keys())
     records = []
     for i in range(RAG_QUESTIONS):

@@ -25,6 +25,7 @@ from authbench.cells import HISTORY_ENV
 from authbench.config import active_models, add_schema_block, check_data, check_renamed, split_model
 from authbench.config import validate_schema
 from authbench.cli.joblogs import failure_summary, run_summary
+from authbench.plan.progress import progress_lines
 from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir
 from authbench.render.catalog import report_entry, report_files
@@ -63,12 +64,15 @@ os.environ[HISTORY_ENV] = json.dumps({"root": P.history, "versions": config["sam
 
 
 # A failed run ends with each failed job's error (from its log), locally and on
-# Slurm alike; a successful one with each model's engine time beside the plan,
-# and where its tables, HTML report and logs are.
+# Slurm alike, and where each model stands against the plan; a successful one
+# with each model's engine time beside the plan, and where its tables, HTML
+# report and logs are.
 onerror:
     summary = failure_summary(log)
     if summary:
         logger.error(summary)
+    if os.path.exists(P.plan_cells()):
+        logger.error("\n".join(progress_lines(R)))
 
 
 onsuccess:

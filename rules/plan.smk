@@ -1,7 +1,8 @@
 # The run's cost before it starts: `snakemake plan` (or `make plan CONFIG=...`)
-# writes results/plan.md and plan.tsv from the files written before any model
-# job (instances, RAGAuth questions, the self-preference import) and the
-# embedded models' files (for their tokenizer and a few seconds of
+# writes results/plan.md, plan.tsv and plan_cells.tsv from the files written
+# before any model job and without the web (instances, RAGAuth questions, the
+# self-preference import; what cannot exist yet is estimated: authbench.plan.estimate)
+# and the embedded models' files (for their tokenizer and a few seconds of
 # calibration). Not part of `all`: `make demo` and `make run` ask for it first.
 
 
@@ -18,6 +19,7 @@ rule plan:
     output:
         md=P.plan("md"),
         tsv=P.plan("tsv"),
+        cells=P.plan_cells(),
     log:
         f"{LOGS}/plan.log",
     conda:
@@ -26,4 +28,5 @@ rule plan:
     params:
         p=get_plan_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli plan --md {output.md} --tsv {output.tsv} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli plan --md {output.md} --tsv {output.tsv} --cells {output.cells} "
+        "--workers {threads} --params {params.p:q} 2> {log}"

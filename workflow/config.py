@@ -152,6 +152,7 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
     (each study checks its own: :func:`authbench.studies.registry.check`)."""
     if not active_models(config):
         raise ConfigError("config key 'models': every model is null; nothing to run")
+    check_hosting(config)
     check_paper_names(config)
 
 
@@ -209,6 +210,47 @@ def paper_names(config: Mapping[str, Any], paper: str, known: Sequence[str]) -> 
     """Active model -> the name ``paper``'s tables give it (:func:`paper_name`)."""
     named = {name: paper_name(spec.get("paper_name"), paper, known) for name, spec in active_models(config).items()}
     return {name: given for name, given in named.items() if given is not None}
+
+
+LOOPBACK_HOSTS = ("localhost", "::1")
+
+
+def is_hosted(spec: Mapping[str, Any]) -> bool:
+    """Whether a model is a provider's hosted API, priced per token
+    (``models.<m>.price``) rather than run on one's own hardware and timed
+    (``models.<m>.rate``): ``hosted`` when the model sets it; otherwise an
+    ``openai``-engine model whose ``base_url`` is not on this machine (not
+    localhost, 127.0.0.0/8 or ::1). An OpenAI-compatible server of one's own
+    on another host (a cluster node's ``vllm serve``) sets ``hosted: false``."""
+    from urllib.parse import urlparse
+
+    if spec.get("hosted") is not None:
+        return bool(spec["hosted"])
+    if spec.get("engine") != "openai":
+        return False
+    host = (urlparse(str((spec.get("openai") or {}).get("base_url") or "")).hostname or "").lower()
+    return not (host in LOOPBACK_HOSTS or host.startswith("127."))
+
+
+def check_hosting(config: Mapping[str, Any]) -> None:
+    """A hosted model (:func:`is_hosted`) has a price and no rate; a model of
+    one's own has a rate and no price; only the ``openai`` engine reaches a
+    hosted API."""
+    for name, spec in active_models(config).items():
+        where = f"config key 'models.{name}"
+        if spec.get("hosted") and spec.get("engine") != "openai":
+            raise ConfigError(f"{where}.hosted': only an 'openai'-engine model reaches a hosted API; "
+                              f"{name} runs on engine {spec.get('engine')!r}")
+        hosted = is_hosted(spec)
+        if spec.get("price") and not hosted:
+            raise ConfigError(f"{where}.price': {name} is not hosted (engine {spec.get('engine')!r}"
+                              + (f", base_url {spec['openai'].get('base_url')!r}" if spec.get("openai") else "")
+                              + "): a price is for a hosted API, paid per token. Give a model of your own a "
+                              "'rate' (tokens/s), or set 'hosted: true' for an API you pay per token")
+        if spec.get("rate") and hosted:
+            raise ConfigError(f"{where}.rate': {name} is hosted (its base_url is not on this machine): its time is "
+                              "the provider's and it is planned in dollars: give it a 'price' (USD per million "
+                              "tokens) instead, or set 'hosted: false' for a server of your own")
 
 
 def check_paper_names(config: Mapping[str, Any]) -> None:

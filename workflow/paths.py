@@ -25,6 +25,19 @@ def cell_id(study: str, model: str, *parts: str) -> str:
     return "/".join((study, model, *parts))
 
 
+# studies whose cell ids carry a dataset after the study's name (entityauth/<set>, selfpref/<dataset>)
+_DATASET_STUDIES = ("entityauth", "selfpref")
+
+
+def split_cell_id(cell: str) -> tuple[str, str, tuple[str, ...]]:
+    """:func:`cell_id` read back: ``(study, model, parts)``."""
+    parts = cell.split("/")
+    cut = 2 if parts[0] in _DATASET_STUDIES else 1
+    if len(parts) <= cut:
+        return cell, "", ()
+    return "/".join(parts[:cut]), parts[cut], tuple(parts[cut + 1:])
+
+
 def report_outdir(files: Iterable[str]) -> str:
     """The report folder a report rule's ``--outdir`` names, derived from the
     files it writes (those under ``tables/`` and ``figures/`` included)."""
@@ -148,6 +161,9 @@ class Layout:
 
     def plan(self, ext: str) -> str:  # plan.md, plan.tsv
         return f"{self.root}/plan.{ext}"
+
+    def plan_cells(self) -> str:  # per model job: what the progress view compares a run with
+        return f"{self.root}/plan_cells.tsv"
 
     def selfpref_datasets_report(self) -> str:
         """Every dataset's tables in one report (two or more datasets; no dataset may be named ``report``)."""

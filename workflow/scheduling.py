@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 # a model's keys that only schedule its jobs (threads, resources), name it in tables or plan the run:
 # not in a cell's params, so raising a time limit or a rate reruns none of the model's cells
-SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus", "rate", "tokenizer_proxy")
+SCHEDULING_KEYS = ("threads", "paper_name", "runtime", "mem_mb", "gpus", "rate", "tokenizer_proxy", "price", "hosted")
 # a model job killed by its scheduler (a time limit, memory) is run again this often, with
 # runtime and memory times the attempt; it resumes from the response cache
 MODEL_RETRIES = 2

@@ -8,7 +8,8 @@ def get_plan_inputs():
 
 
 def plan_threads():
-    return max([m["threads"] for m in MODELS.values() if m["engine"] == "llamacpp"] or [1])
+    # the embedded models' threads (their calibration), and two processes for the counting at least
+    return max([m["threads"] for m in MODELS.values() if m["engine"] == "llamacpp"] + [2])
 
 
 def get_plan_params(wildcards):

@@ -181,6 +181,9 @@ def cell_summary(judgments: Sequence[Mapping], responses: Sequence[Response]) ->
         "completion_tokens": sum(r.completion_tokens for r in responses),
         "engine_seconds": round(sum(r.seconds for r in responses), 3),
     }
+    cached = [r.cached_tokens for r in responses if r.cached_tokens is not None]
+    if cached:  # the engine's own count of prompt tokens served by its prefix cache (vLLM)
+        out["prefix_cached_tokens"] = sum(cached)
     scores = expected.summary(judgments, [r.score_probs for r in responses])
     if scores is not None:
         out["expected_scores"] = scores

@@ -108,18 +108,30 @@ def cmd_prompt_diffs(args, params) -> None:
 
 
 def cmd_plan(args, params) -> None:
-    """The run's plan (:mod:`authbench.plan`) of ``params["config"]``: ``--md``
-    and ``--tsv``, and one line per model on stdout (the console)."""
+    """The run's plan (:mod:`authbench.plan`) of ``params["config"]``: ``--md``,
+    ``--tsv`` and ``--cells``, and one line per model on stdout (the console);
+    ``--workers``: processes for its heavy loops."""
     from authbench.plan import build_plan, plan_lines, write_plan
 
-    rows = build_plan(params["config"], params.get("calibrate_seconds", 4.0))
-    write_plan(rows, args.md, args.tsv, ", ".join(params.get("configfiles") or []))
-    for line in plan_lines(rows):
+    plan = build_plan(params["config"], params.get("calibrate_seconds", 4.0), workers=int(args.workers or 1))
+    write_plan(plan, args.md, args.tsv, args.cells, ", ".join(params.get("configfiles") or []))
+    for line in plan_lines(plan):
+        print(line, flush=True)
+
+
+def cmd_progress(args, params) -> None:
+    """A run against its plan (:mod:`authbench.plan.progress`): one line per
+    model on stdout, from ``--results`` (default ``results``): its
+    ``plan_cells.tsv``, the cell manifests and the model jobs' logs."""
+    from authbench.plan.progress import progress_lines
+
+    for line in progress_lines(args.results or "results"):
         print(line, flush=True)
 
 
 GENERAL = {
-    "plan": (cmd_plan, ["md", "tsv"]),
+    "plan": (cmd_plan, ["md", "tsv", "cells?", "workers?"]),
+    "progress": (cmd_progress, ["results?"]),
     "benchmark-statistics": (cmd_benchmark_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
                                                         "sp_passages*", "sp_drops*", "outdir"]),
     "models-serve": (cmd_models_serve, ["model_dir", "out"]),

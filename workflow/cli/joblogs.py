@@ -120,6 +120,8 @@ def cost_lines(results: str | Path, models: Iterable[str]) -> list[str]:
         p = plan.get(model)
         if p is None:
             est = "no plan (snakemake plan)"
+        elif p.get("hosted") == "yes":
+            est = f"plan: ${float(p['usd']):,.2f} at its list price" if p.get("usd") else "plan: no price"
         elif p["engine_hours_with_reuse"] == "":
             est = f"plan: no estimate ({p['rate_source']})"
         else:

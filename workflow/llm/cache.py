@@ -51,7 +51,7 @@ import uuid
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from authbench.config import GenerateConfig, model_spec
 from authbench.errors import CacheError
@@ -139,6 +139,7 @@ class ResponseCache:
         self.root = Path(root)
         self.shards = self.root / "shards"
         self.batch = max(1, int(batch))
+        self._writer = writer
         self._slug = re.sub(r"[^A-Za-z0-9._-]+", "_", writer or "writer").strip("_")[:120]
         self.path = self._new_path()
         self.problems: Counter = Counter()
@@ -170,8 +171,10 @@ class ResponseCache:
             if self._fh is None:
                 self.shards.mkdir(parents=True, exist_ok=True)
                 self._fh = open(self.path, "ab")
-                self._fh.write((_canonical({"authbench_cache": SHARD_FORMAT, "key_version": KEY_VERSION}) + "\n")
-                               .encode("utf-8"))
+                head = {"authbench_cache": SHARD_FORMAT, "key_version": KEY_VERSION}
+                if self._writer:  # the cell that wrote it: the plan reads measured reply lengths by cell
+                    head["writer"] = self._writer
+                self._fh.write((_canonical(head) + "\n").encode("utf-8"))
             start = self._fh.tell()
             lines = []
             for key, body in self._buffer:
@@ -330,6 +333,30 @@ class ResponseCache:
 
 
 _HEAD = len('{"k":"') + 64 + len('","c":"') + 16 + len('","r":')  # bytes before a record's body
+
+
+def stored_replies(root: str | Path, per_writer: int | None = None) -> Iterator[tuple[str | None, dict]]:
+    """Every trusted record under ``root`` with the cell that wrote it (its
+    shard header's ``writer``; None for a shard written before headers named
+    it), at most ``per_writer`` records of each shard: what the plan reads
+    measured reply lengths and parse failures from. Damaged lines and shards
+    of another format are skipped."""
+    shards = Path(root) / "shards"
+    for shard in sorted(shards.glob("*.jsonl")) if shards.is_dir() else []:
+        try:
+            with open(shard, "rb") as fh:
+                first = fh.readline()
+                if _header_problem(first):
+                    continue
+                writer = json.loads(first).get("writer")
+                for n, line in enumerate(fh):
+                    if per_writer is not None and n >= per_writer:
+                        break
+                    got = _record(line)
+                    if isinstance(got, tuple):
+                        yield writer, got[1]
+        except OSError:
+            continue
 
 
 def _header_problem(first: bytes) -> str:

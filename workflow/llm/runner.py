@@ -196,10 +196,14 @@ def run_cell(
         pending = list(todo.values())
         idx = prefix_order(pending) if order == "prefix" else list(range(len(pending)))
         for resp in live.generate([pending[i] for i in idx], config):
+            req = by_id[resp.id]
+            # output, n, constrained: what the plan reads measured reply lengths by (not part of the key)
             rec = {"text": resp.text, "prompt_tokens": resp.prompt_tokens,
                    "completion_tokens": resp.completion_tokens, "seconds": round(resp.seconds, 4),
-                   "finish_reason": resp.finish_reason, "engine": identity}
-            req = by_id[resp.id]
+                   "finish_reason": resp.finish_reason, "engine": identity, "output": req.output, "n": req.n,
+                   "constrained": req.grammar is not None or req.slots is not None}
+            if resp.cached_tokens is not None:  # the engine's prefix cache (the plan's reuse estimate checks on it)
+                rec["cached_tokens"] = resp.cached_tokens
             if req.score_probs:
                 rec["score_probs"] = (resp.score_probs if resp.score_probs is not None
                                       else expected.unavailable(req.output, req.n, "engine_gives_none"))
@@ -211,7 +215,8 @@ def run_cell(
         Response(id=r.id, text=records[k]["text"], prompt_tokens=records[k]["prompt_tokens"],
                  completion_tokens=records[k]["completion_tokens"], seconds=records[k]["seconds"],
                  finish_reason=records[k]["finish_reason"],
-                 score_probs=records[k]["score_probs"] if r.score_probs else None)
+                 score_probs=records[k]["score_probs"] if r.score_probs else None,
+                 cached_tokens=records[k].get("cached_tokens"))
         for r, k in zip(reqs, keys)
     ]
     return responses, stats

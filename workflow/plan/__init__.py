@@ -1,41 +1,46 @@
-"""A run's cost before it starts: ``results/plan.md`` and ``plan.tsv``
-(``snakemake plan``, ``make plan``).
+"""A run's cost before it starts: ``results/plan.md``, ``plan.tsv`` and
+``plan_cells.tsv`` (``snakemake plan``, ``make plan``).
 
 Per model and study: cells, requests, unique requests (what the response
-cache computes once), prompt tokens (the model's own tokenizer where its
-file is present, else a stated proxy, :func:`counter_for`), the prompt
-tokens a prefix cache can reuse (:mod:`authbench.plan.count`), the
-completion-token budget, and estimated engine hours with and without prefix
-reuse at the model's rate (:mod:`authbench.plan.rates`: calibrated here for
-the embedded engine, from ``models.<m>.rate`` for a cluster model; none, and
-why, otherwise). The requests are the ones the jobs will send
-(:mod:`authbench.plan.jobs`, with its stated stand-ins for what only a
-model's replies decide).
+cache computes, :mod:`authbench.plan.tally`), prompt tokens (the model's own
+tokenizer where its file is present, else a stated proxy, :func:`counter_for`;
+counted on a seeded sample and extrapolated with a 95% interval,
+:mod:`authbench.plan.sample`), the prompt tokens a prefix cache can reuse
+(:mod:`authbench.plan.count`), completion tokens at the estimate and at the
+cap (:mod:`authbench.plan.replies`), estimated engine hours with and
+without prefix reuse at the model's rate (:mod:`authbench.plan.rates`:
+calibrated here for the embedded engine, from ``models.<m>.rate`` for a
+cluster model) and dollars for a hosted one (:mod:`authbench.plan.prices`).
+The requests are the ones the jobs will send (:mod:`authbench.plan.jobs`,
+with its stated stand-ins for what only a model's replies decide, and
+:mod:`authbench.plan.estimate` for inputs that do not exist yet). The
+writing is :mod:`authbench.plan.report`'s.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
+import itertools
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from authbench.config import active_models, model_spec
-from authbench.plan.count import ENGINE_BLOCKS, CharTokens, Tally, reusable
-from authbench.plan.jobs import PlanJob, model_jobs
+from authbench.config import active_models, is_hosted, model_spec
+from authbench.plan.count import CharTokens, Tally, reuse_rule
+from authbench.plan.estimate import Estimated
+from authbench.plan.jobs import model_jobs
+from authbench.plan.prices import Price, dollars, price_of
 from authbench.plan.rates import Rate, calibrate, configured_rate, engine_seconds
-from authbench.records import write_text, write_tsv
+from authbench.plan.replies import RETRIED_KINDS, Length, Replies, expected_tries
+from authbench.plan.report import CELL_COLUMNS, PLAN_COLUMNS, plan_lines, plan_markdown, write_plan  # noqa: F401
+from authbench.plan.tally import Dedup, ModelContext, TokenMemo, batch_signature, tally_job
 
 log = logging.getLogger("authbench")
 
-PLAN_COLUMNS = ["model", "study", "engine", "cells", "requests", "unique_requests", "prompt_tokens",
-                "reusable_tokens", "perplexity_tokens", "completion_budget", "tokens_counted_by", "prompt_rate",
-                "completion_rate", "rate_source", "gpus", "engine_hours", "engine_hours_with_reuse", "gpu_hours",
-                "gpu_hours_with_reuse", "load_hours", "note"]
 CALIBRATION_PROMPTS = 16
+CHARS = CharTokens("no tokenizer")  # one instance: every model counted by characters shares its counts
 
 
 @dataclass
@@ -69,7 +74,8 @@ def counter_for(name: str, spec: Mapping, layout, exists=Path.exists) -> tuple[T
     tokenizer (a llamacpp model's GGUF when its file is present; a Hugging
     Face tokenizer when ``transformers`` is installed and the model's folder
     or ``tokenizer`` is at hand), else ``tokenizer_proxy`` (a GGUF of the same
-    family: ``package:``/``parts:``/a path), else characters / 4."""
+    family: ``package:``/``parts:``/a path), else characters / 4. No model's
+    weights are loaded."""
     from authbench.llm.models import model_file
 
     chat = spec.get("prompt_format") == "chat"
@@ -96,8 +102,7 @@ def counter_for(name: str, spec: Mapping, layout, exists=Path.exists) -> tuple[T
     if proxy:
         path = _proxy_file(proxy, layout)
         return _gguf_counter(str(path), f"proxy: {proxy}'s vocabulary ({'; '.join(why) or engine})", chat), None
-    return TokenCounter(f"proxy: characters/4 ({'; '.join(why) or 'no tokenizer for ' + engine})",
-                   CharTokens("no tokenizer"), chat), None
+    return TokenCounter(f"proxy: characters/4 ({'; '.join(why) or 'no tokenizer for ' + engine})", CHARS, chat), None
 
 
 class _HFPrompts:
@@ -123,200 +128,252 @@ def _proxy_file(spec: str, layout) -> Path:
 
 
 @dataclass
-class _ModelState:
-    counter: TokenCounter
-    block: int
-    seen: set = field(default_factory=set)
-    tallies: dict = field(default_factory=lambda: defaultdict(Tally))  # study -> Tally
-    notes: dict = field(default_factory=lambda: defaultdict(dict))  # study -> {note: None}
-    jobs: int = 0
-    costliest: tuple = (0, "", ())  # (prompt tokens, cell, sample prompts) of the largest cell
+class CellPlan:
+    """One job's tally, as ``plan_cells.tsv`` lists it."""
+
+    model: str
+    study: str
+    cell: str
+    kind: str
+    in_run: bool
+    tally: Tally | None
 
 
-class _Measures:
-    """Per distinct prompt of a batch, under one counter: (tokens, reusable
-    tokens after the prompt before it in sending order). A batch is measured
-    once per tokenizer and prompt format: models counted with the same
-    vocabulary (the paper's three Qwen3 sizes, one proxy) share the counts of
-    the batches they all send. Kept: the batch's digest and one pair of ints
-    per prompt, not the prompts."""
+@dataclass
+class Plan:
+    """Everything the plan writes: ``rows`` (per model and study, then per
+    model ``all``), ``cells`` (per job), what was estimated, the reply
+    lengths used (per model: kind -> :class:`~authbench.plan.replies.Length`),
+    the tries counted and the sample size."""
 
-    def __init__(self):
-        self._memo: dict = {}
-
-    def get(self, requests: list, counter: TokenCounter, block: int, perplexity: bool) -> dict[str, tuple[int, int]]:
-        prompts = sorted({p for p, _, _ in requests})
-        digest = hashlib.blake2b(digest_size=16)
-        for prompt in prompts:
-            digest.update(prompt.encode("utf-8"))
-            digest.update(b"\0")
-        key = (id(counter.tokenizer), counter.chat, block, perplexity, digest.digest())
-        counts = self._memo.get(key)
-        if counts is None:
-            counts, previous = [], None
-            for prompt in prompts:
-                tokens = counter.tokens(prompt, raw=perplexity)
-                counts.append((len(tokens), 0 if perplexity else reusable(previous, tokens, block)))
-                previous = tokens
-            self._memo[key] = counts
-        return dict(zip(prompts, counts))
+    rows: list[dict]
+    cells: list[dict]
+    estimated: Estimated
+    lengths: dict[str, dict[str, Length]] = field(default_factory=dict)
+    tries: dict[str, list[str]] = field(default_factory=dict)
+    sample: int | None = None
+    empty: str = ""
 
 
-def _tally(job: PlanJob, state: _ModelState, measures: _Measures) -> Tally:
-    t = Tally(cells=1)
-    for batch in job.batches:
-        measured = measures.get(batch.requests, state.counter, state.block, job.perplexity)
-        mine = {}
-        for (prompt, _, _), budget, key in zip(batch.requests, batch.budgets(), batch.keys()):
-            t.requests += 1
-            mine.setdefault(key, (prompt, budget))
-        for key, (prompt, budget) in mine.items():
-            short = int.from_bytes(key[:8], "little")
-            if short in state.seen:
-                continue
-            state.seen.add(short)
-            n, share = measured[prompt]
-            t.unique += 1
-            if job.perplexity:
-                t.perplexity_tokens += n
-            else:
-                t.prompt_tokens += n
-                t.reusable_tokens += share
-                t.completion_budget += budget
-    return t
+class _Model:
+    """One model's running state while its jobs are tallied."""
+
+    def __init__(self, name: str, spec: Mapping, counter: TokenCounter, gguf: str | None, replies: Replies,
+                 tries: Mapping[str, float]):
+        self.name, self.spec, self.counter, self.gguf = name, spec, counter, gguf
+        self.hosted = is_hosted(spec)
+        self.lengths: dict[str, Length] = {}
+        slots = spec["engine"] == "llamacpp" and spec["constrain_with"] == "slots"
+
+        def length(kind, fmt, n, constrained, cap):
+            got = replies.length(name, kind, fmt, n, constrained, cap)
+            label = f"{kind} ({fmt}{'' if n in (None, 1) else f', n={n}'}{', constrained' if constrained else ''})"
+            self.lengths[label] = got
+            return got
+
+        self.ctx = ModelContext(name, counter, reuse_rule(spec, self.hosted), slots, functools.lru_cache(None)(length),
+                                dict(tries))
+        self.tallies: dict[tuple[str, bool], Tally] = defaultdict(Tally)  # (study, in run) -> tally
+        self.notes: dict[tuple[str, bool], dict] = defaultdict(dict)
+        self.loads: dict[bool, int] = defaultdict(int)  # in run -> jobs that load the model
+        self.costliest: tuple = (0, "", None, None)  # its largest cell: (unique requests, cell, batch, new requests)
 
 
-def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0) -> list[dict]:
-    """The plan's rows (:data:`PLAN_COLUMNS`): per model and study, then per model ``all``."""
+def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample: Any = "config",
+               workers: int = 1) -> Plan:
+    """The plan of ``config`` (:class:`Plan`); ``sample``: requests counted
+    per batch (default ``plan.sample``; None: every one); ``workers``: the
+    processes its heavy loops may use (:mod:`authbench.plan.workers`)."""
     from authbench.paths import Layout
 
     layout = Layout(config["results"])
-    models = {name: model_spec(spec) for name, spec in active_models(config).items()}
-    states: dict[str, _ModelState] = {}
-    gguf: dict[str, str | None] = {}
-    for name, spec in models.items():
-        counter, gguf[name] = counter_for(name, spec, layout)
-        states[name] = _ModelState(counter, ENGINE_BLOCKS[spec["engine"]])
-    measures = _Measures()
-    for job in model_jobs(config, {m: s.counter.tokenizer for m, s in states.items()}):
-        state = states[job.model]
-        t = _tally(job, state, measures)
-        state.tallies[job.study] += t
-        state.jobs += 1
-        for note in job.notes:
-            state.notes[job.study][note] = None
-        if t.prompt_tokens > state.costliest[0] and not job.perplexity:
-            prompts = sorted({p for b in job.batches for p, _, _ in b.requests})
-            step = max(1, len(prompts) // CALIBRATION_PROMPTS)
-            state.costliest = (t.prompt_tokens, job.cell, tuple(prompts[::step][:CALIBRATION_PROMPTS]))
-    rows = []
-    for name, state in states.items():
-        if not state.tallies:
+    sample = config["plan"]["sample"] if sample == "config" else sample
+    specs = {name: model_spec(spec) for name, spec in active_models(config).items()}
+    counters, gguf = {}, {}
+    for name, spec in specs.items():
+        counters[name], gguf[name] = counter_for(name, spec, layout)
+    replies = Replies(config, counters)
+    replies.read_manifests(_manifests(layout))
+    tries_notes: dict[str, list[str]] = defaultdict(list)
+    models = {}
+    for name, spec in specs.items():
+        models[name] = _Model(name, spec, counters[name], gguf[name], replies,
+                              _tries(config, name, replies, tries_notes[name]))
+    estimated = Estimated()
+    dedup, memo = Dedup(), TokenMemo(immediate=sample is None)
+    cells: list[CellPlan] = []
+    pending: list = []
+    jobs = model_jobs(config, {m: c.tokenizer for m, c in counters.items()}, estimated, workers=workers)
+    for _, group in itertools.groupby(jobs, key=lambda j: j.group):
+        group = list(group)
+        news = [dedup.step([(job.model, batch_signature(job.batches[b]), job.batches[b].keys) for job in group])
+                for b in range(len(group[0].batches))]
+        for k, job in enumerate(group):
+            waiting = tally_job(job, [new[k] for new in news], models[job.model].ctx, memo, sample, config["seed"])
+            pending.append((CellPlan(job.model, job.study, job.cell, job.kind, job.in_run, None), job.notes, waiting))
+            m = models[job.model]
+            first = news[0][k] if news else None
+            if job.in_run and not job.perplexity and first is not None and first.count > m.costliest[0]:
+                m.costliest = (first.count, job.cell, job.batches[0], first)
+    memo.count(workers)
+    for cell, notes, waiting in pending:  # the jobs themselves (and their prompts) are gone
+        cell.tally = t = waiting.finish(memo)
+        m = models[cell.model]
+        m.tallies[(cell.study, cell.in_run)] += t
+        m.loads[cell.in_run] += t.unique > 0
+        for note in notes:
+            m.notes[(cell.study, cell.in_run)][note] = None
+        cells.append(cell)
+    rows, rates = [], {}
+    for name, m in models.items():
+        if not m.tallies:
             continue
-        rate = _rate(name, models[name], gguf[name], state, calibrate_seconds)
+        rates[name] = rate = _rate(m, calibrate_seconds)
+        price = price_of(m.spec) if m.hosted else None
         total = Tally()
-        for study, t in state.tallies.items():
-            total += t
-            rows.append(_row(name, study, models[name], t, state.counter, rate, 0, "; ".join(state.notes[study])))
-        rows.append(_row(name, "all", models[name], total, state.counter, rate, state.jobs, ""))
-    return rows
+        for (study, in_run), t in sorted(m.tallies.items(), key=lambda kv: not kv[0][1]):
+            if in_run:
+                total += t
+            rows.append(_row(m, study, in_run, t, rate, price, m.loads[in_run] if not in_run else 0,
+                             "; ".join(m.notes[(study, in_run)])))
+        if any(in_run for _, in_run in m.tallies):
+            rows.append(_row(m, "all", True, total, rate, price, m.loads[True], ""))
+    cell_rows = [_cell_row(c, rates.get(c.model), models[c.model]) for c in cells if c.model in rates]
+    empty = "" if rows else _why_empty(config)
+    return Plan(rows, cell_rows, estimated, {n: m.lengths for n, m in models.items() if m.tallies},
+                dict(tries_notes), sample, empty)
 
 
-def _rate(name: str, spec: Mapping, gguf: str | None, state: _ModelState, seconds: float) -> Rate:
-    if spec["engine"] != "llamacpp":
-        return configured_rate(name, spec)
-    if gguf is None:
-        return Rate(None, None, f"no calibration: the model's file is absent ({state.counter.name})")
-    _, cell, prompts = state.costliest
-    if not prompts:
-        return Rate(None, None, "no calibration: the model sends no prompt")
-    log.info("plan: calibrating %s on %d prompts of %s", name, len(prompts), cell)
-    return calibrate(spec, gguf, prompts, f"cell {cell}", seconds)
+def _manifests(layout) -> list[dict]:
+    """Every cell manifest under the results folder that records tries (an earlier run's)."""
+    import json
 
-
-def _hours(seconds: float | None) -> float | str:
-    return "" if seconds is None else round(seconds / 3600, 4)
-
-
-def _row(model: str, study: str, spec: Mapping, t: Tally, counter: TokenCounter, rate: Rate, jobs: int,
-         note: str) -> dict:
-    plain, reuse = engine_seconds(t, rate, False), engine_seconds(t, rate, True)
-    gpus = rate.gpus
-    return {"model": model, "study": study, "engine": spec["engine"], "cells": t.cells, "requests": t.requests,
-            "unique_requests": t.unique, "prompt_tokens": t.prompt_tokens, "reusable_tokens": t.reusable_tokens,
-            "perplexity_tokens": t.perplexity_tokens, "completion_budget": t.completion_budget,
-            "tokens_counted_by": counter.name,
-            "prompt_rate": "" if not rate.known else round(rate.prompt, 1),
-            "completion_rate": "" if not rate.known else round(rate.completion, 1),
-            "rate_source": rate.source, "gpus": gpus,
-            "engine_hours": _hours(plain), "engine_hours_with_reuse": _hours(reuse),
-            "gpu_hours": _hours(None if plain is None or not gpus else plain * gpus),
-            "gpu_hours_with_reuse": _hours(None if reuse is None or not gpus else reuse * gpus),
-            "load_hours": _hours(rate.load_seconds * jobs) if jobs and rate.known else "",
-            "note": note}
-
-
-def _int(x) -> str:
-    return f"{int(x):,}"
-
-
-def _minutes(row: Mapping, key: str) -> str:
-    return "–" if row[key] == "" else f"{float(row[key]) * 60:,.1f}"
-
-
-def plan_lines(rows: list[dict]) -> list[str]:
-    """One line per model (its ``all`` row): cells, prompt tokens, estimated minutes."""
     out = []
-    for r in rows:
-        if r["study"] != "all":
+    for path in Path(layout.root).rglob("manifest.json") if Path(layout.root).is_dir() else []:
+        try:
+            m = json.loads(path.read_text())
+        except (OSError, ValueError):
             continue
-        if r["engine_hours_with_reuse"] == "":
-            when = f"no estimate: {r['rate_source']}"
-        else:
-            minutes = (float(r["engine_hours_with_reuse"]) + float(r["load_hours"] or 0)) * 60
-            when = (f"about {minutes:,.1f} min of engine and model loads at {float(r['prompt_rate']):,.0f} prompt "
-                    f"tok/s ({'this machine' if r['engine'] == 'llamacpp' else r['rate_source']})")
-        out.append(f"plan: {r['model']}: {r['cells']} cells, {_int(r['unique_requests'])} unique requests, "
-                   f"{_int(r['prompt_tokens'] + r['perplexity_tokens'])} prompt tokens "
-                   f"({_int(r['reusable_tokens'])} reusable); {when}")
+        if isinstance(m, dict) and m.get("tries"):
+            out.append(m)
     return out
 
 
-def plan_markdown(rows: list[dict], config_files: str = "") -> str:
-    lines = ["# Plan: what this config will ask, before it runs", ""]
-    if config_files:
-        lines += [f"Config: {config_files}.", ""]
-    lines += ["| model | study | cells | requests | unique | prompt tokens | reusable by prefix cache | "
-              "completion budget | engine h | engine h with reuse | GPU h | GPU h with reuse |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        bold = "**" if r["study"] == "all" else ""
-        cells = [r["model"], r["study"], _int(r["cells"]), _int(r["requests"]), _int(r["unique_requests"]),
-                 _int(r["prompt_tokens"] + r["perplexity_tokens"]), _int(r["reusable_tokens"]),
-                 _int(r["completion_budget"])]
-        cells += [("–" if r[k] == "" else f"{float(r[k]):,.3f}") for k in
-                  ("engine_hours", "engine_hours_with_reuse", "gpu_hours", "gpu_hours_with_reuse")]
-        lines.append("| " + " | ".join(f"{bold}{c}{bold}" if c else c for c in cells) + " |")
-    lines += ["", "## How each model is counted", ""]
-    for r in rows:
-        if r["study"] == "all":
-            load = f"; model loads {_minutes(r, 'load_hours')} min over its jobs" if r["load_hours"] != "" else ""
-            lines.append(f"- **{r['model']}** ({r['engine']}): tokens by {r['tokens_counted_by']}; rate: "
-                         f"{r['rate_source']}{load}.")
-    notes = {r["note"]: None for r in rows if r["note"]}
-    if notes:
-        lines += ["", "## Stand-ins (what only a model's replies decide)", ""]
-        lines += [f"- {n}." for note in notes for n in note.split("; ")]
-    lines += ["", "Prompt tokens are those of the unique requests (a request an earlier cell of the same model asked "
-              "is served by the response cache). Reusable: the prompt tokens a prefix cache need not evaluate, in "
-              "the order each cell sends its prompts (sorted), in whole KV blocks (llama.cpp 32, vLLM 16 tokens). "
-              "Completion budget: every request's token budget, an upper bound of what is generated. Hours: prompt "
-              "tokens / prompt rate + completion budget / completion rate; GPU hours: times the model's `gpus`. "
-              "Perplexity texts count as prompt tokens (evaluated whole, no reuse).", ""]
-    return "\n".join(lines)
+def _tries(config: Mapping, model: str, replies: Replies, notes: list[str]) -> dict[str, float]:
+    """Expected tries per retried job kind (:func:`authbench.plan.replies.expected_tries`)."""
+    from authbench.config import selfpref_plan
+
+    out: dict[str, float] = {}
+    sp = config.get("selfpref")
+    if model not in selfpref_plan(config).evaluators:  # only evaluators rerank and compare
+        return out
+    for kind, step in RETRIED_KINDS.items():
+        retries = int(sp[step]["retries"])
+        if not retries:
+            continue
+        known = replies.failure(model, kind)
+        if known is None:
+            notes.append(f"{step}: first tries only (no failure rate known; up to {retries} more tries of each "
+                         f"unsettled reply, {retries + 1}x at most)")
+            continue
+        out[kind] = expected_tries(known[0], retries)
+        notes.append(f"{step}: {out[kind]:.3f} tries per request ({known[1]}; {retries} retries at most)")
+    return out
 
 
-def write_plan(rows: list[dict], md: str | Path, tsv: str | Path, config_files: str = "") -> None:
-    write_tsv(rows, tsv, PLAN_COLUMNS)
-    write_text(md, plan_markdown(rows, config_files))
+def _rate(m: _Model, seconds: float) -> Rate:
+    if m.spec["engine"] != "llamacpp":
+        return configured_rate(m.name, m.spec)
+    if m.gguf is None:
+        return Rate(None, None, f"no calibration: the model's file is absent ({m.counter.name})")
+    _, cell, batch, new = m.costliest
+    if batch is None:
+        return Rate(None, None, "no calibration: the model sends no prompt")
+    sent = new.sent(batch)
+    step = max(1, len(sent) // CALIBRATION_PROMPTS)
+    prompts = [batch.prompt(int(i)) for i in sent[::step][:CALIBRATION_PROMPTS]]
+    log.info("plan: calibrating %s on %d prompts of %s", m.name, len(prompts), cell)
+    return calibrate(m.spec, m.gguf, prompts, f"cell {cell}", seconds)
 
+
+def _hours(e) -> float | str:
+    return "" if e is None else round(e.total / 3600, 4)
+
+
+def _ci_hours(e) -> float | str:
+    return "" if e is None else round(e.half_width / 3600, 4)
+
+
+def _row(m: _Model, study: str, in_run: bool, t: Tally, rate: Rate, price: Price | None, jobs: int,
+         note: str) -> dict:
+    seconds = {(reuse, cap): engine_seconds(t, rate, reuse, cap) for reuse in (False, True) for cap in (False, True)}
+    gpus = rate.gpus
+
+    def gpu(e):
+        return "" if e is None or not gpus else round(e.total * gpus / 3600, 4)
+
+    money = dollars(t, price) if price else None
+    cap_money = dollars(t, price, at_cap=True) if price else None
+    batch_money = dollars(t, price, batch=True) if price else None
+    return {"model": m.name, "study": study, "engine": m.spec["engine"], "hosted": "yes" if m.hosted else "no",
+            "in_run": "yes" if in_run else "no", "cells": t.cells, "requests": t.requests,
+            "unique_requests": t.unique, "counted_requests": t.counted,
+            "prompt_tokens": round(t.prompt.total), "prompt_tokens_ci": round(t.prompt.half_width),
+            "reusable_tokens": round(t.reused.total), "reusable_tokens_ci": round(t.reused.half_width),
+            "perplexity_tokens": round(t.perplexity.total), "perplexity_tokens_ci": round(t.perplexity.half_width),
+            "completion_budget": round(t.completion_budget), "completion_estimate": round(t.completion),
+            "completion_p95": round(t.completion_p95), "sent_requests": round(t.sent, 1),
+            "tokens_counted_by": m.counter.name,
+            "prompt_rate": "" if not rate.known else round(rate.prompt, 1),
+            "completion_rate": "" if not rate.known else round(rate.completion, 1),
+            "rate_source": rate.source if not m.hosted else "hosted: priced, not timed", "gpus": gpus,
+            "engine_hours": _hours(seconds[(False, False)]),
+            "engine_hours_with_reuse": _hours(seconds[(True, False)]),
+            "engine_hours_with_reuse_ci": _ci_hours(seconds[(True, False)]),
+            "engine_hours_at_cap": _hours(seconds[(False, True)]),
+            "engine_hours_at_cap_with_reuse": _hours(seconds[(True, True)]),
+            "gpu_hours": gpu(seconds[(False, False)]), "gpu_hours_with_reuse": gpu(seconds[(True, False)]),
+            "gpu_hours_at_cap": gpu(seconds[(False, True)]),
+            "gpu_hours_at_cap_with_reuse": gpu(seconds[(True, True)]),
+            "load_hours": round(rate.load_seconds * jobs / 3600, 4) if jobs and rate.known else "",
+            "usd": "" if money is None else round(money.total, 2),
+            "usd_ci": "" if money is None else round(money.half_width, 2),
+            "usd_at_cap": "" if cap_money is None else round(cap_money.total, 2),
+            "usd_batch": "" if batch_money is None else round(batch_money.total, 2),
+            "price_source": ("no price (models.%s.price)" % m.name if m.hosted and price is None
+                             else (price.source if price else "")),
+            "note": note}
+
+
+def _cell_row(c: CellPlan, rate: Rate, m: _Model) -> dict:
+    seconds = engine_seconds(c.tally, rate, True) if rate is not None else None
+    return {"model": c.model, "study": c.study, "cell": c.cell, "kind": c.kind,
+            "in_run": "yes" if c.in_run else "no", "requests": c.tally.requests,
+            "unique_requests": c.tally.unique, "prompt_tokens": round(c.tally.prompt.total),
+            "evaluated_tokens": round(c.tally.evaluated.total + c.tally.perplexity.total),
+            "completion_estimate": round(c.tally.completion),
+            "engine_seconds": "" if seconds is None else round(seconds.total, 2),
+            "load_seconds": round(rate.load_seconds, 2) if rate is not None and rate.known and c.tally.unique else ""}
+
+
+def _why_empty(config: Mapping[str, Any]) -> str:
+    """Why a config asks no model anything (an empty grid): each listed study's reason."""
+    from authbench.config import cells, models_for, rag_plan, selfpref_plan
+
+    studies = list(config.get("studies") or [])
+    if not studies:
+        return "no study is listed in 'studies'"
+    why = []
+    for study in studies:
+        if not models_for(config, study):
+            why.append(f"{study}: no active model runs it (each model's 'studies' leaves it out)")
+        elif study in ("domainauth", "entityauth") and not [c for c in cells(config) if c.dataset.startswith(study)]:
+            why.append(f"{study}: 'judges', 'contexts' and 'settings' select no cell")
+        elif study == "ragauth" and not rag_plan(config, lambda _: True).cells:
+            why.append("ragauth: no strategy and k select a cell")
+        elif study == "selfpref":
+            sp = selfpref_plan(config)
+            if not (sp.evaluators or sp.generators or sp.perplexity_model):
+                why.append("selfpref: no evaluator (every selfpref.self is null), no passage writer "
+                           "(selfpref.generate.models) and no perplexity model")
+    return "; ".join(why) or "the config selects no model cell"

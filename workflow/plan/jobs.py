@@ -3,7 +3,9 @@ before any model runs (:func:`model_jobs`).
 
 The requests are built by the same study functions the jobs call, from the
 files the workflow writes before its first model job: AuthorityBench's
-instances, RAGAuth's questions, the self-preference import. What only a
+instances, RAGAuth's questions, the self-preference import; where such a
+file cannot exist yet (homepage texts not fetched, the RAGAuth release
+absent) from the estimate of :mod:`authbench.plan.estimate`. What only a
 model's replies decide is stood in for, and each job says how
 (:attr:`PlanJob.notes`):
 
@@ -14,16 +16,17 @@ model's replies decide is stood in for, and each job says how
   (same question, the human's length), so the sample, the rerank and
   compare cells and the perplexity texts have their real counts;
 * retries (``selfpref.rerank/compare.retries``) re-ask only unsettled
-  replies: the plan counts the first try, and says how many more may come.
+  replies: the jobs list the first try; :mod:`authbench.plan.replies`
+  counts the expected tries.
 
-A job's :class:`Batch` es are what it sends to the engine at once (a
-knowledge cell's tries: one batch each, seed + try).
+A job's :class:`~authbench.plan.batches.Batch` es are what it sends to the
+engine at once (a knowledge cell's tries: one batch each, seed + try).
+AuthorityBench cells with the same prompts (every model's cell of one
+dataset, setting, judge and template) share one batch and one ``group``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -33,34 +36,20 @@ from authbench.config import (GenerateConfig, cell_template, cells, models_for, 
                               split_model)
 from authbench.llm.grammars import token_budget
 from authbench.paths import Layout, cell_id
+from authbench.plan.batches import Batch, ItemBatch, PromptBatch
+from authbench.plan.estimate import Estimated, domain_instances, rag_questions, ragauth_missing, texts_missing
+from authbench.plan.workers import fork_map
 from authbench.records import read_jsonl
-
-
-@dataclass
-class Batch:
-    """Requests sent together: ``(prompt, output format, n)`` each, decoded
-    with ``generate``; ``constrained``: the config's switch (free-text steps: False)."""
-
-    requests: list[tuple[str, str, int]]
-    generate: GenerateConfig
-    constrained: bool
-
-    def budgets(self) -> list[int]:
-        return [token_budget(o, n, self.constrained, self.generate.max_tokens) for _, o, n in self.requests]
-
-    def keys(self) -> list[bytes]:
-        """What the response cache keys a request by, besides the model:
-        prompt, token budget and sampling (a digest)."""
-        gen = json.dumps(self.generate.__dict__, sort_keys=True)
-        return [hashlib.blake2b(f"{p}\0{b}\0{gen}\0{self.constrained}".encode(), digest_size=16).digest()
-                for (p, _, _), b in zip(self.requests, self.budgets())]
 
 
 @dataclass
 class PlanJob:
     """One model job: its study, configured model, cell id and kind, its
     batches; ``perplexity``: texts scored whole (no reply); ``notes``: what
-    stands in for model-made inputs (module docstring)."""
+    stands in for model-made inputs (module docstring); ``group``: jobs of
+    one group send the same requests (default: the cell alone); ``in_run``:
+    False for a cell the run leaves out until its input exists (RAGAuth
+    without its release)."""
 
     study: str
     model: str
@@ -69,48 +58,104 @@ class PlanJob:
     batches: list[Batch]
     perplexity: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
+    group: str = ""
+    in_run: bool = True
+
+    def __post_init__(self):
+        self.group = self.group or self.cell
+
+
+def _flip(args: tuple) -> bool:
+    from authbench.studies.authority.requests import position_flip
+
+    return position_flip(*args)
+
+
+class _CuttingMemo:
+    """A tokenizer whose ``encode``/``decode`` remember their results: RAGAuth
+    cuts the same documents in every cell of a model (and of every model
+    sharing the vocabulary)."""
+
+    def __init__(self, tokenizer):
+        self._tok, self._enc, self._dec = tokenizer, {}, {}
+
+    def encode(self, text: str):
+        if text not in self._enc:
+            self._enc[text] = self._tok.encode(text)
+        return self._enc[text]
+
+    def decode(self, tokens) -> str:
+        key = tuple(tokens)
+        if key not in self._dec:
+            self._dec[key] = self._tok.decode(tokens)
+        return self._dec[key]
+
+
+def _batch(requests: Sequence[Mapping], gen: GenerateConfig, constrained: bool, name: str) -> PromptBatch:
+    return PromptBatch([(r["prompt"], r["output"], r["n"]) for r in requests], gen, constrained, name)
 
 
 def _gen(spec: Mapping, step: Mapping | None = None) -> GenerateConfig:
     return GenerateConfig().merge(spec.get("generate")).merge(step)
 
 
-def model_jobs(config: Mapping[str, Any], tokenizers: Mapping[str, Any] | None = None) -> Iterator[PlanJob]:
+def model_jobs(config: Mapping[str, Any], tokenizers: Mapping[str, Any] | None = None,
+               estimated: Estimated | None = None, exists=os.path.exists, workers: int = 1) -> Iterator[PlanJob]:
     """Every model job of ``config``, study by study, with its batches.
     ``tokenizers``: per model, what cuts RAGAuth's documents to
-    ``ragauth.doc_tokens`` (the plan's counter of that model)."""
+    ``ragauth.doc_tokens`` (the plan's counter of that model);
+    ``estimated`` collects what was stood in for (:mod:`authbench.plan.estimate`)."""
     layout = Layout(config["results"])
-    yield from _authority_jobs(config, layout)
-    yield from _ragauth_jobs(config, layout, tokenizers or {})
+    estimated = estimated if estimated is not None else Estimated()
+    yield from _authority_jobs(config, layout, estimated, exists, workers)
+    yield from _ragauth_jobs(config, layout, tokenizers or {}, estimated, exists)
     yield from _selfpref_jobs(config, layout)
 
 
-def _authority_jobs(config, layout: Layout) -> Iterator[PlanJob]:
+def _authority_jobs(config, layout: Layout, estimated: Estimated, exists, workers: int) -> Iterator[PlanJob]:
     from authbench.studies.authority.prompts import load_template
-    from authbench.studies.authority.requests import build_requests
+    from authbench.studies.authority.requests import cell_calls, flip_keys
 
     models = {**models_for(config, "domainauth"), **models_for(config, "entityauth")}
-    by_prompts: dict[tuple, list] = defaultdict(list)  # cells with the same prompts share one build
+    by_prompts: dict[tuple, list] = defaultdict(list)  # cells with the same prompts share one batch
     for cell in cells(config):
         by_prompts[(cell.dataset, cell.setting, cell.judge, cell.context, cell_template(config, cell))].append(cell)
-    for (dataset, setting, judge, _context, template), group in by_prompts.items():
-        instances = read_jsonl(layout.instances(dataset, setting))
-        built = [(r["prompt"], r["output"], r["n"])
-                 for r in build_requests(judge, setting, instances, load_template(template), config["seed"])]
+    estimate_domains = texts_missing(config, exists)
+    instance_sets: dict[tuple, list] = {}
+    flips: dict[str, dict] = defaultdict(dict)  # the position coin flips of one instance file's pairs
+    for (dataset, setting, judge, context, template), group in by_prompts.items():
+        if (dataset, setting) not in instance_sets:
+            if dataset == "domainauth" and estimate_domains:
+                if not any(k[0] == "domainauth" for k in instance_sets):
+                    for s, rows in domain_instances(config, estimated).items():
+                        instance_sets[("domainauth", s)] = rows
+            else:
+                instance_sets[(dataset, setting)] = read_jsonl(layout.instances(dataset, setting))
+        instances = instance_sets[(dataset, setting)]
+        memo = flips[f"{dataset}/{setting}"]
+        if judge.startswith("pair") and not memo:  # every pair judge of these instances shares their flips
+            keys = flip_keys(setting, instances)
+            memo.update(zip(keys, fork_map(_flip, [(config["seed"], *k) for k in keys], workers)))
+        calls = cell_calls(judge, setting, instances, config["seed"], memo)
+        shared = ItemBatch(load_template(template), judge, instances, calls, GenerateConfig(),
+                           config["constrained_decoding"], f"{dataset}/{setting}/{judge}/{context}/{template}")
         for cell in group:
             model = split_model(cell.model)[0]
-            yield PlanJob(dataset.split("/", 1)[0], model, cell.id, "judge",
-                          [Batch(built, _gen(models[model]), config["constrained_decoding"])])
+            yield PlanJob(dataset.split("/", 1)[0], model, cell.id, "judge", [shared.using(_gen(models[model]))],
+                          group=shared.name)
 
 
-def _ragauth_jobs(config, layout: Layout, tokenizers: Mapping[str, Any]) -> Iterator[PlanJob]:
+def _ragauth_jobs(config, layout: Layout, tokenizers: Mapping[str, Any], estimated: Estimated,
+                  exists) -> Iterator[PlanJob]:
     from authbench.studies.ragauth.requests import answer_requests, load_rag_template, rank_requests
 
-    rag = rag_plan(config, os.path.exists)
+    apart = ragauth_missing(config, exists)
+    rag = rag_plan(config, (lambda _: True) if apart else exists)
     if not rag.cells:
         return
     rc = config["ragauth"]
-    questions = read_jsonl(layout.rag_questions())
+    questions = rag_questions(config, estimated) if apart else read_jsonl(layout.rag_questions())
+    cutters: dict[int, _CuttingMemo] = {}
     prompts = config["prompts"]
     constrained = config["constrained_decoding"]
     models = models_for(config, "ragauth")
@@ -120,12 +165,14 @@ def _ragauth_jobs(config, layout: Layout, tokenizers: Mapping[str, Any]) -> Iter
     in_order = {q["qid"]: [float(len(q["documents"]) - i) for i in range(len(q["documents"]))] for q in questions}
     for model in dict.fromkeys(m for m, _, _ in rag.cells):
         tokenizer, gen = tokenizers.get(model), _gen(models[model])
+        if tokenizer is not None:
+            tokenizer = cutters.setdefault(id(tokenizer), _CuttingMemo(tokenizer))
         for strategy in [s for s in rc["strategies"] if s in ranked]:
             template = load_rag_template(f"{prompts}/ragauth/{strategy}.yaml")
             reqs, _ = rank_requests(questions, template, tokenizer, rc["doc_tokens"], None,
                                     token_budget(template.output, n_max, constrained, gen.max_tokens))
-            yield PlanJob("ragauth", model, cell_id("ragauth", model, "rank", strategy), "rank",
-                          [Batch([(r["prompt"], r["output"], r["n"]) for r in reqs], gen, constrained)])
+            cell = cell_id("ragauth", model, "rank", strategy)
+            yield PlanJob("ragauth", model, cell, "rank", [_batch(reqs, gen, constrained, cell)], in_run=not apart)
         for m, strategy, topk in rag.cells:
             if m != model:
                 continue
@@ -135,8 +182,9 @@ def _ragauth_jobs(config, layout: Layout, tokenizers: Mapping[str, Any]) -> Iter
             notes = () if scores is None else (
                 "answer prompts keep the first k documents in retrieval order: the model's or the prior's ranking "
                 "picks which k (same count)",)
-            yield PlanJob("ragauth", model, cell_id("ragauth", model, "answer", strategy, topk), "answer",
-                          [Batch([(r["prompt"], r["output"], r["n"]) for r in reqs], gen, constrained)], notes=notes)
+            cell = cell_id("ragauth", model, "answer", strategy, topk)
+            yield PlanJob("ragauth", model, cell, "answer", [_batch(reqs, gen, constrained, cell)], notes=notes,
+                          in_run=not apart)
 
 
 def stand_in_passages(author: str, chosen: Sequence[Mapping], passages: Sequence[Mapping],
@@ -171,7 +219,7 @@ def _selfpref_jobs(config, layout: Layout) -> Iterator[PlanJob]:
                                                      load_template, rerank_requests)
 
     plan = selfpref_plan(config)
-    if not plan.datasets:
+    if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
         return
     sp = config["selfpref"]
     models = config["models"]
@@ -187,9 +235,9 @@ def _selfpref_jobs(config, layout: Layout) -> Iterator[PlanJob]:
         for model in plan.generators:
             templates = {k: load_template(f"{prompts}/{k}.yaml", k) for k in gen["kinds"]}
             reqs = generation_requests(chosen, human, templates, gen["kinds"])
-            yield PlanJob("selfpref", model, cell_id(f"selfpref/{ds}", model, "generate"), "generate",
-                          [Batch([(r["prompt"], r["output"], r["n"]) for r in reqs],
-                                 _gen(models[model], gen.get("generate")), False)])
+            cell = cell_id(f"selfpref/{ds}", model, "generate")
+            yield PlanJob("selfpref", model, cell, "generate",
+                          [_batch(reqs, _gen(models[model], gen.get("generate")), False, cell)])
             stand_ins += stand_in_passages(model, chosen, imported, gen["kinds"])
         notes = (STAND_IN_NOTE,) if stand_ins else ()
         sample, passages = sample_questions(imported, stand_ins, sp["authors"], sp["items"], sp["style_items"],
@@ -199,56 +247,61 @@ def _selfpref_jobs(config, layout: Layout) -> Iterator[PlanJob]:
         if plan.perplexity_model:
             m = plan.perplexity_model
             texts = [(p["text"], "free", 1) for p in perplexity_passages(passages, scope)]
-            yield PlanJob("selfpref", m, cell_id(f"selfpref/{ds}", m, "perplexity"), "perplexity",
-                          [Batch(texts, _gen(models[m]), False)], perplexity=True, notes=notes)
+            cell = cell_id(f"selfpref/{ds}", m, "perplexity")
+            yield PlanJob("selfpref", m, cell, "perplexity", [PromptBatch(texts, _gen(models[m]), False, cell)],
+                          perplexity=True, notes=notes)
         by_pid = {p["pid"]: p for p in passages}
         for model in plan.evaluators:
             spec, self_author = models[model], sp["self"][model]
             kn = sp["knowledge"]
             template = load_template(f"{prompts}/knowledge.yaml", "knowledge")
-            probe = [(r["prompt"], r["output"], r["n"]) for r in knowledge_requests(main, template)]
+            probe = knowledge_requests(main, template)
             base = _gen(spec, kn.get("generate"))
-            yield PlanJob("selfpref", model, cell_id(f"selfpref/{ds}", model, "knowledge"), "knowledge",
-                          [Batch(probe, GenerateConfig(**{**base.__dict__, "seed": base.seed + t}), False)
+            cell = cell_id(f"selfpref/{ds}", model, "knowledge")
+            yield PlanJob("selfpref", model, cell, "knowledge",
+                          [_batch(probe, GenerateConfig(**{**base.__dict__, "seed": base.seed + t}), False, cell)
                            for t in range(int(kn["tries"]))])
-            retry_note = tuple(f"{step}: up to {sp[step]['retries']} more tries of each unsettled reply are not "
-                               "counted" for step in ("rerank", "compare") if sp[step]["retries"])
+            scored = rerank_passages(passages, scope)
+            if sp["rerank"]["false_answer"] == "evaluator":
+                scored, _ = evaluator_false_passages(scored, self_author)
             for prompt in ("normal", "rag"):
-                scored = rerank_passages(passages, scope)
-                if sp["rerank"]["false_answer"] == "evaluator":
-                    scored, _ = evaluator_false_passages(scored, self_author)
                 reqs = rerank_requests(by_qid, scored, load_template(f"{prompts}/rerank_{prompt}.yaml",
                                                                       f"rerank_{prompt}"), prompt)
-                yield PlanJob("selfpref", model, cell_id(f"selfpref/{ds}", model, "rerank", prompt), "rerank",
-                              [Batch([(r["prompt"], r["output"], r["n"]) for r in reqs],
-                                     _gen(spec, sp["rerank"].get("generate")), constrained)],
-                              notes=notes + tuple(n for n in retry_note if n.startswith("rerank")))
+                cell = cell_id(f"selfpref/{ds}", model, "rerank", prompt)
+                yield PlanJob("selfpref", model, cell, "rerank",
+                              [_batch(reqs, _gen(spec, sp["rerank"].get("generate")), constrained, cell)],
+                              notes=notes)
             template = load_template(f"{prompts}/generation.yaml", "generation")
             for run in ("main", "style"):
                 qids = sample["style"] if run == "style" else sample["main"]
                 comps = comparisons(qids, passages, self_author, other_authors(config, model), style=run == "style")
                 reqs = comparison_requests(comps, by_qid, by_pid, template)
-                yield PlanJob("selfpref", model, cell_id(f"selfpref/{ds}", model, "generation", run), "compare",
-                              [Batch([(r["prompt"], r["output"], r["n"]) for r in reqs],
-                                     _gen(spec, sp["compare"]["generate"]), False)],
-                              notes=notes + tuple(n for n in retry_note if n.startswith("compare")))
+                cell = cell_id(f"selfpref/{ds}", model, "generation", run)
+                yield PlanJob("selfpref", model, cell, "compare",
+                              [_batch(reqs, _gen(spec, sp["compare"]["generate"]), False, cell)], notes=notes)
 
 
 def plan_inputs(config: Mapping[str, Any], layout: Layout, exists) -> list[str]:
-    """The files :func:`model_jobs` reads, all written before any model job:
-    the instances of every AuthorityBench cell, RAGAuth's questions, each
-    self-preference dataset's import, every template, and the GGUF of each
-    embedded model the workflow assembles (a model given as a path is read
-    when present, never required: the plan then counts with a proxy)."""
+    """The files :func:`model_jobs` reads, all written before any model job
+    and none from the web: the instances of every AuthorityBench cell (not
+    DomainAuth's while its homepage texts are not fetched: the plan draws
+    them itself, :mod:`authbench.plan.estimate`), RAGAuth's questions (when
+    its release is there), each self-preference dataset's import, every
+    template, and the GGUF of each embedded model the workflow assembles (a
+    model given as a path is read when present, never required: the plan
+    then counts with a proxy)."""
     from authbench.config import active_models
     from authbench.llm.models import model_file
 
     grid = cells(config)
-    out = [layout.instances(c.dataset, c.setting) for c in grid] + [cell_template(config, c) for c in grid]
+    no_texts = texts_missing(config, exists)
+    out = [layout.instances(c.dataset, c.setting) for c in grid if not (no_texts and c.dataset == "domainauth")]
+    out += [cell_template(config, c) for c in grid]
     prompts = config["prompts"]
-    rag = rag_plan(config, exists)
+    rag = rag_plan(config, lambda _: True)
     if rag.cells:
-        out += [layout.rag_questions(), f"{prompts}/ragauth/answer.yaml"]
+        out += [] if ragauth_missing(config, exists) else [layout.rag_questions()]
+        out += [f"{prompts}/ragauth/answer.yaml"]
         out += [f"{prompts}/ragauth/{s}.yaml" for s in config["ragauth"]["strategies"]
                 if s in ("relevance", "utility", "authority")]
     sp = selfpref_plan(config)

@@ -41,6 +41,8 @@ class Response:
     finish_reason: str
     # slot -> distribution entry (authbench.llm.expected), when the request asked for it
     score_probs: dict | None = None
+    # prompt tokens the engine took from its prefix cache, where it says (vLLM's num_cached_tokens)
+    cached_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -302,9 +302,11 @@ class VllmEngine(Engine):
                 probs = None
                 if req.score_probs and expected.wants(req.output):
                     probs = expected.token_distributions(req.output, req.n, _tokens(completion), completion.text)
+                cached = getattr(out, "num_cached_tokens", None)
                 yield Response(id=req.id, text=completion.text, prompt_tokens=_count(out.prompt_token_ids),
                                completion_tokens=_count(completion.token_ids), seconds=wall / len(chunk),
-                               finish_reason=str(completion.finish_reason), score_probs=probs)
+                               finish_reason=str(completion.finish_reason), score_probs=probs,
+                               cached_tokens=int(cached) if isinstance(cached, int) else None)
 
     def perplexity(self, texts: Sequence[str]) -> Iterator[PerplexityResult]:
         """See the module docstring."""

@@ -37,33 +37,74 @@ def _comparisons(inst: Mapping, setting: str) -> list[tuple[int, int]]:
     return [(x, a) for x in others for a in anchors] + list(itertools.combinations(anchors, 2))
 
 
+def cell_calls(judge: str, setting: str, instances: Sequence[Mapping], seed: int,
+               flips: dict | None = None) -> list[tuple[str, int, tuple[int, ...]]]:
+    """Every request of a cell as ``(request id, instance index, positions
+    of the items shown, in order)``, before any prompt is rendered.
+    ``flips``: a memo of the position coin flips (keyed by instance id and
+    pair), for a caller that lists several cells of the same instances."""
+    out: list[tuple[str, int, tuple[int, ...]]] = []
+    if judge == "point":
+        seen = set()
+        for k, inst in enumerate(instances):
+            for p, item in enumerate(inst["items"]):
+                key = item_key(item)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append((f"item:{key}", k, (p,)))
+    elif judge.startswith("list"):
+        for k, inst in enumerate(instances):
+            out.append((inst["instance_id"], k, tuple(range(len(inst["items"])))))
+    else:
+        for k, inst in enumerate(instances):
+            iid = inst["instance_id"]
+            for i, j in _comparisons(inst, setting):
+                a, b = (i, j)
+                if setting != "pairs" and _flipped(seed, iid, i, j, flips):
+                    a, b = j, i
+                out.append((f"{iid}:{a}-{b}", k, (a, b)))
+    return out
+
+
+def position_flip(seed: int, iid: str, i: int, j: int) -> bool:
+    """The seeded coin flip that shows item ``j`` of a comparison in position A."""
+    return rng(seed, "position", iid, i, j).random() < 0.5
+
+
+def flip_keys(setting: str, instances: Sequence[Mapping]) -> list[tuple[str, int, int]]:
+    """The ``(instance id, i, j)`` of every comparison of a pair cell that is
+    flipped by a coin (:func:`position_flip`): :func:`cell_calls`'s memo keys."""
+    if setting == "pairs":
+        return []
+    return [(inst["instance_id"], i, j) for inst in instances for i, j in _comparisons(inst, setting)]
+
+
+def _flipped(seed: int, iid: str, i: int, j: int, memo: dict | None) -> bool:
+    """The seeded coin flip that puts item ``j`` of the pair in position A."""
+    if memo is None:
+        return position_flip(seed, iid, i, j)
+    key = (iid, i, j)
+    flip = memo.get(key)
+    if flip is None:
+        flip = memo[key] = position_flip(seed, iid, i, j)
+    return flip
+
+
+def render_call(template: PromptTemplate, judge: str, items: Sequence[Mapping], positions: Sequence[int]) -> str:
+    """The prompt of one call of :func:`cell_calls` (the items of its instance, the positions it shows)."""
+    if judge == "point":
+        return template.render_point(items[positions[0]])
+    if judge.startswith("list"):
+        return template.render_list([items[p] for p in positions])
+    return template.render_pair(items[positions[0]], items[positions[1]])
+
+
 def build_requests(
     judge: str, setting: str, instances: Sequence[Mapping], template: PromptTemplate, seed: int
 ) -> list[dict]:
     """Every request of a cell as a plain record (id, prompt, format, n, positions)."""
     fmt = OUTPUT_FORMAT[judge]
-    out: list[dict] = []
-    if judge == "point":
-        seen = set()
-        for inst in instances:
-            for item in inst["items"]:
-                key = item_key(item)
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append({"request_id": f"item:{key}", "output": fmt, "n": 1,
-                            "prompt": template.render_point(item)})
-    elif judge.startswith("list"):
-        for inst in instances:
-            out.append({"request_id": inst["instance_id"], "output": fmt, "n": len(inst["items"]),
-                        "prompt": template.render_list(inst["items"])})
-    else:
-        for inst in instances:
-            iid = inst["instance_id"]
-            for i, j in _comparisons(inst, setting):
-                a, b = (i, j)
-                if setting != "pairs" and rng(seed, "position", iid, i, j).random() < 0.5:
-                    a, b = j, i
-                out.append({"request_id": f"{iid}:{a}-{b}", "output": fmt, "n": 2,
-                            "prompt": template.render_pair(inst["items"][a], inst["items"][b])})
-    return out
+    return [{"request_id": rid, "output": fmt, "n": len(positions),
+             "prompt": render_call(template, judge, instances[k]["items"], positions)}
+            for rid, k, positions in cell_calls(judge, setting, instances, seed)]
