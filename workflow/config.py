@@ -625,12 +625,15 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
     if strangers:
         raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
                           f"'selfpref.authors' {sp['authors']}")
-    tagged = sorted({a for spec in sp["datasets"].values() if spec for src in spec["sources"]
-                     for entry in src.get("passages", ()) for a in entry.get("false_for") or ()
-                     if a not in sp["authors"]})
+    entries = [entry for spec in sp["datasets"].values() if spec for src in spec["sources"]
+               for entry in src.get("passages", ())]
+    # an author a false_for may name: one the run compares, an evaluator's self, or one the sources map
+    # (an overlay that leaves an author out of the comparisons keeps the sources it inherits)
+    known = set(sp["authors"]) | {a for a in sp["self"].values() if a} | {e["author"] for e in entries}
+    tagged = sorted({a for entry in entries for a in entry.get("false_for") or () if a not in known})
     if tagged:
         raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
-                          f"that are not in 'selfpref.authors' {sp['authors']}")
+                          f"that no passage entry maps and that are not in 'selfpref.authors' {sp['authors']}")
     folded: dict[str, list[str]] = {}
     for name in sp["datasets"]:
         folded.setdefault(str(name).casefold(), []).append(str(name))

@@ -113,6 +113,18 @@ def test_self_author_must_be_an_author():
         selfpref_plan(cfg)
 
 
+def test_false_for_names_a_known_author():
+    # fewer authors compared (an overlay) keep the inherited sources' false_for: gpt35 is mapped by an entry
+    cfg = json.loads(json.dumps(CONFIG))
+    cfg["selfpref"]["authors"] = ["human", "llama"]
+    cfg["selfpref"]["self"] = {"gemma3-270m": None, "qwen2.5-coder-0.5b": "llama"}
+    assert selfpref_plan(cfg).evaluators == ["qwen2.5-coder-0.5b"]
+    # a name no entry maps, no evaluator has as self and the run does not compare: a typo
+    cfg["selfpref"]["datasets"]["nq"]["sources"][1]["passages"][1]["false_for"] = ["gtp35"]
+    with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['gtp35'\] that no passage entry maps"):
+        selfpref_plan(cfg)
+
+
 def test_missing_field_names_file_record_field(tmp_path):
     sources = _write_other(tmp_path, [{"query": "Q?", "gold": "A", "doc": "A.", "bot_doc": 5, "bot_wrong": "B",
                                        "bot_long": "A"}])
