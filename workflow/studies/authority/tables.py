@@ -371,7 +371,7 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
                       rule: ValidityRule | None = None) -> TableSpec:
     """Tables 9 (``"fine"``) / 10 (``"coarse"``): PairJudge ranking derivations.
 
-    Columns: the derivations of the judges that have several
+    Columns: the derivations of the judges with Tables 9-12 columns
     (:data:`~authbench.studies.authority.judges.DERIVATION_COLUMNS`: PairRank
     = PairRank's BubbleSort, PointScore_Bbl and PointScore_Pt = PairScore's
     BubbleSort and AverageScore), all Spearman's ρ (%), plus each such

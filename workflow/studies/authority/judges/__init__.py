@@ -51,7 +51,7 @@ def judge_label(name: str) -> str:
 
 # the judges whose replies are scores: E[s] beside the argmax (config expected_scores)
 SCORE_JUDGES = tuple(name for name, j in JUDGES.items() if j.scores)
-# the judges with several derivations (Tables 9-12)
+# the judges with columns in Tables 9-12 (the pair judges' ranking derivations)
 DERIVATION_JUDGES = tuple(name for name, j in JUDGES.items() if j.derivation_labels)
 # Tables 9-12's columns: (the paper's column, judge, derivation)
 DERIVATION_COLUMNS = tuple((label, name, d) for name in DERIVATION_JUDGES

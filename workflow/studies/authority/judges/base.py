@@ -55,7 +55,7 @@ class Judge:
     scores: ClassVar[bool]  # its replies are scores: E[s] beside the argmax (config expected_scores)
     derivations: ClassVar[tuple[str, ...]] = ("direct",)  # the rankings its list rows are derived by
     derivation: ClassVar[str] = "direct"  # the one of the main tables (1, 2, 4, 6) and the main comparisons
-    # Tables 9-12: derivation -> the paper's column (only judges with several derivations have columns)
+    # Tables 9-12: derivation -> the paper's column (the pair judges: how a ranking is derived from comparisons)
     derivation_labels: ClassVar[Mapping[str, str]] = {}
     pairs_header: ClassVar[str] = ""  # its column header in Table 3 (judges on the pairs set)
     marker: ClassVar[str]  # its marker in the cost-vs-ρ figure
