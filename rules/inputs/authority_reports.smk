@@ -19,7 +19,8 @@ def get_domain_manifests(wildcards):
 
 
 def get_point_predictions(wildcards):
-    bias = (c for c in CELLS if c.dataset == "domainauth" and c.judge == "point" and c.setting == "bias")
+    # the bias sample's cells: PointJudge's, the only judge on it (authbench.studies.authority.judges)
+    bias = (c for c in CELLS if c.dataset == "domainauth" and c.setting == "bias")
     return P.cell_files(bias, "predictions.tsv")
 
 

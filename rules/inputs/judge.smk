@@ -1,8 +1,8 @@
 # Input and params functions of rules/judge.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.config import Cell, cell_template
-from authbench.judges import SCORE_JUDGES
 from authbench.paths import cell_id
+from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.outputs import baseline_plan, scales
 
 CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
@@ -29,7 +29,7 @@ def get_judge_params(wildcards):
             "cache": config.get("cache"),
             "model": _model_params(wildcards),
             # score judges: E[s] beside the argmax (authbench.llm.expected)
-            "expected_scores": config["expected_scores"] and wildcards.judge in SCORE_JUDGES,
+            "expected_scores": config["expected_scores"] and judge_of(wildcards.judge).scores,
         }
     )
 

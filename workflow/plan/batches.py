@@ -159,12 +159,12 @@ class ItemBatch(Batch):
 
     def __init__(self, template, judge: str, instances: Sequence[Mapping], calls: list, generate: GenerateConfig,
                  constrained: bool, name: str):
-        from authbench.judges import OUTPUT_FORMAT
+        from authbench.studies.authority.judges import judge_of
         from authbench.studies.authority.sampling import item_key
 
-        self.template, self.judge, self.instances, self.calls = template, judge, instances, calls
+        self.template, self.judge, self.instances, self.calls = template, judge_of(judge), instances, calls
         self.generate, self.constrained, self.name = generate, constrained, name
-        self.format = OUTPUT_FORMAT[judge]
+        self.format = self.judge.output
         self._key = item_key
         self._cache = _new_cache()
 
@@ -188,10 +188,8 @@ class ItemBatch(Batch):
         return self._cache["identities"]
 
     def prompt(self, i: int) -> str:
-        from authbench.studies.authority.requests import render_call
-
         call = self.calls[i]
-        return render_call(self.template, self.judge, self.instances[call[1]]["items"], call[2])
+        return self.judge.render(self.template, self.instances[call[1]]["items"], call[2])
 
     def outputs(self) -> list[tuple[str, int]]:
         return [(self.format, len(c[2])) for c in self.calls]
@@ -207,9 +205,9 @@ class ItemBatch(Batch):
         template's ``domain_a`` is slot 0's ``domain``; a list's item line is
         repeated for every slot (None: every slot in turn)."""
         t = self.template
-        if self.judge == "point":
+        if self.judge.shape == "point":
             return [(0, f) for f in template_fields(t.template)]
-        if self.judge.startswith("list"):
+        if self.judge.shape == "list":
             return [(None, f) for f in template_fields(t.item) if f != "id"]
         out = []
         for f in template_fields(t.template):
@@ -225,14 +223,14 @@ class ItemBatch(Batch):
             firsts.setdefault(slot, f)
         if all(f == key_field for f in firsts.values()):
             # each item shows its key first, and its other fields follow from the key: sort by keys alone
-            if self.judge.startswith("list") or shape[0][0] in (None, 0):
+            if self.judge.shape == "list" or shape[0][0] in (None, 0):
                 return self.identities()  # (template, keys in the order shown)
             keys = self._keys()
             return [tuple(keys[k][p] for p in reversed(positions)) for _, k, positions in self.calls]
         keys = []
         for c in self.calls:
             items = self._items(c)
-            if self.judge.startswith("list"):
+            if self.judge.shape == "list":
                 keys.append(tuple(str(it.get(f, "")) for it in items for _, f in shape))
             else:
                 keys.append(tuple(str(items[slot].get(f, "")) for slot, f in shape))

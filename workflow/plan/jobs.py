@@ -66,7 +66,7 @@ class PlanJob:
 
 
 def _flip(args: tuple) -> bool:
-    from authbench.studies.authority.requests import position_flip
+    from authbench.studies.authority.judges.pairwise import position_flip
 
     return position_flip(*args)
 
@@ -114,7 +114,8 @@ def model_jobs(config: Mapping[str, Any], tokenizers: Mapping[str, Any] | None =
 
 def _authority_jobs(config, layout: Layout, estimated: Estimated, exists, workers: int) -> Iterator[PlanJob]:
     from authbench.studies.authority.prompts import load_template
-    from authbench.studies.authority.requests import cell_calls, flip_keys
+    from authbench.studies.authority.judges import judge_of
+    from authbench.studies.authority.judges.pairwise import flip_keys
 
     models = {**models_for(config, "domainauth"), **models_for(config, "entityauth")}
     by_prompts: dict[tuple, list] = defaultdict(list)  # cells with the same prompts share one batch
@@ -133,10 +134,10 @@ def _authority_jobs(config, layout: Layout, estimated: Estimated, exists, worker
                 instance_sets[(dataset, setting)] = read_jsonl(layout.instances(dataset, setting))
         instances = instance_sets[(dataset, setting)]
         memo = flips[f"{dataset}/{setting}"]
-        if judge.startswith("pair") and not memo:  # every pair judge of these instances shares their flips
+        if judge_of(judge).shape == "pair" and not memo:  # every pair judge of these instances shares their flips
             keys = flip_keys(setting, instances)
             memo.update(zip(keys, fork_map(_flip, [(config["seed"], *k) for k in keys], workers)))
-        calls = cell_calls(judge, setting, instances, config["seed"], memo)
+        calls = judge_of(judge).calls(setting, instances, config["seed"], memo)
         shared = ItemBatch(load_template(template), judge, instances, calls, GenerateConfig(),
                            config["constrained_decoding"], f"{dataset}/{setting}/{judge}/{context}/{template}")
         for cell in group:

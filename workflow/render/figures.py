@@ -1,7 +1,7 @@
 """Shared figure style and deterministic saving for every study's figures
 (AuthorityBench's in :mod:`authbench.studies.authority.figures`, the
 self-preference heatmaps in :mod:`authbench.studies.selfpref.figures`, the cost
-plot in :mod:`authbench.render.costs`).
+plot in :mod:`authbench.studies.authority.costs`).
 
 Matplotlib only, Agg backend, deterministic output: figures are drawn under
 :data:`STYLE_RC` and written by :func:`save_figure` (fixed dpi, date and

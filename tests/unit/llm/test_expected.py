@@ -356,7 +356,7 @@ def test_expected_rows_on_pairs_and_pair_score_lists():
 
 
 def test_table_expected():
-    from authbench.studies.authority.tables import table_expected
+    from authbench.studies.authority.expected_table import table_expected
 
     a, b = lst("fine-0", [0, 5, 9]), lst("fine-1", [2, 7, 4])
     judg = [{"request_id": "fine-0", "status": "ok", "value": {"0": 4, "1": 4, "2": 4},

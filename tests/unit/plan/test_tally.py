@@ -121,12 +121,13 @@ def _instances():
 @pytest.mark.parametrize("judge, setting", [("pair_rank", "fine"), ("point", "fine"), ("list_rank", "coarse")])
 def test_an_item_batch_renders_the_cells_prompts_in_their_sending_order(judge, setting):
     from authbench.studies.authority.prompts import load_template
-    from authbench.studies.authority.requests import build_requests, cell_calls
+    from authbench.studies.authority.judges import judge_of
+    from authbench.studies.authority.requests import build_requests
 
     template = load_template(ROOT / "resources" / "prompts" / "domainauth" / f"{judge}_wo_text.yaml")
     instances = _instances()
     built = build_requests(judge, setting, instances, template, 13)
-    batch = ItemBatch(template, judge, instances, cell_calls(judge, setting, instances, 13), GenerateConfig(),
+    batch = ItemBatch(template, judge, instances, judge_of(judge).calls(setting, instances, 13), GenerateConfig(),
                       False, "g")
     prompts = [batch.prompt(i) for i in range(len(batch))]
     assert prompts == [r["prompt"] for r in built]

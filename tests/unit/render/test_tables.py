@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from authbench.render import tables as T
 from authbench.studies.authority import tables as A
-from authbench.studies.authority.evaluate import PRED_COLUMNS
+from authbench.studies.authority.rows import PRED_COLUMNS
 
 BENCH = "domainauth"
 

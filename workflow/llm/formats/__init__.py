@@ -66,7 +66,7 @@ Status values (``STATUSES``):
 Anything other than ``ok`` counts as a parse FAILURE downstream
 (:func:`is_failure`), even when a repaired value is returned; under the default
 ``strict`` parse mode (config ``parse``) AuthorityBench then ignores that value
-(:func:`authbench.studies.authority.evaluate.usable_value`), ``lenient`` uses it.
+(:func:`authbench.studies.authority.rows.usable_value`), ``lenient`` uses it.
 ``detail`` is empty exactly when the status is ``ok``, except for ``utility``,
 where an ok reply may note missing pseudo-answers.
 """

@@ -1,6 +1,6 @@
 """Paired comparisons of DomainAuth's and EntityAuth's cells, from
 the units behind their metric rows (``units.parquet``,
-:data:`authbench.studies.authority.evaluate.UNIT_COLUMNS`).
+:data:`authbench.studies.authority.rows.UNIT_COLUMNS`).
 
 Cells of one dataset, label scale (setting), difficulty and metric that
 judged the same units (the same list or pair ids; cells are paired only when
@@ -19,7 +19,8 @@ beside it for pair accuracy), Holm-adjusted within each family
   (``<model>@<set>``, config ``prompt_sets``) vs the same model's cell of the
   paper set (:func:`authbench.config.split_model`);
 * ``judge vs judge``: every two judges per model × context, each by its main
-  derivation (the main tables' number: :data:`authbench.judges.MAIN_DERIVATION`
+  derivation (the main tables' number: the judge's ``derivation``,
+  :mod:`authbench.studies.authority.judges`,
   on lists, ``direct`` on pairs);
 * ``vs column best``: every value of a table column vs that column's best
   value on the same units (Tables 1, 2, 4, 6, 9-12: a judge × derivation ×
@@ -42,11 +43,11 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from authbench.config import split_model
-from authbench.judges import MAIN_DERIVATION
 from authbench.render.comparisons import comparison_row, finish
 from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, is_baseline
 from authbench.stats import IntervalSpec
-from authbench.studies.authority.evaluate import ROW_KEY
+from authbench.studies.authority.judges import judge_of
+from authbench.studies.authority.rows import ROW_KEY
 from authbench.studies.authority.tables import context_label
 
 __all__ = ["FAMILIES", "RANDOM", "cells_of", "compare", "read_units", "tag_column"]
@@ -110,7 +111,7 @@ def _label(cell: tuple) -> str:
 
 
 def _main(cell: tuple, setting: str) -> bool:
-    return cell[3] == ("direct" if setting == "pairs" else MAIN_DERIVATION[cell[2]])
+    return cell[3] == ("direct" if setting == "pairs" else judge_of(cell[2]).derivation)
 
 
 def _column(cell: tuple, setting: str) -> tuple | None:

@@ -8,7 +8,7 @@ presentation order happens to match the levels. These diagnostics say when a
 cell's number means nothing (docs/decisions.md, "Judge validity").
 
 Per cell, label scale and parse mode (the values the metrics use:
-:func:`authbench.studies.authority.evaluate.usable_value`), written as metric
+:func:`authbench.studies.authority.rows.usable_value`), written as metric
 rows with derivation :data:`DERIVATION` (``n``: the replies behind the value):
 
 ``position_constant`` (list judges)
@@ -72,13 +72,10 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 from authbench.errors import ConfigError, TemplateError
-from authbench.judges import JUDGE_LABELS, SCORE_JUDGES
 from authbench.llm.parse import parse_reply
 from authbench.records import is_missing
-from authbench.studies.authority import ranking as R
-from authbench.studies.authority.metrics import spearman
-from authbench.studies.authority.evaluate import LABEL_KEY, comparisons_by_instance, usable_value
-from authbench.studies.authority.sampling import item_key
+from authbench.studies.authority.judges import Judge, judge_label, judge_of
+from authbench.studies.authority.rows import usable_value
 
 __all__ = [
     "DAGGER",
@@ -148,142 +145,53 @@ def _row(setting: str, judge: str, metric: str, value: float, n: int) -> dict:
             "value": value, "n": n, "n_constant": 0}
 
 
-def _spearman(positions: list[float], values: list[float]) -> float:
-    if len(set(positions)) < 2 or len(set(values)) < 2:
-        return math.nan
-    return spearman(positions, values)
-
-
-def _list_vector(judge: str, value: Any, n: int) -> tuple | None:
-    """A list reply read by position (None: no usable reply)."""
-    if value is None:
-        return None
-    if judge == "list_rank":
-        return tuple(int(i) for i in value)
-    scores = {int(k): v for k, v in value.items()}
-    return tuple(None if is_missing(scores.get(i)) else scores[i] for i in range(n))
-
-
-def _list_values(judge: str, vector: tuple, n: int) -> dict[int, float]:
-    """Predicted value per position of a list reply (positions without a score left out)."""
-    if judge == "list_rank":
-        return dict(enumerate(R.ranking_to_values(list(vector), n)))
-    return {i: float(v) for i, v in enumerate(vector) if v is not None}
-
-
-def _list_diagnostics(judge, setting, instances, judgments, parse) -> list[dict]:
-    by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
-    vectors, positions, values, used = [], [], [], 0
-    for inst in instances:
-        n = len(inst["items"])
-        vector = _list_vector(judge, by_id.get(inst["instance_id"]), n)
-        if vector is None:
-            continue
-        vectors.append(vector)
-        per_position = _list_values(judge, vector, n)
-        if per_position:
-            used += 1
-            positions += list(per_position)
-            values += list(per_position.values())
-    informative = Counter(v for v in vectors if len(set(_list_values(judge, v, len(v)).values())) > 1)
-    top = informative.most_common(1)[0][1] if informative else 0
-    n_lists = len(instances)
-    share = (top / n_lists if top >= 2 else 0.0) if n_lists else math.nan
-    return [_row(setting, judge, "position_constant", share, n_lists),
-            _row(setting, judge, "position_rho", _spearman(positions, values), used)]
-
-
-def _pair_diagnostics(judge, setting, instances, judgments, parse) -> list[dict]:
-    key = LABEL_KEY[setting]
-    comps = comparisons_by_instance(judge, judgments, parse)
-    positions, values, used = [], [], 0
-    a_votes, decisive, a_true, unequal = 0, 0, 0, 0
-    for inst in instances:
-        for rec in comps.get(inst["instance_id"], []):
-            la, lb = inst["items"][rec["a"]][key], inst["items"][rec["b"]][key]
-            if la != lb:
-                unequal += 1
-                a_true += la > lb
-            if judge == "pair_rank":
-                if rec["choice"] not in ("A", "B"):
-                    continue
-                va, vb = (1.0, 0.0) if rec["choice"] == "A" else (0.0, 1.0)
-            else:
-                if is_missing(rec["score_a"]) or is_missing(rec["score_b"]):
-                    continue
-                va, vb = float(rec["score_a"]), float(rec["score_b"])
-            used += 1
-            positions += [0.0, 1.0]
-            values += [va, vb]
-            if va != vb:
-                decisive += 1
-                a_votes += va > vb
-    return [_row(setting, judge, "position_rho", _spearman(positions, values), used),
-            _row(setting, judge, "a_share", a_votes / decisive if decisive else math.nan, decisive),
-            _row(setting, judge, "a_expected", a_true / unequal if unequal else math.nan, unequal)]
-
-
-def _example_row(judge, setting, instances, judgments, parse, template) -> list[dict]:
+def _example_row(judge: Judge, setting, instances, judgments, parse, template) -> list[dict]:
     if template is None or template.example is None:
         return []
-    sizes = {inst["instance_id"]: len(inst["items"]) for inst in instances}
-    lists = judge.startswith("list")
+    sizes = judge.example_sizes(instances)  # lists: the example is read for each list's size
     examples: dict[int | None, Any] = {}
     copies = 0
     for j in judgments:
-        n = sizes.get(j["request_id"]) if lists else None
-        if lists and n is None:  # not a list of this cell: agrees with nothing
+        n = sizes.get(j["request_id"]) if sizes is not None else None
+        if sizes is not None and n is None:  # not a list of this cell: agrees with nothing
             continue
         if n not in examples:
             examples[n] = example_value(template, n)
         copies += _agrees(usable_value(j, parse), examples[n])
     total = len(judgments)
-    return [_row(setting, judge, "example_copy", copies / total if total else math.nan, total)]
+    return [_row(setting, judge.name, "example_copy", copies / total if total else math.nan, total)]
 
 
-def _item_scores(judge, instances, judgments, parse) -> list[dict[int, Any]]:
-    """Per instance: the score of each item that the cell's ρ (pairs: the
-    accuracy) is computed from (None: unscored) — PointJudge and ListScore
-    the judge's scores, PairScore AverageScore (pairs: the reply's two scores)."""
-    if judge == "point":
-        by_key = {j["request_id"].split(":", 1)[1]: usable_value(j, parse) for j in judgments}
-        return [{i: by_key[item_key(it)] for i, it in enumerate(inst["items"])} for inst in instances]
-    if judge == "list_score":
-        by_id = {j["request_id"]: usable_value(j, parse) for j in judgments}
-        return [{int(k): v for k, v in (by_id[inst["instance_id"]] or {}).items()} for inst in instances]
-    comps = comparisons_by_instance(judge, judgments, parse)
-    return [R.average_score(comps[inst["instance_id"]], len(inst["items"])) for inst in instances]
-
-
-def _near_constant_row(judge, setting, instances, judgments, parse, near_constant: float) -> list[dict]:
-    if judge not in SCORE_JUDGES or setting == "bias":
+def _near_constant_row(judge: Judge, setting, instances, judgments, parse, near_constant: float) -> list[dict]:
+    if not judge.scores or setting == "bias":
         return []
     hits = 0
-    for inst, scores in zip(instances, _item_scores(judge, instances, judgments, parse)):
+    for inst, scores in zip(instances, judge.item_scores(instances, judgments, parse)):
         given = Counter(float(v) for v in scores.values() if not is_missing(v))
         hits += bool(given) and given.most_common(1)[0][1] / len(inst["items"]) >= near_constant
     n = len(instances)
-    return [_row(setting, judge, "near_constant", hits / n if n else math.nan, n)]
+    return [_row(setting, judge.name, "near_constant", hits / n if n else math.nan, n)]
 
 
 def cell_diagnostics(judge: str, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
                      parse: str = "strict", template=None, near_constant: float | None = None) -> list[dict]:
     """The diagnostic metric rows of one cell on one label scale (see the
     module docstring), in the shape of
-    :func:`authbench.studies.authority.evaluate.evaluate_cell`'s rows.
+    :func:`authbench.studies.authority.evaluate.evaluate_cell`'s rows: the
+    judge's shape's position diagnostics
+    (:meth:`~authbench.studies.authority.judges.base.Judge.position_diagnostics`),
+    then ``example_copy`` and ``near_constant``.
     ``template``: the cell's :class:`~authbench.studies.authority.prompts.PromptTemplate`
     (its ``example``); None leaves out ``example_copy``. ``near_constant``:
     the share of a list's items on one score that makes the list near-constant
     (config ``judge_validity.near_constant``; None: :class:`ValidityRule`'s default)."""
     usable_value({"status": "ok", "value": None}, parse)  # checks the mode
-    rows: list[dict] = []
-    if judge.startswith("list"):
-        rows += _list_diagnostics(judge, setting, instances, judgments, parse)
-    elif judge.startswith("pair"):
-        rows += _pair_diagnostics(judge, setting, instances, judgments, parse)
+    shaped = judge_of(judge)
+    rows = [_row(setting, judge, metric, value, n)
+            for metric, value, n in shaped.position_diagnostics(setting, instances, judgments, parse)]
     share = ValidityRule.near_constant if near_constant is None else near_constant
-    return (rows + _example_row(judge, setting, instances, judgments, parse, template)
-            + _near_constant_row(judge, setting, instances, judgments, parse, share))
+    return (rows + _example_row(shaped, setting, instances, judgments, parse, template)
+            + _near_constant_row(shaped, setting, instances, judgments, parse, share))
 
 
 # --------------------------------------------------------------------------
@@ -332,7 +240,8 @@ class ValidityRule:
         """Why a cell is flagged (empty: it is not), from its diagnostics
         ``metric -> (value, n)`` on label scale ``setting`` (``pairs``:
         ``near_constant`` counts pairs; anything else: lists)."""
-        least = self.min_lists if judge.startswith("list") else self.min_calls
+        shaped = judge_of(judge)
+        least = self.min_lists if shaped.counts_lists else self.min_calls
         out = []
 
         def get(metric, least=least):
@@ -343,8 +252,7 @@ class ValidityRule:
 
         value, n, ok = get("position_constant")
         if ok and value >= self.position_constant:
-            what = "ranking" if judge == "list_rank" else "score vector"
-            out.append(f"the same {what} by position in {round(value * n)} of {n} lists")
+            out.append(f"the same {shaped.reply_vector} by position in {round(value * n)} of {n} lists")
         value, n, ok = get("position_rho")
         if ok and abs(value) >= self.position_rho:
             out.append(f"ρ(presentation position, prediction) = {value:+.2f}")
@@ -430,7 +338,7 @@ def validity_note(flags: Mapping[tuple, list[str]], benchmarks: Sequence[str], s
     for (bench, model, context, scale, judge), reasons in flags.items():
         if bench in benchmarks and scale == setting and judge in judges:
             where = f"{dataset_label(bench)} " if dataset_label else ""
-            parts.append(f"{where}{model} {context_label(context)} {JUDGE_LABELS.get(judge, judge)}: "
+            parts.append(f"{where}{model} {context_label(context)} {judge_label(judge)}: "
                          + "; ".join(reasons))
     rule = "(judge-validity rule, docs/decisions.md; thresholds: config judge_validity)"
     if not parts and not checked:

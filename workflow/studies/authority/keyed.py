@@ -13,16 +13,15 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import pandas as pd
-from authbench.judges import MAIN_DERIVATION
 from authbench.stats import finite_or_nan
+from authbench.studies.authority.judges import DERIVATION_COLUMNS, POINT, main_derivation
 from authbench.studies.keyed import Keyed, keyed, units_of
 
 __all__ = ["AUTHORITY_TABLES", "DERIVATIONS", "DOMAINAUTH_TABLES", "ENTITYAUTH_TABLES", "PER_KTOKEN", "authority_keyed",
            "authority_keys", "authority_reason", "categories_keyed", "clean_category"]
 
-# Tables 9-12: the paper's derivation column -> (judge, derivation) of our metric rows
-DERIVATIONS = {"PairRank": ("pair_rank", "bubble"), "PointScore_Bbl": ("pair_score", "bubble"),
-               "PointScore_Pt": ("pair_score", "average")}
+# Tables 9-12: the paper's derivation column -> (judge, derivation) of our metric rows, from the judges
+DERIVATIONS = {label: (judge, derivation) for label, judge, derivation in DERIVATION_COLUMNS}
 # (benchmark kind, setting) -> (main table, derivations table)
 AUTHORITY_TABLES = {("domainauth", "fine"): (1, 9), ("domainauth", "coarse"): (2, 10),
                     ("entityauth", "fine"): (4, 11), ("entityauth", "coarse"): (6, 12)}
@@ -46,7 +45,7 @@ def authority_keys(benchmark: str, setting: str, difficulty: str, metric: str, j
     if tables is None or difficulty != "all" or metric not in ("rho", "tau"):
         return out
     where = {"domain": domain} if domain else {}
-    if derivation == MAIN_DERIVATION.get(judge):
+    if derivation == main_derivation(judge):
         out.append((tables[0], judge, where, metric))
     for label, (j, d) in DERIVATIONS.items():
         if (j, d) == (judge, derivation) and metric == "rho":
@@ -69,7 +68,7 @@ def authority_keyed(metrics: pd.DataFrame, unit_cells: Mapping, names: Mapping[s
                     flags: Mapping[tuple, Sequence[str]] | None = None,
                     tokens: Mapping[tuple, float] | None = None) -> list[Keyed]:
     """Tables 1-4, 6, 9-12 from the long metrics table of the shown parse mode
-    (columns of ``authbench.studies.authority.evaluate.METRIC_COLUMNS``, with
+    (columns of ``authbench.studies.authority.rows.METRIC_COLUMNS``, with
     ``lo``/``hi``): the number ×100 as printed, each where
     :func:`authority_keys` puts it, with the row's units from ``unit_cells``
     (``read_units``: group -> cell -> (unit codes, values)). ``names``: our
@@ -134,7 +133,7 @@ def categories_keyed(predictions: pd.DataFrame | None, names: Mapping[str, str],
         if label is None or not len(scored):
             continue
         for metric, values in (("mean_pred_score", scored["pred"]), ("bias", scored["pred"] - scored["level"])):
-            out.append(keyed(8, metric, ours=str(model), model=label[0], judge="point", context=str(context),
+            out.append(keyed(8, metric, ours=str(model), model=label[0], judge=POINT.name, context=str(context),
                              settings={"category": cat}, named=label[1], unit_kind="items",
                              units=units_of(scored["domain"].astype(str).tolist(), values.tolist())))
     for cat, g in df.drop_duplicates("domain").groupby("category", sort=False):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from authbench.config import entity_rescores, entity_settings
-from authbench.judges import JUDGE_NAMES, PAIR_JUDGES, PAIRS_SETTING_JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judges_on
+from authbench.studies.authority.judges import (DERIVATION_JUDGES, JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judge_of,
+                                                judges_on)
 from authbench.render.catalog import CLAIMS, SCORECARD, Figure, Needs, Report, Table, always
 
 FAIL_NOTE = " fail% = parse failures among the judge's calls."
@@ -58,14 +59,16 @@ class Results:
     @property
     def judges(self) -> tuple[str, ...]:
         """The judges whose values it shows (() = the E[s] table: no † marks)."""
-        return {"main": JUDGE_NAMES, "derivations": PAIR_JUDGES, "pairs": PAIRS_TABLE_ORDER
+        return {"main": tuple(JUDGES), "derivations": DERIVATION_JUDGES, "pairs": PAIRS_TABLE_ORDER
                 }.get(self.kind, ())
 
     def build(self, metrics, dataset: str, rule):
         from authbench.studies.authority import tables
 
         if self.kind == "expected":
-            return tables.table_expected(metrics, dataset)
+            from authbench.studies.authority.expected_table import table_expected
+
+            return table_expected(metrics, dataset)
         if self.kind == "pairs":
             return tables.table_pairs(metrics, dataset, rule)
         return getattr(tables, f"table_{self.kind}")(metrics, dataset, self.setting, rule)
@@ -104,17 +107,17 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
                   "Results on DomainAuth (fine-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "fine"), needs("fine")),
     results_table("table9_derivations_fine", "Table 9: PairJudge derivations, fine-grained",
-                  DERIVATIONS.format("DomainAuth", "fine"), Results("derivations", "fine"), needs("fine", PAIR_JUDGES)),
+                  DERIVATIONS.format("DomainAuth", "fine"), Results("derivations", "fine"), needs("fine", DERIVATION_JUDGES)),
     results_table("table2_coarse", "Table 2: DomainAuth coarse-grained rho, tau",
                   "Results on DomainAuth (coarse-grained) as Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE,
                   Results("main", "coarse"), needs("coarse")),
     results_table("table10_derivations_coarse", "Table 10: PairJudge derivations, coarse-grained",
                   DERIVATIONS.format("DomainAuth", "coarse"), Results("derivations", "coarse"),
-                  needs("coarse", PAIR_JUDGES)),
+                  needs("coarse", DERIVATION_JUDGES)),
     results_table("table3_pairs", "Table 3: pairwise accuracy, easy vs. hard pairs",
                   "Pairwise accuracy (%) on easy vs. hard pairs on DomainAuth (ties count as wrong). Bold: best; "
                   "underline: second best, per row and context." + FAIL_NOTE,
-                  Results("pairs", "pairs"), needs("pairs", PAIRS_SETTING_JUDGES)),
+                  Results("pairs", "pairs"), needs("pairs", judges_on("pairs"))),
     Table("table8_categories", "Table 8: PointJudge scores per domain category (with Figure 6, the bias heatmap)",
           TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
           caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
@@ -148,10 +151,10 @@ ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.ts
                       "against the coarse labels (entityauth.coarse_source: rescore; the paper judges N=5 lists), "
                       "Spearman's rho (%) and Kendall's tau (%)." + FAIL_NOTE)), always),
     results_table("table11_derivations_fine", "Table 11: PairJudge derivations, fine-grained",
-                  DERIVATIONS.format("EntityAuth", "fine"), Results("derivations", "fine"), needs(None, PAIR_JUDGES)),
+                  DERIVATIONS.format("EntityAuth", "fine"), Results("derivations", "fine"), needs(None, DERIVATION_JUDGES)),
     results_table("table12_derivations_coarse", "Table 12: PairJudge derivations, coarse-grained",
                   DERIVATIONS.format("EntityAuth", "coarse"), Results("derivations", "coarse"),
-                  needs(None, PAIR_JUDGES)),
+                  needs(None, DERIVATION_JUDGES)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(False)),
     Figure("fig3_entityauth_label_distribution", "Figure 3: EntityAuth labels per level",
            "Figure 3 (EntityAuth half): entities per level after Eq. 1 log binning of Wikidata sitelinks.",
@@ -162,13 +165,10 @@ ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.ts
 def gives_item_scores(judge: str, setting: str) -> bool:
     """Whether a cell gives its items a score or a position (its
     ``predictions.tsv``; :mod:`authbench.studies.authority.predictions`):
-    PointJudge everywhere, ListRank/ListScore/PairRank on lists, PairScore on
-    lists and pairs (a pair's single PairRank choice is no position)."""
-    if judge == "point":
-        return True
-    if judge == "pair_score":
-        return setting in ("fine", "coarse", "pairs")
-    return setting in ("fine", "coarse")
+    the judge's answer (PointJudge everywhere, ListRank/ListScore/PairRank on
+    lists, PairScore on lists and pairs: a pair's single PairRank choice is
+    no position)."""
+    return judge_of(judge).gives_item_scores(setting)
 
 
 def check_labels(config: Mapping[str, Any]) -> None:

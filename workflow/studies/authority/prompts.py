@@ -21,30 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from authbench.judges import OUTPUT_FORMAT
 from authbench.errors import TemplateError
 from authbench.llm.prompts import check_placeholders, read_template_file
+from authbench.studies.authority.judges import JUDGES
 
 # The item fields a prompt may show, per benchmark and context. A PointJudge
-# template uses them as they are ({domain}), a PairJudge template with _a/_b
-# suffixes ({domain_a}), a ListJudge item line together with {id}.
+# template uses them as they are ({domain}; the judge may add its own: EntityAuth's
+# PointJudge prompt (H) shows the entity's own question), a PairJudge template
+# with _a/_b suffixes ({domain_a}), a ListJudge item line together with {id};
+# which placeholders a template must and may use is its judge's
+# (authbench.studies.authority.judges).
 ITEM_FIELDS = {
     "domainauth": {"wo_text": ("domain",), "w_text": ("domain", "text")},
-    # EntityAuth's PointJudge prompt (H) shows the entity's own question; the
-    # pair and list prompts show names only (their question context is a pattern).
+    # the pair and list prompts of EntityAuth show names only (their question context is a pattern)
     "entityauth": {"wo_text": ("entity",)},
 }
-_POINT_EXTRA = {"entityauth": ("question",)}
-_OPTIONAL_TEMPLATE_FIELDS = {"n", "last_id"}
-
-
-def _required(benchmark: str, judge: str, context: str) -> set[str]:
-    fields = ITEM_FIELDS[benchmark][context]
-    if judge == "point":
-        return set(fields) | set(_POINT_EXTRA.get(benchmark, ()))
-    if judge.startswith("pair"):
-        return {f"{f}_{s}" for f in fields for s in ("a", "b")}
-    return {"items", "n"} if judge == "list_rank" else {"items"}
 
 
 @dataclass(frozen=True)
@@ -59,9 +50,7 @@ class PromptTemplate:
     example: str | None = None
 
     def _values(self, item: Mapping, suffix: str = "") -> dict:
-        names = ITEM_FIELDS[self.benchmark][self.context]
-        if self.judge == "point":
-            names = names + _POINT_EXTRA.get(self.benchmark, ())
+        names = JUDGES[self.judge].template_fields(ITEM_FIELDS[self.benchmark][self.context], self.benchmark)
         return {f"{n}{suffix}": item.get(n, "") for n in names}
 
     def render_point(self, item: Mapping) -> str:
@@ -80,9 +69,7 @@ class PromptTemplate:
         ``n`` items (list judges), or None when the template declares none."""
         if self.example is None:
             return None
-        if self.judge.startswith("list"):
-            return self.example.format(n=n, last_id=n - 1)
-        return self.example.format()
+        return self.example.format(**JUDGES[self.judge].example_params(n))
 
 
 def load_template(path: str | Path) -> PromptTemplate:
@@ -92,18 +79,19 @@ def load_template(path: str | Path) -> PromptTemplate:
     benchmark = data.get("benchmark", "domainauth")
     if benchmark not in ITEM_FIELDS:
         raise TemplateError(f"{path}: unknown benchmark {benchmark!r}; expected one of {sorted(ITEM_FIELDS)}")
-    if judge not in OUTPUT_FORMAT or context not in ITEM_FIELDS[benchmark]:
+    if judge not in JUDGES or context not in ITEM_FIELDS[benchmark]:
         raise TemplateError(f"{path}: unknown judge/context {judge!r}/{context!r} for {benchmark}")
-    if data["output"] != OUTPUT_FORMAT[judge]:
-        raise TemplateError(f"{path}: judge {judge} replies in format {OUTPUT_FORMAT[judge]!r}, not {data['output']!r}")
-    required = _required(benchmark, judge, context)
-    check_placeholders(data["template"], path, required,
-                       required | (_OPTIONAL_TEMPLATE_FIELDS if judge.startswith("list") else set()))
+    asked = JUDGES[judge]
+    if data["output"] != asked.output:
+        raise TemplateError(f"{path}: judge {judge} replies in format {asked.output!r}, not {data['output']!r}")
+    fields = ITEM_FIELDS[benchmark][context]
+    required = asked.required_fields(fields, benchmark)
+    check_placeholders(data["template"], path, required, required | asked.optional_fields)
     item = data.get("item")
-    if judge.startswith("list"):
+    if asked.item_line:
         if not item:
             raise TemplateError(f"{path}: list judges need an 'item' line template")
-        check_placeholders(item, path, {"id", *ITEM_FIELDS[benchmark][context]}, part="item line")
+        check_placeholders(item, path, {"id", *fields}, part="item line")
     example = data.get("example")
     if example is not None:
         if not isinstance(example, str) or not example.strip():
@@ -111,6 +99,5 @@ def load_template(path: str | Path) -> PromptTemplate:
         if example not in data["template"]:
             raise TemplateError(f"{path}: the example {example!r} does not occur in the template; "
                                 "copy it from the template's text (with its doubled braces)")
-        check_placeholders(example, path, set(),
-                           _OPTIONAL_TEMPLATE_FIELDS if judge.startswith("list") else set(), part="example")
+        check_placeholders(example, path, set(), asked.optional_fields, part="example")
     return PromptTemplate(str(path), judge, context, data["output"], data["template"], item, benchmark, example)

@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.records import write_frame
-from authbench.render import costs
+from authbench.studies.authority import costs
 from authbench.render.tables import (NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, blank_interval_words, interval_words,
                                      stack_tables)
 from authbench.stats import ALPHA, IntervalSpec
@@ -28,7 +28,7 @@ from authbench.studies.authority.comparisons import compare, read_units, tag_col
 from authbench.studies.authority.diagnostics import (DAGGER, DIAGNOSTICS, FLAGGED_MEANS, ValidityRule, flagged_cells,
                                                      has_diagnostics, validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
-from authbench.studies.authority.evaluate import PARSE_MODES
+from authbench.studies.authority.rows import PARSE_MODES
 from authbench.studies.authority.outputs import Results
 
 log = logging.getLogger("authbench")

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from authbench.errors import SamplingError
 from authbench.seeding import rng
-from authbench.studies.authority.domains import Domain
 from authbench.studies.authority.labels import COARSE_LEVELS, FINE_LEVELS
+
+if TYPE_CHECKING:  # annotations only: the judges' request building imports this module without the domain reader
+    from authbench.studies.authority.domains import Domain
 
 
 def _item(d: Domain) -> dict:

@@ -8,15 +8,18 @@ Every ``table_*`` function turns a long data frame into a
 :class:`~authbench.render.tables.TableSpec`: the display cells, the numeric
 frame behind them (already in display units, i.e. correlations and
 accuracies multiplied by 100 and rounded to two decimals), the best /
-second-best marks and a few rendering hints.
+second-best marks and a few rendering hints. The E[s] table is
+:mod:`authbench.studies.authority.expected_table`'s; each judge's headers
+(family, variant, Table 3's column, Tables 9-12's derivation columns) are
+its class's (:mod:`authbench.studies.authority.judges`).
 
 Input 1 (Tables 1, 2, 3, 9, 10) is the long metrics table with one row per
-number; columns :data:`~authbench.studies.authority.evaluate.METRIC_COLUMNS`
+number; columns :data:`~authbench.studies.authority.rows.METRIC_COLUMNS`
 (``benchmark, model, context, setting, judge, derivation, difficulty, metric,
 value, n, n_constant, parse_failure_rate``).
 
 Input 2 (Table 8) holds the PointJudge point predictions; columns
-:data:`~authbench.studies.authority.evaluate.PRED_COLUMNS` (``model, context,
+:data:`~authbench.studies.authority.rows.PRED_COLUMNS` (``model, context,
 domain, level, pred, category``).
 
 Judge validity: a value of a cell that the judge-validity rule flags
@@ -38,11 +41,9 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
-from authbench.judges import JUDGES, PAIRS_TABLE_ORDER
 from authbench.render.tables import (
     COUNT,
     FAIL,
-    NOT_BEST_TAG,
     NUM,
     PCT,
     SIGNED,
@@ -58,7 +59,8 @@ from authbench.render.tables import (
 )
 from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
-from authbench.studies.authority.evaluate import METRIC_COLUMNS, PRED_COLUMNS, expected_derivation
+from authbench.studies.authority.judges import DERIVATION_COLUMNS, DERIVATION_JUDGES, JUDGES, PAIRS_TABLE_ORDER
+from authbench.studies.authority.rows import METRIC_COLUMNS, PRED_COLUMNS
 
 __all__ = [
     "CONTEXT_LABELS",
@@ -67,7 +69,6 @@ __all__ = [
     "context_label",
     "table_categories",
     "table_derivations",
-    "table_expected",
     "table_main",
     "table_pairs",
 ]
@@ -100,7 +101,7 @@ def context_label(context: str) -> str:
 # --------------------------------------------------------------------------
 # metrics lookup
 # --------------------------------------------------------------------------
-def _check_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:
+def check_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:
     if not isinstance(df, pd.DataFrame):
         raise ValueError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in required if c not in df.columns]
@@ -109,7 +110,7 @@ def _check_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None
 
 
 def _select(metrics: pd.DataFrame, what: str, **filters) -> pd.DataFrame:
-    _check_columns(metrics, METRIC_COLUMNS, what)
+    check_columns(metrics, METRIC_COLUMNS, what)
     if metrics.empty:
         raise ValueError(
             f"{what}: the metrics table is empty; expected rows with columns "
@@ -150,7 +151,7 @@ class _Lookup:
                 finite_or_nan(rec["n_constant"]),
             )
             old = self._rows.get(key)
-            if old is not None and not _same(old, val):
+            if old is not None and not same_row(old, val):
                 raise ValueError(f"conflicting duplicate metrics rows for {dict(zip(self.KEY, key))}")
             self._rows[key] = val
             self._extra[key] = (finite_or_nan(rec["lo"]) if "lo" in rec else math.nan,
@@ -188,7 +189,7 @@ class _Lookup:
         return math.nan
 
 
-def _same(a: tuple, b: tuple) -> bool:
+def same_row(a: tuple, b: tuple) -> bool:
     return all((math.isnan(x) and math.isnan(y)) or x == y for x, y in zip(a, b))
 
 
@@ -217,7 +218,7 @@ def _judge_value(label: tuple, group: str, flags: set, judge: str, look: _Lookup
                   else None, tag=lambda r: look.tag(*key(r)))
 
 
-def _model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
+def model_context_rows(sub: pd.DataFrame, *, baselines: bool = True) -> list[tuple[str, str]]:
     """(model, context) rows: LLMs on the full context grid, baselines only on
     the contexts they have."""
     llm_ctx = _ordered(sub.loc[~sub["model"].astype(str).map(is_baseline), "context"], CONTEXT_ORDER)
@@ -257,7 +258,7 @@ def table_main(metrics: pd.DataFrame, benchmark: str, setting: str, rule: Validi
     what = f"table_main({benchmark!r}, {setting!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting=setting)
     look = _Lookup(sub)
-    rows = _model_context_rows(sub)
+    rows = model_context_rows(sub)
     flags = _flagged(sub, rule)
 
     cols: list[Column] = []
@@ -298,10 +299,6 @@ def table_main(metrics: pd.DataFrame, benchmark: str, setting: str, rule: Validi
 # --------------------------------------------------------------------------
 # Table 3
 # --------------------------------------------------------------------------
-# the column header of each judge of the pairs instance set (authbench.judges.PAIRS_TABLE_ORDER)
-_PAIRS_SETTING_HEADERS = {"pair_rank": "PairJudge(PR)", "pair_score": "PairJudge(S)", "point": "PointJudge"}
-
-
 def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None = None) -> TableSpec:
     """Table 3: pairwise accuracy (%) on easy vs. hard pairs (``†``: a cell
     flagged by ``rule``, judge validity).
@@ -331,7 +328,7 @@ def table_pairs(metrics: pd.DataFrame, benchmark: str, rule: ValidityRule | None
 
     cols: list[Column] = []
     for judge in PAIRS_TABLE_ORDER:
-        l0 = _PAIRS_SETTING_HEADERS[judge]
+        l0 = JUDGES[judge].pairs_header
         for ctx in contexts:
             l1 = f"{context_label(ctx)} ctx"
             cols.append(
@@ -374,23 +371,20 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
                       rule: ValidityRule | None = None) -> TableSpec:
     """Tables 9 (``"fine"``) / 10 (``"coarse"``): PairJudge ranking derivations.
 
-    Columns PairRank (pair_rank/bubble), PointScore_Bbl (pair_score/bubble),
-    PointScore_Pt (pair_score/average), all Spearman's ρ (%), plus the
-    parse-failure rates of pair_rank and pair_score.  Baselines are left out.
+    Columns: the derivations of the judges with Tables 9-12 columns
+    (:data:`~authbench.studies.authority.judges.DERIVATION_COLUMNS`: PairRank
+    = PairRank's BubbleSort, PointScore_Bbl and PointScore_Pt = PairScore's
+    BubbleSort and AverageScore), all Spearman's ρ (%), plus each such
+    judge's parse-failure rate.  Baselines are left out.
     ``†`` on the values of a cell flagged by ``rule`` (judge validity).
     """
     what = f"table_derivations({benchmark!r}, {setting!r})"
     sub = _select(metrics, what, benchmark=benchmark, setting=setting)
     look = _Lookup(sub)
     flags = _flagged(sub, rule)
-    rows = _model_context_rows(sub, baselines=False)
+    rows = model_context_rows(sub, baselines=False)
     if not rows:
         raise ValueError(f"{what}: only baseline rows found; expected LLM judge rows")
-    spec = (
-        ("PairRank", "pair_rank", "bubble"),
-        ("PointScore_Bbl", "pair_score", "bubble"),
-        ("PointScore_Pt", "pair_score", "average"),
-    )
     cols: list[Column] = [
         _judge_value(
             (label, RHO),
@@ -400,25 +394,18 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
             look,
             lambda r, j=judge, d=deriv: (r[0], r[1], j, d, "all", "rho"),
         )
-        for label, judge, deriv in spec
+        for label, judge, deriv in DERIVATION_COLUMNS
     ]
-    cols.append(
-        Column(
-            (FAIL, "PairRank"),
-            PCT,
-            lambda r: look.fail(r[0], r[1], "pair_rank", "bubble", "all", ("rho", "tau")),
+    for judge in DERIVATION_JUDGES:  # its parse-failure rate: the main derivation's rows, else another's
+        derivations = JUDGES[judge].fail_derivations
+        cols.append(
+            Column(
+                (FAIL, JUDGES[judge].variant),
+                PCT,
+                lambda r, j=judge, ds=derivations: _first_finite(
+                    *(look.fail(r[0], r[1], j, d, "all", ("rho", "tau")) for d in ds)),
+            )
         )
-    )
-    cols.append(
-        Column(
-            (FAIL, "PointScore"),
-            PCT,
-            lambda r: _first_finite(
-                look.fail(r[0], r[1], "pair_score", "average", "all", ("rho", "tau")),
-                look.fail(r[0], r[1], "pair_score", "bubble", "all", ("rho", "tau")),
-            ),
-        )
-    )
     caption = (
         f"PairJudge ranking derivation methods on {benchmark} "
         f"({'fine-grained' if setting == 'fine' else 'coarse-grained' if setting == 'coarse' else setting}). "
@@ -467,7 +454,7 @@ def table_categories(
     domains, e.g. ``True means: Gov 5.68 (N=378); ...``.  No highlighting.
     """
     what = "table_categories"
-    _check_columns(pred, PRED_COLUMNS, what)
+    check_columns(pred, PRED_COLUMNS, what)
     if pred.empty:
         raise ValueError(f"{what}: the prediction table is empty; expected rows with columns {list(PRED_COLUMNS)}")
     if not categories_order:
@@ -488,7 +475,7 @@ def table_categories(
     df = df[df["cat"].isin(cats)]
     groups = {k: g for k, g in df.groupby(["model", "context", "cat"], sort=False)}
 
-    rows = _model_context_rows(pred.assign(model=pred["model"].astype(str), context=pred["context"].astype(str)))
+    rows = model_context_rows(pred.assign(model=pred["model"].astype(str), context=pred["context"].astype(str)))
 
     def _stat(r, cat, which):
         g = groups.get((r[0], r[1], cat))
@@ -539,102 +526,3 @@ def table_categories(
         "Bias = avg. (predicted − true PageRank)."
     )
     return _model_context_table(rows, cols, caption, note)
-
-
-# --------------------------------------------------------------------------
-# Expected scores: E[s] vs argmax (config expected_scores)
-# --------------------------------------------------------------------------
-# (judge, display name, argmax derivation on lists); on pairs every argmax derivation is "direct"
-_EXPECTED_JUDGES = tuple((j.name, j.full_name, j.derivation) for j in JUDGES.values() if j.scores)
-EXPECTED_MARK = "E[s]"
-_LIST_SETTINGS = (("fine", "fine"), ("coarse", "coarse"))
-
-
-def table_expected(metrics: pd.DataFrame, benchmark: str) -> TableSpec:
-    """The E[s] table: per model x context, each score judge twice, its
-    argmax row and its ``E[s]`` row (``PointJudge`` / ``PointJudge E[s]``),
-    with Spearman's ρ, Kendall's τ (%) and the constant lists of the fine and
-    coarse lists, the pairwise accuracy (%) of the easy and hard pairs (the
-    settings present), and for the E[s] rows the share (%) of score slots
-    whose E[s] fell back to the argmax (mean over the row's cells); the
-    settings are those of the whole ``metrics`` (every part of a stacked
-    table has the same columns). PairJudge
-    PointScore is its AverageScore ranking (the paper's main number). No
-    marks: the rows answer one question each (how E[s] changes a judge).
-    Judges without E[s] rows (``expected_scores: false``) are left out."""
-    what = f"table_expected({benchmark!r})"
-    _check_columns(metrics, METRIC_COLUMNS, what)
-    sub = metrics[(metrics["benchmark"].astype(str) == benchmark)
-                  & ~metrics["model"].astype(str).map(is_baseline)]
-    cells: dict[tuple, tuple[float, float]] = {}
-    extra: dict[tuple, tuple[float, float, str]] = {}  # interval, ° tag (no ≈: the columns mix judges)
-    fallback: dict[tuple, list[float]] = {}
-    has_fallback = "expected_fallback_rate" in sub.columns
-    for rec in sub.to_dict("records"):
-        key = tuple(str(rec[k]) for k in ("model", "context", "judge", "derivation", "setting", "difficulty",
-                                          "metric"))
-        val = (finite_or_nan(rec["value"]), finite_or_nan(rec["n_constant"]))
-        if key in cells and not _same(cells[key], val):
-            raise ValueError(f"{what}: conflicting duplicate metrics rows for {key}")
-        cells[key] = val
-        extra[key] = (finite_or_nan(rec["lo"]) if "lo" in rec else math.nan, finite_or_nan(rec["hi"]) if "hi" in rec else
-                      math.nan, rec["tag"].replace(NOT_BEST_TAG, "") if isinstance(rec.get("tag"), str) else "")
-        if has_fallback and str(rec["derivation"]).endswith("expected"):
-            fallback.setdefault(key[:4], []).append(finite_or_nan(rec["expected_fallback_rate"]))
-    expected_judges = {(k[0], k[1], k[2]) for k in cells if k[3].endswith("expected")}
-    # the columns follow the settings of the whole table (EntityAuth stacks one part per domain)
-    settings = set(metrics.loc[~metrics["model"].astype(str).map(is_baseline), "setting"].astype(str))
-
-    rows = []
-    for model, context in _model_context_rows(sub, baselines=False):
-        for judge, name, _ in _EXPECTED_JUDGES:
-            if (model, context, judge) in expected_judges:
-                rows += [(model, context, judge, False, name), (model, context, judge, True, f"{name} {EXPECTED_MARK}")]
-
-    def deriv(row, setting: str) -> str:
-        base = "direct" if setting == "pairs" else {j: d for j, _, d in _EXPECTED_JUDGES}[row[2]]
-        return expected_derivation(base) if row[3] else base
-
-    def key(row, setting, difficulty, metric) -> tuple:
-        return row[0], row[1], row[2], deriv(row, setting), setting, difficulty, metric
-
-    def cell(row, setting, difficulty, metric, which=0) -> float:
-        hit = cells.get(key(row, setting, difficulty, metric))
-        if hit is None or math.isnan(hit[which]):
-            return math.nan
-        return float(hit[1]) if which else round2(hit[0], 100)
-
-    def value(setting, difficulty, metric) -> Column:
-        """A value column with its interval and ° tag."""
-        def bounds(r):
-            lo, hi, _ = extra.get(key(r, setting, difficulty, metric), (math.nan, math.nan, ""))
-            return round2(lo, 100), round2(hi, 100)
-
-        def tag(r):
-            got = extra.get(key(r, setting, difficulty, metric))
-            return got[2] if got and not math.isnan(cell(r, setting, difficulty, metric)) else ""
-
-        label = (setting, {"rho": RHO, "tau": TAU}[metric]) if metric != "acc" else ("pairs", f"{difficulty} acc")
-        return Column(label, PCT, lambda r: cell(r, setting, difficulty, metric),
-                      interval=bounds if "lo" in metrics.columns else None, tag=tag)
-
-    cols: list[Column] = []
-    for setting, label in _LIST_SETTINGS:
-        if setting in settings:
-            cols += [value(setting, "all", "rho"), value(setting, "all", "tau"),
-                     Column((label, "constant lists"), COUNT, lambda r, s=setting: cell(r, s, "all", "rho", 1))]
-    if "pairs" in settings:
-        for diff in DIFFICULTY_ORDER:
-            cols.append(value("pairs", diff, "acc"))
-
-    def fallback_pct(row) -> float:
-        got = [v for key, vals in fallback.items() if key[:3] == tuple(row[:3]) and row[3]
-               for v in vals if not math.isnan(v)]
-        return round2(sum(got) / len(got), 100) if got else math.nan
-
-    cols.append(Column(("", "fallback%"), PCT, fallback_pct))
-    caption = (f"Expected-score judging on {benchmark}: each score judge's argmax scores and its E[s] = Σ p(s)·s "
-               "over the score tokens, as Spearman's ρ (%), Kendall's τ (%), constant lists and pairwise accuracy "
-               "(%). fallback%: score slots whose E[s] is the argmax for want of a distribution.")
-    return build_table(rows, [(m, context_label(c), name) for m, c, _, _, name in rows], ["Model", "Ctx", "Judge"],
-                       cols, [False] * len(rows), caption=caption, tex_labels=TEX_LABELS)

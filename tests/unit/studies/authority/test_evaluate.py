@@ -3,7 +3,8 @@
 
 import pytest
 from authbench.net import tld_prior_score
-from authbench.studies.authority.evaluate import baseline_scorer, evaluate_cell, evaluate_scores, point_predictions
+from authbench.studies.authority.evaluate import baseline_scorer, evaluate_cell, evaluate_scores
+from authbench.studies.authority.predictions import item_predictions
 from scipy import stats
 
 
@@ -86,9 +87,11 @@ def test_point_predictions_and_baselines():
     inst[0]["items"][0].update(domain="nasa.gov", category="gov")
     judg = [{"request_id": "item:nasa.gov", "value": 8, "status": "ok"},
             {"request_id": "item:bias-1-d0.com", "value": None, "status": "out_of_range"}]
-    preds = point_predictions(inst, judg)
-    assert preds == [{"domain": "nasa.gov", "level": 9, "category": "gov", "pred": 8},
-                     {"domain": "bias-1-d0.com", "level": 2, "category": None, "pred": None}]
+    preds = item_predictions("point", "bias", inst, judg)
+    assert preds == [{"domain": "nasa.gov", "level": 9, "category": "gov", "pred": 8.0, "kind": "score",
+                      "n_scores": 1},
+                     {"domain": "bias-1-d0.com", "level": 2, "category": None, "pred": None, "kind": "score",
+                      "n_scores": 0}]
     prior = {"gov": 9, "gov.cn": 8, "edu": 7}
     assert tld_prior_score("moe.gov.cn", prior, 3) == 8
     assert tld_prior_score("nyc.gov", prior, 3) == 9
@@ -165,8 +168,8 @@ def test_point_loose_score_and_bubble_without_parsed_comparisons():
     # PointJudge: "Score: 7" is readable but not the asked JSON: lenient 7, strict unscored
     inst = [lst("bias-0", [9])]
     judg = judged([("item:bias-0-d0.com", "score", None, "Score: 7")])
-    assert point_predictions(inst, judg, "lenient")[0]["pred"] == 7
-    assert point_predictions(inst, judg, "strict")[0]["pred"] is None
+    assert item_predictions("point", "bias", inst, judg, "lenient")[0]["pred"] == 7
+    assert item_predictions("point", "bias", inst, judg, "strict")[0]["pred"] is None
     # PairRank BubbleSort on a 3-list whose every reply failed: lenient keeps the
     # presentation order (values [2, 1, 0] vs truth [0, 2, 1]: rho = -0.5); strict
     # has no prediction for any item: constant, rho 0

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from authbench.records import write_tsv
 from authbench.studies.authority import tables as A
-from authbench.studies.authority.evaluate import METRIC_COLUMNS, PARSE_MODES, PRED_COLUMNS, evaluate_cell
+from authbench.studies.authority.evaluate import evaluate_cell
+from authbench.studies.authority.rows import METRIC_COLUMNS, PARSE_MODES, PRED_COLUMNS
 from authbench.studies.authority.report import other_mode, parse_note, parse_rows, write_domainauth_report
 from wfrun import write_ten_level_labels
 

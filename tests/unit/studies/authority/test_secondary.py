@@ -179,14 +179,13 @@ def test_secondary_rows_and_table():
     assert spec.cells.loc[("m", "point", "wo_text"), ("reliability", "AUC 95% CI")].startswith("[")
 
 
-def test_bias_cell_predictions_keep_table_8s_numbers():
-    from authbench.studies.authority.evaluate import point_predictions
-
+def test_bias_cell_predictions_are_table_8s_rows():
+    """A bias cell (one item per instance) gives each domain its PointJudge
+    score, its level and category: what Table 8 reads."""
     inst = [{"instance_id": f"bias-{i:05d}", "items": [it]} for i, it in enumerate(LISTS[0]["items"])]
     judgments = [{"request_id": "item:a.com", "value": 4, "status": "ok"},
                  {"request_id": "item:b.com", "value": None, "status": "wrong_format"},
                  {"request_id": "item:c.gov", "value": 8, "status": "ok"}]
-    old = point_predictions(inst, judgments)
-    new = item_predictions("point", "bias", inst, judgments)
-    assert [(r["domain"], r["level"], r["category"], r["pred"]) for r in old] == \
-        [(r["domain"], r["level"], r["category"], r["pred"]) for r in new]
+    rows = item_predictions("point", "bias", inst, judgments)
+    assert [(r["domain"], r["level"], r["category"], r["pred"]) for r in rows] == \
+        [("a.com", 1, None, 4.0), ("b.com", 5, None, None), ("c.gov", 9, "gov", 8.0)]

@@ -13,8 +13,9 @@ from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, write_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority import tables as A
 from authbench.studies.authority.comparisons import compare, read_units, tag_column
-from authbench.studies.authority.evaluate import (METRIC_COLUMNS, ROW_KEY, UNIT_COLUMNS, evaluate_cell,
-                                                  evaluate_expected, evaluate_scores, with_intervals, write_units)
+from authbench.studies.authority.evaluate import (evaluate_cell, evaluate_expected, evaluate_scores, with_intervals,
+                                                  write_units)
+from authbench.studies.authority.rows import METRIC_COLUMNS, ROW_KEY, UNIT_COLUMNS
 
 SPEC = IntervalSpec(resamples=500, seed=3, min_units=5)
 IDENT = {"benchmark": "domainauth", "model": "m", "context": "wo_text", "parse": "strict"}

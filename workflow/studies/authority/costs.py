@@ -1,6 +1,8 @@
-"""The cost table and the cost-vs-ρ figure: the cost of each cell (from its
-manifest) beside its quality, i.e. the paper's cost-effectiveness claim
-(ListJudge cheapest for its ρ, PairJudge dearest), measured.
+"""AuthorityBench's cost table and cost-vs-ρ figure: the cost of each cell
+(from its manifest) beside its quality, i.e. the paper's cost-effectiveness
+claim (ListJudge cheapest for its ρ, PairJudge dearest), measured. A cell's
+quality is its judge's main derivation's ρ; the figure's label and marker
+of a judge are its class's (:mod:`authbench.studies.authority.judges`).
 
 Per cell: prompts (requests of the judge), unique prompts, cache hits, prompt
 and completion tokens and engine seconds — the seconds it took to compute the
@@ -16,8 +18,8 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from authbench.judges import JUDGE_LABELS, MAIN_DERIVATION
 from authbench.records import write_frame, write_text
+from authbench.studies.authority.judges import JUDGES, main_derivation
 
 COST_COLUMNS = ("benchmark", "model", "judge", "context", "setting", "prompts", "unique_prompts", "cache_hits",
                 "prompt_tokens", "completion_tokens", "engine_seconds")
@@ -40,7 +42,7 @@ def with_quality(costs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
     a grid without list cells (``settings: [bias]`` or ``[pairs]``) gives
     an empty table with the same columns."""
     main = metrics[(metrics["metric"] == "rho") & (metrics["difficulty"] == "all")
-                   & (metrics["derivation"] == metrics["judge"].map(MAIN_DERIVATION))]
+                   & (metrics["derivation"] == metrics["judge"].map(main_derivation))]
     main = main.rename(columns={"setting": "scale", "value": "rho"})
     lists = costs[costs["setting"].isin(["fine", "coarse"])]
     out = lists.merge(main[["benchmark", "model", "judge", "context", "scale", "rho"]],
@@ -89,18 +91,17 @@ def plot_cost_vs_rho(quality: pd.DataFrame, out_png: Path) -> list[Path]:
 
     data = quality.dropna(subset=["rho"])
     scales = [s for s in ("fine", "coarse") if (data["setting"] == s).any()] or ["fine"]
-    markers = dict(zip(JUDGE_LABELS, ("o", "s", "D", "^", "v")))
     with matplotlib.rc_context(STYLE_RC):
         fig = new_figure((4.2 * len(scales), 3.4))
         axes = np.atleast_1d(fig.subplots(1, len(scales)))
         for ax, scale in zip(axes, scales):
             sub = data[data["setting"] == scale]
-            for judge, label in JUDGE_LABELS.items():
-                pts = sub[sub["judge"] == judge]
+            for judge in JUDGES.values():
+                pts = sub[sub["judge"] == judge.name]
                 if pts.empty:
                     continue
                 x = pts["engine_seconds"].clip(lower=1e-3)
-                ax.scatter(x, pts["rho"], marker=markers[judge], label=label, s=28)
+                ax.scatter(x, pts["rho"], marker=judge.marker, label=judge.label, s=28)
             ax.set_xscale("log")
             ax.set_xlabel("engine seconds per cell (log)")
             ax.set_ylabel("Spearman's ρ (%)")
