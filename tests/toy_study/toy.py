@@ -16,7 +16,8 @@ from authbench.claims import CellUnits, cell_key
 from authbench.llm.parse import parse_reply
 from authbench.llm.prompts import check_placeholders, read_template_file
 from authbench.render.catalog import CLAIMS, SCORECARD, Report, Table
-from authbench.render.tables import PCT, Column, build_table
+from authbench.render.formatting import PCT
+from authbench.render.tables import Column, build_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.keyed import Keyed
 from authbench.studies.scorecard import grid_of, write_paper_scorecard

@@ -81,7 +81,8 @@ def cmd_fetch_webtext(args, params) -> None:
 
 def cmd_fetch_sitelinks(args, params) -> None:
     from authbench.fetch.cache import ProgressCache
-    from authbench.fetch.wikidata import fetch_sitelinks, read_entities, write_entities, write_unresolved
+    from authbench.fetch.entity_lists import read_entities, write_entities, write_unresolved
+    from authbench.fetch.wikidata import fetch_sitelinks
 
     entities, drops = read_entities(args.entities)
     log.info("%d entities; input drops: %s", len(entities), dict(drops))

@@ -96,7 +96,7 @@ def cmd_shipped_knowledge(args, params) -> None:
     """A released knowledge file -> per-question levels, re-derived from its
     stored answers under ``params["match"]`` (selfpref.knowledge.match, or the
     file's own ``match``); the file's shape and its own levels and
-    distribution must agree (:func:`~authbench.studies.selfpref.answers.released_knowledge`:
+    distribution must agree (:func:`~authbench.studies.selfpref.knowledge.released_knowledge`:
     a named error otherwise). Each question is placed on the dataset's
     question of the same position when every stored gold equals the imported
     one there (case and whitespace ignored: the later files store lower-cased
@@ -104,7 +104,7 @@ def cmd_shipped_knowledge(args, params) -> None:
     Llama run) a question takes the qid of the one dataset question with its
     gold, and is kept without qid when there is none or several (counted in
     the check file: ``questions_without_qid``)."""
-    from authbench.studies.selfpref.answers import knowledge_class, released_knowledge
+    from authbench.studies.selfpref.knowledge import knowledge_class, released_knowledge
 
     match = params["match"]
     derived = released_knowledge(args.source, match)

@@ -1,25 +1,13 @@
 """EntityAuth labels from Wikidata: entity names -> sitelink counts (Ni et al. 2025 format).
 
-A researcher's own entity list (JSONL or TSV/CSV) becomes the benchmark's JSONL,
-one object per entity: ``question``, ``reference``, ``popularity`` (= number of
-Wikidata sitelinks), ``question_entity`` (= the name), plus ``qid`` and
-``resolved_by``. Everything goes through the MediaWiki Action API of Wikidata
-(``https://www.wikidata.org/w/api.php``) with the shared :class:`HttpClient`.
-
-Input rules (:func:`read_entities`)
-  * JSONL: one object per line with ``question_entity`` (or ``name``), optional
-    ``question`` (string), ``reference`` (list of strings, or one string) and
-    ``qid``. TSV/CSV (chosen by extension, else sniffed): a header with ``name``
-    (or ``question_entity``) and optional ``question``, ``reference`` (values
-    separated by ``|``) and ``qid``.
-  * Names are stripped. A blank name is dropped as ``blank_name``; a name seen
-    before (exact, case-sensitive) is dropped as ``duplicate``.
-  * Broken input stops with :class:`InputError` naming file, line and field:
-    empty file, bytes that are not UTF-8, an invalid JSON line or a line that is
-    not an object, a missing name key/column, a row with more fields than the
-    header, a field of the wrong type, a ``qid`` that is not a Wikibase item id
-    (``Q`` + 1-10 digits without a leading zero, the form Wikibase's ``ItemId``
-    parser accepts; anything else makes wbgetentities fail the whole batch).
+:func:`fetch_sitelinks` resolves the entities of a researcher's own list
+(:func:`authbench.fetch.entity_lists.read_entities`) to Wikidata items and
+counts their sitelinks; :mod:`authbench.fetch.entity_lists` writes the
+benchmark's JSONL, one object per entity: ``question``, ``reference``,
+``popularity`` (= number of Wikidata sitelinks), ``question_entity`` (= the
+name), plus ``qid`` and ``resolved_by``. Everything goes through the MediaWiki
+Action API of Wikidata (``https://www.wikidata.org/w/api.php``) with the
+shared :class:`HttpClient` (:class:`authbench.fetch.wikidata_api.ActionApi`).
 
 Resolution order (:func:`fetch_sitelinks`), each name reaching exactly one outcome
   1. ``qid`` given -> ``wbgetentities&ids=Q1|Q2&props=sitelinks`` (<= batch_size
@@ -57,14 +45,8 @@ Sitelink counting: ``popularity`` = the number of keys of the entity's
 site (Wikipedias, Wikiquote, Wikisource, Commons, ...), which is what SPARQL's
 ``wikibase:sitelinks`` counts. An empty object (or PHP's empty list ``[]``) is 0.
 
-Errors and retries
-  * HTTP 429/5xx, timeouts and connection errors are retried by HttpClient.
-  * ``{"error": {"code": "maxlag", "lag": 3, ...}}`` (HTTP 200 with a
-    ``Retry-After`` header) -> wait Retry-After, else ``lag``, else the policy
-    backoff, capped at ``policy.max_backoff``, through ``client.sleep``; the same
-    request is repeated up to ``policy.retries`` times, then the batch fails.
-  * A malformed JSON body is retried like a 5xx, then fails the batch. Any other
-    ``{"error": ...}`` fails the batch with its code.
+Errors and retries: HTTP errors, maxlag, malformed bodies and API errors as
+:mod:`authbench.fetch.wikidata_api` handles them; then
   * A failed batch puts its names in ``outcome.failed`` (name, reason); they are
     *not* cached and the fetch goes on with the next batch. An asked id/title
     absent from an otherwise good answer fails alone ("missing from answer").
@@ -85,9 +67,6 @@ from a pattern); no question is invented here. The User-Agent is the client's.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import logging
 import re
 import sys
@@ -95,152 +74,30 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from authbench.errors import FetchError, InputError, excerpt
+from authbench.errors import FetchError
 from authbench.fetch.cache import ProgressCache
-from authbench.net import HttpClient, retry_after_seconds, safe_url
-from authbench.records import atomic_write, read_utf8
+from authbench.fetch.wikidata_api import API_URL, QID_RE, ActionApi, WikidataApiError
+from authbench.net import HttpClient
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.wikidata")
 
-API_URL = "https://www.wikidata.org/w/api.php"
-QID_RE = re.compile(r"Q[1-9][0-9]{0,9}")
 TITLE_ILLEGAL = re.compile(r"[#<>\[\]|{}\x00-\x1f\x7f]")
 SEARCH_LIMIT = 5
 FINAL_REASONS = ("unknown", "ambiguous", "missing_qid")
 
 
-class WikidataApiError(FetchError):
-    """The API answered ``{"error": {...}}`` with a code other than a (retried) maxlag."""
-
-    def __init__(self, code: str, info: str, detail: Mapping[str, Any]):
-        super().__init__(f"API error {code}: {info}" if info else f"API error {code}")
-        self.code = code
-        self.info = info
-        self.detail = dict(detail)
-
-
 @dataclass
 class SitelinkOutcome:
+    """What :func:`fetch_sitelinks` gives: the resolved rows, the unresolved
+    names (name, reason, candidates), the failed ones (name, reason) and the
+    fetch's counts."""
+
     rows: list[dict] = field(default_factory=list)
     unresolved: list[dict] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------- input
-
-
-
-def _input_format(path: Path, text: str) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".tsv", ".tab"):
-        return "tsv"
-    if suffix == ".csv":
-        return "csv"
-    first = text.lstrip()
-    if first.startswith("{"):
-        return "jsonl"
-    header = first.splitlines()[0] if first else ""
-    return "tsv" if "\t" in header else "csv"
-
-
-def _check_qid(value: Any, path: Path, line: int, where: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{path}: line {line}, {where} 'qid': {excerpt(value)} is not a string (expected e.g. Q42)")
-    value = value.strip()
-    if not value:
-        return None
-    if not QID_RE.fullmatch(value):
-        raise InputError(
-            f"{path}: line {line}, {where} 'qid': {excerpt(value)} is not a Wikidata item id (expected Q followed by digits, e.g. Q42)"
-        )
-    return value
-
-
-def _reference_list(value: Any, path: Path, line: int) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value] if value.strip() else []
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise InputError(f"{path}: line {line}, field 'reference': expected a list of strings, got {excerpt(value)}")
-
-
-def _jsonl_records(path: Path, text: str) -> Iterator[tuple[int, dict]]:
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except ValueError as err:
-            raise InputError(f"{path}: line {line}, column {getattr(err, 'colno', '?')}: invalid JSON ({err})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{path}: line {line}: expected a JSON object, got {type(obj).__name__}")
-        key = "question_entity" if "question_entity" in obj else "name" if "name" in obj else None
-        if key is None:
-            raise InputError(f"{path}: line {line}, field 'question_entity': missing (expected 'question_entity' or 'name')")
-        name, question = obj[key], obj.get("question")
-        if not isinstance(name, str):
-            raise InputError(f"{path}: line {line}, field '{key}': expected a string, got {excerpt(name)}")
-        if question is not None and not isinstance(question, str):
-            raise InputError(f"{path}: line {line}, field 'question': expected a string, got {excerpt(question)}")
-        yield line, {
-            "name": name.strip(),
-            "question": question or "",
-            "reference": _reference_list(obj.get("reference"), path, line),
-            "qid": _check_qid(obj.get("qid"), path, line, "field"),
-        }
-
-
-def _table_records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, dict]]:
-    # TSV is read without quoting (a name may start with a quote: "Heroes" (song)); CSV uses RFC 4180 quoting
-    quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter, quoting=quoting)
-    columns = [c.strip() if c else c for c in (reader.fieldnames or [])]
-    reader.fieldnames = columns
-    key = "name" if "name" in columns else "question_entity" if "question_entity" in columns else None
-    if key is None:
-        raise InputError(f"{path}: line 1: missing column 'name' (found: {excerpt(', '.join(c for c in columns if c) or 'none', quote=False)})")
-    for row in reader:
-        line = reader.line_num
-        if None in row:
-            raise InputError(f"{path}: line {line}: {len(columns) + len(row[None])} fields, header has {len(columns)}")
-        refs = row.get("reference") or ""
-        yield line, {
-            "name": (row.get(key) or "").strip(),
-            "question": (row.get("question") or "").strip(),
-            "reference": [r.strip() for r in refs.split("|") if r.strip()],
-            "qid": _check_qid(row.get("qid"), path, line, "column"),
-        }
-
-
-def read_entities(path: str | Path) -> tuple[list[dict], Counter]:
-    """Entities ``{name, question, reference, qid}`` in input order, and drop counts."""
-    path = Path(path)
-    text = read_utf8(path, "JSON lines or a table with a 'name' column")
-    fmt = _input_format(path, text)
-    records = _jsonl_records(path, text) if fmt == "jsonl" else _table_records(path, text, "\t" if fmt == "tsv" else ",")
-    entities: list[dict] = []
-    drops: Counter = Counter()
-    seen: set[str] = set()
-    for _line, rec in records:
-        if not rec["name"]:
-            drops["blank_name"] += 1
-        elif rec["name"] in seen:
-            drops["duplicate"] += 1
-        else:
-            seen.add(rec["name"])
-            entities.append(rec)
-    return entities, drops
 
 
 # ------------------------------------------------------------------- normalization
@@ -298,69 +155,6 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[start:start + size])
 
 
-# -------------------------------------------------------------------- API access
-
-
-class _Api:
-    """One Action API endpoint: JSON parsing, maxlag waits, API errors."""
-
-    def __init__(self, client: HttpClient, api_url: str, maxlag: int | None):
-        self.client = client
-        self.api_url = api_url
-        self.maxlag = maxlag
-        self.requests: Counter = Counter()
-        self.maxlag_waits = 0
-
-    def _pause(self, wait: float, why: str) -> None:
-        wait = min(max(wait, 0.0), self.client.policy.max_backoff)
-        self.client.waits.append(wait)
-        log.warning("%s: %s; retry in %.1f s", safe_url(self.api_url), why, wait)
-        self.client.sleep(wait)
-
-    def _maxlag_wait(self, response, error: Mapping, attempt: int) -> float:
-        hinted = retry_after_seconds(response.headers.get("Retry-After"))
-        if hinted is not None:
-            return hinted
-        lag = error.get("lag")
-        if isinstance(lag, (int, float)) and not isinstance(lag, bool):
-            return float(lag)
-        return self.client.policy.backoff * (2**attempt)
-
-    def get(self, params: Mapping[str, Any]) -> dict:
-        params = {**params, "format": "json"}
-        if self.maxlag is not None:
-            params["maxlag"] = self.maxlag
-        where = safe_url(self.api_url)
-        retries = self.client.policy.retries
-        lagged = malformed = 0
-        while True:
-            self.requests[str(params.get("action"))] += 1
-            response = self.client.request("GET", self.api_url, params=params)
-            if not 200 <= response.status_code < 300:
-                raise FetchError(f"{where}: HTTP {response.status_code}")
-            try:
-                data = response.json()
-            except ValueError:
-                data = None
-            if not isinstance(data, dict):  # malformed or truncated body, or not an object
-                if malformed >= retries:
-                    raise FetchError(f"{where}: malformed JSON body after {malformed + 1} attempts")
-                self._pause(self.client.policy.backoff * (2**malformed), "malformed JSON body")
-                malformed += 1
-                continue
-            error = data.get("error")
-            if error is None:
-                return data
-            error = error if isinstance(error, Mapping) else {"code": str(error)}
-            code = str(error.get("code", "unknown"))
-            if code != "maxlag":
-                raise WikidataApiError(code, str(error.get("info", "")), error)
-            if lagged >= retries:
-                raise FetchError(f"{where}: maxlag: still lagged after {lagged + 1} attempts ({error.get('info', '')})")
-            self._pause(self._maxlag_wait(response, error, lagged), f"maxlag ({error.get('info', '')})")
-            self.maxlag_waits += 1
-            lagged += 1
-
 
 # ------------------------------------------------------------------------- fetch
 
@@ -368,7 +162,7 @@ class _Api:
 class _Fetch:
     """State of one :func:`fetch_sitelinks` call."""
 
-    def __init__(self, api: _Api, cache: ProgressCache, site: str, batch_size: int, search: bool, bar: tqdm):
+    def __init__(self, api: ActionApi, cache: ProgressCache, site: str, batch_size: int, search: bool, bar: tqdm):
         self.api, self.cache, self.site, self.batch_size, self.search, self.bar = api, cache, site, batch_size, search, bar
         self.done: dict[str, dict] = {}      # name -> final record (cached ones included)
         self.failed: dict[str, str] = {}     # name -> reason
@@ -580,7 +374,7 @@ def fetch_sitelinks(
 
     cached = cache.load()
     todo = [e for e in clean if not (e["name"] in cached and _reusable(cached[e["name"]], e.get("qid") or "", site, search))]
-    api = _Api(client, api_url, maxlag)
+    api = ActionApi(client, api_url, maxlag)
     with tqdm(total=len(todo), desc="wikidata sitelinks", unit="name", file=sys.stderr, disable=not progress) as bar:
         run = _Fetch(api, cache, site, batch_size, search, bar)
         pending = {e["name"] for e in todo}
@@ -621,27 +415,3 @@ def fetch_sitelinks(
         failed=len(out.failed),
     )
     return out
-
-
-# ------------------------------------------------------------------------ output
-
-
-def write_entities(rows: Iterable[Mapping], path: str | Path) -> None:
-    """JSONL in the Ni et al. format plus ``qid`` and ``resolved_by``; keys sorted."""
-    keys = ("question", "reference", "popularity", "question_entity", "qid", "resolved_by")
-    with atomic_write(path, "w") as fh:
-        fh.writelines(json.dumps({k: row[k] for k in keys}, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
-
-
-def write_unresolved(unresolved: Iterable[Mapping], failed: Iterable[Mapping], path: str | Path) -> None:
-    """TSV ``name, reason, candidates``; failed names get reason ``fetch_failed: <why>``."""
-    lines = [("name", "reason", "candidates")]
-    lines += [(row["name"], row["reason"], row.get("candidates", "")) for row in unresolved]
-    lines += [(row["name"], f"fetch_failed: {row['reason']}", "") for row in failed]
-    with atomic_write(path, "w", newline="") as fh:
-        fh.writelines("\t".join(_tsv_field(f) for f in fields) + "\n" for fields in lines)
-
-
-def _tsv_field(value: Any) -> str:
-    """Plain TSV, no quoting: tabs and line breaks inside a value become spaces."""
-    return re.sub(r"[\t\r\n]+", " ", str(value))

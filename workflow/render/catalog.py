@@ -327,9 +327,9 @@ def write_tables(report: Report, stems: Sequence[str], inputs: Any, folder: str 
                  intervals: str = "inline", built: dict | None = None) -> list[Path]:
     """Build and write every table of ``stems`` that has a builder, each with
     :meth:`Table.written_caption`, under ``folder/tables`` (``intervals``:
-    config ``intervals.show``, :func:`~authbench.render.tables.write_table`).
+    config ``intervals.show``, :func:`~authbench.render.table_writers.write_table`).
     ``built``, when given, receives ``stem -> (TableSpec, written caption)``."""
-    from authbench.render.tables import write_table
+    from authbench.render.table_writers import write_table
 
     paths: list[Path] = []
     for stem in stems:

@@ -23,7 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 from authbench.records import write_frame, write_text
-from authbench.render.tables import MISSING, round2
+from authbench.render.formatting import MISSING, round2
 from authbench.stats import ALPHA, TEST_RULE, IntervalSpec, holm, one_sample_test, paired_test
 
 __all__ = ["COLUMNS", "comparison_row", "finish", "reference_row", "write_comparisons"]

@@ -27,7 +27,8 @@ from authbench.config import entity_datasets, rag_plan, selfpref_plan
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
 from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
-from authbench.render.tables import COUNT, MISSING, TEXT, Column, TableSpec, build_table
+from authbench.render.formatting import COUNT, MISSING, TEXT
+from authbench.render.tables import Column, TableSpec, build_table
 from authbench.studies.authority.labels import FINE_LEVELS
 from authbench.studies.keyed import Keyed, keyed
 

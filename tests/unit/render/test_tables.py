@@ -1,4 +1,5 @@
-"""Tests for authbench.render.tables (cells, rendering) and
+"""Tests for authbench.render.tables and authbench.render.table_writers (the
+builder, marks, stacking, the CSV / Markdown / LaTeX files) and
 authbench.studies.authority.tables (paper Tables 1, 2, 3, 8, 9, 10)."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from authbench.render import tables as T
+from authbench.render.table_writers import write_table
 from authbench.studies.authority import tables as A
 from authbench.studies.authority.rows import PRED_COLUMNS
 
@@ -84,44 +85,9 @@ def _tex_row(tex: str, start: str) -> list[str]:
 
 
 def _written(spec, tmp_path, name="t"):
-    paths = T.write_table(spec, tmp_path / name, "My caption")
+    paths = write_table(spec, tmp_path / name, "My caption")
     assert [p.name for p in paths] == [f"{name}.csv", f"{name}.md", f"{name}.tex"]
     return tuple(p.read_text(encoding="utf-8") for p in paths)
-
-
-# --------------------------------------------------------------------------
-# helpers
-# --------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "value,kind,style,expected",
-    [
-        (71.35, T.PCT, "md", "71.35"),
-        (math.nan, T.PCT, "md", "–"),
-        (math.nan, T.PCT, "tex", "--"),
-        (math.nan, T.PCT, "csv", ""),
-        (3.28, T.SIGNED, "md", "+3.28"),
-        (-0.06, T.SIGNED, "md", "–0.06"),
-        (-0.06, T.SIGNED, "tex", "$-$0.06"),
-        (3.28, T.SIGNED, "tex", "$+$3.28"),
-        (-0.06, T.SIGNED, "csv", "-0.06"),
-        (0.0, T.SIGNED, "md", "0.00"),
-        (7.0, T.COUNT, "md", "7"),
-    ],
-)
-def test_format_cell(value, kind, style, expected):
-    assert T.format_cell(value, kind, style) == expected
-
-
-def test_round_half_up_on_decimal_repr():
-    assert T.round2(0.71346, 100) == 71.35
-    assert T.round2(0.71345, 100) == 71.35  # binary 71.34499.. must not win
-    assert T.round2(0.71344, 100) == 71.34
-    assert math.isnan(T.round2(float("inf"), 100))
-
-
-def test_latex_escape():
-    assert T.latex_escape("a_b 50% R&D $x #1 {y}") == r"a\_b 50\% R\&D \$x \#1 \{y\}"
-    assert T.latex_escape("ρ") == r"$\rho$"
 
 
 # --------------------------------------------------------------------------
@@ -263,7 +229,7 @@ def test_latex_escape_in_caption_and_labels(metrics, tmp_path):
     m = metrics.copy()
     m.loc[m["model"] == "m2", "model"] = "r&d_50%"
     spec = A.table_main(m, BENCH, "fine")
-    T.write_table(spec, tmp_path / "x", "Top_1 & 50% done")
+    write_table(spec, tmp_path / "x", "Top_1 & 50% done")
     tex = (tmp_path / "x.tex").read_text()
     assert r"\caption{Top\_1 \& 50\% done}" in tex
     assert _tex_row(tex, r"r\&d\_50\% & w/o")[2] == r"\textbf{33.00}"
@@ -428,7 +394,8 @@ def test_categories_errors(pred):
 # intervals and tags
 # --------------------------------------------------------------------------
 def _interval_table():
-    from authbench.render.tables import NOT_RANDOM_TAG, PCT, Column, build_table
+    from authbench.render.formatting import NOT_RANDOM_TAG, PCT
+    from authbench.render.tables import Column, build_table
     vals = {"m1": (26.11, 12.0, 40.2), "m2": (5.0, float("nan"), float("nan"))}
     cols = [Column(("ρ",), PCT, lambda r: vals[r][0], group="rho", interval=lambda r: vals[r][1:],
                    tag=lambda r: NOT_RANDOM_TAG if r == "m2" else ""),
@@ -437,7 +404,6 @@ def _interval_table():
 
 
 def test_intervals_inline_columns_off(tmp_path):
-    from authbench.render.tables import write_table
     table = _interval_table()
     write_table(table, tmp_path / "inline")
     md = (tmp_path / "inline.md").read_text()
@@ -459,7 +425,7 @@ def test_intervals_inline_columns_off(tmp_path):
 
 
 def test_stacked_tables_keep_intervals(tmp_path):
-    from authbench.render.tables import stack_tables, write_table
+    from authbench.render.tables import stack_tables
     stacked = stack_tables([("a", _interval_table()), ("b", _interval_table())], "Domain")
     write_table(stacked, tmp_path / "s")
     assert (tmp_path / "s.md").read_text().count("[12.00, 40.20]") == 2
@@ -470,7 +436,8 @@ def test_spec_json_round_trip_writes_the_same_files(tmp_path):
     NaN, tags, intervals, two-level rows and columns, baseline rows and highlight groups survive."""
     import json
 
-    from authbench.render.tables import TEXT, Column, build_table, spec_from_json, spec_to_json, stack_tables, write_table
+    from authbench.render.formatting import TEXT
+    from authbench.render.tables import Column, build_table, spec_from_json, spec_to_json, stack_tables
 
     cols = [Column(("Passage", "Length"), TEXT, lambda k: (float(len(k[0])), f"{len(k[0])}.00†")),
             Column(("Passage", "PPL"), "num", lambda k: math.nan if k[0] == "h" else 12.345, group="p"),

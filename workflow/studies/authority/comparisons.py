@@ -28,9 +28,9 @@ beside it for pair accuracy), Holm-adjusted within each family
   difficulty); not for the E[s] rows (their table's columns mix judges).
 
 :func:`compare` returns the frame (:func:`authbench.render.comparisons.finish`)
-and the tags of the metric rows (:data:`~authbench.render.tables.NOT_RANDOM_TAG`
+and the tags of the metric rows (:data:`~authbench.render.formatting.NOT_RANDOM_TAG`
 ``°``: the row's ``vs baseline`` comparison with ``baseline:random`` is not
-``distinct == "yes"``; :data:`~authbench.render.tables.NOT_BEST_TAG` ``≈``:
+``distinct == "yes"``; :data:`~authbench.render.formatting.NOT_BEST_TAG` ``≈``:
 its ``vs column best`` comparison is not).
 """
 
@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 from authbench.config import split_model
 from authbench.render.comparisons import comparison_row, finish
-from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, is_baseline
+from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
+from authbench.render.tables import is_baseline
 from authbench.stats import IntervalSpec
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.rows import ROW_KEY

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from authbench.render.tables import COUNT, NOT_BEST_TAG, PCT, Column, TableSpec, build_table, is_baseline, round2
+from authbench.render.formatting import COUNT, NOT_BEST_TAG, PCT, round2
+from authbench.render.tables import Column, TableSpec, build_table, is_baseline
 from authbench.stats import finite_or_nan
 from authbench.studies.authority.judges import JUDGES
 from authbench.studies.authority.rows import METRIC_COLUMNS, expected_derivation

@@ -20,8 +20,9 @@ from typing import Mapping, Sequence
 import pandas as pd
 from authbench.records import write_frame
 from authbench.studies.authority import costs
-from authbench.render.tables import (NOT_BEST_TAG, NOT_RANDOM_TAG, TableSpec, blank_interval_words, interval_words,
-                                     stack_tables)
+from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
+from authbench.render.intervals import blank_interval_words, interval_words
+from authbench.render.tables import TableSpec, stack_tables
 from authbench.stats import ALPHA, IntervalSpec
 from authbench.studies.authority import figures, tables
 from authbench.studies.authority.comparisons import compare, read_units, tag_column

@@ -33,7 +33,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from authbench.records import write_frame
-from authbench.render.tables import COUNT, PCT, TEXT, Column, TableSpec, build_table, round2, write_table
+from authbench.render.formatting import COUNT, PCT, TEXT, round2
+from authbench.render.table_writers import write_table
+from authbench.render.tables import Column, TableSpec, build_table
 from authbench.stats import percentile_bootstrap
 from authbench.studies.authority.labels import SecondarySpec
 from scipy.stats import rankdata

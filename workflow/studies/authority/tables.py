@@ -2,7 +2,7 @@
 entity domain with :func:`authbench.render.tables.stack_tables` for
 EntityAuth's Tables 4, 6, 11, 12), built with
 :func:`authbench.render.tables.build_table` and written with
-:func:`authbench.render.tables.write_table`.
+:func:`authbench.render.table_writers.write_table`.
 
 Every ``table_*`` function turns a long data frame into a
 :class:`~authbench.render.tables.TableSpec`: the display cells, the numeric
@@ -41,22 +41,9 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
-from authbench.render.tables import (
-    COUNT,
-    FAIL,
-    NUM,
-    PCT,
-    SIGNED,
-    TEXT,
-    Column,
-    TableSpec,
-    baselines_last,
-    build_table,
-    format_cell,
-    is_baseline,
-    round2,
-    shown_interval,
-)
+from authbench.render.formatting import COUNT, FAIL, NUM, PCT, SIGNED, TEXT, format_cell, round2
+from authbench.render.intervals import shown_interval
+from authbench.render.tables import Column, TableSpec, baselines_last, build_table, is_baseline
 from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
 from authbench.studies.authority.judges import DERIVATION_COLUMNS, DERIVATION_JUDGES, JUDGES, PAIRS_TABLE_ORDER

@@ -43,7 +43,7 @@ import pandas as pd
 from authbench.errors import excerpt
 from authbench.records import atomic_write, write_tsv
 from authbench.render.comparisons import comparison_row, finish
-from authbench.render.tables import NOT_RANDOM_TAG
+from authbench.render.formatting import NOT_RANDOM_TAG
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.ragauth.words import NO_FILTER, STRATEGIES
 

@@ -21,8 +21,9 @@ import math
 from typing import Mapping, Sequence
 
 import pandas as pd
-from authbench.render.tables import (COUNT, FAIL, NOT_RANDOM_TAG, PCT, Column, TableSpec, baselines_last, build_table,
-                                     interval_words, is_baseline, round2, shown_interval, with_blank_note)
+from authbench.render.formatting import COUNT, FAIL, NOT_RANDOM_TAG, PCT, round2
+from authbench.render.intervals import interval_words, shown_interval, with_blank_note
+from authbench.render.tables import Column, TableSpec, baselines_last, build_table, is_baseline
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.ragauth.report import ACCURACY_COLUMNS, ALL, STRATEGY_LABELS, UNLABELLED, k_sort, norm_k
 from authbench.studies.ragauth.words import NO_FILTER, PAPER_STRATEGIES, STRATEGIES

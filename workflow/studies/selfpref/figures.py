@@ -18,10 +18,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from authbench.render.figures import STYLE_RC, new_figure, save_figure  # noqa: E402
-from authbench.render.tables import MISSING  # noqa: E402
+from authbench.render.formatting import MISSING  # noqa: E402
 from authbench.studies.selfpref.rows import (ALL, COMBOS, HUMAN, NORMAL, GenRecord, evaluator_selves,  # noqa: E402
                                              gen_records, other_authors_of, rate_stats)
-from authbench.studies.selfpref.tables import number_text  # noqa: E402
+from authbench.studies.selfpref.table_common import number_text  # noqa: E402
 
 
 def _fig3_data(recs: Sequence[GenRecord], ev: str) -> tuple[pd.DataFrame, np.ndarray]:

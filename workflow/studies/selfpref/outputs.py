@@ -13,12 +13,24 @@ from typing import Any, Mapping
 from authbench.render.catalog import CLAIMS, SCORECARD, SCORECARD_MARKS, Figure, Listing, Report, Table
 
 
-def _report():
-    """The builders (:mod:`authbench.studies.selfpref.tables`: heavy imports,
-    loaded when the report is written)."""
-    from authbench.studies.selfpref import tables
+def _passage_tables():
+    """The builders (:mod:`authbench.studies.selfpref.passage_tables` and its
+    siblings: heavy imports, loaded when the report is written)."""
+    from authbench.studies.selfpref import passage_tables
 
-    return tables
+    return passage_tables
+
+
+def _score_tables():
+    from authbench.studies.selfpref import score_tables
+
+    return score_tables
+
+
+def _preference_tables():
+    from authbench.studies.selfpref import preference_tables
+
+    return preference_tables
 
 
 def _figures():
@@ -60,19 +72,20 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
            "configured causal LM, † = the configured t-test (selfpref.significance: paired per question by default) "
            "vs the human passages, p < 0.05); the Average of the evaluators; below a rule, outside the average, the "
            "released knowledge runs (re-derived from their probes) and the other passage authors.",
-           lambda x: _report().table1(x.knowledge_levels, x.scored_passages, x.perplexity_rows, x.perplexity_model, x.iv,
-                                      x.released_perplexity, x.self_map, x.significance)),
+           lambda x: _passage_tables().table1(x.knowledge_levels, x.scored_passages, x.perplexity_rows,
+                                              x.perplexity_model, x.iv, x.released_perplexity, x.self_map,
+                                              x.significance)),
     _table("table2_rerank", "Table 2: reranking scores, human vs. model passages",
            "Self-preference Table 2: pointwise reranking scores (1-5, mean ± std) of human and model-written passages "
            "under the normal (writing quality) and RAG (suitability) prompts, TRUE and FALSE passages; Diff = Human − "
            "Model, † = the configured t-test (selfpref.significance: paired per question by default) p < 0.05.",
-           lambda x: _report().table2(x.rerank_rows, x.self_map, x.iv, x.significance)),
+           lambda x: _score_tables().table2(x.rerank_rows, x.self_map, x.iv, x.significance)),
     _table("table3_preference", "Table 3: self / order / factual preference",
            "Self-preference Table 3: generation phase, per evaluator and other author: self / order / factual "
            "preference (%); Self pools all four factuality combinations (the paper's), Self (same fact.) beside it "
            "counts only the pairs whose two passages are both true or both false (TT, FF), where factuality cannot "
            "decide; values over 50% in bold.",
-           lambda x: _report().table3(_rates(x.gen_rows), x.iv)),
+           lambda x: _preference_tables().table3(_rates(x.gen_rows), x.iv)),
     _table("table4_gen_by_qa", "Table 4: own Gen-by-QA passage vs. human",
            "Self-preference Table 4: preference for the evaluator's own Gen-by-QA passage over the human passage "
            "(true answers, both orders).", lambda x: x.style[0]),
@@ -85,12 +98,13 @@ SELFPREF = Report("Self-preference", extra=("contents.md", "rates.tsv", "rerank_
     _raw("table9_rag_false", 9, "RAG", "FALSE", "rag_false"),
     _table("table_knowledge_breakdown", "Self-preference by prior knowledge",
            "Self-preference by the evaluator's prior knowledge of the question (no / partial / full) and factuality "
-           "combination (Section 4.2.3).", lambda x: _report().knowledge_breakdown(x.gen_rows, x.passages, x.iv)),
+           "combination (Section 4.2.3).",
+           lambda x: _preference_tables().knowledge_breakdown(x.gen_rows, x.passages, x.iv)),
     _table("table_perplexity_anova", "Perplexity across authors: ANOVA and Tukey HSD",
            "Perplexity of the normal TRUE passages across authors: one-way ANOVA and Tukey's HSD for every pair of "
            "authors (mean difference, 95% family-wise interval, adjusted p) beside the unadjusted Welch t-test of "
            "the same pair; † p < 0.05.",
-           lambda x: _report().perplexity_anova_table(x.perplexity_rows, x.perplexity_model)),
+           lambda x: _passage_tables().perplexity_anova_table(x.perplexity_rows, x.perplexity_model)),
     Figure("fig3_heatmaps", "Figure 3: preference heatmaps",
            "Self-preference Figure 3: per evaluator, self / order / factual preference (%) by factuality combination "
            "(self, other: TT, TF, FT, FF) and other author; colour = self preference.",

@@ -1,5 +1,7 @@
 """The self-preference report of one dataset: every table
-(:mod:`authbench.studies.selfpref.tables`, declared once in
+(:mod:`~authbench.studies.selfpref.passage_tables`,
+:mod:`~authbench.studies.selfpref.score_tables`,
+:mod:`~authbench.studies.selfpref.preference_tables`; declared once in
 :data:`~authbench.studies.selfpref.outputs.SELFPREF`), Figure 3
 (:mod:`authbench.studies.selfpref.figures`), the long TSVs of the rates and
 score summaries (:mod:`authbench.studies.selfpref.rows`), the per-unit
@@ -21,14 +23,17 @@ import pandas as pd
 from authbench.records import atomic_write, write_text, write_tsv
 from authbench.render.catalog import contents_md, plan, write_report, write_tables
 from authbench.render.comparisons import comparison_row, finish, reference_row
-from authbench.render.tables import NOT_RANDOM_TAG, TableSpec, spec_from_json, spec_to_json
+from authbench.render.formatting import NOT_RANDOM_TAG
+from authbench.render.tables import TableSpec, spec_from_json, spec_to_json
 from authbench.stats import DAGGER, IntervalSpec
 from authbench.studies.selfpref.outputs import SELFPREF, SELFPREF_DATASETS
 from authbench.studies.selfpref.released import PER_PASSAGE_COLUMNS, per_passage
 from authbench.studies.selfpref.marks import write_selfpref_scorecard
 from authbench.studies.selfpref.rows import (ALL, NORMAL, RATE_COLUMNS, RERANK_SUMMARY_COLUMNS,
                                              author_order, preference_rates, rates_long, rerank_summary, unit_frames)
-from authbench.studies.selfpref.tables import PROMPT_LABELS, UNIT_OF, Intervals, raw_score_tables, style_tables
+from authbench.studies.selfpref.preference_tables import UNIT_OF, style_tables
+from authbench.studies.selfpref.score_tables import raw_score_tables
+from authbench.studies.selfpref.table_common import PROMPT_LABELS, Intervals
 
 
 def _tsv_value(v):
@@ -143,7 +148,7 @@ def comparisons(units: Mapping[str, pd.DataFrame], spec: IntervalSpec) -> tuple[
     (per evaluator, prompt, factuality; per-question means), model vs model
     (the same passages scored by two evaluators, questions as clusters); the
     generation rates (self / order / factual and the same-factuality self,
-    ``self_pref_same``: :data:`~authbench.studies.selfpref.tables.UNIT_OF`)
+    ``self_pref_same``: :data:`~authbench.studies.selfpref.preference_tables.UNIT_OF`)
     vs 50% (every comparison,
     questions as clusters: Table 3's ``°`` tags, ``(evaluator, other author,
     rate) -> "°"``), author vs author (per evaluator) and model vs model (per

@@ -280,7 +280,8 @@ def knowledge_rows(questions: Sequence[Mapping], replies_by_try: Sequence[Sequen
     """Per (try, question) the judged answer (``request_id`` ``<qid>#<try>``, in
     request order), and per question its level and class; ``match``: the
     rule of ``selfpref.knowledge.match`` (exact | lowercase)."""
-    from authbench.studies.selfpref.answers import answer_matches, knowledge_class, match_lowercase
+    from authbench.studies.selfpref.answers import answer_matches, match_lowercase
+    from authbench.studies.selfpref.knowledge import knowledge_class
 
     lowercase = match_lowercase(match)
     tries = []

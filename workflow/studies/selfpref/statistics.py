@@ -14,7 +14,8 @@ from typing import Sequence
 
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
-from authbench.render.tables import COUNT, Column, TableSpec, build_table
+from authbench.render.formatting import COUNT
+from authbench.render.tables import Column, TableSpec, build_table
 from authbench.studies.selfpref.data import complete_questions
 
 

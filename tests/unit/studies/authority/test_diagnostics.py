@@ -402,7 +402,7 @@ def test_flagged_cells_and_validity_frame(metrics):
 
 
 def test_tables_mark_the_flagged_cell_only(metrics, tmp_path):
-    from authbench.render.tables import write_table
+    from authbench.render.table_writers import write_table
 
     strict = metrics[metrics["parse"].isna() | (metrics["parse"] == "strict")]
     spec = A.table_main(strict, "domainauth", "coarse")

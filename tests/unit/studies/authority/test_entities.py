@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from authbench.errors import InputError, SamplingError
-from authbench.render.tables import stack_tables, write_table
+from authbench.render.table_writers import write_table
+from authbench.render.tables import stack_tables
 from authbench.studies.authority.entities import (
     build_entities,
     entity_item,

@@ -9,7 +9,8 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
-from authbench.render.tables import NOT_BEST_TAG, NOT_RANDOM_TAG, write_table
+from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
+from authbench.render.table_writers import write_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority import tables as A
 from authbench.studies.authority.comparisons import compare, read_units, tag_column

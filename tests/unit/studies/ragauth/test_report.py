@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from authbench.render import tables as T
-from authbench.render.tables import write_table
+from authbench.render.formatting import FAIL
+from authbench.render.table_writers import write_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.ragauth import report as R
 from authbench.studies.ragauth.outputs import write_rag_report
@@ -235,7 +235,7 @@ def test_table5_layout_values_and_marks():
     assert mk(("m2", "3")) == ["second", "", "", "best"]
     # the oracle is best in m1's rows but never marked, nor is fail%
     assert set(m[("PageRank oracle",)]) == {""}
-    assert set(m[(T.FAIL,)]) == {""}
+    assert set(m[(FAIL,)]) == {""}
     assert spec.highlight_groups == {"acc": [("w/o Filter",), ("Relevance",), ("Utility",), ("Authority",)]}
     assert spec.cells.loc[("m2", "3"), ("PageRank oracle",)] == "–"
     assert "Answer accuracy (%) on RAGAuth across 2 models" in spec.caption

@@ -51,7 +51,7 @@ def test_knowledge_rows_grade_under_the_configured_rule():
 
 @pytest.mark.parametrize("name", sorted(RELEASED))
 def test_every_released_knowledge_file_rederives_its_stored_distribution(name):
-    from authbench.studies.selfpref.answers import released_knowledge
+    from authbench.studies.selfpref.knowledge import released_knowledge
 
     derived = released_knowledge(DATA / name, "exact")
     assert derived["distribution"] == RELEASED[name] == derived["stored_distribution"]
@@ -63,14 +63,14 @@ def test_every_released_knowledge_file_rederives_its_stored_distribution(name):
 @pytest.mark.parametrize("name", ["nq_knowledge_llama2.json", "marco_knowledge_gpt35.json",
                                   "marco_knowledge_llama2.json"])
 def test_files_recorded_after_lower_casing_rederive_under_both_rules(name):
-    from authbench.studies.selfpref.answers import released_knowledge
+    from authbench.studies.selfpref.knowledge import released_knowledge
 
     assert released_knowledge(DATA / name, "lowercase")["distribution"] == RELEASED[name]
 
 
 def test_nq_gpt35_file_under_lowercase_is_a_named_error():
     """The NQ GPT-3.5 file was made without lower-casing: lowercase changes 40 of its levels."""
-    from authbench.studies.selfpref.answers import released_knowledge, rederive_knowledge
+    from authbench.studies.selfpref.knowledge import rederive_knowledge, released_knowledge
 
     derived = rederive_knowledge(DATA / "nq_knowledge_gpt35.json", match="lowercase")
     assert len(derived["level_mismatches"]) == 40
@@ -97,7 +97,7 @@ def _hand_file():
 
 
 def test_hand_file_in_groups_of_five(tmp_path):
-    from authbench.studies.selfpref.answers import group_fixed, released_knowledge
+    from authbench.studies.selfpref.knowledge import group_fixed, released_knowledge
 
     with pytest.raises(InputError, match=r"ai_answers\[7\]: field 'ground_truth': expected 'paris' \(question 1's "
                                          r"group of 5\), got 'rome'"):
@@ -124,7 +124,7 @@ def test_hand_file_in_groups_of_five(tmp_path):
      r"ai_answers\[7\]: run of 1 answers for ground truth 'rome', expected at least 5"),
 ])
 def test_malformed_released_knowledge_is_a_named_error(tmp_path, change, message):
-    from authbench.studies.selfpref.answers import released_knowledge
+    from authbench.studies.selfpref.knowledge import released_knowledge
 
     data = _hand_file()
     change(data)
@@ -179,7 +179,7 @@ def test_per_passage_comparison_only_for_gpt2_in_a_known_order():
 
 
 def test_table1_shows_the_released_column_beside_ours():
-    from authbench.studies.selfpref.tables import table1
+    from authbench.studies.selfpref.passage_tables import table1
 
     passages = [{"pid": f"q{i}:{a}:normal:T", "qid": f"q{i}", "author": a, "variant": "normal", "factual": True,
                  "text": "w " * 10} for i in range(2) for a in ("human", "gpt35")]

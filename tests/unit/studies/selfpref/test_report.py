@@ -1,5 +1,6 @@
 """Tests for the self-preference report: its input rows and rates (selfpref.rows), Tables 1-9 and the
-perplexity tests (selfpref.tables), Figure 3 (selfpref.figures) and the report folder (selfpref.report)."""
+perplexity tests (selfpref.passage_tables, score_tables, preference_tables, table_common), Figure 3
+(selfpref.figures) and the report folder (selfpref.report)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from authbench.errors import InputError
-from authbench.render import tables as T
+from authbench.render.table_writers import write_table
 from authbench.stats import anova_tukey
 from authbench.studies.selfpref import figures as FG
+from authbench.studies.selfpref import passage_tables as PT
+from authbench.studies.selfpref import preference_tables as PF
 from authbench.studies.selfpref import report as R
 from authbench.studies.selfpref import rows as RW
-from authbench.studies.selfpref import tables as TB
+from authbench.studies.selfpref import score_tables as ST
+from authbench.studies.selfpref import table_common as TC
 from scipy import stats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -100,7 +104,7 @@ def test_rerank_summary_by_hand():
 
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on the constant [3, 3]
 def test_table2_layout_values_and_daggers():
-    spec = TB.table2(rerank_rows(), {"E": "gpt35"})
+    spec = ST.table2(rerank_rows(), {"E": "gpt35"})
     assert list(spec.cells.index) == [("E", "gpt35 (self)"), ("E", "llama")]
     assert list(spec.cells.index.names) == ["Evaluator", "Model"]
     assert list(spec.cells.columns[:5]) == [
@@ -136,16 +140,16 @@ def test_table2_layout_values_and_daggers():
 def test_table2_negative_difference_and_missing_self_rows():
     rows = [_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
     rows += [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))]
-    spec = TB.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
+    spec = ST.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
     assert list(spec.cells.index) == [("E", "llama (self)"), ("E", "gpt35")]
     assert (spec.cells.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
     assert spec.cells.loc[("E", "gpt35"), ("Normal Setting", "Diff (H − M)", "TRUE")] == "–3.00†"
     with pytest.raises(InputError, match="evaluator 'E' has no self author"):
-        TB.table2(rows, {"other": "gpt35"})
+        ST.table2(rows, {"other": "gpt35"})
 
 
 def test_raw_score_tables():
-    out = TB.raw_score_tables(rerank_rows())
+    out = ST.raw_score_tables(rerank_rows())
     assert list(out) == ["normal_true", "normal_false", "rag_true", "rag_false"]
     nt = out["normal_true"]
     assert list(nt.cells.index) == [("E",)]
@@ -258,7 +262,7 @@ def test_same_factuality_self_preference_by_hand(tmp_path):
     assert only_asym["self_pref"] == 50.0 and only_asym["n_same"] == 0 and math.isnan(only_asym["self_pref_same"])
 
     # Table 3: the new column beside Self in every group, its value, bold over 50 as the others
-    spec = TB.table3(RW.preference_rates(same_fact_rows()))
+    spec = PF.table3(RW.preference_rates(same_fact_rows()))
     row = spec.cells.loc[("E",)]
     for head in ("Human", "Aggregated", "Pooled"):
         assert (row[(head, "Self")], row[(head, "Self (same fact.)")]) == ("62.5", "75.0"), head
@@ -267,7 +271,7 @@ def test_same_factuality_self_preference_by_hand(tmp_path):
             list(spec.cells.columns).index((head, "Self")) + 1)
     assert (row[("Human", "Order")], row[("Human", "Factual")], row[("Pooled", "n")]) == ("50.0", "100.0", "8")
     assert "both true or both false (TT, FF)" in spec.caption
-    only = TB.table3(RW.preference_rates(same_fact_rows()[4:8]))
+    only = PF.table3(RW.preference_rates(same_fact_rows()[4:8]))
     assert only.cells.loc[("E",), ("Pooled", "Self (same fact.)")] == "–"
     assert only.marks.loc[("E",), ("Pooled", "Self (same fact.)")] == ""
 
@@ -300,14 +304,14 @@ def test_same_factuality_units_intervals_and_comparisons():
     assert first["self_same"].tolist()[:4] == [1.0, 0.0, 1.0, 1.0]
     assert first["self_same"].iloc[4:].isna().all()  # asymmetric pairs and the two not-ok rows
     assert first["self_chosen"].tolist()[:8] == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]  # unchanged
-    assert TB.UNIT_OF["self_pref_same"] == "self_same"
+    assert PF.UNIT_OF["self_pref_same"] == "self_same"
     frame, tags = R.comparisons(units, SPEC)
     vs50 = frame[frame["family"] == "preference vs 50% (E)"].set_index(["what", "a"])
     same = vs50.loc[("self_pref_same (%)", "E vs human")]
     assert same["delta"] == pytest.approx(25.0) and same["n"] == 6
     assert vs50.loc[("self_pref (%)", "E vs human")]["delta"] == pytest.approx(12.5)
     assert ("self_pref_same (%)", "E vs all") in vs50.index
-    t3 = TB.table3(RW.preference_rates(gen), TB.Intervals(units, SPEC, tags))
+    t3 = PF.table3(RW.preference_rates(gen), TC.Intervals(units, SPEC, tags))
     col = ("Human", "Self (same fact.)")
     # every question has the same 3 of 4: the cluster bootstrap cannot move it
     assert (t3.values.loc[("E",), col], t3.lo.loc[("E",), col], t3.hi.loc[("E",), col]) == (75.0, 75.0, 75.0)
@@ -316,7 +320,7 @@ def test_same_factuality_units_intervals_and_comparisons():
 
 
 def test_table3_layout_and_bold_rule():
-    spec = TB.table3(RW.preference_rates(gen_rows()))
+    spec = PF.table3(RW.preference_rates(gen_rows()))
     assert list(spec.cells.index) == [("E",)]
     same = "Self (same fact.)"
     assert list(spec.cells.columns) == [
@@ -343,7 +347,7 @@ def test_table3_average_row_and_self_column_missing():
         _g("gpt35", T_, F_, "other_first", "other", evaluator="L", own="llama"),
         _g("human", T_, T_, "other_first", "other", evaluator="L", own="llama"),
     ]
-    spec = TB.table3(RW.preference_rates(rows))
+    spec = PF.table3(RW.preference_rates(rows))
     assert list(spec.cells.index) == [("E",), ("L",), ("Average",)]
     assert spec.cells.loc[("L",), ("llama", "Self")] == "–"   # no self-vs-self column
     assert spec.cells.loc[("E",), ("gpt35", "Self")] == "–"
@@ -391,7 +395,7 @@ def test_table3_aggregated_is_the_mean_of_the_paper_cells():
                 s, o, f = (float(x) for x in cell.split("/"))
                 rates.append({"evaluator": ev, "other_author": author, "self_pref": s, "order_pref": o,
                               "factual_pref": f})
-    spec = TB.table3(rates)
+    spec = PF.table3(rates)
     assert len(expected) == 15
     for ev, (s, o, f) in expected.items():
         got = spec.values.loc[(ev,), [("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]]
@@ -402,7 +406,7 @@ def test_table3_aggregated_is_the_mean_of_the_paper_cells():
 
 
 def test_knowledge_breakdown_by_hand():
-    spec = TB.knowledge_breakdown(gen_rows())
+    spec = PF.knowledge_breakdown(gen_rows())
     assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
     assert [c for c in spec.cells.columns] == [
         ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
@@ -437,7 +441,7 @@ def test_answer_accuracy_by_knowledge_level_by_hand():
                 {**_p("human", "Lisa Thompson sang.", factual=False), "qid": "q1", "answer_in": "Lisa Thompson"},
                 {**_p("gpt35", "In 1998."), "qid": "q2", "answer_in": "1998"}]
     assert RW.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
-    spec = TB.knowledge_breakdown(rows, passages)
+    spec = PF.knowledge_breakdown(rows, passages)
     acc = [("Accuracy (%)", c) for c in ("TT", "TF", "FT", "FF", "all")]
     assert list(spec.cells.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
     assert list(spec.cells.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
@@ -459,7 +463,7 @@ def test_style_tables():
         _g("gpt35:normal", T_, T_, "other_first", "other", variant="long"),
         _g("human", T_, T_, "self_first", "self", variant="normal"),
     ]
-    t4, t5 = TB.style_tables(rows)
+    t4, t5 = PF.style_tables(rows)
     assert [c for c in t4.cells.columns] == [("Gen-By-QA Preference (%)",), ("Order (%)",), ("n",), ("not ok",)]
     assert list(t4.cells.index) == [("E", "Human"), ("E", "llama")]
     assert list(t4.cells.index.names) == ["Evaluator", "Versus"]
@@ -469,7 +473,7 @@ def test_style_tables():
     assert t5.cells.columns[0] == ("Long Passage Preference (%)",)
     assert list(t5.cells.index) == [("E", "gpt35:normal")]
     assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
-    e4, e5 = TB.style_tables([])
+    e4, e5 = PF.style_tables([])
     assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
 
 
@@ -492,7 +496,7 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
         _g("llama:normal", T_, T_, "self_first", "self", variant="long", evaluator="L", own="llama"),
         _g("human", T_, T_, "self_first", "other", evaluator="L", own="llama"),
     ]
-    t4, t5 = TB.style_tables(rows, passages)
+    t4, t5 = PF.style_tables(rows, passages)
     assert list(t4.cells.index) == [("E", "Human"), ("L", "Human")]
     assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
     assert list(t4.cells.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
@@ -500,8 +504,8 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
     assert "L (self llama): no qa passage of llama distinct from its other variants" in t4.note
     assert list(t5.cells.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
     # without passages (or without any qa passage at all) nothing is claimed
-    assert list(TB.style_tables(rows)[0].cells.index) == [("E", "Human")]
-    assert list(TB.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
+    assert list(PF.style_tables(rows)[0].cells.index) == [("E", "Human")]
+    assert list(PF.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
 
 
 def test_fig3_heatmaps_png_and_annotations(tmp_path):
@@ -551,7 +555,7 @@ def test_table1_by_hand():
     ppl += [_ppl("llama", v, qid=q) for q, v in (("q1", 10.5), ("q2", 11.5))]
     ppl += [_ppl("gpt35", 500.0, variant="long", qid="q1"), _ppl("human", None, qid="q4")]
     self_map = {"gemma3-270m": "gpt35", "qwen": "llama"}
-    spec = TB.table1(levels, passages, ppl, self_map=self_map)
+    spec = PT.table1(levels, passages, ppl, self_map=self_map)
     assert list(spec.cells.index) == [("gemma3-270m", "gpt35"), ("qwen", "llama"), ("Average", "–"),
                                       ("gpt35 (released run)", "gpt35"), ("mistral", "mistral"), ("Human", "human")]
     assert list(spec.cells.index.names) == ["Model", "Passages"]
@@ -578,7 +582,7 @@ def test_table1_by_hand():
     assert ("paired t-test (scipy.stats.ttest_rel) over the questions with both values (2–3 per test); 1 question "
             "side(s) with one value only dropped over the table's 4 test(s)") in spec.caption
     # Welch's unpaired test (selfpref.significance: welch) on the same values
-    welch = TB.table1(levels, passages, ppl, self_map=self_map, significance="welch")
+    welch = PT.table1(levels, passages, ppl, self_map=self_map, significance="welch")
     p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
     assert p_llama > 0.05 and welch.cells.loc[("qwen", "llama")].iloc[5] == "11.00"
     assert "Welch's unpaired t-test" in welch.caption
@@ -593,20 +597,20 @@ def test_perplexity_anova_and_tukey_by_hand():
     rows = [_ppl(a, v) for a in ("gpt35", "human", "llama") for v in data[a]]
     rows += [_ppl("llama", 999.0, factual=False), _ppl("llama", 999.0, variant="long"), _ppl("llama", None)]
     rows += [_ppl("solo", 50.0)]  # one value only: not a group
-    res = TB.perplexity_anova(rows)
+    res = PT.perplexity_anova(rows)
     assert [(a, n) for a, n, _ in res["groups"]] == [("human", 5), ("gpt35", 4), ("llama", 6)]
     assert res == anova_tukey([(a, np.array(data[a])) for a in ("human", "gpt35", "llama")])
     f = res["f"]
     assert (res["df_between"], res["df_within"]) == (2, 12) and round(f, 2) == 8.78
     assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
-    spec = TB.perplexity_anova_table(rows, "gpt2")
+    spec = PT.perplexity_anova_table(rows, "gpt2")
     assert list(spec.cells.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
                                       ("Tukey HSD", "Human − llama"), ("Tukey HSD", "gpt35 − llama")]
     assert spec.cells.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.cells.iloc[0, 2] == f"{res['p']:.3f}†"
     assert spec.cells.iloc[1, 0] == "+9.50" and spec.cells.iloc[0, 1] == "–"
     assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
-    assert list(TB.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
-    assert TB.perplexity_anova([]) is None
+    assert list(PT.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
+    assert PT.perplexity_anova([]) is None
 
 
 def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
@@ -623,7 +627,7 @@ def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
     ppl += [_ppl("gpt-4o-mini", v, qid=q) for q, v in (("q1", 11), ("q2", 14))]  # q3: the human side only
     ppl += [_ppl("llama2-70b-chat", v, qid=q) for q, v in (("q1", 100), ("q2", 98), ("q3", 96))]
     self_map = {"gpt-3.5-turbo": "gpt35", "gpt-4o-mini": "gpt-4o-mini"}
-    spec = TB.table1(levels, passages, ppl, self_map=self_map)
+    spec = PT.table1(levels, passages, ppl, self_map=self_map)
     above = [("gpt-3.5-turbo", "gpt35"), ("gpt-4o-mini", "gpt-4o-mini"), ("Average", "–")]
     below = [("gpt35 (released run)", "gpt35"), ("llama2-70b-chat (released run)", "llama2-70b-chat"),
              ("Human", "human")]
@@ -645,7 +649,7 @@ def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
     assert "each configured evaluator once" in spec.note
     # tests: gpt35, gpt-4o-mini, Average, the released gpt35 run, llama2-70b-chat
     assert "(2–3 per test); 1 question side(s) with one value only dropped over the table's 5 test(s)" in spec.caption
-    _, md_path, tex_path = T.write_table(spec, tmp_path / "t1")
+    _, md_path, tex_path = write_table(spec, tmp_path / "t1")
     tex = tex_path.read_text(encoding="utf-8").splitlines()
     first_below = next(i for i, line in enumerate(tex) if line.startswith("gpt35 (released run)"))
     assert tex[first_below - 1] == r"\midrule" and tex[first_below - 2].startswith("Average")
@@ -663,7 +667,7 @@ def test_table1_average_dagger_tests_the_per_question_mean_of_the_evaluators():
     b = {"q1": 11.2, "q2": 12.8, "q3": 15.2, "q4": 16.8}  # no q5: q5's mean is a's value alone
     ppl = [_ppl(author, v, qid=q) for author, values in (("human", human), ("a", a), ("b", b))
            for q, v in values.items()]
-    spec = TB.table1({}, [], ppl, self_map={"A": "a", "B": "b"})
+    spec = PT.table1({}, [], ppl, self_map={"A": "a", "B": "b"})
     assert list(spec.cells.index) == [("A", "a"), ("B", "b"), ("Average", "–"), ("Human", "human")]
     per_question = [11.1, 13.0, 15.1, 17.0, 21.0]  # q1-q4: the mean of a and b; q5: a
     p_paired = stats.ttest_rel(per_question, list(human.values())).pvalue
@@ -673,18 +677,18 @@ def test_table1_average_dagger_tests_the_per_question_mean_of_the_evaluators():
     # shown: (15.48 + 14.0) / 2 = 14.74, the mean of the rows (not 15.44, the mean of the tested sample)
     assert spec.cells.loc[("Average", "–")].iloc[5] == "14.74†"
     assert spec.values.loc[("Average", "–")].iloc[5] == pytest.approx(14.74)
-    welch = TB.table1({}, [], ppl, self_map={"A": "a", "B": "b"}, significance="welch")
+    welch = PT.table1({}, [], ppl, self_map={"A": "a", "B": "b"}, significance="welch")
     assert welch.cells.loc[("Average", "–")].iloc[5] == "14.74"
 
 
 def test_table1_empty_and_bad_level():
-    spec = TB.table1({}, [], [])
+    spec = PT.table1({}, [], [])
     assert list(spec.cells.index) == [("Human", "human")]
     assert (spec.cells.iloc[0] == "–").all()
     with pytest.raises(InputError, match=r"knowledge levels \(gpt35\): row 1: field 'level' is 7"):
-        TB.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
+        PT.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
     with pytest.raises(InputError, match="field 'class' is 'some'"):
-        TB.table1({"gpt35": [{"qid": "1", "level": 2, "class": "some"}]}, [], [])
+        PT.table1({"gpt35": [{"qid": "1", "level": 2, "class": "some"}]}, [], [])
 
 
 # --------------------------------------------------------------------------
@@ -737,8 +741,8 @@ def test_rerank_input_errors():
 # rendering and the whole report
 # --------------------------------------------------------------------------
 def test_write_table_text_cells_renders_text_cells(tmp_path):
-    spec = TB.table2(rerank_rows(), {"E": "gpt35"})
-    csv_p, md_p, tex_p = T.write_table(spec, tmp_path / "t2")
+    spec = ST.table2(rerank_rows(), {"E": "gpt35"})
+    csv_p, md_p, tex_p = write_table(spec, tmp_path / "t2")
     with open(csv_p, encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     assert rows[0][:3] == ["Evaluator", "Model", "Normal Setting / Human / TRUE"]
@@ -753,15 +757,15 @@ def test_write_table_text_cells_renders_text_cells(tmp_path):
 
 def test_write_table_text_cells_bold_and_negative(tmp_path):
     rows = gen_rows()
-    spec = TB.table3(RW.preference_rates(rows))
-    _, md_p, tex_p = T.write_table(spec, tmp_path / "t3")
+    spec = PF.table3(RW.preference_rates(rows))
+    _, md_p, tex_p = write_table(spec, tmp_path / "t3")
     md = md_p.read_text(encoding="utf-8")
     assert ("| E | **60.0** | **100.0** | 40.0 | **66.7** | 50.0 | 0.0 | **100.0** | 0.0 | **55.0** | 50.0 | "
             "**70.0** | 33.3 | **57.1** | **66.7** | **57.1** | 50.0 | 7 |") in md
     assert r"\textbf{60.0} & \textbf{100.0} & 40.0" in tex_p.read_text(encoding="utf-8")
-    neg = TB.table2([_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
+    neg = ST.table2([_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
                     + [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))], {"E": "gpt35"})
-    csv_p, md_p, tex_p = T.write_table(neg, tmp_path / "neg")
+    csv_p, md_p, tex_p = write_table(neg, tmp_path / "neg")
     assert "–3.00†" in md_p.read_text(encoding="utf-8")
     assert r"$-$3.00$^{\dagger}$" in tex_p.read_text(encoding="utf-8")
     assert ",-3.00†," in csv_p.read_text(encoding="utf-8")
@@ -896,7 +900,7 @@ def _study(n_q: int):
 
 def _iv(rerank, gen, tags=None):
     units = RW.unit_frames(rerank, gen, {}, [], [])
-    return TB.Intervals(units, SPEC, tags), units
+    return TC.Intervals(units, SPEC, tags), units
 
 
 def test_unit_frames_keep_every_unit_with_its_question():
@@ -918,7 +922,7 @@ def test_unit_frames_keep_every_unit_with_its_question():
 def test_table6_intervals_are_cluster_bootstraps_over_questions():
     rerank, gen = _study(6)
     iv, units = _iv(rerank, gen)
-    spec = TB.raw_score_tables(rerank, iv)["normal_true"]
+    spec = ST.raw_score_tables(rerank, iv)["normal_true"]
     lo, hi = spec.lo.loc[("E",), ("Normal Setting & TRUE passages", "Human")], spec.hi.iat[0, 0]
     value = spec.values.iat[0, 0]
     assert value == 4.5 and lo <= value <= hi and lo < hi
@@ -934,18 +938,18 @@ def test_table6_intervals_are_cluster_bootstraps_over_questions():
 def test_too_few_questions_blank_interval_said_in_the_note(tmp_path):
     rerank, gen = _study(4)
     iv, _ = _iv(rerank, gen)
-    spec = TB.raw_score_tables(rerank, iv)["normal_true"]
+    spec = ST.raw_score_tables(rerank, iv)["normal_true"]
     assert math.isnan(spec.lo.iat[0, 0]) and "No interval: fewer than 5 questions" in spec.note
-    md = T.write_table(spec, tmp_path / "t")[1].read_text(encoding="utf-8")
+    md = write_table(spec, tmp_path / "t")[1].read_text(encoding="utf-8")
     assert "4.50±0.58 |" in md and "[" not in md.splitlines()[-1]
     # no intervals at all without iv (the builders' old output)
-    assert TB.raw_score_tables(rerank)["normal_true"].with_interval == (False, False)
+    assert ST.raw_score_tables(rerank)["normal_true"].with_interval == (False, False)
 
 
 def test_table2_difference_interval_and_table3_tags():
     rerank, gen = _study(8)
     iv, units = _iv(rerank, gen)
-    t2 = TB.table2(rerank, {"E": "gpt35"}, iv)
+    t2 = ST.table2(rerank, {"E": "gpt35"}, iv)
     col = ("Normal Setting", "Diff (H − M)", "TRUE")
     d, lo = t2.values.loc[("E", "gpt35 (self)"), col], t2.lo.loc[("E", "gpt35 (self)"), col]
     assert d == 2.5 and lo <= d <= t2.hi.loc[("E", "gpt35 (self)"), col] and lo > 0
@@ -956,7 +960,7 @@ def test_table2_difference_interval_and_table3_tags():
     llama = vs50.loc[("self_pref (%)", "E vs llama")]
     assert (llama["delta"], llama["p"], llama["distinct"]) == (0.0, 1.0, "no")
     assert ("self_pref (%)", "E vs all") in vs50.index and not any(w.startswith("factual") for w, _ in vs50.index)
-    t3 = TB.table3(RW.preference_rates(gen), TB.Intervals(units, SPEC, tags))
+    t3 = PF.table3(RW.preference_rates(gen), TC.Intervals(units, SPEC, tags))
     assert t3.tags.loc[("E",), ("llama", "Self")] == "°" and t3.values.loc[("E",), ("llama", "Self")] == 50.0
     assert t3.tags.loc[("E",), ("Human", "Self")] == ("°" if self_h["distinct"] != "yes" else "")
     assert t3.tags.loc[("E",), ("Human", "Factual")] == ""  # no asymmetric pair: no value, no test, no tag

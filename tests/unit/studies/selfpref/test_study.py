@@ -113,7 +113,8 @@ def test_knowledge_answer_rederives_the_released_levels():
     (tests/unit/studies/selfpref/test_answers.py)."""
     import json
 
-    from authbench.studies.selfpref.answers import answer_matches, group_runs, knowledge_level
+    from authbench.studies.selfpref.answers import answer_matches
+    from authbench.studies.selfpref.knowledge import group_runs, knowledge_level
 
     data = json.loads((DATA / "nq_knowledge_gpt35.json").read_text())
     runs = group_runs(data["ai_answers"])
