@@ -5,7 +5,7 @@ prompts) and times, in one process with the same model file:
 
 * overhead -- ``direct/free``: a bare loop over ``llama_cpp.Llama.create_completion``
   with each prompt's token budget, vs ``workflow/free``: the same prompts through
-  ``authbench.llm.runner.run_cell`` and the ``llamacpp`` engine (request objects,
+  ``authbench.llm.runner.generate_replies`` and the ``llamacpp`` engine (request objects,
   progress bar, response records). Same decoding, so the difference is the
   workflow's overhead. Target: <= 10 %.
 * order -- each of those in the sampled order ("given") and sorted so that
@@ -70,10 +70,10 @@ def direct(llm, llama_cpp, requests, order, gbnf: bool, max_tokens: int):
 
 def via_workflow(engine, requests, order_name, constrained: bool, max_tokens: int):
     from authbench.config import GenerateConfig
-    from authbench.llm.runner import run_cell
+    from authbench.llm.runner import generate_replies
 
     start = time.perf_counter()
-    responses, _ = run_cell(requests, engine, GenerateConfig(max_tokens=max_tokens), constrained=constrained,
+    responses, _ = generate_replies(requests, engine, GenerateConfig(max_tokens=max_tokens), constrained=constrained,
                             order=order_name)  # no cache: every prompt reaches the engine
     return time.perf_counter() - start, sum(r.prompt_tokens for r in responses)
 

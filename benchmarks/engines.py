@@ -2,7 +2,7 @@
 
   (a) raw ``vllm.LLM.chat`` on the pipeline's prompts (one batched call, the
       same SamplingParams and structured outputs);
-  (b) the pipeline's ``vllm`` engine (run_cell: request building, chunks,
+  (b) the pipeline's ``vllm`` engine (generate_replies: request building, chunks,
       response records; no cache, so every prompt is computed);
   (c) the pipeline's ``openai`` engine against ``vllm serve`` of the same
       environment on 127.0.0.1 (load = server start until /health answers;
@@ -87,13 +87,13 @@ PIPELINE = r"""
 import json, resource, sys, time
 from authbench.config import GenerateConfig
 from authbench.llm.engines.base import create_engine
-from authbench.llm.runner import run_cell
+from authbench.llm.runner import generate_replies
 cfg, model_path, reqs = json.loads(sys.argv[1]), sys.argv[2] or None, json.load(open(sys.argv[3]))
 t = time.perf_counter()
 engine = create_engine(cfg, model_path)
 load = time.perf_counter() - t
 t = time.perf_counter()
-responses, stats = run_cell(reqs, engine, GenerateConfig(max_tokens=48), True, cache=None)
+responses, stats = generate_replies(reqs, engine, GenerateConfig(max_tokens=48), True, cache=None)
 wall = time.perf_counter() - t
 print("RESULT " + json.dumps({"load": load, "wall": wall, "prompt_tokens": sum(r.prompt_tokens for r in responses),
       "texts": [r.text for r in responses], "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -104,7 +104,7 @@ def run(args) -> list[dict]:
     from authbench.llm.engines.base import create_engine
     from authbench.llm.expected import summary
     from authbench.llm.models import resolve_model
-    from authbench.llm.runner import parse_responses, run_cell
+    from authbench.llm.runner import parse_responses, generate_replies
     from authbench.studies.authority.domains import build_domains
     from authbench.studies.authority.evaluate import evaluate_cell, evaluate_expected
     from authbench.studies.authority.prompts import load_template
@@ -138,7 +138,7 @@ def run(args) -> list[dict]:
                 instances = sets[setting]
                 requests = build_requests(judge, setting, instances, template, config["seed"])
                 start = time.perf_counter()
-                responses, stats_ = run_cell(requests, factory, gen, True, cache=ResponseCache(args.cache, writer="bench"),
+                responses, stats_ = generate_replies(requests, factory, gen, True, cache=ResponseCache(args.cache, writer="bench"),
                                              model=model_identity(model_config), expected_scores=True)
                 seconds = time.perf_counter() - start
                 judgments = parse_responses(requests, responses)

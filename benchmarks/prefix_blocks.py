@@ -4,7 +4,7 @@ The engine reuses only whole aligned blocks of ``B`` prompt tokens, so a reply
 does not depend on what the process evaluated before
 (:mod:`authbench.llm.engines.llamacpp`). The price is prompt tokens evaluated
 again and smaller batches. This times the pipeline's own slot-decoding path
-(``run_cell``, no cache, prompts in prefix order as the runner sorts them) on
+(``generate_replies``, no cache, prompts in prefix order as the runner sorts them) on
 the first ``--limit`` requests of each DomainAuth judge's fine cell of the
 demo config, for both demo models, once per ``--blocks`` value, and prints one
 Markdown table of seconds (lower is better).

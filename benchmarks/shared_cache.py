@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 import yaml
-from authbench.config import cells, validate_schema
+from authbench.config import validate_schema
 from authbench.llm.cache import audit
 from authbench.paths import Layout
 

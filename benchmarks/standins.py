@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from dryrun import job_counts  # noqa: E402,F401  (the one reader of a dry run's "Job stats:")
 
-from authbench.plan.estimate import RAG_DOCS, RAG_QUESTIONS, STAND_IN, stand_in_text  # noqa: E402,F401
+from authbench.studies.authority.plan import STAND_IN, stand_in_text  # noqa: E402,F401
+from authbench.studies.ragauth.plan import RAG_DOCS, RAG_QUESTIONS  # noqa: E402,F401
 
 
 def merged_config(path: Path) -> dict:
@@ -40,7 +41,7 @@ def write_texts(config: dict, path: Path) -> int:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(["domain", "text"])
-        for d in plain:  # the plan's own estimate of a homepage text (authbench.plan.estimate)
+        for d in plain:  # the plan's own estimate of a homepage text (authbench.studies.authority.plan)
             writer.writerow([d.domain, stand_in_text(d.domain, words)])
     (path.parent / "failures.tsv").write_text("domain\terror\thttp_status\tfinal_url\n")
     return len(plain)

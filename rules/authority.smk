@@ -2,12 +2,12 @@
 # `domainauth` and `entityauth`, authbench.studies.authority.study): the grid
 # of judge cells, the fetchers of own data, the labeled datasets and their
 # instances, the judge cells and their evaluation, and the two reports.
-from authbench.config import cells as config_cells, entity_datasets, entity_settings
+from authbench.studies.authority.grid import entity_datasets, entity_settings, grid
 from authbench.studies.authority.outputs import check_labels, has_secondary
 
 check_labels(config)
 DA, EA = P.study("domainauth"), P.study("entityauth")
-CELLS = config_cells(config)
+GRID = grid(config)  # the judge cells (authbench.studies.authority.grid.GridEntry)
 ENTITY_DATASETS = entity_datasets(config)
 ENTITY_SETTINGS = entity_settings(config)  # fine (N=10) and, unless coarse_source is rescore, coarse (N=5)
 # Secondary labels (domainauth.secondary): a step of their own, so naming one reruns no judge cell

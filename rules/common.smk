@@ -22,8 +22,7 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.cells import HISTORY_ENV
-from authbench.config import active_models, add_schema_block, check_data, check_renamed, split_model
-from authbench.config import validate_schema
+from authbench.config import active_models, add_schema_block, check_renamed, split_model, validate_schema
 from authbench.cli.joblogs import failure_summary, run_summary
 from authbench.plan.progress import progress_lines
 from authbench.llm.models import model_file
@@ -51,7 +50,6 @@ validate_schema(config)  # fills every default the schema (and each study's bloc
 # value they left to config.yaml (the demo's) says so (authbench.config.origin)
 OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
-check_data(config, OVERLAY)
 STUDIES = [s.name for s in active(config)]  # the config's `studies`, each checked against the registry
 
 R = config["results"]

@@ -1,7 +1,7 @@
 # The run's cost before it starts: `snakemake plan` (or `make plan CONFIG=...`)
 # writes results/plan.md, plan.tsv and plan_cells.tsv from the files written
 # before any model job and without the web (instances, RAGAuth questions, the
-# self-preference import; what cannot exist yet is estimated: authbench.plan.estimate)
+# self-preference import; what cannot exist yet is estimated by its study: authbench.cells.planned.Estimated)
 # and the embedded models' files (for their tokenizer and a few seconds of
 # calibration). Not part of `all`: `make demo` and `make run` ask for it first.
 

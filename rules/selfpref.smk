@@ -3,7 +3,7 @@
 # perplexity, pointwise reranking and pairwise generation cells per evaluator
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
 # the judge cells. Present only when `selfpref` is in `studies`.
-from authbench.config import selfpref_plan
+from authbench.studies.selfpref.grid import selfpref_plan
 
 SELFPREF = selfpref_plan(config)
 if SELFPREF.evaluators:

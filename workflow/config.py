@@ -1,4 +1,6 @@
-"""Configuration: schema validation, the cell grid and generation settings.
+"""Configuration: schema validation, the checks across the keys every study
+shares, the models a config runs and generation settings (each study's grid
+and its own checks: its folder, :mod:`authbench.studies.registry`).
 
 Snakemake validates ``config.yaml`` against ``schemas/config.schema.yaml`` with
 its own ``validate``, which fills in the schema's defaults; :func:`check_config`
@@ -10,16 +12,12 @@ adds the rules a JSON schema cannot say. Tests and command-line tools use
 from __future__ import annotations
 
 import copy
-import csv
 import dataclasses
 import functools
-import itertools
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from authbench.errors import ConfigError
-from authbench.paths import Layout, cell_id
-from authbench.judges import SETTINGS_FOR_JUDGE
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "config.schema.yaml"
 
@@ -54,7 +52,7 @@ def _filling_validator():
 
 # each study's config block: the shipped studies' by their folders' convention (studies/<study>/schema.yaml),
 # a study of one's own's added when the registry loads it (add_schema_block)
-SCHEMA_BLOCKS: list[Path] = sorted((Path(__file__).parent / "studies").glob("*/schema.yaml"))
+SCHEMA_BLOCKS: list[Path] = sorted(p.resolve() for p in (Path(__file__).parent / "studies").glob("*/schema.yaml"))
 
 
 def _yaml(path: Path) -> dict:
@@ -156,47 +154,6 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
     check_paper_names(config)
 
 
-def check_authority(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
-    """DomainAuth's and EntityAuth's checks across keys (their declaration's
-    ``check``). ``overlay``: what the user's overlays set (:func:`inherited`);
-    an error about a value they did not set says it came from config.yaml."""
-    if "entityauth" in config.get("studies", ()):
-        if not config.get("entityauth"):
-            raise ConfigError("config key 'studies' lists 'entityauth' but there is no 'entityauth' section")
-        if not entity_datasets(config):
-            raise ConfigError("config key 'entityauth.datasets': every dataset is null; nothing to run")
-    dom = config["domainauth"]
-    sampling = dom["sampling"]
-    if sampling["hard_max_delta"] >= sampling["easy_min_delta"]:
-        raise ConfigError(
-            "config key 'domainauth.sampling.hard_max_delta' must be smaller than "
-            f"'easy_min_delta' (got {sampling['hard_max_delta']} >= {sampling['easy_min_delta']})."
-            + origin(overlay, "domainauth.sampling.hard_max_delta") + origin(overlay, "domainauth.sampling.easy_min_delta")
-        )
-    if "w_text" in config["contexts"] and not dom.get("text"):
-        raise ConfigError(
-            "config key 'contexts' lists 'w_text' but 'domainauth.text' is null: "
-            "the with-text condition needs a TSV of domain and text." + origin(overlay, "domainauth.text")
-            + origin(overlay, "contexts")
-        )
-    if not cells(config) and {"domainauth", "entityauth"} & set(config.get("studies", ())):
-        raise ConfigError("config keys 'judges' and 'settings' select no cell")
-    for prompt_set in config["prompt_sets"] or {}:
-        if prompt_set == PAPER_SET or not prompt_set.replace("_", "").isalnum() or prompt_set != prompt_set.lower():
-            raise ConfigError(f"config key 'prompt_sets.{prompt_set}': a set's name is lower-case letters, digits "
-                              f"and _, and not {PAPER_SET!r} (the set of 'prompts')")
-    check_prompt_sets(config, [c for c in cells(config) if SET_SEPARATOR not in c.model])
-
-
-def check_selfpref(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
-    """The self-preference study's checks across keys (its declaration's ``check``)."""
-    if not config.get("selfpref"):
-        raise ConfigError("config key 'studies' lists 'selfpref' but there is no 'selfpref' section")
-    if not any(config["selfpref"]["datasets"].values()):
-        raise ConfigError("config key 'selfpref.datasets': every dataset is null; nothing to run")
-    check_selfpref_sources(config["selfpref"]["datasets"])
-
-
 def paper_name(given: str | Mapping[str, str] | None, paper: str, known: Sequence[str]) -> str | None:
     """The name ``paper``'s tables give a model whose ``paper_name`` is
     ``given`` (one per paper, or one name that applies to the paper whose
@@ -263,44 +220,19 @@ def check_paper_names(config: Mapping[str, Any]) -> None:
         return
     from authbench.papers import paper_models, papers
 
-    PAPERS = papers()
-
-    known = {paper: paper_models(paper) for paper in PAPERS}
+    known = {paper: paper_models(paper) for paper in papers()}
     for name, given in named.items():
         pairs = given.items() if isinstance(given, Mapping) else [(None, given)]
         for paper, value in pairs:
+            if paper is not None and paper not in known:
+                raise ConfigError(f"config key 'models.{name}.paper_name.{paper}': no paper {paper!r} is registered; "
+                                  f"the papers: {', '.join(known)}")
             names = known[paper] if paper else sorted({m for ms in known.values() for m in ms})
             if value not in names:
                 key = f"models.{name}.paper_name" + (f".{paper}" if paper else "")
                 raise ConfigError(f"config key '{key}' is {value!r}, which no table of "
                                   f"{'the ' + paper + ' paper' if paper else 'the papers'} names; known names: "
                                   f"{', '.join(names)}")
-
-
-def check_data(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
-    """Config values that must fit the data they are applied to, checked
-    when the workflow starts against the files that already exist (a file a
-    rule writes first is checked by that rule's job): ``domainauth.status_filter``
-    needs a ``status`` column in ``domainauth.source``. The error says where a
-    value the user's overlays did not set came from (:func:`origin`) and how
-    to turn it off."""
-    dom = config.get("domainauth") or {}
-    if "domainauth" not in config.get("studies", ()) or dom.get("status_filter") is None:
-        return
-    source = Path(dom["source"])
-    if not source.is_file():
-        return
-    with open(source, encoding="utf-8-sig", errors="replace", newline="") as fh:
-        header = next(csv.reader([fh.readline()]), [])
-    columns = [c.strip() for c in header]
-    if "status" not in columns:
-        from authbench.errors import excerpt
-
-        raise ConfigError(
-            f"config key 'domainauth.status_filter' is {dom['status_filter']!r} but {source} has no column 'status' "
-            f"(its columns: {excerpt(', '.join(columns) or 'none', quote=False)})."
-            + origin(overlay, "domainauth.status_filter")
-            + " Set 'domainauth.status_filter: null' to keep every row.")
 
 
 # config keys renamed since an earlier release: old name -> new name
@@ -344,23 +276,6 @@ class GenerateConfig:
         return dataclasses.replace(self, **updates)
 
 
-@dataclasses.dataclass(frozen=True)
-class Cell:
-    """One judge job: model x judge x context x setting on one AuthorityBench
-    dataset (``domainauth`` or ``entityauth/<name>``: the ``{dataset}``
-    wildcard of the cell paths)."""
-
-    dataset: str
-    model: str
-    judge: str
-    context: str
-    setting: str
-
-    @property
-    def id(self) -> str:
-        return cell_id(self.dataset, self.model, self.judge, self.context, self.setting)
-
-
 def active_models(config: Mapping[str, Any]) -> dict[str, dict]:
     """The models that run: a model set to null (e.g. by an overlay) is left out."""
     return {name: spec for name, spec in config["models"].items() if spec}
@@ -380,29 +295,6 @@ def models_for(config: Mapping[str, Any], study: str) -> dict[str, dict]:
     return {name: spec for name, spec in active_models(config).items() if runs_study(spec, study)}
 
 
-def entity_datasets(config: Mapping[str, Any]) -> list[str]:
-    """``entityauth/<name>`` for every EntityAuth dataset the config runs."""
-    if "entityauth" not in config.get("studies", ("domainauth",)):
-        return []
-    # a dataset set to null (e.g. by a --configfile overlay) is left out
-    return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
-
-
-def entity_rescores(config: Mapping[str, Any]) -> bool:
-    """``entityauth.coarse_source: rescore``: no coarse EntityAuth cells; Table 6
-    scores the N=10 lists' judgments against the coarse labels instead."""
-    return config["entityauth"]["coarse_source"] == "rescore"
-
-
-def entity_settings(config: Mapping[str, Any]) -> list[str]:
-    """The instance sets (= cell settings) of every EntityAuth dataset: the N=10
-    lists (``fine``) and, with ``entityauth.coarse_source: lists`` (the
-    paper's Table 6), the N=5 lists (``coarse``)."""
-    if not entity_datasets(config):
-        return []
-    return ["fine"] if entity_rescores(config) else ["fine", "coarse"]
-
-
 # --- prompt sets (config ``prompt_sets``) -------------------------------------
 PAPER_SET = "paper"  # the set of config ``prompts``
 SET_SEPARATOR = "@"  # a cell of another set runs model ``<model>@<set>``
@@ -415,256 +307,3 @@ def split_model(name: str) -> tuple[str, str]:
     return model, prompt_set or PAPER_SET
 
 
-def prompt_folder(config: Mapping[str, Any], prompt_set: str) -> str:
-    """The template folder of a prompt set (``paper``: config ``prompts``)."""
-    return config["prompts"] if prompt_set == PAPER_SET else config["prompt_sets"][prompt_set]
-
-
-def template_name(config: Mapping[str, Any], dataset: str, judge: str, context: str) -> str:
-    """A judge cell's template, relative to its set's folder:
-    ``domainauth/<judge>_<context>.yaml`` or
-    ``entityauth/<prompts or name>/<judge>_<context>.yaml``."""
-    if dataset == "domainauth":
-        return f"domainauth/{judge}_{context}.yaml"
-    name = dataset.split("/", 1)[1]
-    folder = config["entityauth"]["datasets"][name].get("prompts") or name
-    return f"entityauth/{folder}/{judge}_{context}.yaml"
-
-
-def cell_template(config: Mapping[str, Any], cell: "Cell") -> str:
-    """The template file a cell reads (its prompt set's folder)."""
-    return f"{prompt_folder(config, split_model(cell.model)[1])}/{template_name(config, cell.dataset, cell.judge, cell.context)}"
-
-
-def _set_cells(config: Mapping[str, Any], base: list["Cell"]) -> list["Cell"]:
-    """The cells of every extra prompt set: a set's folder holds the templates
-    it changes, and each base cell whose template it holds runs once more as
-    ``<model>@<set>`` (the same instances, the set's template)."""
-    out = []
-    for prompt_set, folder in (config["prompt_sets"] or {}).items():
-        for cell in base:
-            if (Path(folder) / template_name(config, cell.dataset, cell.judge, cell.context)).is_file():
-                out.append(dataclasses.replace(cell, model=f"{cell.model}{SET_SEPARATOR}{prompt_set}"))
-    return out
-
-
-def check_prompt_sets(config: Mapping[str, Any], base: list["Cell"]) -> None:
-    """Every extra prompt set names an existing folder that holds at least one
-    template of a cell in the grid (else a ConfigError naming the expected
-    files: a set that would add nothing is a typo, not a choice)."""
-    for prompt_set, folder in (config["prompt_sets"] or {}).items():
-        where = f"config key 'prompt_sets.{prompt_set}'"
-        if not Path(folder).is_dir():
-            raise ConfigError(f"{where}: folder {folder!r} does not exist")
-        wanted = sorted({template_name(config, c.dataset, c.judge, c.context) for c in base})
-        if not any((Path(folder) / name).is_file() for name in wanted):
-            raise ConfigError(f"{where}: folder {folder!r} holds none of the grid's templates; expected one or more "
-                              f"of {', '.join(wanted[:12])}{' ...' if len(wanted) > 12 else ''} (paths relative to "
-                              "the folder, as under 'prompts')")
-
-
-def cells(config: Mapping[str, Any]) -> list[Cell]:
-    """Every cell the config selects, in a stable order.
-
-    DomainAuth: model x judge x context x setting where the judge applies.
-    EntityAuth: model x judge per dataset and per setting of
-    :func:`entity_settings` (N=10 lists ``fine``, N=5 lists ``coarse``), without
-    text (the entity data has none). ``settings`` and ``contexts`` are
-    DomainAuth's: EntityAuth has neither pairs nor a bias sample nor text.
-    A model whose ``studies`` key leaves a study out gets no cell of it
-    (:func:`models_for`). Each extra prompt set (``prompt_sets``) adds, after
-    them, the cells whose template its folder holds, as model
-    ``<model>@<set>`` (:func:`split_model`).
-    """
-    out = []
-    if "domainauth" in config.get("studies", ("domainauth",)):
-        for model, judge, context, setting in itertools.product(
-            models_for(config, "domainauth"), config["judges"], config["contexts"], config["settings"]
-        ):
-            if setting in SETTINGS_FOR_JUDGE[judge]:
-                out.append(Cell("domainauth", model, judge, context, setting))
-    for bench in entity_datasets(config):
-        for setting, model, judge in itertools.product(entity_settings(config), models_for(config, "entityauth"),
-                                                       config["judges"]):
-            out.append(Cell(bench, model, judge, "wo_text", setting))
-    return out + _set_cells(config, out)
-
-
-@dataclasses.dataclass(frozen=True)
-class RagPlan:
-    """What RAGAuth runs: its input file, its answer cells as
-    ``(model, strategy, topk)`` (``topk`` = ``all`` or ``k<k>``) and, when it
-    does not run, the one line the run log shows instead."""
-
-    source: str | None
-    built: bool
-    cells: list[tuple[str, str, str]]
-    note: str | None = None
-
-
-def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
-    """RAGAuth runs when it is listed in ``studies`` and its file exists
-    (``exists`` = os.path.exists), or is built from the researcher's own data
-    (``ragauth.build``). A missing file is not an error: the release is not
-    redistributed, so RAGAuth is simply left out of ``all``, with a note."""
-    rag = config.get("ragauth")
-    if "ragauth" not in config.get("studies", ()) or not rag:
-        return RagPlan(None, False, [])
-    built = bool(rag.get("build"))
-    source = Layout(config["results"]).rag_built() if built else rag.get("source")
-    if not built and (not source or not exists(source)):
-        where = f"'{source}' does not exist" if source else "is null"
-        return RagPlan(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "
-                       "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
-                       "(docs/studies.md, 'RAGAuth').")
-    cells = []
-    for model in models_for(config, "ragauth"):
-        for strategy in rag["strategies"]:
-            if strategy == "no_filter":
-                cells.append((model, strategy, "all"))
-            else:
-                cells += [(model, strategy, f"k{k}") for k in rag["k"]]
-    return RagPlan(source, built, cells)
-
-
-RECORD_KEYS = ("question", "answer", "passages")  # a self-preference source mapped one record per question
-ROW_MAPS = ("author", "factual", "variant", "false_for")  # its long-form (rows:) keys with a value map
-_BOOLEAN_WORDS = {"true": "true", "yes": "true", "on": "true", "1": "true",
-                  "false": "false", "no": "false", "off": "false", "0": "false"}
-
-
-def map_key(value: Any) -> str:
-    """A value-map key or a file's value as the normalised string they are
-    compared as: whitespace collapsed, case folded, an integral number
-    without its ``.0``, and the boolean words (true/yes/on/1,
-    false/no/off/0: YAML 1.1's booleans, 0/1, either case) as ``true`` /
-    ``false``; null and a missing value as ``""``."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = " ".join(str(value).split()).casefold()
-    try:
-        number = float(text)
-    except ValueError:
-        number = None
-    if number is not None and number.is_integer():
-        text = str(int(number))
-    return _BOOLEAN_WORDS.get(text, text)
-
-
-def value_map(values: Mapping[Any, Any], where: str) -> dict[str, Any]:
-    """A long-form value map with its keys normalised (:func:`map_key`); two
-    keys that normalise alike but map to different values (``yes`` and
-    ``"true"``) are a :class:`ConfigError`."""
-    out: dict[str, Any] = {}
-    given: dict[str, Any] = {}
-    for key, value in values.items():
-        norm = map_key(key)
-        if norm in out and out[norm] != value:
-            raise ConfigError(f"{where}: keys {given[norm]!r} and {key!r} are the same value once normalised "
-                              f"({norm!r}: case, whitespace, 1/0, yes/no and true/false are compared alike) but map "
-                              f"to {out[norm]!r} and {value!r}")
-        out[norm], given[norm] = value, key
-    return out
-
-
-def selfpref_source_form(source: Mapping[str, Any], where: str) -> str:
-    """``records`` (``question``, ``answer``, ``passages``: one record per
-    question) or ``rows`` (``rows:``: one row per passage); a source that
-    gives both forms, or neither completely, is a :class:`ConfigError`."""
-    given = [k for k in RECORD_KEYS if k in source]
-    if "rows" in source:
-        if given:
-            raise ConfigError(f"{where}: give either 'rows' (long form: one row per passage) or question, answer and "
-                              f"passages (one record per question), not both; it also has {given}")
-        return "rows"
-    missing = [k for k in RECORD_KEYS if k not in source]
-    if missing:
-        raise ConfigError(f"{where}: map the file either record-wise (question, answer and passages; missing: "
-                          f"{missing}) or in long form (rows:, one row per passage): docs/own-data.md")
-    return "records"
-
-
-def check_selfpref_sources(datasets: Mapping[str, Any]) -> None:
-    """Every self-preference source is in exactly one mapping form
-    (:func:`selfpref_source_form`), and each long-form value map's keys are
-    normalised in place (:func:`value_map`), so the config reads the same
-    wherever it is written out (JSON has only string keys)."""
-    for name, spec in datasets.items():
-        for n, source in enumerate((spec or {}).get("sources", ())):
-            where = f"config key 'selfpref.datasets.{name}.sources.{n}'"
-            if selfpref_source_form(source, where) == "rows":
-                for key in ROW_MAPS:
-                    block = source["rows"].get(key)
-                    if isinstance(block, dict) and block.get("values") is not None:
-                        block["values"] = value_map(block["values"], f"{where[:-1]}.rows.{key}.values'")
-
-
-@dataclasses.dataclass(frozen=True)
-class SelfPrefPlan:
-    """What the self-preference study runs: datasets, evaluators (models with
-    a "self" author that are active), passage generators and the perplexity model."""
-
-    datasets: list[str]
-    evaluators: list[str]
-    generators: list[str]
-    perplexity_model: str | None
-
-
-def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
-    sp = config.get("selfpref")
-    if "selfpref" not in config.get("studies", ()) or not sp:
-        return SelfPrefPlan([], [], [], None)
-    models = active_models(config)
-    unknown = [m for m in list(sp["self"]) + list((sp.get("generate") or {}).get("models", []))
-               + [sp.get("perplexity_model")] if m and m not in config["models"]]
-    if unknown:
-        raise ConfigError(f"config key 'selfpref' names model(s) {sorted(set(unknown))} that are not under 'models'")
-    strangers = sorted({a for a in sp["self"].values() if a is not None and a not in sp["authors"]})
-    if strangers:
-        raise ConfigError(f"config key 'selfpref.self' maps evaluators to author(s) {strangers} that are not in "
-                          f"'selfpref.authors' {sp['authors']}")
-    entries = [entry for spec in sp["datasets"].values() if spec for src in spec["sources"]
-               for entry in src.get("passages", ())]
-    # an author a false_for may name: one the run compares, an evaluator's self, or one the sources map
-    # (an overlay that leaves an author out of the comparisons keeps the sources it inherits)
-    known = set(sp["authors"]) | {a for a in sp["self"].values() if a} | {e["author"] for e in entries}
-    tagged = sorted({a for entry in entries for a in entry.get("false_for") or () if a not in known})
-    if tagged:
-        raise ConfigError(f"config key 'selfpref.datasets.*.sources.*.passages.*.false_for' names author(s) {tagged} "
-                          f"that no passage entry maps and that are not in 'selfpref.authors' {sp['authors']}")
-    folded: dict[str, list[str]] = {}
-    for name in sp["datasets"]:
-        folded.setdefault(str(name).casefold(), []).append(str(name))
-    if "report" in folded:
-        raise ConfigError(f"config key 'selfpref.datasets' names a dataset {folded['report'][0]!r}: that name is the "
-                          "folder of every dataset's tables in one report (results/selfpref/report); rename it")
-    clashes = [names for names in folded.values() if len(names) > 1]
-    if clashes:
-        raise ConfigError(f"config key 'selfpref.datasets' names one dataset twice: {clashes[0]} differ only in case "
-                          "(their results folders, cache keys and table rows would collide on a case-insensitive "
-                          "file system and in the scorecard); rename one")
-    gen = sp.get("generate") or {}
-    plan = SelfPrefPlan(
-        datasets=sorted(name for name, spec in sp["datasets"].items() if spec),
-        evaluators=[m for m, author in sp["self"].items() if author is not None and m in models],
-        generators=[m for m in gen.get("models", []) if m in models],
-        perplexity_model=sp.get("perplexity_model") if sp.get("perplexity_model") in models else None,
-    )
-    barred = sorted({m for m in plan.evaluators + plan.generators + [plan.perplexity_model]
-                     if m and not runs_study(models[m], "selfpref")})
-    if barred:
-        raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
-                          "leaves out 'selfpref'")
-    for step in ("compare", "rerank"):
-        retries = sp[step]["retries"]
-        for m in plan.evaluators if retries else []:
-            gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge(sp[step].get("generate"))
-            if gen_cfg.temperature == 0:
-                raise ConfigError(
-                    f"config key 'selfpref.{step}.retries' is {retries} but evaluator {m!r} decodes at temperature 0 "
-                    f"('models.{m}.generate' overlaid with 'selfpref.{step}.generate'): every retry would repeat "
-                    f"the first reply. Set 'selfpref.{step}.generate.temperature' > 0 (the authors sampled at the "
-                    "API default, 1.0) or retries: 0")
-    return plan

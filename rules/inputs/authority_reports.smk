@@ -6,26 +6,26 @@ from authbench.studies.scorecard import grid_params
 
 
 def get_domain_metrics(wildcards):
-    return P.cell_files((c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
+    return P.cell_files((c for c in GRID if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
 
 
 def get_domain_units(wildcards):  # the paired comparisons read every cell's and the baselines' units
-    cells = (c for c in CELLS if c.dataset == "domainauth" and c.setting != "bias")
+    cells = (c for c in GRID if c.dataset == "domainauth" and c.setting != "bias")
     return P.cell_files(cells, "units.parquet") + [P.baseline_units("domainauth")]
 
 
 def get_domain_manifests(wildcards):
-    return P.cell_files((c for c in CELLS if c.dataset == "domainauth"), "manifest.json")
+    return P.cell_files((c for c in GRID if c.dataset == "domainauth"), "manifest.json")
 
 
 def get_point_predictions(wildcards):
     # the bias sample's cells: PointJudge's, the only judge on it (authbench.studies.authority.judges)
-    bias = (c for c in CELLS if c.dataset == "domainauth" and c.setting == "bias")
+    bias = (c for c in GRID if c.dataset == "domainauth" and c.setting == "bias")
     return P.cell_files(bias, "predictions.tsv")
 
 
 def get_secondary_predictions(wildcards):
-    return P.cell_files(secondary_cells(config, CELLS), "predictions.tsv")
+    return P.cell_files(secondary_cells(config, GRID), "predictions.tsv")
 
 
 def secondary_predictions_arg(wildcards, input):
@@ -53,7 +53,7 @@ def get_domain_report_params(wildcards):
 
 
 def get_entity_report_inputs(wildcards):
-    entity_cells = [c for c in CELLS if c.dataset.startswith("entityauth/")]
+    entity_cells = [c for c in GRID if c.dataset.startswith("entityauth/")]
     return {
         "metrics": P.cell_files(entity_cells, "metrics.tsv"),
         "baselines": [P.baselines(d) for d in ENTITY_DATASETS],

@@ -1,6 +1,6 @@
 # Input and params functions of rules/judge.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.config import Cell, cell_template
+from authbench.studies.authority.grid import GridEntry, entry_template
 from authbench.paths import cell_id
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.outputs import baseline_plan, scales
@@ -14,7 +14,7 @@ def _cell_identity(wildcards):
 
 
 def get_template(wildcards):
-    return cell_template(config, Cell(**_cell_identity(wildcards)))
+    return entry_template(config, GridEntry(**_cell_identity(wildcards)))
 
 
 def get_judge_params(wildcards):

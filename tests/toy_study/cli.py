@@ -17,9 +17,9 @@ def cmd_judge(args, params) -> None:
     from authbench.cells import CellStep
 
     asked = toy.requests(params["numbers"], args.template)
-    step = CellStep.from_args(args, params)
-    run = step.run(asked)
-    step.write(run, toy.judgments(asked, [r.text for r in run.responses]), {"numbers": (args.template, {})})
+    CellStep.from_args(args, params).judge(
+        asked, parse=lambda requests, replies: toy.judgments(requests, [r.text for r in replies]),
+        inputs={"numbers": (args.template, {})})
 
 
 def cmd_report(args, params) -> None:

@@ -30,17 +30,17 @@ def final(config, layout):
     return report_files(_toy().TOY, layout.report("toy"), config)
 
 
-def plan_jobs(config, tokenizers=None):
-    from authbench.config import GenerateConfig, models_for
+def plan_jobs(config, ctx):
+    from authbench.cells.planned import PlanJob, generate_of, prompt_batch
+    from authbench.config import models_for
     from authbench.paths import cell_id
-    from authbench.plan.jobs import Batch, PlanJob
 
     toy = _toy()
     asked = toy.requests(config["toy"]["numbers"], config["toy"].get("prompt") or str(HERE / "prompt.yaml"))
     for model, spec in models_for(config, "toy").items():
-        batch = Batch([(r["prompt"], r["output"], r["n"]) for r in asked],
-                      GenerateConfig().merge(spec.get("generate")), config["constrained_decoding"])
-        yield PlanJob("toy", model, cell_id("toy", model, "parity"), "judge", [batch])
+        cell = cell_id("toy", model, "parity")
+        yield PlanJob("toy", model, cell, "parity",
+                      [prompt_batch(asked, generate_of(spec), config["constrained_decoding"], cell)])
 
 
 STUDY = Study("toy", paper="toy", title="Toy", rules=(str(HERE / "toy.smk"),), schema=HERE / "schema.yaml",

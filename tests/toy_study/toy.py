@@ -6,13 +6,12 @@ for a paper of its own, its published numbers and claims."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from authbench.claims import CellUnits, cell_key
+from authbench.claims import PlaceUnits, place_key
 from authbench.llm.parse import parse_reply
 from authbench.llm.prompts import check_placeholders, read_template_file
 from authbench.render.catalog import CLAIMS, SCORECARD, Report, Table
@@ -50,8 +49,8 @@ def keyed(rows: Mapping[str, Sequence[Mapping]], names: Mapping[str, str]) -> li
     """Table 1 of the toy paper: each model's accuracy (%), its numbers as the units."""
     out = []
     for model, js in rows.items():
-        units = CellUnits([str(j["number"]) for j in js], [float(j["correct"]) for j in js], 100.0)
-        out.append(Keyed(cell_key(1, "accuracy", names.get(model, model), "parity"), model, named=model in names,
+        units = PlaceUnits([str(j["number"]) for j in js], [float(j["correct"]) for j in js], 100.0)
+        out.append(Keyed(place_key(1, "accuracy", names.get(model, model), "parity"), model, named=model in names,
                          units=units, unit_kind="items"))
     return out
 

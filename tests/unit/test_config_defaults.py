@@ -1,6 +1,6 @@
 """Config defaults live in the schema only: the config is filled
 once when it loads, code reads ``config[key]``; and the judges are declared
-once (authbench.judges)."""
+once (authbench.studies.authority.judges)."""
 
 import copy
 import re
@@ -182,17 +182,17 @@ def test_n_ctx_default_is_written_once():
 # --- the judge registry -------------------------------------------------------------------------
 
 def test_schema_judges_enum_is_the_registry():
-    from authbench.judges import JUDGE_NAMES
+    from authbench.studies.authority.judges import JUDGE_NAMES
 
     assert SCHEMA["properties"]["judges"]["items"]["enum"] == list(JUDGE_NAMES)
 
 
 def test_the_rules_wildcards_and_the_schema_enums_are_the_word_lists():
-    """Every word list once (each study's declaration, authbench.judges): the
+    """Every word list once (each study's declaration, the judge registry): the
     rules' wildcard constraints derive from the registry, the schema's enums
     equal them, and no rule file spells one of them out."""
     from authbench.config import load_config
-    from authbench.judges import JUDGE_NAMES
+    from authbench.studies.authority.judges import JUDGE_NAMES
     from authbench.studies.authority.study import CONTEXTS, SETTINGS
     from authbench.studies.ragauth.words import STRATEGIES
     from authbench.studies.registry import wildcard_constraints
@@ -216,11 +216,11 @@ def test_the_rules_wildcards_and_the_schema_enums_are_the_word_lists():
 
 
 def test_no_module_lists_the_judges_by_hand():
-    """Every judge list derives from the judges' declaration (authbench.judges, the judge classes of
+    """Every judge list derives from the judges' declaration (the judge classes of
     authbench.studies.authority.judges): no tuple or set of two or more judge names elsewhere."""
     names = "point|list_rank|list_score|pair_rank|pair_score"
     literal = re.compile(rf"[\(\[{{]\s*\"(?:{names})\"\s*,\s*\"(?:{names})\"")
     found = [f"{rel}: {m.group(0)}" for rel, text in _sources()
-             if rel != "workflow/judges.py" and not rel.startswith("workflow/studies/authority/judges/")
+             if not rel.startswith("workflow/studies/authority/judges/")
              for m in literal.finditer(text)]
     assert not found, found

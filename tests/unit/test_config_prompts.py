@@ -7,18 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake.utils import update_config
-from authbench.config import (
-    GenerateConfig,
-    cells,
-    check_data,
-    check_renamed,
-    inherited,
-    load_config,
-    models_for,
-    rag_plan,
-    selfpref_plan,
-    validate_schema,
-)
+from authbench.config import GenerateConfig, check_renamed, inherited, load_config, models_for, validate_schema
+from authbench.studies.authority.grid import grid, check_data
+from authbench.studies.ragauth.grid import rag_plan
+from authbench.studies.selfpref.grid import selfpref_plan
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
@@ -38,29 +30,29 @@ def config(root):
 def test_demo_config_valid(config):
     validate_schema(config)
     check_config(config)
-    grid = cells(config)
-    domain = [c for c in grid if c.dataset == "domainauth"]
+    entries = grid(config)
+    domain = [c for c in entries if c.dataset == "domainauth"]
     # 4 point + 2+2 list + 3+3 pair settings per model x context; two models
     assert len(domain) == 14 * 2
     assert {c.setting for c in domain if c.judge == "list_rank"} == {"fine", "coarse"}
     # EntityAuth, the demo: 5 judges x songs x 2 models on the N=10 (fine) lists only (coarse_source rescore:
     # Table 6 rescores them), without text
-    entity = [c for c in grid if c.dataset.startswith("entityauth/")]
+    entity = [c for c in entries if c.dataset.startswith("entityauth/")]
     assert len(entity) == 5 * 2
     assert {(c.setting, c.context) for c in entity} == {("fine", "wo_text")}
     assert {c.dataset for c in entity} == {"entityauth/songs"}
     only_domain = {**config, "studies": ["domainauth"]}
-    assert len(cells(only_domain)) == 14 * 2
+    assert len(grid(only_domain)) == 14 * 2
     # entityauth.coarse_source: lists -> coarse cells of their own (N=5 lists)
     own = {**config, "entityauth": {**config["entityauth"], "coarse_source": "lists"}}
     check_config(own)
-    assert sum(c.setting == "coarse" for c in cells(own) if c.dataset.startswith("entityauth/")) == 5 * 2
+    assert sum(c.setting == "coarse" for c in grid(own) if c.dataset.startswith("entityauth/")) == 5 * 2
     # config/demo_full.yaml: the three datasets and their coarse cells
     full = copy.deepcopy(config)
     update_config(full, yaml.safe_load((ROOT / "config" / "demo_full.yaml").read_text()))
     validate_schema(full)
     check_config(full)
-    entity = [c for c in cells(full) if c.dataset.startswith("entityauth/")]
+    entity = [c for c in grid(full) if c.dataset.startswith("entityauth/")]
     assert {c.dataset for c in entity} == {"entityauth/basketball", "entityauth/movies", "entityauth/songs"}
     assert len(entity) == 15 * 2 * 2 and sum(c.setting == "coarse" for c in entity) == 15 * 2
 
@@ -73,9 +65,9 @@ def test_model_studies_key_restricts_a_model(config):
     cfg["models"]["qwen2.5-coder-0.5b"]["studies"] = ["selfpref"]
     validate_schema(cfg)
     check_config(cfg)
-    grid = cells(cfg)
-    assert {c.model for c in grid} == {"gemma3-270m"}
-    assert len(grid) == 14 + 5  # DomainAuth 14 + EntityAuth 5 cells (songs, fine lists) of the one model left
+    entries = grid(cfg)
+    assert {c.model for c in entries} == {"gemma3-270m"}
+    assert len(entries) == 14 + 5  # DomainAuth 14 + EntityAuth 5 cells (songs, fine lists) of the one model left
     assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
     assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
     assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
@@ -84,8 +76,9 @@ def test_model_studies_key_restricts_a_model(config):
     with pytest.raises(ConfigError, match=r"model\(s\) \['gemma3-270m'\] whose 'models.<name>.studies' list leaves out"):
         selfpref_plan(cfg)
     cfg["models"]["gemma3-270m"]["studies"] = ["selfpref", "vibes"]
-    with pytest.raises(ConfigError, match=r"config key 'models.gemma3-270m.studies.1'"):
-        validate_schema(cfg)
+    validate_schema(cfg)  # a study of one's own may add a name: the registry's check names an unknown one
+    with pytest.raises(ConfigError, match=r"config key 'models.gemma3-270m.studies' names 'vibes', not a "):
+        check_config(cfg)
 
 
 def test_selfpref_retries_need_sampling(config):
@@ -371,25 +364,26 @@ def test_inherited_text_null_with_w_text(config):
 
 # --- prompt sets ------------------------------------------------------------
 def test_prompt_sets_add_cells_for_the_templates_a_set_holds(config, tmp_path, monkeypatch):
-    from authbench.config import cell_template, split_model
+    from authbench.config import split_model
+    from authbench.studies.authority.grid import entry_template
 
     monkeypatch.chdir(ROOT)
     config["prompt_sets"] = {"reworded": "examples/prompt_sets/reworded"}
     validate_schema(config)
     check_config(config)
-    grid = cells(config)
-    extra = [c for c in grid if "@" in c.model]
-    base = [c for c in grid if "@" not in c.model]
+    entries = grid(config)
+    extra = [c for c in entries if "@" in c.model]
+    base = [c for c in entries if "@" not in c.model]
     # the demo's PointJudge cells, once more each (the set holds point_w_text and point_wo_text)
     assert sorted((c.model, c.dataset, c.context, c.setting) for c in extra) == sorted(
         (f"{c.model}@reworded", c.dataset, c.context, c.setting) for c in base
         if c.judge == "point" and c.dataset == "domainauth")
-    assert grid[:len(base)] == base  # the paper set's cells first, unchanged
+    assert entries[:len(base)] == base  # the paper set's cells first, unchanged
     cell = extra[0]
     assert split_model(cell.model) == (cell.model.split("@")[0], "reworded")
     assert split_model("qwen") == ("qwen", "paper")
-    assert cell_template(config, cell) == f"examples/prompt_sets/reworded/domainauth/point_{cell.context}.yaml"
-    assert cell_template(config, base[0]).startswith("resources/prompts/")
+    assert entry_template(config, cell) == f"examples/prompt_sets/reworded/domainauth/point_{cell.context}.yaml"
+    assert entry_template(config, base[0]).startswith("resources/prompts/")
 
 
 def test_prompt_set_errors(config, tmp_path, monkeypatch):

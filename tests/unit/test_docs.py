@@ -124,6 +124,40 @@ def test_the_module_map_names_every_module():
     assert unnamed == [], "add these modules to docs/architecture.md's module map"
 
 
+RECIPES = ("Add a study", "Add a paper", "Add a judge", "Add an engine", "Add a claim kind")
+
+
+def recipe_paths() -> dict[str, list[tuple[int, str]]]:
+    """Per recipe heading ("### Add ..." under "## Recipes"), (line, path) of
+    every backticked repository path it names: a name with a "/" and no
+    placeholder (``<study>``), or a top-level file."""
+    lines = ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "## Recipes")
+    out: dict[str, list[tuple[int, str]]] = {}
+    heading = None
+    for i in range(start + 1, len(lines)):
+        if lines[i].startswith("## "):
+            break
+        if lines[i].startswith("### "):
+            heading = lines[i][4:].strip()
+            out[heading] = []
+            continue
+        for name in BACKTICKED.findall(lines[i]):
+            if heading and "/" in name and "<" not in name and " " not in name:
+                out[heading].append((i + 1, name))
+    return out
+
+
+def test_every_recipe_names_the_files_it_touches_and_they_exist():
+    found = recipe_paths()
+    assert all(r in found for r in RECIPES), f"docs/architecture.md needs the recipes {RECIPES}"
+    for recipe in RECIPES:
+        assert len(found[recipe]) >= 3, f"recipe {recipe!r} names only {found[recipe]}"
+    missing = [f"docs/architecture.md:{line}: {path}" for paths in found.values() for line, path in paths
+               if not (ROOT / path.rstrip("/")).exists()]
+    assert missing == []
+
+
 # --- (c) every relative link points at an existing file (and heading) ------------------------------
 
 

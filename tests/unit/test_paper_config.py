@@ -8,16 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import (
-    schema,
-    GenerateConfig,
-    active_models,
-    cells,
-    entity_datasets,
-    models_for,
-    selfpref_plan,
-    validate_schema,
-)
+from authbench.config import schema, GenerateConfig, active_models, models_for, validate_schema
+from authbench.studies.authority.grid import entity_datasets, grid
+from authbench.studies.selfpref.grid import selfpref_plan
 from authbench.studies.registry import check as check_config
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
@@ -152,10 +145,10 @@ def test_the_grid_is_the_papers(merged, validated):
     assert merged["fetch"]["webtext"]["domains"] == f"{results}/fetch/urllog/domains.tsv"
     assert merged["fetch"]["urllog"]["input"] == merged["domainauth"]["source"]
 
-    grid = cells(validated)
-    assert len(grid) == JUDGE_CELLS
-    assert sum(c.dataset == "domainauth" for c in grid) == DOMAIN_CELLS
-    assert sum(c.dataset != "domainauth" and c.setting == "coarse" for c in grid) == 5 * 3 * 5
+    entries = grid(validated)
+    assert len(entries) == JUDGE_CELLS
+    assert sum(c.dataset == "domainauth" for c in entries) == DOMAIN_CELLS
+    assert sum(c.dataset != "domainauth" and c.setting == "coarse" for c in entries) == 5 * 3 * 5
     assert entity_datasets(merged) == ["entityauth/basketball", "entityauth/movies", "entityauth/songs"]
 
 
@@ -226,13 +219,18 @@ def test_a_paper_name_no_table_uses_is_a_config_error(merged, given, key):
     assert ("Qwen3-14B" in text) == isinstance(given, str)  # a per-paper name lists that paper's names only
 
 
-def test_a_paper_name_of_the_wrong_type_fails_the_schema(merged):
+def test_a_paper_name_of_the_wrong_type_or_paper_is_named(merged):
     from authbench.errors import ConfigError
 
     config = copy.deepcopy(merged)
-    config["models"]["Qwen3-8B"]["paper_name"] = {"authoritybench": "Qwen3-8B", "arxiv": "x"}
+    config["models"]["Qwen3-8B"]["paper_name"] = ["Qwen3-8B"]
     with pytest.raises(ConfigError, match="models.Qwen3-8B.paper_name"):
         validate_schema(config)
+    # any paper id passes the schema (a paper of one's own registers more); the registry check names it
+    config["models"]["Qwen3-8B"]["paper_name"] = {"authoritybench": "Qwen3-8B", "arxiv": "x"}
+    validate_schema(config)
+    with pytest.raises(ConfigError, match=r"models.Qwen3-8B.paper_name.arxiv': no paper 'arxiv' is registered"):
+        check_config(config)
 
 
 # Every setting of config/paper.yaml that a number of the papers' tables depends on, as the file states it,

@@ -1,7 +1,7 @@
 """The results layout (authbench.paths) and a model's file (authbench.llm.models): one declaration each."""
 
 import pytest
-from authbench.config import Cell
+from authbench.studies.authority.grid import GridEntry
 from authbench.llm.models import is_served, model_file
 from authbench.paths import Layout, cell_id, report_outdir
 
@@ -10,11 +10,11 @@ P = Layout("res")
 
 def test_a_cell_folder_and_its_id_name_the_same_cell_for_every_study():
     assert P.cell("domainauth", "m", "point", "wo_text", "fine") == "res/domainauth/cells/m/point/wo_text/fine"
-    assert cell_id("domainauth", "m", "point", "wo_text", "fine") == Cell("domainauth", "m", "point", "wo_text",
+    assert cell_id("domainauth", "m", "point", "wo_text", "fine") == GridEntry("domainauth", "m", "point", "wo_text",
                                                                           "fine").id
     assert P.cell("ragauth", "m", "answer", "relevance", "k3") == "res/ragauth/cells/m/answer/relevance/k3"
     assert P.cell("selfpref/{spds}", "{model}", "knowledge") == "res/selfpref/{spds}/cells/{model}/knowledge"
-    cells = [Cell("entityauth/x", "m", "list_rank", "wo_text", "coarse")]
+    cells = [GridEntry("entityauth/x", "m", "list_rank", "wo_text", "coarse")]
     assert P.cell_files(cells, "metrics.tsv") == ["res/entityauth/x/cells/m/list_rank/wo_text/coarse/metrics.tsv"]
 
 

@@ -218,7 +218,7 @@ def test_bad_config_stops_with_key_name(grid):
          "--configfile", str(bad), "-n"], capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert "instance['judges'][1]" in out and "'oracle' is not one of" in out and "'list_rank'" in out
+    assert "config key 'judges.1'" in out and "'oracle' is not one of" in out and "'list_rank'" in out
 
 
 def test_html_report_and_provenance(real_run):

@@ -81,6 +81,6 @@ def test_an_instances_file_cut_between_two_jobs_stops_the_judge_job(tmp_path):
     proc = snakemake(tmp_path, "--cores", "1", str((cell / "responses.jsonl").relative_to(tmp_path)),
                      overlays=[tmp_path / "fast.yaml"], timeout=600)
     assert proc.returncode != 0
-    assert (f"error: results/domainauth/instances/pairs.jsonl: line 6: missing: the file ends after line 5 but the "
+    assert ("error: results/domainauth/instances/pairs.jsonl: line 6: missing: the file ends after line 5 but the "
             "step that wrote it wrote 8 lines") in proc.stderr, proc.stderr[-4000:]
     assert not (cell / "responses.jsonl").exists()

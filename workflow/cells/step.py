@@ -107,6 +107,22 @@ class CellStep:
                             threads=self.threads, generate=generate, engine_config=self._engine_config(),
                             expected_scores=expected_scores)
 
+    def judge(self, requests: Sequence[Mapping], *, parse: Callable | None = None, grade: Callable | None = None,
+              inputs: Mapping | None = None, extra: Mapping | Callable | None = None, generate: Mapping | None = None,
+              constrained: bool | None = None, expected_scores: bool = False) -> CellRecord:
+        """The whole cell, one way: ask (:meth:`run`), read every reply
+        (``parse(requests, responses)`` -> one judgment per request; default:
+        by its request's reply format, :func:`authbench.llm.runner.parse_responses`),
+        grade the judgments for the samples (``grade(judgments)`` -> request
+        id -> gold and correct), then write every file (:meth:`write`;
+        ``extra`` may be a function of the judgments). Returns the cell's record."""
+        from authbench.llm.runner import parse_responses
+
+        run = self.run(requests, generate=generate, constrained=constrained, expected_scores=expected_scores)
+        judgments = (parse or parse_responses)(requests, run.responses)
+        more = extra(judgments) if callable(extra) else extra
+        return self.write(run, judgments, inputs, more, grade(judgments) if grade is not None else None)
+
     def try_generate(self, generate: Mapping | None, t: int) -> dict:
         """``generate`` for try ``t`` of a request asked several times: seed =
         the step's seed (the model's ``generate`` overlaid with ``generate``)

@@ -10,16 +10,16 @@
   the quantifier's reading, *holds as worded* or *contradicted as worded
   (holds in k of n)*; :func:`published_verdicts` both papers as TSV rows,
   :func:`summary_line` one line per paper.
-* :func:`run_verdict`: a claim on a run's own units (:class:`CellUnits` per
+* :func:`run_verdict`: a claim on a run's own units (:class:`PlaceUnits` per
   cell key): per-cell effects with intervals, paired tests, Holm within the
   claim, and ``supported`` / ``contradicted`` / ``undecided`` / ``not run``;
   :func:`cells_frame` one row per tested contrast.
 """
 
-from authbench.claims.keys import Key, cell_key
+from authbench.claims.keys import Key, place_key
 from authbench.claims.kinds import (
     KINDS,
-    CellResult,
+    CaseResult,
     Contrast,
     best_in_column,
     bias_sign,
@@ -37,11 +37,11 @@ from authbench.claims.published import (
     summary_line,
     verdict_rows,
 )
-from authbench.claims.run import CellUnits, ContrastTest, RunCell, RunVerdict, cells_frame, run_verdict
+from authbench.claims.run import PlaceUnits, ContrastTest, RunCase, RunVerdict, cells_frame, run_verdict
 from authbench.claims.schema import known_kinds
 
-__all__ = ["KINDS", "CellResult", "CellUnits", "Claim", "Claims", "Contrast", "ContrastTest", "Key", "RunCell",
-           "RunVerdict", "Scope", "Test", "Verdict", "Where", "best_in_column", "bias_sign", "cell_key", "cells_frame",
+__all__ = ["KINDS", "CaseResult", "PlaceUnits", "Claim", "Claims", "Contrast", "ContrastTest", "Key", "RunCase",
+           "RunVerdict", "Scope", "Test", "Verdict", "Where", "best_in_column", "bias_sign", "place_key", "cells_frame",
            "claims_path", "difference", "known_kinds", "load_claims", "load_paper_claims", "monotone_size",
            "paper_verdicts", "published_verdict", "published_verdicts", "rate_vs_50", "run_verdict",
            "summary_line", "verdict_rows"]

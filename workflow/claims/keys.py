@@ -62,9 +62,9 @@ def render_setting(settings: Mapping[str, Any]) -> str:
     return ";".join(f"{k}={settings[k]}" for k in sorted(settings))
 
 
-def cell_key(table: int, metric: str, model: str = "", judge: str = "", context: str = "",
+def place_key(table: int, metric: str, model: str = "", judge: str = "", context: str = "",
              **settings: Any) -> Key:
-    """A key from its parts: ``cell_key(3, "pair_accuracy", model="Qwen3-8B",
+    """A key from its parts: ``place_key(3, "pair_accuracy", model="Qwen3-8B",
     judge="point", context="wo_text", difficulty="hard")``."""
     return Key(int(table), str(model), str(judge), str(context), render_setting({k: str(v) for k, v in
                                                                                  settings.items()}), str(metric))
@@ -73,7 +73,7 @@ def cell_key(table: int, metric: str, model: str = "", judge: str = "", context:
 def from_parts(parts: Mapping[str, Any]) -> Key:
     """The key whose parts are ``parts`` (absent fixed parts are empty)."""
     settings = {k: v for k, v in parts.items() if k not in FIXED}
-    return cell_key(parts["table"], parts.get("metric", ""), parts.get("model", ""), parts.get("judge", ""),
+    return place_key(parts["table"], parts.get("metric", ""), parts.get("model", ""), parts.get("judge", ""),
                     parts.get("context", ""), **settings)
 
 

@@ -2,7 +2,7 @@
 claim's scope (a frame with the published columns, or :class:`~.keys.Row`
 objects) to the claim's cells.
 
-Every kind returns a list of :class:`CellResult`: the cell (the parts that
+Every kind returns a list of :class:`CaseResult`: the cell (the parts that
 name it), the rows and values involved, the *margin* (signed, positive in the
 claimed direction, in the table's unit) and whether the cell holds. Each cell
 also lists its :class:`Contrast` objects, the elementary comparisons a run's units
@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 from authbench.claims.keys import FIXED, Key, Row, from_parts, label, matches, normalize_selector, rows_from_frame
 
-__all__ = ["KINDS", "CellResult", "Contrast", "KindError", "best_in_column", "bias_sign", "difference",
+__all__ = ["KINDS", "CaseResult", "Contrast", "KindError", "best_in_column", "bias_sign", "difference",
            "monotone_size", "rate_vs_50"]
 
 DIGITS = 9
@@ -71,8 +71,8 @@ class Contrast:
 
 
 @dataclass(frozen=True)
-class CellResult:
-    """One cell of a claim: ``cell`` its naming parts, ``rows``/``values`` the
+class CaseResult:
+    """One case of a claim (a row of ``claims_cells.tsv``): ``cell`` its naming parts, ``rows``/``values`` the
     numbers involved (in the kind's order), ``margin`` in the claimed direction,
     ``holds``, and the ``contrasts`` a run tests."""
 
@@ -101,12 +101,12 @@ def _margin(contrasts: Sequence[Contrast], values: Mapping[Key, float]) -> float
 
 
 def _cell(parts: Mapping[str, Any], rows: Sequence[Row], contrasts: Sequence[Contrast], holds: Callable,
-          vs: str = "") -> CellResult:
+          vs: str = "") -> CaseResult:
     values = {r.key: r.value for r in rows}
     margin = _margin(contrasts, values)
     cell = tuple((p, parts[p]) for p in (*FIXED, *sorted(k for k in parts if k not in FIXED))
                  if p in parts and parts[p] != "") + ((("vs", vs),) if vs else ())
-    return CellResult(cell, tuple(r.key for r in rows), tuple(r.value for r in rows), margin, holds(margin),
+    return CaseResult(cell, tuple(r.key for r in rows), tuple(r.value for r in rows), margin, holds(margin),
                       tuple(contrasts), tuple(r.mark for r in rows))
 
 
@@ -141,7 +141,7 @@ def _replaced(parts: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[dict
 
 
 def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str, ties: str = "fail",
-               fill: bool = False, **_: Any) -> list[CellResult]:
+               fill: bool = False, **_: Any) -> list[CaseResult]:
     """Per row matching ``a``: one cell per b row (the row's key with ``b``'s
     parts replaced), margin = (a − b) for ``direction`` ``greater``, (b − a)
     for ``less``; it holds when the margin is > 0, or = 0 with ``ties: hold``.
@@ -167,7 +167,7 @@ def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str
     return out
 
 
-def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CellResult]:
+def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CaseResult]:
     """Per row: ``above`` (value > 50), ``below`` (< 50), ``near``
     (|value − 50| <= ``tolerance``: margin = tolerance − |value − 50|) or
     ``not_above`` (value <= 50 + ``tolerance``: margin = 50 + tolerance −
@@ -190,7 +190,7 @@ def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) 
     return out
 
 
-def bias_sign(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CellResult]:
+def bias_sign(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CaseResult]:
     """Per row: the value > 0 (``positive``) or < 0 (``negative``), a printed
     zero (``-0.00``) holding neither; or one-sided, the value >= −tolerance
     (``not_negative``: margin = value + tolerance) or <= tolerance
@@ -218,7 +218,7 @@ def _columns(rows: Sequence[Row], over: str) -> dict[tuple, list[Row]]:
 
 
 def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fill: bool = False,
-                  **_: Any) -> list[CellResult]:
+                  **_: Any) -> list[CaseResult]:
     """Per column (every part but ``model``): the models of ``order`` in that
     order, each adjacent step larger (``increasing``) or smaller
     (``decreasing``); margin = the smallest step in that direction; ``strict``
@@ -241,7 +241,7 @@ def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fil
 
 
 def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: str = "hold",
-                   fill: bool = False, **_: Any) -> list[CellResult]:
+                   fill: bool = False, **_: Any) -> list[CaseResult]:
     """Per column (every part but ``over``): a value of ``best`` holds the
     maximum (``max``) or minimum (``min``) over the column; margin = best
     picked − best other (max), or best other − best picked (min); a tie at the
@@ -268,7 +268,7 @@ def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: 
 
 
 # the kinds by name: the schema's enum of test.kind is checked against these keys
-KINDS: dict[str, Callable[..., list[CellResult]]] = {
+KINDS: dict[str, Callable[..., list[CaseResult]]] = {
     "difference": difference,
     "rate_vs_50": rate_vs_50,
     "monotone_size": monotone_size,

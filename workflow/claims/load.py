@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 import yaml
 from authbench import papers as published_numbers
-from authbench.claims.cells import claim_cells, scope_rows
+from authbench.claims.cases import claim_cases, scope_rows
 from authbench.claims.keys import FIXED, SIGNIFICANCE_MARKS, Row, normalize_selector, rows_from_frame, significant
 from authbench.claims.kinds import KindError
 from authbench.claims.model import DEFAULT_TIES, MARKED_KINDS, Claim, Claims, Scope, Test, Where
@@ -138,7 +138,7 @@ def _check_cells(claim: Claim, rows: list[Row]) -> None:
                           + (f"; table(s) {', '.join(map(str, missing))} have none" if missing else "")
                           + (f"; table(s) {', '.join(map(str, extra))} are not in scope" if extra else ""))
     try:
-        cells = claim_cells(claim, rows)
+        cells = claim_cases(claim, rows)
     except KindError as exc:
         raise ConfigError(f"test ({claim.test.kind}): {exc}") from None
     if not cells:

@@ -27,9 +27,9 @@ from typing import Iterable
 
 import pandas as pd
 from authbench import papers as published_numbers
-from authbench.claims.cells import claim_cells
+from authbench.claims.cases import claim_cases
 from authbench.claims.keys import SIGNIFICANCE_MARKS, canonical, significant
-from authbench.claims.kinds import CellResult
+from authbench.claims.kinds import CaseResult
 from authbench.claims.load import load_paper_claims
 from authbench.claims.model import ALMOST_ALL, Claim, Claims
 
@@ -66,7 +66,7 @@ class Verdict:
     marked_holding: int | None
     mean_margin: float
     verdict: str
-    cells: tuple[CellResult, ...]
+    cells: tuple[CaseResult, ...]
     disagreeing: tuple[str, ...] = ()
     recomputed: str = ""
 
@@ -119,11 +119,11 @@ def _marked_tables(frame: pd.DataFrame) -> set[int]:
     return {int(t) for t, m in zip(frame["table"], frame["mark"].fillna("")) if significant(m)}
 
 
-def _is_marked(cell: CellResult) -> bool:
+def _is_marked(cell: CaseResult) -> bool:
     return any(significant(mark) for mark in cell.marks)
 
 
-def cell_holds(claim: Claim, cell: CellResult) -> bool:
+def cell_holds(claim: Claim, cell: CaseResult) -> bool:
     """Whether ``cell`` holds on the published table: its margin, read with
     the claim's ``test.significance`` (``required``: and a marked number;
     ``absence``: or an unmarked one)."""
@@ -135,8 +135,8 @@ def cell_holds(claim: Claim, cell: CellResult) -> bool:
     return cell.holds
 
 
-def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CellResult, ...], int, int, float, str]:
-    cells = tuple(replace(c, holds=cell_holds(claim, c)) for c in claim_cells(claim, frame))
+def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CaseResult, ...], int, int, float, str]:
+    cells = tuple(replace(c, holds=cell_holds(claim, c)) for c in claim_cases(claim, frame))
     k, n = sum(c.holds for c in cells), len(cells)
     mean = round(sum(c.margin for c in cells) / n, 9) if n else float("nan")
     return cells, k, n, mean, read_quantifier(claim.quantifier, k, n, mean)

@@ -2,7 +2,7 @@
 
 The run gives, per published key (table, model, judge, context, setting,
 metric; a model keyed by its ``paper_name`` where it has one, else by its
-own name), a :class:`CellUnits`: the unit ids of that number and one value
+own name), a :class:`PlaceUnits`: the unit ids of that number and one value
 per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
 the ``scale`` that puts their mean in the paper's unit and, where a unit
 pools several observations, their ``weights``.
@@ -56,11 +56,11 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from authbench import papers as published_numbers
-from authbench.claims.cells import claim_cells, scope_rows
+from authbench.claims.cases import claim_cases, scope_rows
 from authbench.claims.grid import fixed_models, missing_reason, ranging_parts, run_rows
 from authbench.claims.inference import UNPAIRED, Inference, Sample, infer
 from authbench.claims.keys import Key, Row, canonical, rows_from_frame
-from authbench.claims.kinds import CellResult, KindError
+from authbench.claims.kinds import CaseResult, KindError
 from authbench.claims.model import Claim
 from authbench.claims.power import power_line, printed_sd
 from authbench.errors import ConfigError, InputError, excerpt
@@ -74,8 +74,9 @@ RUN_WORDS = {SUPPORTED: "supported", PARTLY: "supported on k of n cells", CONTRA
 
 
 @dataclass(frozen=True)
-class CellUnits:
-    """One cell of a run: ``units`` (ids, unique), ``values`` (one per unit,
+class PlaceUnits:
+    """The units behind one number of a run in a published place (a key):
+    ``units`` (ids, unique), ``values`` (one per unit,
     finite), ``scale`` (the factor that puts the mean of ``values`` in the
     paper's unit: 100 for 0/1 or fraction values of a percentage) and
     ``weights`` (None: each unit is one observation; else how many
@@ -90,21 +91,21 @@ class CellUnits:
     def __post_init__(self) -> None:
         units, values = tuple(self.units), np.asarray(list(self.values), dtype=float)
         if len(units) != len(values):
-            raise InputError(f"CellUnits: {len(units)} unit ids but {len(values)} values; expected one value per unit")
+            raise InputError(f"PlaceUnits: {len(units)} unit ids but {len(values)} values; expected one value per unit")
         if len(set(units)) != len(units):
             seen: set = set()
             twice = next(u for u in units if u in seen or seen.add(u))
-            raise InputError(f"CellUnits: unit {excerpt(twice)} occurs twice; expected unique unit ids")
+            raise InputError(f"PlaceUnits: unit {excerpt(twice)} occurs twice; expected unique unit ids")
         if not np.isfinite(values).all():
-            raise InputError(f"CellUnits: value {values[~np.isfinite(values)][0]!r} is not a finite number")
+            raise InputError(f"PlaceUnits: value {values[~np.isfinite(values)][0]!r} is not a finite number")
         if not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale) and self.scale > 0):
-            raise InputError(f"CellUnits: scale {self.scale!r}; expected a positive number")
+            raise InputError(f"PlaceUnits: scale {self.scale!r}; expected a positive number")
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "values", tuple(values.tolist()))
         if self.weights is not None:
             w = np.asarray(list(self.weights), dtype=float)
             if len(w) != len(values) or not (np.isfinite(w) & (w > 0)).all():
-                raise InputError(f"CellUnits: {len(w)} weights for {len(values)} units; expected one positive "
+                raise InputError(f"PlaceUnits: {len(w)} weights for {len(values)} units; expected one positive "
                                  "finite weight per unit")
             object.__setattr__(self, "weights", tuple(w.tolist()))
 
@@ -151,8 +152,8 @@ class ContrastTest:
 
 
 @dataclass(frozen=True)
-class RunCell:
-    """A claim cell on the run: its label and parts, its rows' keys, the
+class RunCase:
+    """A claim's case on the run: its label and parts, its rows' keys, the
     ``status`` (supported / contradicted / undecided, or missing: the run
     lacks one of its numbers, ``missing`` and ``reason`` say which and why),
     every contrast's test, the judge-validity ``flags`` of its numbers and,
@@ -188,7 +189,7 @@ class RunVerdict:
     mean_p: float
     alpha: float
     resamples: int
-    cells: tuple[RunCell, ...] = field(repr=False, default=())
+    cells: tuple[RunCase, ...] = field(repr=False, default=())
     needs: str = ""
     flags: tuple[str, ...] = ()
 
@@ -217,16 +218,16 @@ def _published_rows(paper: str) -> tuple[Row, ...]:
     return tuple(rows_from_frame(published_numbers.load(paper)))
 
 
-def _units(cells: Mapping[tuple, CellUnits]) -> dict[Key, CellUnits]:
+def _units(cells: Mapping[tuple, PlaceUnits]) -> dict[Key, PlaceUnits]:
     out = {}
     for key, units in cells.items():
         try:
             canon = canonical(key)
         except (TypeError, ValueError):
             raise InputError(f"run cells: key {excerpt(repr(key))}; expected (table, model, judge, context, "
-                             f"setting, metric), e.g. authbench.claims.cell_key(1, 'rho', model=...)") from None
-        if not isinstance(units, CellUnits):
-            raise InputError(f"run cells: {canon}: {type(units).__name__}; expected a CellUnits")
+                             f"setting, metric), e.g. authbench.claims.place_key(1, 'rho', model=...)") from None
+        if not isinstance(units, PlaceUnits):
+            raise InputError(f"run cells: {canon}: {type(units).__name__}; expected a PlaceUnits")
         out[canon] = units
     return out
 
@@ -263,7 +264,7 @@ def _quantify(quantifier: str, n: int, statuses: Sequence[str], mean_margin: flo
     return PARTLY if sup else UNDECIDED
 
 
-def _mean_margin(cells: Sequence[tuple[CellResult, list[Inference]]]) -> tuple[float, float]:
+def _mean_margin(cells: Sequence[tuple[CaseResult, list[Inference]]]) -> tuple[float, float]:
     """The mean of the cells' margins and the Wald p of its draws (each cell's
     draws: the smallest of its contrasts' resampled margins)."""
     margins = [min(i.margin for i in inf) for _, inf in cells]
@@ -274,7 +275,7 @@ def _mean_margin(cells: Sequence[tuple[CellResult, list[Inference]]]) -> tuple[f
     return mean, wald_p(mean, draws)
 
 
-def _infer_cell(claim: Claim, cell: CellResult, units: Mapping[Key, CellUnits], spec: IntervalSpec
+def _infer_cell(claim: Claim, cell: CaseResult, units: Mapping[Key, PlaceUnits], spec: IntervalSpec
                 ) -> list[Inference]:
     """The test of each contrast of one cell whose numbers the run has."""
     out = []
@@ -303,7 +304,7 @@ def _not_applicable(claim: Claim, needs: str, alpha: float, resamples: int, cell
                       tuple(cells), needs)
 
 
-def _needs(cells: Sequence[RunCell]) -> str:
+def _needs(cells: Sequence[RunCase]) -> str:
     reasons = list(dict.fromkeys(c.reason for c in cells if c.reason))
     shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
     return f"none of its {len(cells)} cells is in this run ({shown})" if cells else "no cell"
@@ -322,7 +323,7 @@ def _excluded(claim: Claim, base: Sequence[Row]) -> dict[str, set[str]]:
     return out
 
 
-def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], spec: IntervalSpec | None = None,
+def run_verdict(claim: Claim, cells: Mapping[tuple, PlaceUnits], spec: IntervalSpec | None = None,
                 alpha: float = 0.05, published: pd.DataFrame | None = None,
                 flags: Mapping[tuple, Sequence[str]] | None = None, named: Iterable[str] = ()) -> RunVerdict:
     """The claim on a run's units (module docstring). ``spec``: resamples,
@@ -354,7 +355,7 @@ def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], spec: IntervalSp
         return _not_applicable(claim, f"numbers of table(s) {', '.join(map(str, claim.scope.tables))} "
                                       f"over {what}: none in this run", alpha, spec.resamples)
     try:
-        structure = claim_cells(claim, [Row(k, units[k].value if k in units else math.nan) for k in rows], fill=True)
+        structure = claim_cases(claim, [Row(k, units[k].value if k in units else math.nan) for k in rows], fill=True)
     except KindError as exc:
         return _not_applicable(claim, str(exc), alpha, spec.resamples)
     if not structure:
@@ -371,7 +372,7 @@ def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], spec: IntervalSp
     for i, cell in enumerate(structure):
         if i not in inferences:
             missing = tuple(k for k in cell.rows if k not in units)
-            run_cells.append(RunCell(cell.cell, cell.label, cell.rows, MISSING, missing,
+            run_cells.append(RunCase(cell.cell, cell.label, cell.rows, MISSING, missing,
                                      missing_reason(missing[0], units.keys(), named)))
             continue
         tests = []
@@ -390,7 +391,7 @@ def run_verdict(claim: Claim, cells: Mapping[tuple, CellUnits], spec: IntervalSp
                         "this run's units" if t.n_units >= 2 and math.isfinite(t.sd) else "the paper's printed sd",
                         t.test == UNPAIRED) for t in tests]
             power = power_line(effect, spreads, any(c.tolerance is not None for c in cell.contrasts), alpha)
-        run_cells.append(RunCell(cell.cell, cell.label, cell.rows, status, (), "", tuple(tests), cell_flags, power))
+        run_cells.append(RunCase(cell.cell, cell.label, cell.rows, status, (), "", tuple(tests), cell_flags, power))
     tested = [c for c in run_cells if c.status != MISSING]
     if not tested:
         return _not_applicable(claim, _needs(run_cells), alpha, spec.resamples, run_cells)
@@ -414,7 +415,7 @@ def _published_margins(claim: Claim, in_scope: Sequence[Row]) -> dict[str, float
     if claim.unpublished:
         return {}
     try:
-        cells = claim_cells(claim, in_scope)
+        cells = claim_cases(claim, in_scope)
     except KindError:
         return {}
     out = {c.label: c.margin for c in cells}

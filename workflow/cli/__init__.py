@@ -80,7 +80,7 @@ def cmd_benchmark_statistics(args, params) -> None:
     ``--rag``: RAGAuth's dataset report; ``--sp-*`` in the order of
     ``params["selfpref"]``; under ``--outdir``/tables."""
     from authbench.errors import InputError
-    from authbench.studies.statistics import Inputs, write_statistics
+    from authbench.studies.statistics import StatisticsInputs, write_statistics
 
     names, sets = params["datasets"], params["instance_sets"]
     if not len(names) == len(args.labels) == len(args.drops) == len(sets):
@@ -90,7 +90,7 @@ def cmd_benchmark_statistics(args, params) -> None:
         datasets.append({"dataset": name, "labels": labels, "drops": drops, "label": block,
                          "instances": args.instances[start:start + len(n_sets)]})
         start += len(n_sets)
-    write_statistics(args.outdir, params["written"], Inputs(
+    write_statistics(args.outdir, params["written"], StatisticsInputs(
         datasets, args.rag, params["easy_min_delta"], params["hard_max_delta"],
         list(zip(params["selfpref"], args.sp_questions, args.sp_passages, args.sp_drops)), params["authors"],
         params.get("scorecard")))

@@ -135,7 +135,6 @@ def cmd_entityauth_sample(args, params) -> None:
 
 def cmd_judge(args, params) -> None:
     from authbench.cells import CellStep
-    from authbench.llm.runner import parse_responses
     from authbench.studies.authority.evaluate import sample_grades
     from authbench.studies.authority.prompts import load_template
     from authbench.studies.authority.requests import build_requests
@@ -146,11 +145,10 @@ def cmd_judge(args, params) -> None:
                             f"the cell is {params['judge']}/{params['context']}")
     instances = read_jsonl(args.instances)
     requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
-    step = CellStep.from_args(args, params)
-    run = step.run(requests, expected_scores=params["expected_scores"])
-    judgments = parse_responses(requests, run.responses)
-    step.write(run, judgments, {"instances": (args.instances, {"n": len(instances)})},
-               grades=sample_grades(params["judge"], params["setting"], instances, judgments))
+    CellStep.from_args(args, params).judge(
+        requests, expected_scores=params["expected_scores"],
+        inputs={"instances": (args.instances, {"n": len(instances)})},
+        grade=lambda judgments: sample_grades(params["judge"], params["setting"], instances, judgments))
 
 
 def _metric_columns() -> list[str]:

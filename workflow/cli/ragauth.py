@@ -72,23 +72,20 @@ def _reply_budget(params, output: str, n: int) -> int:
 
 def cmd_rank(args, params) -> None:
     from authbench.cells import CellStep
-    from authbench.llm.runner import parse_responses
     from authbench.studies.ragauth.requests import judged_scores, rank_requests
 
     template, questions, tokenizer, n_ctx = _setup(args, params)
     n_max = max(len(q["documents"]) for q in questions)
     requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
                                      _reply_budget(params, template.output, n_max))
-    step = CellStep.from_args(args, params)
-    run = step.run(requests)
-    judgments = parse_responses(requests, run.responses)
+    record = CellStep.from_args(args, params).judge(
+        requests, inputs={"questions": (args.questions, {"n": len(questions)})},
+        extra={"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
+               **counts})
     scores = [{"qid": r["request_id"], "scores": judged_scores(j["value"], r["n"]), "status": j["status"]}
-              for r, j in zip(requests, judgments)]
+              for r, j in zip(requests, record.judgments)]
     mkparent(args.scores)
     write_jsonl(scores, args.scores)
-    step.write(run, judgments, {"questions": (args.questions, {"n": len(questions)})},
-               {"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
-                **counts})
 
 
 def cmd_answer(args, params) -> None:
@@ -99,16 +96,15 @@ def cmd_answer(args, params) -> None:
     scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
     requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
                                              params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
-    step = CellStep.from_args(args, params)
-    run = step.run(requests)
-    judgments = [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, run.responses)]
     inputs = {"questions": (args.questions, {"n": len(questions)})}
     if args.scores:
         inputs["scores"] = (args.scores, {})
-    step.write(run, judgments, inputs,
-               {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
-                "tokenizer": tokenizer.name, "accuracy": sum(j["correct"] for j in judgments) / len(judgments),
-                **counts})
+    CellStep.from_args(args, params).judge(
+        requests, inputs=inputs,
+        parse=lambda asked, replies: [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, replies)],
+        extra=lambda judgments: {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],
+                                 "tokenizer": tokenizer.name,
+                                 "accuracy": sum(j["correct"] for j in judgments) / len(judgments), **counts})
 
 
 def cmd_report(args, params) -> None:

@@ -17,6 +17,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "grammars": ("token_budget",),
     "parse": ("normalise", "parse_reply", "parse_yes_no", "to_text"),
     "prompts": ("check_placeholders", "placeholders", "read_template_file"),
-    "runner": ("parse_responses", "perplexity_identity", "run_cached", "run_cell", "run_requests", "score_texts"),
+    "runner": ("parse_responses", "perplexity_identity", "run_cached", "generate_replies", "run_requests", "score_texts"),
     "runs": ("Run", "RunStats", "joined"),
 })

@@ -19,10 +19,10 @@ import yaml
 from authbench.errors import TemplateError
 
 
-def placeholders(text: str, path: Path | str) -> set[str]:
-    """The named fields of ``str.format`` text (an empty name for ``{}``)."""
+def placeholders(text: str, path: Path | str = "template") -> list[str]:
+    """The named fields of ``str.format`` text, in order, each once (an empty name for ``{}``)."""
     try:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        return list(dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(text) if name is not None))
     except ValueError as err:
         raise TemplateError(f"{path}: template is not valid format syntax: {err}") from None
 
@@ -32,7 +32,7 @@ def check_placeholders(text: str, path: Path | str, required: Iterable[str], all
     """The placeholders of ``text``; every one of ``required`` must be there and
     nothing outside ``allowed`` (``None``: exactly ``required``). ``part`` names
     the checked text in the error (``template``, ``item line`` ...)."""
-    found = placeholders(text, path)
+    found = set(placeholders(text, path))
     required = set(required)
     exact = allowed is None
     allowed = required if exact else set(allowed) | required

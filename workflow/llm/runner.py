@@ -1,4 +1,4 @@
-"""The one cell runner: requests -> response cache -> engine -> responses,
+"""Asking a model: requests -> response cache -> engine -> responses,
 judgments and a manifest. Every study's model cells and the perplexity
 scorer go through :func:`run_cached`; one cache-key recipe
 (:func:`authbench.llm.cache.content_key`) keys them all.
@@ -155,7 +155,7 @@ def run_cached(
         served=served, cached=tuple(k in hit for k in keys))
 
 
-def run_cell(
+def generate_replies(
     requests: Sequence[Mapping],
     engine: Engine | Callable[[], Engine],
     config: GenerateConfig,
@@ -255,7 +255,7 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     overlaid with this step's ``generate``), the requests, responses and run
     stats. ``engine_config`` builds the engine instead of ``model_config`` (a
     model served by :mod:`authbench.llm.serve`); the cache key stays
-    ``model_config``'s. ``expected_scores``: see :func:`run_cell`."""
+    ``model_config``'s. ``expected_scores``: see :func:`generate_replies`."""
     if threads:
         model_config = {**model_config, "threads": int(threads)}
     gen = GenerateConfig().merge(model_config.get("generate")).merge(generate)
@@ -263,9 +263,9 @@ def run_requests(requests: Sequence[Mapping], model_config: Mapping, model_file:
     model = model_identity(model_config)
     cache = ResponseCache(cache_dir, writer=cell) if cache_dir else None
     try:
-        responses, stats = run_cell(requests, lambda: create_engine(engine_config or model_config, model_file), gen,
-                                    constrained, cache=cache, model=model, expected_scores=expected_scores,
-                                    desc=cell)
+        responses, stats = generate_replies(requests, lambda: create_engine(engine_config or model_config, model_file),
+                                            gen, constrained, cache=cache, model=model,
+                                            expected_scores=expected_scores, desc=cell)
     except EngineError as err:  # name the cell: the engine knows the model and the request only
         raise type(err)(f"cell {cell}: {err}") from None
     return Run(model, stats, engine=model_config["engine"], generate=gen, constrained=constrained,

@@ -2,7 +2,7 @@
 (:class:`RunStats`) and gave (:class:`Run`).
 
 Every runner path (:func:`authbench.llm.runner.run_cached` and the
-:func:`~authbench.llm.runner.run_cell`, :func:`~authbench.llm.runner.run_requests`
+:func:`~authbench.llm.runner.generate_replies`, :func:`~authbench.llm.runner.run_requests`
 and :func:`~authbench.llm.runner.score_texts` above it) reports a
 :class:`RunStats`; batches of one cell (tries, retries) add with ``+``
 (:func:`joined`). What a pipeline cell makes of a run (judgments, files,

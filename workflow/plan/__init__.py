@@ -13,7 +13,7 @@ calibrated here for the embedded engine, from ``models.<m>.rate`` for a
 cluster model) and dollars for a hosted one (:mod:`authbench.plan.prices`).
 The requests are the ones the jobs will send (:mod:`authbench.plan.jobs`,
 with its stated stand-ins for what only a model's replies decide, and
-:mod:`authbench.plan.estimate` for inputs that do not exist yet). The
+:class:`authbench.cells.planned.Estimated`: inputs a study estimates because they do not exist yet). The
 writing is :mod:`authbench.plan.report`'s.
 """
 
@@ -29,11 +29,11 @@ from typing import Any, Mapping
 
 from authbench.config import active_models, is_hosted, model_spec
 from authbench.plan.count import CharTokens, Tally, reuse_rule
-from authbench.plan.estimate import Estimated
-from authbench.plan.jobs import model_jobs
+from authbench.cells.planned import Estimated
+from authbench.plan.jobs import model_jobs, why_empty
 from authbench.plan.prices import Price, dollars, price_of
 from authbench.plan.rates import Rate, calibrate, configured_rate, engine_seconds
-from authbench.plan.replies import RETRIED_KINDS, Length, Replies, expected_tries
+from authbench.plan.replies import Length, Replies, expected_tries
 from authbench.plan.report import CELL_COLUMNS, PLAN_COLUMNS, plan_lines, plan_markdown, write_plan  # noqa: F401
 from authbench.plan.tally import Dedup, ModelContext, TokenMemo, batch_signature, tally_job
 
@@ -158,8 +158,7 @@ class Plan:
 class _Model:
     """One model's running state while its jobs are tallied."""
 
-    def __init__(self, name: str, spec: Mapping, counter: TokenCounter, gguf: str | None, replies: Replies,
-                 tries: Mapping[str, float]):
+    def __init__(self, name: str, spec: Mapping, counter: TokenCounter, gguf: str | None, replies: Replies):
         self.name, self.spec, self.counter, self.gguf = name, spec, counter, gguf
         self.hosted = is_hosted(spec)
         self.lengths: dict[str, Length] = {}
@@ -171,8 +170,8 @@ class _Model:
             self.lengths[label] = got
             return got
 
-        self.ctx = ModelContext(name, counter, reuse_rule(spec, self.hosted), slots, functools.lru_cache(None)(length),
-                                dict(tries))
+        self.ctx = ModelContext(name, counter, reuse_rule(spec, self.hosted), slots,
+                                functools.lru_cache(None)(length), {})
         self.tallies: dict[tuple[str, bool], Tally] = defaultdict(Tally)  # (study, in run) -> tally
         self.notes: dict[tuple[str, bool], dict] = defaultdict(dict)
         self.loads: dict[bool, int] = defaultdict(int)  # in run -> jobs that load the model
@@ -183,7 +182,7 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
                workers: int = 1) -> Plan:
     """The plan of ``config`` (:class:`Plan`); ``sample``: requests counted
     per batch (default ``plan.sample``; None: every one); ``workers``: the
-    processes its heavy loops may use (:mod:`authbench.plan.workers`)."""
+    processes its heavy loops may use (:func:`authbench.cells.planned.fork_map`)."""
     from authbench.paths import Layout
 
     layout = Layout(config["results"])
@@ -195,10 +194,7 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
     replies = Replies(config, counters)
     replies.read_manifests(_manifests(layout))
     tries_notes: dict[str, list[str]] = defaultdict(list)
-    models = {}
-    for name, spec in specs.items():
-        models[name] = _Model(name, spec, counters[name], gguf[name], replies,
-                              _tries(config, name, replies, tries_notes[name]))
+    models = {name: _Model(name, spec, counters[name], gguf[name], replies) for name, spec in specs.items()}
     estimated = Estimated()
     dedup, memo = Dedup(), TokenMemo(immediate=sample is None)
     cells: list[CellPlan] = []
@@ -209,6 +205,8 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
         news = [dedup.step([(job.model, batch_signature(job.batches[b]), job.batches[b].keys) for job in group])
                 for b in range(len(group[0].batches))]
         for k, job in enumerate(group):
+            if job.retries and job.kind not in models[job.model].ctx.tries:
+                models[job.model].ctx.tries[job.kind] = _tries(job, replies, tries_notes[job.model])
             waiting = tally_job(job, [new[k] for new in news], models[job.model].ctx, memo, sample, config["seed"])
             pending.append((CellPlan(job.model, job.study, job.cell, job.kind, job.in_run, None), job.notes, waiting))
             m = models[job.model]
@@ -239,7 +237,7 @@ def build_plan(config: Mapping[str, Any], calibrate_seconds: float = 4.0, sample
         if any(in_run for _, in_run in m.tallies):
             rows.append(_row(m, "all", True, total, rate, price, m.loads[True], ""))
     cell_rows = [_cell_row(c, rates.get(c.model), models[c.model]) for c in cells if c.model in rates]
-    empty = "" if rows else _why_empty(config)
+    empty = "" if rows else why_empty(config)
     return Plan(rows, cell_rows, estimated, {n: m.lengths for n, m in models.items() if m.tallies},
                 dict(tries_notes), sample, empty)
 
@@ -259,26 +257,17 @@ def _manifests(layout) -> list[dict]:
     return out
 
 
-def _tries(config: Mapping, model: str, replies: Replies, notes: list[str]) -> dict[str, float]:
-    """Expected tries per retried job kind (:func:`authbench.plan.replies.expected_tries`)."""
-    from authbench.config import selfpref_plan
-
-    out: dict[str, float] = {}
-    sp = config.get("selfpref")
-    if model not in selfpref_plan(config).evaluators:  # only evaluators rerank and compare
-        return out
-    for kind, step in RETRIED_KINDS.items():
-        retries = int(sp[step]["retries"])
-        if not retries:
-            continue
-        known = replies.failure(model, kind)
-        if known is None:
-            notes.append(f"{step}: first tries only (no failure rate known; up to {retries} more tries of each "
-                         f"unsettled reply, {retries + 1}x at most)")
-            continue
-        out[kind] = expected_tries(known[0], retries)
-        notes.append(f"{step}: {out[kind]:.3f} tries per request ({known[1]}; {retries} retries at most)")
-    return out
+def _tries(job, replies: Replies, notes: list[str]) -> float:
+    """Expected tries per request of a retried job kind (:func:`authbench.plan.replies.expected_tries`)."""
+    known = replies.failure(job.model, job.kind)
+    if known is None:
+        notes.append(f"{job.retries_key or job.kind}: first tries only (no failure rate known; up to "
+                     f"{job.retries} more tries of each unsettled reply, {job.retries + 1}x at most)")
+        return 1.0
+    tries = expected_tries(known[0], job.retries)
+    notes.append(f"{job.retries_key or job.kind}: {tries:.3f} tries per request ({known[1]}; {job.retries} retries "
+                 "at most)")
+    return tries
 
 
 def _rate(m: _Model, seconds: float) -> Rate:
@@ -354,26 +343,3 @@ def _cell_row(c: CellPlan, rate: Rate, m: _Model) -> dict:
             "completion_estimate": round(c.tally.completion),
             "engine_seconds": "" if seconds is None else round(seconds.total, 2),
             "load_seconds": round(rate.load_seconds, 2) if rate is not None and rate.known and c.tally.unique else ""}
-
-
-def _why_empty(config: Mapping[str, Any]) -> str:
-    """Why a config asks no model anything (an empty grid): each listed study's reason."""
-    from authbench.config import cells, models_for, rag_plan, selfpref_plan
-
-    studies = list(config.get("studies") or [])
-    if not studies:
-        return "no study is listed in 'studies'"
-    why = []
-    for study in studies:
-        if not models_for(config, study):
-            why.append(f"{study}: no active model runs it (each model's 'studies' leaves it out)")
-        elif study in ("domainauth", "entityauth") and not [c for c in cells(config) if c.dataset.startswith(study)]:
-            why.append(f"{study}: 'judges', 'contexts' and 'settings' select no cell")
-        elif study == "ragauth" and not rag_plan(config, lambda _: True).cells:
-            why.append("ragauth: no strategy and k select a cell")
-        elif study == "selfpref":
-            sp = selfpref_plan(config)
-            if not (sp.evaluators or sp.generators or sp.perplexity_model):
-                why.append("selfpref: no evaluator (every selfpref.self is null), no passage writer "
-                           "(selfpref.generate.models) and no perplexity model")
-    return "; ".join(why) or "the config selects no model cell"

@@ -10,11 +10,11 @@ step and the reply format, with its list size), from the first of:
 2. **measured**: the model's own replies of that kind in the response cache
    (:func:`authbench.llm.cache.stored_replies`; each shard names the cell
    that wrote it): their mean and 95th percentile;
-3. **released**: for the self-preference study, the authors' released
-   GPT-3.5 runs: the knowledge probes' answers (the model whose ``self`` is
-   ``gpt35`` answers them; every other model's knowledge probes take them as
-   their proxy) and GPT-3.5's passages of the kinds ``generate`` writes (the
-   proxy of every passage writer), counted with the model's counter;
+3. **released**: replies a paper's authors released, which a study offers
+   for a job kind (:attr:`authbench.studies.registry.Study.plan_released`;
+   the self-preference study: GPT-3.5's knowledge answers, the proxy of
+   every model's knowledge probes, and its passages, the proxy of every
+   passage writer), counted with the model's counter;
 4. **proxy**: other models' replies of the same kind and decoding in the
    cache (e.g. the embedded chat model's, under the same prompt template);
 5. **format**: with free decoding, a well-formed reply (the format's full
@@ -23,25 +23,25 @@ step and the reply format, with its list size), from the first of:
 Every estimate is cut to the request's budget, and the plan names its
 source per model and kind (``plan.md``, "Reply lengths").
 
-Retries (``selfpref.rerank.retries``, ``selfpref.compare.retries``): a
-reply that does not settle is asked again, up to ``retries`` more times.
+Retries (a job's :attr:`~authbench.cells.planned.PlanJob.retries`, e.g.
+``selfpref.rerank.retries``): a reply that does not settle is asked again,
+up to ``retries`` more times.
 With a first-try failure rate ``f`` the expected tries are
 ``1 + f + f^2 + ... + f^retries`` (:func:`expected_tries`: each try fails
 independently at the same rate). ``f`` is known where the model's own
-replies of that step are in the cache (reranking: a reply without a
-well-formed ``###<1-5>***`` score; comparisons: the cells' manifests of an
-earlier run, which count the tries each reply used); elsewhere the plan
+replies of that step are in the cache (a reply of a parsed format that
+does not parse, e.g. a reranking reply without a well-formed ``###<1-5>***``
+score) or in the cells' manifests of an earlier run, which count the tries
+each reply used (free-text steps, e.g. comparisons); elsewhere the plan
 counts one try and says how many more may come.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from authbench.llm.formats import FORMATS
@@ -50,7 +50,6 @@ from authbench.paths import split_cell_id
 
 PER_SHARD = 5000  # records read of one cache shard (a paper run's shards hold many more)
 RELEASED_SAMPLE = 500  # released texts counted (a seeded sample of the ~10,000)
-RETRIED_KINDS = {"rerank": "rerank", "compare": "compare"}  # job kind -> selfpref step with `retries`
 
 
 @dataclass(frozen=True)
@@ -94,13 +93,10 @@ def expected_tries(failure: float, retries: int) -> float:
 
 
 def cell_step(cell: str) -> str | None:
-    """The step of the cell that wrote a cache shard (as :attr:`authbench.plan.jobs.PlanJob.kind` names it)."""
-    study, _, parts = split_cell_id(cell)
-    if study in ("domainauth",) or study.startswith("entityauth"):
-        return "judge"
-    if not parts:
-        return None
-    return {"generation": "compare"}.get(parts[0], parts[0])
+    """The job kind of the cell that wrote a cache shard (:attr:`authbench.cells.planned.PlanJob.kind`:
+    the cell id's first part after the model, e.g. a judge's name, ``rerank``, ``generation``)."""
+    _, _, parts = split_cell_id(cell)
+    return parts[0] if parts else None
 
 
 class Replies:
@@ -116,7 +112,7 @@ class Replies:
         self._failed: dict[tuple, list[bool]] = defaultdict(list)  # (model, step) -> settled? per reply
         self._split = split_model
         self._released: dict[tuple, Length] = {}
-        self._texts: dict[str, list[str]] = {}
+        self._texts: dict[str, tuple[str, list[str]]] = {}
         if config.get("cache"):
             self._read_cache(config["cache"])
 
@@ -135,7 +131,7 @@ class Replies:
             model = self._split(model)[0]
             fmt, n, constrained = rec["output"], rec.get("n"), bool(rec.get("constrained"))
             self._measured[(model, step, fmt, n, constrained)].append(float(rec["completion_tokens"]))
-            if step == "rerank" and fmt in FORMATS and FORMATS[fmt].parse is not None:
+            if fmt in FORMATS and FORMATS[fmt].parse is not None:
                 self._failed[(model, step)].append(parse_reply(fmt, rec.get("text") or "", n).status != "ok")
 
     def read_manifests(self, manifests: Iterable[Mapping]) -> None:
@@ -149,27 +145,32 @@ class Replies:
             step = cell_step(cell)
             used = {int(k): int(v) for k, v in (tries.get("tries_used") or {}).items()}
             total = sum(used.values())
-            if step in RETRIED_KINDS and model and total and (self._split(model)[0], step) not in self._failed:
-                self._failed[(self._split(model)[0], step)] = [True] * (total - used.get(1, 0)) + [False] * used.get(1, 0)
+            if step and model and total and (self._split(model)[0], step) not in self._failed:
+                once = used.get(1, 0)
+                self._failed[(self._split(model)[0], step)] = [True] * (total - once) + [False] * once
 
     def _released_lengths(self, model: str, step: str) -> Length | None:
-        """GPT-3.5's released knowledge answers or passages, counted with ``model``'s counter."""
-        if step not in ("knowledge", "generate"):
-            return None
+        """Released replies of ``step`` (each study's offer), counted with ``model``'s counter."""
         key = (model, step)
         if key not in self._released:
             if step not in self._texts:  # a seeded sample: the mean and p95 of a few hundred are close enough
-                texts = list(_released_texts(self.config, step))
-                self._texts[step] = random.Random(13).sample(texts, RELEASED_SAMPLE) if len(
-                    texts) > RELEASED_SAMPLE else texts
-            texts = self._texts[step]
+                from authbench.studies.registry import active
+
+                what, texts = "", []
+                for study in active(self.config):
+                    if study.plan_released is not None:
+                        label, found = study.plan_released(self.config, step)
+                        if found:
+                            what, texts = what or label, texts + list(found)
+                sample = random.Random(13).sample(texts, RELEASED_SAMPLE) if len(texts) > RELEASED_SAMPLE else texts
+                self._texts[step] = (what, sample)
+            what, texts = self._texts[step]
             counter = self.counters.get(model)
             if not texts or counter is None:
                 self._released[key] = None
             else:
                 lengths = [float(len(counter.tokenizer.encode(t))) for t in texts]
-                what = "knowledge answers" if step == "knowledge" else "passages"
-                self._released[key] = summarise(lengths, f"released: GPT-3.5's {what} ({len(texts):,} counted)")
+                self._released[key] = summarise(lengths, f"released: {what} ({len(texts):,} counted)")
         return self._released[key]
 
     # --- estimates -----------------------------------------------------------
@@ -201,37 +202,3 @@ class Replies:
         if not seen:
             return None
         return sum(seen) / len(seen), f"{sum(seen):,} of {len(seen):,} first replies did not settle"
-
-
-def _released_texts(config: Mapping[str, Any], step: str) -> Iterable[str]:
-    """The released GPT-3.5 texts of a step: knowledge answers (``ai_answers``
-    of each dataset's ``knowledge.gpt35`` file) or passages (the import's
-    ``gpt35`` passages), when present."""
-    from authbench.paths import Layout
-
-    sp = config.get("selfpref") or {}
-    layout = Layout(config["results"])
-    for ds, spec in (sp.get("datasets") or {}).items():
-        if not spec:
-            continue
-        if step == "knowledge":
-            given = (spec.get("knowledge") or {}).get("gpt35")
-            path = given.get("file") if isinstance(given, Mapping) else given
-            if not path or not Path(path).is_file():
-                continue
-            try:
-                data = json.loads(Path(path).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            for rec in data.get("ai_answers", []) if isinstance(data, Mapping) else []:
-                if isinstance(rec, Mapping) and isinstance(rec.get("AI_answer"), str):
-                    yield rec["AI_answer"]
-        else:
-            path = Path(layout.selfpref_imported(ds))
-            if not path.is_file():
-                continue
-            from authbench.records import read_jsonl
-
-            for p in read_jsonl(path):
-                if p.get("author") == "gpt35" and isinstance(p.get("text"), str):
-                    yield p["text"]

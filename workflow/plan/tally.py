@@ -4,7 +4,7 @@ add up to.
 
 **Deduplication** is exact: every request is keyed as the response cache
 keys it, besides the model (prompt, token budget, sampling, constraint:
-:meth:`authbench.plan.batches.Batch.keys`, a 64-bit hash; two different
+:meth:`authbench.cells.planned.Batch.keys`, a 64-bit hash; two different
 requests share one with probability about ``n^2 / 2^65``, below one in a
 million for the paper grid's ten million), and a request an earlier cell of
 the same model asked, or an earlier request of the same cell, is served by
@@ -28,7 +28,7 @@ import numpy as np
 
 from authbench.llm.formats import FORMATS
 from authbench.llm.grammars import slots_for, token_budget
-from authbench.plan.batches import Batch
+from authbench.cells.planned import Batch
 from authbench.plan.count import Tally, reusable
 from authbench.plan.sample import extrapolate, sample_positions
 
@@ -111,7 +111,7 @@ class TokenMemo:
     """Per counter, prompt format and reuse rule: each sampled prompt's
     tokens and its reuse after its predecessor, counted once. Jobs ask for
     what they need (:meth:`want`, :meth:`want_all`); :meth:`count` counts it
-    all, in ``workers`` processes (:func:`authbench.plan.workers.fork_map`);
+    all, in ``workers`` processes (:func:`authbench.cells.planned.fork_map`);
     then :meth:`get`. ``immediate``: count at once instead (the exact count,
     whose prompts would not all fit in memory until the end)."""
 
@@ -152,7 +152,7 @@ class TokenMemo:
         return keys
 
     def count(self, workers: int = 1) -> None:
-        from authbench.plan.workers import fork_map
+        from authbench.cells.planned import fork_map
 
         items = list(self._wanted.items())
         self._wanted = {}

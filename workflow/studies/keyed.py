@@ -6,7 +6,7 @@ conclusions tested on the units) read them.
 A :class:`Keyed` is one published key (:class:`authbench.claims.Key`: table,
 model, judge, context, setting, metric) with:
 
-* ``units``: the units behind the number (:class:`authbench.claims.CellUnits`:
+* ``units``: the units behind the number (:class:`authbench.claims.PlaceUnits`:
   a list's ρ, a pair's 0/1, a question's share of comparisons with its count
   as the weight); the number is their (weighted) mean times the scale: the
   pooled rate of the paper's Table 3, the mean ρ of Table 1;
@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from authbench.claims import CellUnits, Key, cell_key
+from authbench.claims import PlaceUnits, Key, place_key
 from authbench.claims.keys import canonical
 from authbench.errors import InputError
 from authbench.stats import finite_or_nan
@@ -62,9 +62,9 @@ class Keyed:
     ours: str
     kind: str = "model"
     named: bool = True
-    units: CellUnits | None = None
+    units: PlaceUnits | None = None
     unit_kind: str = ""
-    columns: Mapping[str, CellUnits] = field(default_factory=dict)
+    columns: Mapping[str, PlaceUnits] = field(default_factory=dict)
     number: float = math.nan
     lo: float = math.nan
     hi: float = math.nan
@@ -81,7 +81,7 @@ class Keyed:
             return self.number
         return self.units.value if self.units is not None else math.nan
 
-    def unit_column(self, column: str | None = None) -> CellUnits | None:
+    def unit_column(self, column: str | None = None) -> PlaceUnits | None:
         """The units of ``column`` (None / ``value``: the key's own)."""
         if column in (None, "", VALUE):
             return self.units
@@ -91,11 +91,11 @@ class Keyed:
 def keyed(table: int, metric: str, *, ours: str, model: str = "", judge: str = "", context: str = "",
           settings: Mapping[str, Any] | None = None, **fields: Any) -> Keyed:
     """A :class:`Keyed` from its key's parts (``settings``: the setting keys)."""
-    return Keyed(cell_key(table, metric, model, judge, context, **(settings or {})), ours, **fields)
+    return Keyed(place_key(table, metric, model, judge, context, **(settings or {})), ours, **fields)
 
 
 def units_of(ids: Sequence[Any], values: Sequence[float], scale: float = 1.0,
-             weights: Sequence[float] | None = None) -> CellUnits | None:
+             weights: Sequence[float] | None = None) -> PlaceUnits | None:
     """The finite values' units (ids as strings; None when none is left)."""
     v = np.asarray(list(values), dtype=float)
     keep = np.isfinite(v)
@@ -104,11 +104,11 @@ def units_of(ids: Sequence[Any], values: Sequence[float], scale: float = 1.0,
         keep &= np.isfinite(w) & (w > 0)
     if not keep.any():
         return None
-    return CellUnits([str(u) for u, k in zip(ids, keep) if k], v[keep].tolist(), scale,
+    return PlaceUnits([str(u) for u, k in zip(ids, keep) if k], v[keep].tolist(), scale,
                      None if weights is None else w[keep].tolist())
 
 
-def per_question(frame: pd.DataFrame, column: str, unit: str = "qid") -> CellUnits | None:
+def per_question(frame: pd.DataFrame, column: str, unit: str = "qid") -> PlaceUnits | None:
     """A question's mean of ``column`` (its non-missing rows) with their count as its weight."""
     sub = frame[frame[column].notna()]
     if sub.empty:
@@ -117,8 +117,8 @@ def per_question(frame: pd.DataFrame, column: str, unit: str = "qid") -> CellUni
     return units_of(g.index.tolist(), g["mean"].tolist(), 1.0, g["size"].tolist())
 
 
-def scaled(units: CellUnits | None, scale: float) -> CellUnits | None:
-    return None if units is None else CellUnits(units.units, units.values, scale, units.weights)
+def scaled(units: PlaceUnits | None, scale: float) -> PlaceUnits | None:
+    return None if units is None else PlaceUnits(units.units, units.values, scale, units.weights)
 
 
 # --- what the scorecard and the claims read ---------------------------------------------------
@@ -138,7 +138,7 @@ def scorecard_rows(numbers: Iterable[Keyed]) -> list[dict]:
     return out
 
 
-def claim_units(numbers: Iterable[Keyed], column: str | None = None) -> dict[Key, CellUnits]:
+def claim_units(numbers: Iterable[Keyed], column: str | None = None) -> dict[Key, PlaceUnits]:
     """Key -> the units of ``column`` (None: the key's own) of every number that has them."""
     out = {}
     for k in numbers:
@@ -183,10 +183,10 @@ def read_keyed(path: str | Path) -> list[Keyed]:
     out = []
     for key, g in frame.groupby(list(SCORECARD_KEY), sort=False):
         first = g.iloc[0]
-        columns: dict[str, CellUnits] = {}
+        columns: dict[str, PlaceUnits] = {}
         for name, c in g[g["column"] != ""].groupby("column", sort=False):
             weights = None if c["weight"].isna().all() else c["weight"].tolist()
-            columns[str(name)] = CellUnits(c["unit"].astype(str).tolist(), c["value"].tolist(),
+            columns[str(name)] = PlaceUnits(c["unit"].astype(str).tolist(), c["value"].tolist(),
                                            float(c["scale"].iloc[0]), weights)
         out.append(Keyed(canonical(key), str(first["ours"]), str(first["kind"]), bool(first["named"]),
                          columns.pop(VALUE, None), str(first["unit_kind"]), columns, float(first["number"]),

@@ -12,7 +12,10 @@ the shared layers loop over :func:`studies` instead of naming a study:
   :attr:`Study.viewers`;
 * the CLI finds a step's command in the study whose :attr:`Study.prefixes`
   its name starts with (:attr:`Study.commands`);
-* the plan asks each study for its model jobs (:attr:`Study.plan_jobs`).
+* the plan asks each study for its model jobs, the files they read and
+  why it has none (:attr:`Study.plan_jobs`, :attr:`Study.plan_inputs`,
+  :attr:`Study.plan_empty`), and for replies its paper's authors released
+  (:attr:`Study.plan_released`, a reply-length estimate).
 
 A study names the paper it reproduces (:attr:`Study.paper`,
 :mod:`authbench.papers`); its numbers keyed by published key are its report
@@ -34,9 +37,9 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping
 
 from authbench.errors import ConfigError
 
@@ -66,8 +69,13 @@ class Study:
     * ``final``: ``(config, layout) -> files`` of ``all`` when it runs;
     * ``viewers``: ``(config, layout) -> [(name, report, folder, samples)]``:
       each report folder with a sample viewer and prompt diffs;
-    * ``plan_jobs``: ``(config, tokenizers) -> PlanJob iterator``: its model
-      jobs with the requests they will send (:mod:`authbench.plan.jobs`);
+    * ``plan_jobs``: ``(config, context) -> PlanJob iterator``: its model
+      jobs with the requests they will send (:mod:`authbench.cells.planned`:
+      ``PlanJob``, ``PlanContext``); ``plan_inputs``: ``(config, layout,
+      exists) -> files`` they read, all written before any model job;
+      ``plan_empty``: ``config -> reason | None``: why it plans no job;
+      ``plan_released``: ``(config, job kind) -> (what, texts)``: replies its
+      paper's authors released, the plan's reply-length proxy;
     * ``keyed``: where its numbers are keyed by published key (the module
       the scorecard and the claims read through its report data);
     * ``check``: ``(config, overlay) -> None``: its checks across keys the
@@ -86,6 +94,9 @@ class Study:
     final: Callable[[Mapping[str, Any], Any], list[str]] | None = None
     viewers: Callable[[Mapping[str, Any], Any], list[tuple]] | None = None
     plan_jobs: Callable[..., Iterable] | None = None
+    plan_inputs: Callable[..., list[str]] | None = None
+    plan_empty: Callable[[Mapping[str, Any]], str | None] | None = None
+    plan_released: Callable[[Mapping[str, Any], str], tuple[str, list[str]]] | None = None
     keyed: str = ""
     check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
 
@@ -96,6 +107,17 @@ class Study:
 def _attribute(spec: str) -> Any:
     module, _, name = spec.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def lazy(spec: str, *bound: Any) -> Callable[..., Any]:
+    """The function ``"module:name"``, imported on its first call (a study's
+    declaration stays light), called with ``bound`` before its own arguments."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _attribute(spec)(*bound, *args, **kwargs)
+
+    call.__qualname__ = f"lazy({spec!r})"
+    return call
 
 
 def load_file(path: str | Path) -> Study:
@@ -154,7 +176,13 @@ def check(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -
     and each study's the config runs (:attr:`Study.check`)."""
     from authbench.config import check_config
 
+    known = studies(config)  # a study file of one's own registers its paper: before the paper names are checked
     check_config(config, overlay)
+    for name, spec in (config.get("models") or {}).items():
+        unknown = [s for s in (spec or {}).get("studies") or () if s not in known]
+        if unknown:
+            raise ConfigError(f"config key 'models.{name}.studies' names {', '.join(map(repr, unknown))}, not a "
+                              f"registered study; the studies: {', '.join(known)}")
     for study in active(config):
         if study.check is not None:
             study.check(config, overlay)

@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
-from authbench.config import entity_datasets, paper_name
+from authbench.config import paper_name
+from authbench.studies.authority.grid import entity_datasets
 from authbench.papers import load, paper_models
 from authbench.records import write_frame, write_text
-from authbench.render.catalog import SCORECARD_MARKS
-from authbench.stats import DAGGER
 from authbench.claims.keys import render_setting
 from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
 

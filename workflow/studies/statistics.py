@@ -23,7 +23,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from authbench.config import entity_datasets, rag_plan, selfpref_plan
+from authbench.studies.authority.grid import entity_datasets
+from authbench.studies.ragauth.grid import rag_plan
+from authbench.studies.selfpref.grid import selfpref_plan
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
 from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
@@ -236,7 +238,7 @@ STATISTICS = Report("Benchmark statistics", items=(
 
 
 @dataclass
-class Inputs:
+class StatisticsInputs:
     """The built datasets: ``datasets`` (one mapping each, as :func:`collect`
     reads them), RAGAuth's dataset report, the Pairwise gap thresholds, and the
     self-preference imports (``sp``: dataset, questions, passages, drops each)."""
@@ -311,7 +313,7 @@ def statistics_reason(row: Mapping, grid) -> str:
     return "not built by this run"
 
 
-def write_statistics(outdir: str | Path, written: Sequence[str], inputs: Inputs) -> list[Path]:
+def write_statistics(outdir: str | Path, written: Sequence[str], inputs: StatisticsInputs) -> list[Path]:
     """The tables ``written`` (of :func:`authbench.render.catalog.plan` of
     :data:`STATISTICS`) under ``outdir/tables``; with Table 7 its scorecard
     (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""

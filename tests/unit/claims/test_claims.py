@@ -8,7 +8,7 @@ from authbench.claims import (
     KINDS,
     best_in_column,
     bias_sign,
-    cell_key,
+    place_key,
     difference,
     known_kinds,
     monotone_size,
@@ -36,7 +36,7 @@ def test_difference_pairs_on_the_other_parts_and_reads_the_direction():
               (1, "M2", "z", "wo_text", "", "rho", 99.0))
     cells = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="greater")
     assert [(c.values, c.margin, c.holds) for c in cells] == [((60.0, 50.0), 10.0, True), ((40.0, 45.0), -5.0, False)]
-    assert cells[0].rows == (cell_key(1, "rho", "M1", "x", "wo_text"), cell_key(1, "rho", "M1", "y", "wo_text"))
+    assert cells[0].rows == (place_key(1, "rho", "M1", "x", "wo_text"), place_key(1, "rho", "M1", "y", "wo_text"))
     assert cells[0].label == "table=1 model=M1 judge=x context=wo_text metric=rho vs judge=y"
     less = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="less")
     assert [c.holds for c in less] == [False, True] and [c.margin for c in less] == [-10.0, 5.0]
@@ -321,15 +321,15 @@ def test_a_one_sided_bound_is_tested_against_its_edge_on_a_run(tmp_path):
     """not_above 50 + 5 on a run: one-sample against 55. A: 40 questions, 12 chosen (30%): effect 30 − 55 = −25,
     margin +25, every draw below 55: supported. B: 32 of 40 (80%): margin −25: contradicted -> every:
     contradicted."""
-    from authbench.claims import CellUnits, run_verdict
+    from authbench.claims import PlaceUnits, run_verdict
 
     pub = frame((3, "A", "", "", "dataset=NQ", "rate", 45.0), (3, "B", "", "", "dataset=NQ", "rate", 45.0))
     doc = claim_doc({"scope": {"table": [3]}, "units": {3: "questions"},
                      "test": {"kind": "rate_vs_50", "direction": "not_above", "tolerance": 5}})
     claim = load_doc(tmp_path, doc, pub)["T-01"]
     ids = [f"q{i}" for i in range(40)]
-    cells = {cell_key(3, "rate", "A", dataset="NQ"): CellUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
-             cell_key(3, "rate", "B", dataset="NQ"): CellUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
+    cells = {place_key(3, "rate", "A", dataset="NQ"): PlaceUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
+             place_key(3, "rate", "B", dataset="NQ"): PlaceUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
     v = run_verdict(claim, cells, published=pub)
     a, b = (cell.contrasts[0] for cell in v.cells)
     assert (a.reference, a.effect, a.margin, a.status) == (55.0, pytest.approx(-25.0), pytest.approx(25.0), SUPPORTED)

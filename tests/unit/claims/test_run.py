@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from authbench.claims import CellUnits, cell_key, run_verdict
+from authbench.claims import PlaceUnits, place_key, run_verdict
 from authbench.claims.power import units_needed
 from authbench.claims.run import CONTRADICTED, NOT_APPLICABLE, PARTLY, SUPPORTED, UNDECIDED, cells_frame
 from authbench.errors import ConfigError, InputError
@@ -24,11 +24,11 @@ SPEC = IntervalSpec(resamples=2000, seed=0, min_units=5)
 
 
 def k(model, judge, table=1, metric="rho", context="wo_text", **settings):
-    return cell_key(table, metric, model, judge, context, **settings)
+    return place_key(table, metric, model, judge, context, **settings)
 
 
 def lists(values, scale=100.0, prefix="l"):
-    return CellUnits([f"{prefix}{i}" for i in range(len(values))], list(values), scale)
+    return PlaceUnits([f"{prefix}{i}" for i in range(len(values))], list(values), scale)
 
 
 def noisy(mean, n=30, seed=0, sd=0.05):
@@ -141,7 +141,7 @@ def pair_units(only_a, only_b, both, neither=0):
     a = [1] * only_a + [0] * only_b + [1] * both + [0] * neither
     b = [0] * only_a + [1] * only_b + [1] * both + [0] * neither
     ids = [f"p{i}" for i in range(len(a))]
-    return CellUnits(ids, a, 100.0), CellUnits(ids, b, 100.0)
+    return PlaceUnits(ids, a, 100.0), PlaceUnits(ids, b, 100.0)
 
 
 def test_mcnemar_and_holm_against_a_hand_computation(tmp_path):
@@ -214,9 +214,9 @@ def test_rate_vs_50_is_a_one_sample_test_and_pooled_units_give_the_pooled_rate(t
                       "test": {"kind": "rate_vs_50", "direction": "near", "tolerance": 10}}, paper="selfpref")
     claim = load_doc(tmp_path, near, pub)["T-01"]
     q = [f"q{i}" for i in range(400)]
-    cells = {k("A", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1, 0] * 200, 100),  # 50 %
-             k("B", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1] * 80 + [0] * 320, 100),  # 20 %
-             k("C", "", 3, "self_preference", "", dataset="NQ"): CellUnits(q, [1] * 180 + [0] * 220, 100)}  # 45 %
+    cells = {k("A", "", 3, "self_preference", "", dataset="NQ"): PlaceUnits(q, [1, 0] * 200, 100),  # 50 %
+             k("B", "", 3, "self_preference", "", dataset="NQ"): PlaceUnits(q, [1] * 80 + [0] * 320, 100),  # 20 %
+             k("C", "", 3, "self_preference", "", dataset="NQ"): PlaceUnits(q, [1] * 180 + [0] * 220, 100)}  # 45 %
     v = run_verdict(claim, cells, SPEC, published=pub)
     a, b, c = (cell.contrasts[0] for cell in v.cells)
     assert (a.test, a.reference, a.effect, a.margin, a.status) == ("one-sample bootstrap", 50.0, 0.0, 10.0, SUPPORTED)
@@ -225,10 +225,10 @@ def test_rate_vs_50_is_a_one_sample_test_and_pooled_units_give_the_pooled_rate(t
     assert v.verdict == CONTRADICTED
     # a question's share of its comparisons, weighted by their count: 3 questions, (1 of 1), (0 of 3), (2 of 4):
     # pooled 3 / 8 = 37.5%, not the mean share (1 + 0 + 0.5) / 3 = 50%
-    pooled = CellUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3, 4])
+    pooled = PlaceUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3, 4])
     assert pooled.value == pytest.approx(37.5)
     with pytest.raises(InputError, match=r"2 weights for 3 units"):
-        CellUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3])
+        PlaceUnits(["a", "b", "c"], [1.0, 0.0, 0.5], 100.0, [1, 3])
 
 
 def test_best_in_column_tests_the_runs_best_picked_value_against_every_other(tmp_path):
@@ -308,21 +308,21 @@ def test_same_seed_same_numbers(x_beats_y):
 
 def test_bad_units_and_keys_are_named():
     with pytest.raises(InputError, match=r"3 unit ids but 2 values"):
-        CellUnits(["a", "b", "c"], [1.0, 2.0])
+        PlaceUnits(["a", "b", "c"], [1.0, 2.0])
     with pytest.raises(InputError, match=r"unit 'a' occurs twice"):
-        CellUnits(["a", "a"], [1.0, 2.0])
+        PlaceUnits(["a", "a"], [1.0, 2.0])
     with pytest.raises(InputError, match=r"not a finite number"):
-        CellUnits(["a", "b"], [1.0, float("nan")])
+        PlaceUnits(["a", "b"], [1.0, float("nan")])
     with pytest.raises(InputError, match=r"scale -1; expected a positive number"):
-        CellUnits(["a"], [1.0], -1)
-    assert CellUnits(["a", "b"], [0, 1], 100).value == 50.0
+        PlaceUnits(["a"], [1.0], -1)
+    assert PlaceUnits(["a", "b"], [0, 1], 100).value == 50.0
 
 
 def test_run_keys_must_be_published_keys(x_beats_y):
     with pytest.raises(InputError, match=r"key .*; expected \(table, model, judge, context, setting, metric\)"):
         run_verdict(x_beats_y, {("M1", "x"): lists([1.0] * 5)}, published=LISTS)
-    with pytest.raises(InputError, match=r"list; expected a CellUnits"):
+    with pytest.raises(InputError, match=r"list; expected a PlaceUnits"):
         run_verdict(x_beats_y, {k("M1", "x"): [1.0, 2.0]}, published=LISTS)
     # a key given with its setting keys in another order names the same cell
-    assert cell_key(3, "m", "A", dataset="NQ", other="Human") == \
-        cell_key(3, "m", "A", other="Human", dataset="NQ")
+    assert place_key(3, "m", "A", dataset="NQ", other="Human") == \
+        place_key(3, "m", "A", other="Human", dataset="NQ")

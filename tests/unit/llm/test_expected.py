@@ -242,7 +242,7 @@ def test_instant_distributions_are_deterministic_and_peak_at_the_reply():
 
 def test_runner_keys_unchanged_and_cached_replies_upgraded(tmp_path):
     from authbench.llm.cache import ResponseCache, model_identity
-    from authbench.llm.runner import parse_responses, run_cell
+    from authbench.llm.runner import parse_responses, generate_replies
 
     model_config = {"engine": "instant", "model": "rehearsal"}
     model = model_identity(model_config)
@@ -251,7 +251,7 @@ def test_runner_keys_unchanged_and_cached_replies_upgraded(tmp_path):
     gen = GenerateConfig()
 
     def run(flag):
-        return run_cell(reqs, eng, gen, True, cache=ResponseCache(tmp_path, writer="t"), model=model,
+        return generate_replies(reqs, eng, gen, True, cache=ResponseCache(tmp_path, writer="t"), model=model,
                         expected_scores=flag)
 
     argmax, s1 = run(False)
@@ -281,7 +281,7 @@ def test_engine_without_distributions_is_recorded_as_such(tmp_path):
     """An engine that returns none (llama.cpp with gbnf / free decoding) is filled with
     engine_gives_none: E[s] = the argmax, every slot counted."""
     from authbench.llm.engines.base import Engine, Response
-    from authbench.llm.runner import parse_responses, run_cell
+    from authbench.llm.runner import parse_responses, generate_replies
 
     class Bare(Engine):
         def identity(self):
@@ -292,7 +292,7 @@ def test_engine_without_distributions_is_recorded_as_such(tmp_path):
                 yield Response(r.id, ' {"A": 4, "B": 1}', 1, 1, 0.0, "stop")
 
     reqs = [{"request_id": "p", "prompt": "x", "output": "pair_scores", "n": None}]
-    responses, _ = run_cell(reqs, Bare(), GenerateConfig(), True, expected_scores=True)
+    responses, _ = generate_replies(reqs, Bare(), GenerateConfig(), True, expected_scores=True)
     assert responses[0].score_probs == E.unavailable("pair_scores", None, "engine_gives_none")
     (row,) = parse_responses(reqs, responses)
     assert row["expected"] == {"A": 4.0, "B": 1.0} and row["expected_fallback"] == {

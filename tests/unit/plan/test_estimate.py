@@ -1,7 +1,8 @@
-"""Inputs the plan estimates (authbench.plan.estimate): stand-in homepage
+"""Inputs the plan estimates (authbench.studies.authority.plan, authbench.studies.ragauth.plan): stand-in homepage
 texts of exactly the truncation limit, and when an input counts as absent."""
 
-from authbench.plan.estimate import RAG_DOCS, RAG_QUESTIONS, stand_in_ragauth, stand_in_text, texts_missing
+from authbench.studies.authority.plan import stand_in_text, texts_missing
+from authbench.studies.ragauth.plan import RAG_DOCS, RAG_QUESTIONS, stand_in_ragauth
 
 
 def test_a_stand_in_text_has_exactly_the_limit_in_words():

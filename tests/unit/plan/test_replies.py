@@ -27,9 +27,10 @@ def test_percentile_interpolates_like_numpy():
 
 
 def test_the_step_of_a_cache_writer():
-    assert cell_step("domainauth/m/pair_rank/wo_text/fine") == "judge"
-    assert cell_step("entityauth/songs/m/point/wo_text/fine") == "judge"
-    assert cell_step("selfpref/nq/m/generation/main") == "compare"
+    # the job kind the plan's jobs name: the cell id's first part after the model
+    assert cell_step("domainauth/m/pair_rank/wo_text/fine") == "pair_rank"
+    assert cell_step("entityauth/songs/m/point/wo_text/fine") == "point"
+    assert cell_step("selfpref/nq/m/generation/main") == "generation"
     assert cell_step("selfpref/nq/m/rerank/rag") == "rerank"
     assert cell_step("ragauth/m/answer/no_filter/all") == "answer"
 
@@ -57,9 +58,9 @@ def test_lengths_in_order_grammar_measured_proxy_format_cap(tmp_path):
     assert replies.length("own", "rerank", "hash_rating", 1, True, 128).source.startswith("grammar")
     own = replies.length("own", "rerank", "hash_rating", 1, False, 128)
     assert (own.mean, own.n) == (7.4, 5) and own.source.startswith("measured")  # (4+6+8+10+9)/5
-    proxy = replies.length("own", "compare", "free", 1, False, 64)
+    proxy = replies.length("own", "generation", "free", 1, False, 64)
     assert (proxy.mean, proxy.source) == (16.0, "proxy: other's replies (2)")
-    fmt = replies.length("new", "judge", "pair_choice", 2, False, 128)
+    fmt = replies.length("new", "pair_rank", "pair_choice", 2, False, 128)
     assert (fmt.mean, fmt.source) == (3.0, "format: a well-formed reply (nothing measured)")
     cap = replies.length("new", "answer", "free", 1, False, 24)
     assert (cap.mean, cap.source) == (24.0, "cap: generate.max_tokens (nothing measured)")
@@ -72,7 +73,7 @@ def test_lengths_in_order_grammar_measured_proxy_format_cap(tmp_path):
 def test_released_gpt35_lengths(tmp_path):
     knowledge = tmp_path / "k.json"
     knowledge.write_text(json.dumps({"ai_answers": [{"AI_answer": "x" * 8}, {"AI_answer": "x" * 16}]}))
-    config = _config(tmp_path, selfpref={"datasets": {"nq": {"knowledge": {"gpt35": str(knowledge)}}}})
+    config = _config(tmp_path, studies=["selfpref"], selfpref={"datasets": {"nq": {"knowledge": {"gpt35": str(knowledge)}}}})
     replies = Replies(config, {"m": TokenCounter("chars", CharTokens("t"), True)})
     got = replies.length("m", "knowledge", "free", 1, False, 512)
     assert (got.mean, got.source) == (3.0, "released: GPT-3.5's knowledge answers (2 counted)")  # 2 and 4 tokens
@@ -82,4 +83,4 @@ def test_tries_from_an_earlier_runs_manifest(tmp_path):
     replies = Replies(_config(tmp_path), {})
     replies.read_manifests([{"cell": "selfpref/nq/m/generation/main",
                              "tries": {"tries_used": {"1": 30, "2": 8, "5": 2}}}])
-    assert replies.failure("m", "compare") == (0.25, "10 of 40 first replies did not settle")
+    assert replies.failure("m", "generation") == (0.25, "10 of 40 first replies did not settle")

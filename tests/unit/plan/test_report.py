@@ -4,12 +4,11 @@ is priced or says "no price", every total has its interval."""
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from authbench.config import check_config, validate_schema
 from authbench.plan import Plan, build_plan, counter_for, plan_lines, plan_markdown, write_plan
-from authbench.plan.estimate import Estimated
+from authbench.cells.planned import Estimated
 from authbench.paths import Layout
 
 ROOT = Path(__file__).resolve().parents[3]

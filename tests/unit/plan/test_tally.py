@@ -9,9 +9,9 @@ import pytest
 
 from authbench.config import GenerateConfig
 from authbench.plan import TokenCounter
-from authbench.plan.batches import ItemBatch, PromptBatch
+from authbench.cells.planned import PlanJob, PromptBatch
+from authbench.studies.authority.plan import ItemBatch
 from authbench.plan.count import CharTokens
-from authbench.plan.jobs import PlanJob
 from authbench.plan.replies import Length
 from authbench.plan.tally import Dedup, ModelContext, TokenMemo, batch_signature, choice_steps, tally_job
 

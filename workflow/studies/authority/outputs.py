@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from authbench.config import entity_rescores, entity_settings
+from authbench.studies.authority.grid import entity_rescores, entity_settings
 from authbench.studies.authority.judges import (DERIVATION_JUDGES, JUDGES, PAIRS_TABLE_ORDER, SCORE_JUDGES, judge_of,
                                                 judges_on)
 from authbench.render.catalog import CLAIMS, SCORECARD, Figure, Needs, Report, Table, always
@@ -76,7 +76,7 @@ class Results:
 
 def results_table(stem: str, title: str, caption: str, results: Results, needs_: Needs) -> Table:
     """A results table: built and captioned by the report writer's inputs
-    (:class:`authbench.studies.authority.report.Inputs`)."""
+    (:class:`authbench.studies.authority.report.AuthorityData`)."""
     return Table(stem, title, caption, needs_, build=lambda x: x.results(results),
                  caption_of=lambda x, spec: x.results_caption(results, caption, spec))
 

@@ -3,7 +3,7 @@ labels, the PointJudge predictions and the cell manifests. Which tables and
 figures a DomainAuth or EntityAuth report holds, with the paper's captions,
 is declared in :mod:`authbench.studies.authority.outputs`
 (:data:`~authbench.studies.authority.outputs.DOMAINAUTH`,
-:data:`~authbench.studies.authority.outputs.ENTITYAUTH`); :class:`Inputs`
+:data:`~authbench.studies.authority.outputs.ENTITYAUTH`); :class:`AuthorityData`
 builds them and adds what the data says to their captions: the parse mode,
 judge validity, the intervals (from the metric rows' ``lo`` / ``hi``) and the
 paired comparisons' tags (:mod:`authbench.studies.authority.comparisons`,
@@ -127,7 +127,7 @@ def interval_note(spec: TableSpec, units: str, intervals: IntervalSpec | None, s
 
 
 @dataclass
-class Inputs:
+class AuthorityData:
     """A DomainAuth or EntityAuth report's data (:class:`authbench.render.catalog.ReportData`):
     the metric rows of both parse modes (``every``; the shown mode's with the
     paired comparisons' tags in ``metrics``, the other's in ``alt``, None
@@ -181,7 +181,7 @@ class Inputs:
                  int((frame["distinct"] == "yes").sum()))
         return frame, tags
 
-    def tagged(self, tags: Mapping[tuple, str]) -> "Inputs":
+    def tagged(self, tags: Mapping[tuple, str]) -> "AuthorityData":
         return replace(self, tags=dict(tags))
 
     def write_files(self, out: Path):
@@ -329,7 +329,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     from authbench.render.catalog import write_report
     from authbench.studies.authority.outputs import DOMAINAUTH
 
-    data = Inputs(DOMAINAUTH.name, read_metrics(metric_files), ["domainauth"], parse,
+    data = AuthorityData(DOMAINAUTH.name, read_metrics(metric_files), ["domainauth"], parse,
                   ValidityRule.from_config(validity), units, manifests, [labels],
                   predictions=read_predictions(predictions), category_order=category_order, categories=categories,
                   intervals=intervals, show=show, scorecard_grid=scorecard)
@@ -351,7 +351,7 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
     from authbench.render.catalog import write_report
     from authbench.studies.authority.outputs import ENTITYAUTH
 
-    data = Inputs(ENTITYAUTH.name, read_metrics(metric_files), [f"entityauth/{d}" for d in datasets], parse,
+    data = AuthorityData(ENTITYAUTH.name, read_metrics(metric_files), [f"entityauth/{d}" for d in datasets], parse,
                   ValidityRule.from_config(validity), units, manifests, labels, coarse_source=coarse_source,
                   intervals=intervals, show=show, reuse=reuse, score_names=score_names, scorecard_grid=scorecard)
     return write_report(ENTITYAUTH, data, outdir, plan, show, grid)

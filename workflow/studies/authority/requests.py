@@ -1,7 +1,7 @@
 """AuthorityBench judge requests: sampled instances -> one request per call.
 
 One cell (model x judge x context x setting) asks these requests through
-:func:`authbench.llm.runner.run_cell`. Request ids name what was asked, so
+:func:`authbench.llm.runner.generate_replies`. Request ids name what was asked, so
 judgments can be joined back to instances; each judge shape lists its calls
 and renders them (:meth:`authbench.studies.authority.judges.base.Judge.calls`
 and ``render``: an item per PointJudge call, a list per ListJudge call, a

@@ -1,17 +1,17 @@
 """DomainAuth and EntityAuth, AuthorityBench's first two studies, declared
 for the study registry (:mod:`authbench.studies.registry`): their rules,
 config block, reports, wildcard words, CLI steps, files of ``all``, viewer
-folders and plan jobs. Light: the Snakefile loads it on every run."""
+folders and plan hooks. Light: the Snakefile loads it on every run."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Mapping
 
-from authbench.judges import JUDGE_NAMES
 from authbench.render.catalog import report_files
+from authbench.studies.authority.judges import JUDGE_NAMES
 from authbench.studies.authority.outputs import DOMAINAUTH as DOMAINAUTH_REPORT, ENTITYAUTH as ENTITYAUTH_REPORT
-from authbench.studies.registry import Study
+from authbench.studies.registry import Study, lazy
 
 CONTEXTS = ("wo_text", "w_text")  # an AuthorityBench cell without / with the page text
 SETTINGS = ("fine", "coarse", "pairs", "bias")  # its instance sets: N=10 lists, N=5 lists, pairs, the bias sample
@@ -20,13 +20,13 @@ RULES = ("rules/authority.smk",)  # both studies' rules: fetchers, datasets, jud
 
 
 def grid(config: Mapping[str, Any]) -> list:
-    from authbench.config import cells
+    from authbench.studies.authority.grid import grid
 
-    return cells(config)
+    return grid(config)
 
 
 def entity_datasets(config: Mapping[str, Any]) -> list[str]:
-    from authbench.config import entity_datasets as datasets
+    from authbench.studies.authority.grid import entity_datasets as datasets
 
     return datasets(config)
 
@@ -76,15 +76,27 @@ def entity_viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 
 
 def check(config: Mapping[str, Any], overlay=None) -> None:
-    from authbench.config import check_authority
+    """Both studies' checks (:func:`authbench.studies.authority.grid.check_authority`), once a run."""
+    from authbench.studies.authority.grid import check_authority
 
     check_authority(config, overlay)
 
 
+def entity_check(config: Mapping[str, Any], overlay=None) -> None:
+    if "domainauth" not in config.get("studies", ()):  # else DomainAuth's declaration checks both
+        check(config, overlay)
+
+
+def _plan(study: str) -> dict:
+    """The plan's hooks of ``study`` (:mod:`authbench.studies.authority.plan`, loaded when the plan runs)."""
+    module = "authbench.studies.authority.plan"
+    return dict(plan_jobs=lazy(f"{module}:plan_jobs", study), plan_inputs=lazy(f"{module}:plan_inputs", study),
+                plan_empty=lazy(f"{module}:why_empty", study))
+
+
 _COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, commands="authbench.cli.authority",
-               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed",
-               check=check)
+               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed")
 DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,
-                   viewers=domain_viewers, **_COMMON)
+                   viewers=domain_viewers, check=check, **_plan("domainauth"), **_COMMON)
 ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,
-                   viewers=entity_viewers, **_COMMON)
+                   viewers=entity_viewers, check=entity_check, **_plan("entityauth"), **_COMMON)

@@ -1,7 +1,7 @@
 """What a RAGAuth config produces, decided once: its report (:data:`RAGAUTH`:
 every table declared once; :mod:`authbench.render.catalog` derives the files
 ``rules/common.smk`` asks for, contents.md and the report entries). The
-answer cells themselves are :func:`authbench.config.rag_plan`'s."""
+answer cells themselves are :func:`authbench.studies.ragauth.grid.rag_plan`'s."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _report():
     return tables
 
 
-# every item is always written (the builders take authbench.studies.ragauth.report.Inputs: the accuracy rows ...)
+# every item is always written (the builders take authbench.studies.ragauth.report.RagauthData: the accuracy rows ...)
 RAGAUTH = Report("RAGAuth", extra=("contents.md", "accuracy.tsv", *SCORECARD, *CLAIMS), diffs=True, items=(
     Table("table5_ragauth", "Table 5: RAGAuth answer accuracy per filtering strategy",
           "Table 5: RAGAuth answer accuracy (%) per model and k under each filtering strategy (w/o filter, relevance, "

@@ -293,7 +293,7 @@ def write_accuracy(rows: Iterable[Mapping], path: str | Path) -> None:
 
 
 @dataclass
-class Inputs:
+class RagauthData:
     """RAGAuth's report data (:class:`authbench.render.catalog.ReportData`):
     the accuracy rows, the per-question records, the interval settings, the
     paired comparisons' tags (Table 5's) and the scorecard's grid."""
@@ -308,7 +308,7 @@ class Inputs:
     def compare(self):
         return comparisons(self.units, self.spec)
 
-    def tagged(self, tags: Mapping[tuple, str]) -> "Inputs":
+    def tagged(self, tags: Mapping[tuple, str]) -> "RagauthData":
         return replace(self, tags=dict(tags))
 
     def write_files(self, out: Path):
@@ -341,7 +341,7 @@ class Inputs:
         return write_claims(out, "authoritybench", "RAGAuth", (5,), self.keyed, report, self.spec)
 
 
-def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mapping | None = None) -> Inputs:
+def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mapping | None = None) -> RagauthData:
     """The report data of the answer cells' records: ``units.parquet``
     (:func:`unit_frame`, written and read back: everything after reads the
     file) and the accuracy rows (:func:`accuracy_rows`); ``scorecard``: the
@@ -352,4 +352,4 @@ def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mappin
     with atomic_write(outdir / "units.parquet", "wb") as fh:
         unit_frame(cells).to_parquet(fh, engine="pyarrow", index=False)
     units = pd.read_parquet(outdir / "units.parquet", engine="pyarrow")
-    return Inputs(accuracy_rows(units, spec), units, spec, scorecard_grid=scorecard)
+    return RagauthData(accuracy_rows(units, spec), units, spec, scorecard_grid=scorecard)

@@ -1,6 +1,6 @@
 """RAGAuth, AuthorityBench's third study, declared for the study registry
 (:mod:`authbench.studies.registry`). It runs when its file exists (or is
-built from own data): :func:`authbench.config.rag_plan`. Light: the
+built from own data): :func:`authbench.studies.ragauth.grid.rag_plan`. Light: the
 Snakefile loads it on every run."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any, Mapping
 
 from authbench.render.catalog import report_files
 from authbench.studies.ragauth.outputs import RAGAUTH as RAGAUTH_REPORT
-from authbench.studies.registry import Study
+from authbench.studies.registry import Study, lazy
 from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
 
 
 def rag_plan(config: Mapping[str, Any], exists=os.path.exists):
-    from authbench.config import rag_plan as plan
+    from authbench.studies.ragauth.grid import rag_plan as plan
 
     return plan(config, exists)
 
@@ -49,9 +49,10 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
     return [("ragauth", RAGAUTH_REPORT, layout.report("ragauth"), samples(config, layout), [])]
 
 
-
+PLAN = "authbench.studies.ragauth.plan"
 RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rules/ragauth.smk",),
                 schema=Path(__file__).parent / "schema.yaml", reports=(RAGAUTH_REPORT,),
                 words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.cli.ragauth",
                 prefixes=("ragauth",), final=final, viewers=viewers,
-                keyed="authbench.studies.ragauth.keyed")
+                keyed="authbench.studies.ragauth.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
+                plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"))

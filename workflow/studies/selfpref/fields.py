@@ -6,10 +6,49 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from authbench.errors import ConfigError, InputError, excerpt
 from authbench.records import read_records
+
+_BOOLEAN_WORDS = {"true": "true", "yes": "true", "on": "true", "1": "true",
+                  "false": "false", "no": "false", "off": "false", "0": "false"}
+
+
+def map_key(value: Any) -> str:
+    """A value-map key or a file's value as the normalised string they are
+    compared as: whitespace collapsed, case folded, an integral number
+    without its ``.0``, and the boolean words (true/yes/on/1,
+    false/no/off/0: YAML 1.1's booleans, 0/1, either case) as ``true`` /
+    ``false``; null and a missing value as ``""``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = " ".join(str(value).split()).casefold()
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None and number.is_integer():
+        text = str(int(number))
+    return _BOOLEAN_WORDS.get(text, text)
+
+
+def value_map(values: Mapping[Any, Any], where: str) -> dict[str, Any]:
+    """A long-form value map with its keys normalised (:func:`map_key`); two
+    keys that normalise alike but map to different values (``yes`` and
+    ``"true"``) are a :class:`ConfigError`."""
+    out: dict[str, Any] = {}
+    given: dict[str, Any] = {}
+    for key, value in values.items():
+        norm = map_key(key)
+        if norm in out and out[norm] != value:
+            raise ConfigError(f"{where}: keys {given[norm]!r} and {key!r} are the same value once normalised "
+                              f"({norm!r}: case, whitespace, 1/0, yes/no and true/false are compared alike) but map "
+                              f"to {out[norm]!r} and {value!r}")
+        out[norm], given[norm] = value, key
+    return out
 
 VARIANTS = ("normal", "long", "qa")
 

@@ -16,7 +16,7 @@ config alone (``rows:`` in a source instead of ``question``/``answer``/
 
 Value maps (``author``, ``factual``, ``variant``, ``false_for``) compare
 keys and the file's values as normalised strings
-(:func:`authbench.config.map_key`: case, whitespace, ``1.0``/``1``, and
+(:func:`authbench.studies.selfpref.fields.map_key`: case, whitespace, ``1.0``/``1``, and
 yes/no, on/off, 1/0 and true/false as one boolean), so a YAML ``yes:`` key
 matches a CSV ``Yes``. An author value the map does not name is a
 ``ConfigError`` with close matches; one mapped to null skips its rows,
@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import yaml
-from authbench.config import map_key, value_map
+from authbench.studies.selfpref.fields import map_key, value_map
 from authbench.errors import ConfigError, InputError, excerpt
 from authbench.studies.selfpref.fields import VARIANTS, clean, field, file_fields
 

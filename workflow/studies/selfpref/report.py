@@ -49,7 +49,7 @@ def _write_rows(rows: Sequence[Mapping], path: Path, columns: Sequence[str]) -> 
 
 
 @dataclass
-class Inputs:
+class SelfprefData:
     """What a dataset's report is built from (the ``build`` of each item of
     :data:`~authbench.studies.selfpref.outputs.SELFPREF`); ``prefix`` heads
     every written caption (the dataset)."""
@@ -89,7 +89,7 @@ class Inputs:
     def compare(self):
         return comparisons(self.units, self.spec)
 
-    def tagged(self, tags: Mapping) -> "Inputs":
+    def tagged(self, tags: Mapping) -> "SelfprefData":
         return replace(self, iv=Intervals(self.units, self.spec, tags))
 
     @cached_property
@@ -262,7 +262,7 @@ def write_selfpref_report(
         with atomic_write(outdir / f"units_{name}.parquet", "wb") as fh:
             frame.to_parquet(fh, engine="pyarrow", index=False)
         units[name] = pd.read_parquet(outdir / f"units_{name}.parquet", engine="pyarrow")
-    data = Inputs(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages, self_map or {},
+    data = SelfprefData(rerank_rows, gen_rows, knowledge_levels, perplexity_rows, passages, self_map or {},
                   perplexity_model, f"[{dataset}] " if dataset else "",
                   released_perplexity=dict(released_perplexity or {}), significance=significance,
                   scored_passages=scored, units=units, spec=spec or IntervalSpec(), dataset=dataset,

@@ -1,7 +1,7 @@
 """Requests and judgments of the self-preference study (Chen et al., Sections 3.1-3.4).
 
 Every step builds plain request records (``request_id``, ``output``, ``n``,
-``prompt``) for :func:`authbench.llm.runner.run_cell`, so it goes through the same
+``prompt``) for :func:`authbench.llm.runner.generate_replies`, so it goes through the same
 engines, response cache and manifests as AuthorityBench's judges.
 
 * **Passage generation** (Appendix B.1) for a configured model: rewrite the

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from authbench.render.catalog import report_files
-from authbench.studies.registry import Study
+from authbench.studies.registry import Study, lazy
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
 
 PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG settings)
@@ -18,7 +18,7 @@ RUNS = ("main", "style")  # the generation phase's runs: every author pair, the 
 
 
 def selfpref_plan(config: Mapping[str, Any]):
-    from authbench.config import selfpref_plan as plan
+    from authbench.studies.selfpref.grid import selfpref_plan as plan
 
     return plan(config)
 
@@ -64,13 +64,16 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 
 
 def check(config: Mapping[str, Any], overlay=None) -> None:
-    from authbench.config import check_selfpref
+    from authbench.studies.selfpref.grid import check_selfpref
 
     check_selfpref(config, overlay)
 
 
+PLAN = "authbench.studies.selfpref.plan"
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
                  prefixes=("selfpref",), final=final, viewers=viewers, check=check,
-                 keyed="authbench.studies.selfpref.keyed")
+                 keyed="authbench.studies.selfpref.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
+                 plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
+                 plan_released=lazy(f"{PLAN}:released_replies"))

@@ -313,7 +313,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     """The chain of rules through the CLI (no model: engine instant): sample, judge the cells of the
     config's EntityAuth settings, evaluate, report; Table 6 shows the coarse cell's numbers (lists) or
     the fine cell's rescored ones (rescore)."""
-    from authbench.config import cells
+    from authbench.studies.authority.grid import grid
     from authbench.records import read_jsonl
     from authbench.render.catalog import plan
     from authbench.studies.authority.outputs import ENTITYAUTH, scales
@@ -321,7 +321,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     config = _demo_config(root, coarse_source=coarse_source)
     config["studies"], config["judges"] = ["entityauth"], ["pair_score"]
     config["entityauth"]["datasets"] = {"songs": config["entityauth"]["datasets"]["songs"]}
-    grid = cells(config)
+    grid = grid(config)
     intervals = {"show": "inline", "resamples": 100, "level": 0.95, "min_units": 5}  # config intervals
     assert [(c.dataset, c.setting) for c in grid if c.model == "gemma3-270m"] == (
         [("entityauth/songs", "fine"), ("entityauth/songs", "coarse")] if coarse_source == "lists"

@@ -126,7 +126,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     grid of ``settings`` x ``contexts``: build, sample, every cell's judge/evaluate (and Table 8's predictions),
     baselines, report. Returns the report folder and the files rules/common.smk declares for it."""
     import yaml
-    from authbench.config import cells, validate_schema
+    from authbench.config import validate_schema
+    from authbench.studies.authority.grid import grid
     from authbench.studies.registry import check as check_config
     from authbench.render.catalog import plan as report_plan, report_files
     from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
@@ -145,7 +146,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
          **{k: dom[k] for k in ("status_filter", "text", "text_max_words", "categories")})
     _cli("domainauth-sample", "--labels", labels, "--outdir", inst, sampling=dom["sampling"], seed=13)
     metrics, manifests, predictions, units = [], [], [], []
-    for cell in cells(config):
+    for cell in grid(config):
         d = work / "cells" / cell.judge / cell.context / cell.setting
         ident = dict(dataset=cell.dataset, model=cell.model, judge=cell.judge, context=cell.context,
                      setting=cell.setting)

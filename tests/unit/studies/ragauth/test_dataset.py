@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import RagPlan, rag_plan
+from authbench.studies.ragauth.grid import RagPlan, rag_plan
 from authbench.errors import InputError, TemplateError
 from authbench.llm.engines.tokenize import WordTokenizer, load_tokenizer, truncate
 from authbench.net import tld_prior_score

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.config import selfpref_plan, validate_schema
+from authbench.config import validate_schema
+from authbench.studies.selfpref.grid import selfpref_plan
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, sample_questions, substitute

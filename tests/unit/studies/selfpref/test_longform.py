@@ -14,7 +14,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from authbench.config import map_key, selfpref_plan, validate_schema
+from authbench.config import validate_schema
+from authbench.studies.selfpref.fields import map_key
+from authbench.studies.selfpref.grid import selfpref_plan
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import drop_rows, import_sources

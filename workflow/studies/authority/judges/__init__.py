@@ -4,8 +4,8 @@
 :data:`JUDGES` in the paper's order (the main tables' columns).
 
 Every judge list of the study derives from the registry (the helpers
-below); the config layer's names and settings are
-:mod:`authbench.judges`'. Adding a judge: docs/architecture.md, "Add a judge"."""
+below): the grid's judges and their instance sets, the rules' ``{judge}``
+wildcard, the tables' columns. Adding a judge: docs/architecture.md, "Add a judge"."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ from authbench.studies.authority.judges.listwise import ListJudge, ListRank, Lis
 from authbench.studies.authority.judges.pairwise import PairJudge, PairRank, PairScore
 from authbench.studies.authority.judges.point import PointJudge
 
-__all__ = ["DERIVATION_COLUMNS", "DERIVATION_JUDGES", "JUDGES", "POINT", "PAIRS_TABLE_ORDER", "SCORE_JUDGES", "Judge",
-           "ListJudge", "ListRank", "ListScore", "PairJudge", "PairRank", "PairScore", "PointJudge", "judge_label",
+__all__ = ["DERIVATION_COLUMNS", "DERIVATION_JUDGES", "JUDGES", "JUDGE_NAMES", "POINT", "PAIRS_TABLE_ORDER",
+           "SCORE_JUDGES", "Judge", "ListJudge", "ListRank", "ListScore", "PairJudge", "PairRank", "PairScore", "PointJudge", "judge_label",
            "judge_of", "judges_on", "main_derivation"]
 
 # The judge of Table 8 and Figure 6 (the bias sample's per-item scores).
 POINT = PointJudge()
 # The registry, in the paper's judge order.
 JUDGES: dict[str, Judge] = {j.name: j for j in (POINT, ListRank(), ListScore(), PairRank(), PairScore())}
+JUDGE_NAMES = tuple(JUDGES)  # config `judges:` (the schema's enum equals it, a test checks), the {judge} wildcard
 
 
 def judge_of(name: str) -> Judge:

@@ -12,15 +12,15 @@ samples' grades, the per-item predictions, the judge-validity diagnostics,
 the tables' headers, the keyed numbers of Tables 1-4, 6 and 9-12 and the
 cost table. Nothing outside the package compares a judge's name.
 
-Its name and the instance sets it runs on come from the config layer's
-base module :mod:`authbench.judges` (the config layer builds the cell grid from it)."""
+The grid (:func:`authbench.studies.authority.grid.grid`) runs each judge
+on the instance sets it declares (:attr:`Judge.settings`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
-from authbench.judges import SETTINGS_FOR_JUDGE
+from authbench.llm.prompts import placeholders
 from authbench.studies.authority.metrics import spearman
 
 __all__ = ["Judge", "position_rho", "request"]
@@ -50,6 +50,8 @@ class Judge:
     label: ClassVar[str]  # its name in the cost table and the judge-validity notes
     output: ClassVar[str]  # the reply format (resources/prompts/, authbench.llm.formats)
     shape: ClassVar[str]  # point (one item per call), list (a whole list), pair (two items)
+    # the instance sets (cell settings) it runs on: fine (N=10 lists), coarse (N=5), pairs, bias (Figure 6's sample)
+    settings: ClassVar[tuple[str, ...]]
     family: ClassVar[str]  # the paper's judge family, the tables' first header row
     variant: ClassVar[str] = ""  # its variant within the family, the second header row
     scores: ClassVar[bool]  # its replies are scores: E[s] beside the argmax (config expected_scores)
@@ -63,13 +65,9 @@ class Judge:
     counts_lists: ClassVar[bool] = False  # its validity minimum counts lists (else replies)
     optional_fields: ClassVar[frozenset[str]] = frozenset()  # template placeholders it may use besides its own
     item_line: ClassVar[bool] = False  # its template has an `item` line per list item
+    flips_positions: ClassVar[bool] = False  # its calls show two items in a seeded coin flip's order
 
     # --- declaration -----------------------------------------------------------------------------------
-    @property
-    def settings(self) -> tuple[str, ...]:
-        """The instance sets it runs on (:data:`authbench.judges.SETTINGS_FOR_JUDGE`)."""
-        return SETTINGS_FOR_JUDGE[self.name]
-
     @property
     def full_name(self) -> str:
         """``ListJudge PointScore``: the E[s] table's rows."""
@@ -116,6 +114,11 @@ class Judge:
         shape's position coin flips, for a caller listing several cells of
         the same instances."""
         raise NotImplementedError
+
+    def shown_fields(self, template) -> list[tuple[int | None, str]]:
+        """``(item slot, field)`` in the order its prompt shows them (a list
+        judge's item line: slot None, every item in turn)."""
+        return [(0, f) for f in placeholders(template.template)]
 
     def render(self, template, items: Sequence[Mapping], positions: Sequence[int]) -> str:
         """The prompt of one call: ``items`` of its instance shown at ``positions``."""

@@ -25,6 +25,7 @@ import math
 from collections import Counter
 from typing import Any, Iterator, Mapping, Sequence
 
+from authbench.llm.prompts import placeholders
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
 from authbench.studies.authority.judges.base import Judge, position_rho
@@ -37,6 +38,7 @@ class ListJudge(Judge):
     """The list shape: what ListRank and ListScore share."""
 
     shape = "list"
+    settings = ("fine", "coarse")
     family = "ListJudge"
     counts_lists = True
     optional_fields = frozenset({"n", "last_id"})
@@ -70,6 +72,9 @@ class ListJudge(Judge):
     def calls(self, setting: str, instances: Sequence[Mapping], seed: int,
               flips: dict | None = None) -> list[tuple[str, int, tuple[int, ...]]]:
         return [(inst["instance_id"], k, tuple(range(len(inst["items"])))) for k, inst in enumerate(instances)]
+
+    def shown_fields(self, template) -> list[tuple[int | None, str]]:
+        return [(None, f) for f in placeholders(template.item) if f != "id"]
 
     def render(self, template, items: Sequence[Mapping], positions: Sequence[int]) -> str:
         return template.render_list([items[p] for p in positions])

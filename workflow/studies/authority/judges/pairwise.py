@@ -31,6 +31,7 @@ import itertools
 from collections import defaultdict
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from authbench.llm.prompts import placeholders
 from authbench.records import is_missing
 from authbench.seeding import rng
 from authbench.studies.authority import metrics as M
@@ -95,6 +96,8 @@ class PairJudge(Judge):
     """The pair shape: what PairRank and PairScore share."""
 
     shape = "pair"
+    flips_positions = True
+    settings = ("fine", "coarse", "pairs")
     family = "PairJudge"
     mode: str  # how BubbleSort reads a comparison (authbench.studies.authority.ranking): rank or score
 
@@ -126,6 +129,11 @@ class PairJudge(Judge):
                     a, b = j, i
                 out.append((f"{iid}:{a}-{b}", k, (a, b)))
         return out
+
+    def shown_fields(self, template) -> list[tuple[int | None, str]]:
+        """A pair template's ``domain_a`` is slot 0's ``domain``, ``domain_b`` slot 1's."""
+        parts = [f.rpartition("_") for f in placeholders(template.template)]
+        return [(0 if side == "a" else 1, base) for base, _, side in parts]
 
     def render(self, template, items: Sequence[Mapping], positions: Sequence[int]) -> str:
         return template.render_pair(items[positions[0]], items[positions[1]])

@@ -31,6 +31,7 @@ class PointJudge(Judge):
     label = "PointJudge"
     output = "score"
     shape = "point"
+    settings = ("fine", "coarse", "pairs", "bias")  # the only judge of the bias sample
     family = "PointJudge"
     scores = True
     pairs_header = "PointJudge"

@@ -5,7 +5,6 @@ scores its near-constant diagnostic reads, against hand-computed values."""
 from pathlib import Path
 
 import pytest
-from authbench.judges import SETTINGS_FOR_JUDGE
 from authbench.studies.authority.judges import JUDGES, PointJudge
 from authbench.studies.authority.prompts import load_template
 
@@ -30,7 +29,7 @@ def judged(scores, status=None):
 def test_declaration():
     assert isinstance(POINT, PointJudge)
     assert (POINT.output, POINT.shape, POINT.derivation, POINT.derivations) == ("score", "point", "direct", ("direct",))
-    assert POINT.settings == SETTINGS_FOR_JUDGE["point"] and POINT.scores and POINT.kind == "score"
+    assert POINT.settings == ("fine", "coarse", "pairs", "bias") and POINT.scores and POINT.kind == "score"
     assert POINT.fail_derivations == ("direct",) and POINT.derivation_labels == {}
     assert POINT.template_fields(("entity",), "entityauth") == ("entity", "question")  # prompt H: the question
     assert POINT.required_fields(("domain", "text"), "domainauth") == {"domain", "text"}

@@ -1,6 +1,6 @@
 """The judge registry (authbench.studies.authority.judges): one object per
-judge in the paper's order, named and placed on instance sets by the config
-layer's declaration (authbench.judges), every judge list derived from it,
+judge in the paper's order, each declaring the instance sets it runs on,
+every judge list derived from it,
 each judge with its prompt files; and no module outside the package chooses
 behaviour by a judge's name."""
 
@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from authbench.judges import JUDGE_NAMES, SETTINGS_FOR_JUDGE
 from authbench.studies.authority.judges import (
     DERIVATION_COLUMNS,
     DERIVATION_JUDGES,
+    JUDGE_NAMES,
     JUDGES,
     PAIRS_TABLE_ORDER,
     POINT,
@@ -30,11 +30,16 @@ PACKAGE = ROOT / "workflow"
 JUDGES_PACKAGE = PACKAGE / "studies" / "authority" / "judges"
 
 
-def test_the_registry_is_the_declarations_names_in_order():
-    assert tuple(JUDGES) == JUDGE_NAMES
+def test_the_registry_is_the_papers_judges_in_order():
+    assert JUDGE_NAMES == ("point", "list_rank", "list_score", "pair_rank", "pair_score")
     for name, judge in JUDGES.items():
         assert isinstance(judge, Judge) and judge.name == name
-        assert judge.settings == SETTINGS_FOR_JUDGE[name]
+    # the paper's grid: lists by every judge, pairs (Table 3) by the pair judges and PointJudge, the bias
+    # sample (Figure 6, Table 8) by PointJudge only
+    assert {n: j.settings for n, j in JUDGES.items()} == {
+        "point": ("fine", "coarse", "pairs", "bias"), "list_rank": ("fine", "coarse"),
+        "list_score": ("fine", "coarse"), "pair_rank": ("fine", "coarse", "pairs"),
+        "pair_score": ("fine", "coarse", "pairs")}
     assert JUDGES["point"] is POINT
 
 

@@ -1,0 +1,161 @@
+"""RAGAuth's cells as the plan sees them, before any model runs
+(:attr:`authbench.studies.registry.Study.plan_jobs`): a rank cell per model
+and LLM strategy, an answer cell per model, strategy and k. Answer cells
+keep the top k documents of the model's scores: the plan keeps the first k
+in retrieval order (same count, other documents), and says so.
+
+The RAGAuth release is not redistributed: while it is not at
+``ragauth.source`` (and no ``build`` makes one), :data:`RAG_QUESTIONS`
+yes/no questions (the release's size, Table 5) with :data:`RAG_DOCS`
+documents each (its retrieval depth) stand in, every document long enough
+to be cut at ``ragauth.doc_tokens`` tokens (the cut is the per-document
+figure). The run itself leaves RAGAuth out until the release is there: its
+cells are planned apart (``plan.md`` gives them beside each model's total).
+``benchmarks/standins.py`` writes the same file to disk."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from authbench.cells.planned import Estimated, PlanContext, PlanJob, generate_of, prompt_batch
+from authbench.config import models_for
+from authbench.llm.grammars import token_budget
+from authbench.paths import cell_id
+from authbench.records import read_jsonl
+from authbench.studies.authority.plan import STAND_IN, stand_in_text
+from authbench.studies.ragauth.grid import rag_plan
+
+RAG_QUESTIONS, RAG_DOCS = 120, 10
+
+
+def ragauth_missing(config: Mapping[str, Any], exists) -> bool:
+    """Whether RAGAuth is studied but its release is not at ``ragauth.source`` (and no ``build`` makes one)."""
+    rag = rag_plan(config, exists)
+    return not rag.cells and bool(rag_plan(config, lambda _: True).cells)
+
+
+def stand_in_ragauth(config: Mapping[str, Any], seed: int) -> list[dict]:
+    """:data:`RAG_QUESTIONS` records in the release's format (Figure 5),
+    each with :data:`RAG_DOCS` documents of ``ragauth.doc_tokens`` words and
+    more (at least one token a word: every document reaches the cut)."""
+    from authbench.studies.authority.domains import build_domains
+
+    dom = config["domainauth"]
+    domains, _ = build_domains(dom["source"], dom.get("status_filter"), dom["categories"])
+    rng = random.Random(seed)
+    words = int(config["ragauth"]["doc_tokens"])
+    topics = list((config["ragauth"].get("topics") or {"MED": "medical"}).keys())
+    records = []
+    for i in range(RAG_QUESTIONS):
+        docs = []
+        for j, d in enumerate(rng.sample(domains, RAG_DOCS)):
+            text = stand_in_text(f"document {j + 1} for question {i + 1}.", words + rng.randint(0, words))
+            docs.append({"docid": f"doc_{j + 1:03d}", "url": f"https://www.{d.domain}/page/{i}-{j}",
+                         "domain": d.domain, "PageRank": d.level, "authority": "high" if d.level >= 5 else "low",
+                         "doc_text": text})
+        records.append({"qid": f"{topics[i % len(topics)]}_EN_{i + 1:03d}",
+                        "question": f"{STAND_IN} Is statement {i + 1} of this generated question set true?",
+                        "question_type": "yes_no", "language": "en", "ground_truth": "Yes" if i % 2 == 0 else "No",
+                        "documents": docs})
+    return records
+
+
+def rag_questions(config: Mapping[str, Any], estimated: Estimated) -> list[dict]:
+    """RAGAuth's questions as the ``ragauth_dataset`` rule would read them from the stand-in release."""
+    from authbench.studies.ragauth.dataset import load_ragauth
+
+    rc = config["ragauth"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ragauth.json"
+        path.write_text(json.dumps(stand_in_ragauth(config, config["seed"])))
+        questions = load_ragauth(path, rc.get("topics"))
+    estimated.notes.append(
+        f"the RAGAuth release is not at ragauth.source ({rc['source']}): {RAG_QUESTIONS} yes/no questions (the "
+        f"release's size) with {RAG_DOCS} documents each stand in, every document cut at ragauth.doc_tokens = "
+        f"{rc['doc_tokens']} tokens (an upper bound per document); the run leaves RAGAuth out until the release is "
+        "there, so its cells are planned apart from each model's total")
+    return questions
+
+
+class _CuttingMemo:
+    """A tokenizer whose ``encode``/``decode`` remember their results: RAGAuth
+    cuts the same documents in every cell of a model (and of every model
+    sharing the vocabulary)."""
+
+    def __init__(self, tokenizer):
+        self._tok, self._enc, self._dec = tokenizer, {}, {}
+
+    def encode(self, text: str):
+        if text not in self._enc:
+            self._enc[text] = self._tok.encode(text)
+        return self._enc[text]
+
+    def decode(self, tokens) -> str:
+        key = tuple(tokens)
+        if key not in self._dec:
+            self._dec[key] = self._tok.decode(tokens)
+        return self._dec[key]
+
+
+def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
+    """RAGAuth's rank and answer cells, with their batches; without its
+    release, on the stand-in one and apart from the run (``in_run`` False)."""
+    from authbench.studies.ragauth.requests import answer_requests, load_rag_template, rank_requests
+
+    apart = ragauth_missing(config, ctx.exists)
+    rag = rag_plan(config, (lambda _: True) if apart else ctx.exists)
+    if not rag.cells:
+        return
+    rc = config["ragauth"]
+    questions = rag_questions(config, ctx.estimated) if apart else read_jsonl(ctx.layout.rag_questions())
+    cutters: dict[int, _CuttingMemo] = {}
+    prompts = config["prompts"]
+    constrained = config["constrained_decoding"]
+    models = models_for(config, "ragauth")
+    ranked = {"relevance", "utility", "authority"}
+    n_max = max(len(q["documents"]) for q in questions)
+    answer = load_rag_template(f"{prompts}/ragauth/answer.yaml")
+    in_order = {q["qid"]: [float(len(q["documents"]) - i) for i in range(len(q["documents"]))] for q in questions}
+    for model in dict.fromkeys(m for m, _, _ in rag.cells):
+        tokenizer, gen = ctx.tokenizers.get(model), generate_of(models[model])
+        if tokenizer is not None:
+            tokenizer = cutters.setdefault(id(tokenizer), _CuttingMemo(tokenizer))
+        for strategy in [s for s in rc["strategies"] if s in ranked]:
+            template = load_rag_template(f"{prompts}/ragauth/{strategy}.yaml")
+            reqs, _ = rank_requests(questions, template, tokenizer, rc["doc_tokens"], None,
+                                    token_budget(template.output, n_max, constrained, gen.max_tokens))
+            cell = cell_id("ragauth", model, "rank", strategy)
+            yield PlanJob("ragauth", model, cell, "rank", [prompt_batch(reqs, gen, constrained, cell)],
+                          in_run=not apart)
+        for m, strategy, topk in rag.cells:
+            if m != model:
+                continue
+            k = None if topk == "all" else int(topk[1:])
+            scores = None if strategy == "no_filter" else in_order
+            reqs, _, _ = answer_requests(questions, answer, scores, k, tokenizer, rc["doc_tokens"])
+            notes = () if scores is None else (
+                "answer prompts keep the first k documents in retrieval order: the model's or the prior's ranking "
+                "picks which k (same count)",)
+            cell = cell_id("ragauth", model, "answer", strategy, topk)
+            yield PlanJob("ragauth", model, cell, "answer", [prompt_batch(reqs, gen, constrained, cell)], notes=notes,
+                          in_run=not apart)
+
+
+def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
+    """The files :func:`plan_jobs` reads: the questions (when the release is there) and the templates."""
+    if not rag_plan(config, lambda _: True).cells:
+        return []
+    prompts = config["prompts"]
+    out = [] if ragauth_missing(config, exists) else [layout.rag_questions()]
+    out += [f"{prompts}/ragauth/answer.yaml"]
+    return out + [f"{prompts}/ragauth/{s}.yaml" for s in config["ragauth"]["strategies"]
+                  if s in ("relevance", "utility", "authority")]
+
+
+def why_empty(config: Mapping[str, Any]) -> str | None:
+    """Why RAGAuth plans no cell (None: it plans some)."""
+    return None if rag_plan(config, lambda _: True).cells else "ragauth: no strategy and k select a cell"

@@ -1,0 +1,182 @@
+"""The self-preference study's model jobs as the plan sees them, before any
+model runs (:attr:`authbench.studies.registry.Study.plan_jobs`): per
+dataset the passage writers' generation cells, the perplexity cell and each
+evaluator's knowledge, rerank and compare cells, built from the dataset's
+import by the same functions the jobs call.
+
+Passages a configured model writes (``selfpref.generate``) do not exist
+yet: each stands in as the human passage of its question and variant (same
+question, the human's length; :func:`stand_in_passages`), so the sample,
+the rerank and compare cells and the perplexity texts have their real
+counts. Retries (``selfpref.rerank/compare.retries``) re-ask only unsettled
+replies: the jobs list the first try and their retries
+(:attr:`~authbench.cells.planned.PlanJob.retries`); the plan counts the
+expected tries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from authbench.cells.planned import PlanContext, PlanJob, PromptBatch, generate_of, prompt_batch
+from authbench.config import GenerateConfig
+from authbench.paths import Layout, cell_id
+from authbench.records import read_jsonl
+from authbench.studies.selfpref.grid import selfpref_plan
+
+
+def stand_in_passages(author: str, chosen: Sequence[Mapping], passages: Sequence[Mapping],
+                      kinds: Sequence[str]) -> list[dict]:
+    """What a passage writer will have written, before it has: for each
+    chosen question and kind, the human passage of that question (its normal
+    TRUE and FALSE text) under ``author``, in the variant the kind makes."""
+    human = {(p["qid"], p["factual"]): p for p in passages
+             if p["author"] == "human" and p["variant"] == "normal" and not p.get("for_self")}
+    variants = [v for kind, v in (("rewrite", "normal"), ("long", "long"), ("gen_by_qa", "qa")) if kind in kinds]
+    out = []
+    for q in chosen:
+        for variant in variants:
+            for factual in (True, False) if "false_answer" in kinds else (True,):
+                src = human.get((q["qid"], factual)) or human.get((q["qid"], True))
+                out.append({"pid": f"{q['qid']}:{author}:{variant}:{'T' if factual else 'F'}", "qid": q["qid"],
+                            "author": author, "variant": variant, "factual": factual,
+                            "answer_in": src.get("answer_in", q["answer"]), "text": src["text"]})
+    return out
+
+
+STAND_IN_NOTE = ("passages the model writes (selfpref.generate) stand in as the human passage of the same question "
+                 "and variant")
+
+
+def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
+    """Every self-preference model job of the config, dataset by dataset, with its batches."""
+    from authbench.studies.selfpref.data import (perplexity_passages, rerank_passages, sample_questions,
+                                                 scoped_questions)
+    from authbench.studies.selfpref.outputs import other_authors
+    from authbench.studies.selfpref.requests import (comparison_requests, comparisons, evaluator_false_passages,
+                                                     generation_inputs, generation_requests, knowledge_requests,
+                                                     load_template, rerank_requests)
+
+    plan = selfpref_plan(config)
+    if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
+        return
+    sp = config["selfpref"]
+    models = config["models"]
+    prompts = f"{config['prompts']}/selfpref"
+    constrained = config["constrained_decoding"]
+    for ds in plan.datasets:
+        questions = read_jsonl(ctx.layout.selfpref_questions(ds))
+        imported = read_jsonl(ctx.layout.selfpref_imported(ds))
+        by_qid = {q["qid"]: q for q in questions}
+        gen = sp["generate"]
+        chosen, human = generation_inputs(questions, imported, gen["items"])
+        stand_ins: list[dict] = []
+        for model in plan.generators:
+            templates = {k: load_template(f"{prompts}/{k}.yaml", k) for k in gen["kinds"]}
+            reqs = generation_requests(chosen, human, templates, gen["kinds"])
+            cell = cell_id(f"selfpref/{ds}", model, "generate")
+            yield PlanJob("selfpref", model, cell, "generate",
+                          [prompt_batch(reqs, generate_of(models[model], gen.get("generate")), False, cell)])
+            stand_ins += stand_in_passages(model, chosen, imported, gen["kinds"])
+        notes = (STAND_IN_NOTE,) if stand_ins else ()
+        sample, passages = sample_questions(imported, stand_ins, sp["authors"], sp["items"], sp["style_items"],
+                                            config["seed"], ds, ctx.layout.selfpref_imported(ds))
+        scope = scoped_questions(sample, sp["rerank"]["scope"])
+        main = [by_qid[q] for q in sample["main"]]
+        if plan.perplexity_model:
+            m = plan.perplexity_model
+            texts = [(p["text"], "free", 1) for p in perplexity_passages(passages, scope)]
+            cell = cell_id(f"selfpref/{ds}", m, "perplexity")
+            yield PlanJob("selfpref", m, cell, "perplexity", [PromptBatch(texts, generate_of(models[m]), False, cell)],
+                          perplexity=True, notes=notes)
+        by_pid = {p["pid"]: p for p in passages}
+        for model in plan.evaluators:
+            spec, self_author = models[model], sp["self"][model]
+            kn = sp["knowledge"]
+            template = load_template(f"{prompts}/knowledge.yaml", "knowledge")
+            probe = knowledge_requests(main, template)
+            base = generate_of(spec, kn.get("generate"))
+            cell = cell_id(f"selfpref/{ds}", model, "knowledge")
+            yield PlanJob("selfpref", model, cell, "knowledge",
+                          [prompt_batch(probe, GenerateConfig(**{**base.__dict__, "seed": base.seed + t}), False, cell)
+                           for t in range(int(kn["tries"]))])
+            scored = rerank_passages(passages, scope)
+            if sp["rerank"]["false_answer"] == "evaluator":
+                scored, _ = evaluator_false_passages(scored, self_author)
+            for prompt in ("normal", "rag"):
+                reqs = rerank_requests(by_qid, scored, load_template(f"{prompts}/rerank_{prompt}.yaml",
+                                                                      f"rerank_{prompt}"), prompt)
+                cell = cell_id(f"selfpref/{ds}", model, "rerank", prompt)
+                yield PlanJob("selfpref", model, cell, "rerank",
+                              [prompt_batch(reqs, generate_of(spec, sp["rerank"].get("generate")), constrained, cell)],
+                              notes=notes, retries=int(sp["rerank"]["retries"]), retries_key="selfpref.rerank.retries")
+            template = load_template(f"{prompts}/generation.yaml", "generation")
+            for run in ("main", "style"):
+                qids = sample["style"] if run == "style" else sample["main"]
+                comps = comparisons(qids, passages, self_author, other_authors(config, model), style=run == "style")
+                reqs = comparison_requests(comps, by_qid, by_pid, template)
+                cell = cell_id(f"selfpref/{ds}", model, "generation", run)
+                yield PlanJob("selfpref", model, cell, "generation",
+                              [prompt_batch(reqs, generate_of(spec, sp["compare"]["generate"]), False, cell)],
+                              notes=notes, retries=int(sp["compare"]["retries"]), retries_key="selfpref.compare.retries")
+
+
+def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
+    """The files :func:`plan_jobs` reads: each dataset's import and questions, and the templates."""
+    sp = selfpref_plan(config)
+    out = []
+    for ds in sp.datasets:
+        out += [layout.selfpref_questions(ds), layout.selfpref_imported(ds)]
+    if sp.datasets:
+        prompts = f"{config['prompts']}/selfpref"
+        names = ["knowledge", "rerank_normal", "rerank_rag", "generation"] if sp.evaluators else []
+        names += list(config["selfpref"]["generate"]["kinds"]) if sp.generators else []
+        out += [f"{prompts}/{n}.yaml" for n in names]
+    return out
+
+
+def why_empty(config: Mapping[str, Any]) -> str | None:
+    """Why the study plans no model job (None: it plans some)."""
+    sp = selfpref_plan(config)
+    if sp.evaluators or sp.generators or sp.perplexity_model:
+        return None
+    return ("selfpref: no evaluator (every selfpref.self is null), no passage writer (selfpref.generate.models) "
+            "and no perplexity model")
+
+
+def released_replies(config: Mapping[str, Any], kind: str) -> tuple[str, list[str]]:
+    """The authors' released GPT-3.5 texts of a job kind (what they are, the
+    texts), the reply-length proxy of models without replies of their own
+    (:class:`authbench.plan.replies.Replies`): the knowledge probes' answers
+    (``ai_answers`` of each dataset's ``knowledge.gpt35`` file) or the
+    import's ``gpt35`` passages (for ``generate``); none for another kind."""
+    what = {"knowledge": "GPT-3.5's knowledge answers", "generate": "GPT-3.5's passages"}.get(kind)
+    return (what, list(_released(config, kind))) if what else ("", [])
+
+
+def _released(config: Mapping[str, Any], kind: str) -> Iterator[str]:
+    sp = config.get("selfpref") or {}
+    layout = Layout(config["results"])
+    for ds, spec in (sp.get("datasets") or {}).items():
+        if not spec:
+            continue
+        if kind == "knowledge":
+            given = (spec.get("knowledge") or {}).get("gpt35")
+            path = given.get("file") if isinstance(given, Mapping) else given
+            if not path or not Path(path).is_file():
+                continue
+            try:
+                data = json.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            for rec in data.get("ai_answers", []) if isinstance(data, Mapping) else []:
+                if isinstance(rec, Mapping) and isinstance(rec.get("AI_answer"), str):
+                    yield rec["AI_answer"]
+        else:
+            path = Path(layout.selfpref_imported(ds))
+            if not path.is_file():
+                continue
+            for p in read_jsonl(path):
+                if p.get("author") == "gpt35" and isinstance(p.get("text"), str):
+                    yield p["text"]
