@@ -44,6 +44,7 @@ from pathlib import Path
 import yaml
 from authbench.config import validate_schema
 from authbench.llm.cache import audit
+from authbench.studies.authority.grid import grid
 from authbench.paths import Layout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +71,7 @@ def targets(cfg: dict) -> list[str]:
     """Every cell's judgments.jsonl (the judge jobs and what they need; no report)."""
     full = copy.deepcopy(cfg)
     validate_schema(full)  # the schema's defaults
-    return Layout(full["results"]).cell_files(cells(full), "judgments.jsonl")
+    return Layout(full["results"]).cell_files(grid(full), "judgments.jsonl")
 
 
 def start(work: Path, cfg: dict, cores: int) -> subprocess.Popen:

@@ -21,8 +21,8 @@ def run(tmp_path_factory):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["prompts"] = str(ROOT / "resources" / "prompts")
     cfg.update(more_studies=[str(TOY / "study.py")], studies=["toy"], toy={"numbers": 12}, cache=None,
-               models={"gemma3-270m": {"engine": "instant", "paper_name": "ToyModel"},
-                       "qwen2.5-coder-0.5b": {"engine": "instant"}})
+               models={"gemma3-270m": {"engine": "instant", "model": "instant-gemma", "paper_name": "ToyModel"},
+                       "qwen2.5-coder-0.5b": {"engine": "instant", "model": "instant-qwen"}})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     plan = snakemake(work, "--cores", "2", "plan", timeout=900)
     assert plan.returncode == 0, plan.stderr[-4000:]
@@ -41,7 +41,7 @@ def test_the_plan_counts_the_toy_cells(run):
 
 def test_the_cells_ran_through_the_shared_cell_step(run):
     for model in ("gemma3-270m", "qwen2.5-coder-0.5b"):
-        cell = run / "toy" / model / "parity"
+        cell = run / "toy" / "cells" / model / "parity"
         assert len((cell / "judgments.jsonl").read_text().splitlines()) == 12
         assert (cell / "samples.parquet").is_file() and (cell / "manifest.json").is_file()
 
@@ -54,7 +54,7 @@ def test_report_scorecard_and_claims(run):
     scorecard = read_tsv(report / "scorecard.tsv")
     assert [(r["model"], r["published"]) for r in scorecard if r["model"] == "ToyModel"] == [("ToyModel", "50")]
     claims = read_tsv(report / "claims.tsv")
-    assert [c["id"] for c in claims] == ["TOY-01"]
+    assert [c["claim"] for c in claims] == ["TOY-01"]
     # the claim ranges over this run's models: one case each, every one with a verdict or a reason
     cases = read_tsv(report / "claims_cells.tsv")
     assert len(cases) == 2 and all(c["status"] for c in cases)
