@@ -15,6 +15,7 @@ same machine.
 
     python benchmarks/plan_accuracy.py                  # two runs of the demo (about 8 minutes each here)
     python benchmarks/plan_accuracy.py --runs 1 --cells
+    python benchmarks/plan_accuracy.py --results results --cells   # a finished `make demo`
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import shutil
 import statistics
 import subprocess
@@ -54,13 +56,18 @@ def one_run(work: Path, overlay: str | None) -> dict:
     import yaml
 
     config = yaml.safe_load((work / "config.yaml").read_text())
-    results = work / config["results"]
+    return {**measured(work / config["results"]), "plan_wall": plan_s, "run_wall": run_s}
+
+
+def measured(results: Path) -> dict:
+    """The plan (``plan.tsv``, ``plan_cells.tsv``) against the run (the cell
+    manifests, the model jobs' logs) of one finished results folder."""
     with open(results / "plan.tsv", newline="", encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh, delimiter="\t") if r["study"] == "all"]
     from authbench.cli.joblogs import model_costs
 
     costs = model_costs(results, [r["model"] for r in rows])
-    out = {"plan_wall": plan_s, "run_wall": run_s, "models": {}, "kinds": defaultdict(lambda: [0.0, 0.0])}
+    out = {"plan_wall": math.nan, "run_wall": math.nan, "models": {}, "kinds": defaultdict(lambda: [0.0, 0.0])}
     for r in rows:
         if r["engine_hours_with_reuse"] == "":
             continue
@@ -91,9 +98,14 @@ def main(argv=None) -> None:
     ap.add_argument("--config", help="an overlay on config.yaml (default: the demo itself)")
     ap.add_argument("--workdir", help="keep the runs here (default: a temporary folder, removed)")
     ap.add_argument("--cells", action="store_true", help="also the plan against the run per model and job kind")
+    ap.add_argument("--results", nargs="+", help="read these finished runs (e.g. make demo's results/, its plan "
+                                                 "made first) instead of running the demo")
     args = ap.parse_args(argv)
     base = Path(args.workdir or tempfile.mkdtemp(prefix="plan-accuracy-")).resolve()
-    runs = [one_run(base / f"run{k + 1}", args.config) for k in range(args.runs)]
+    if args.results:
+        runs = [measured(Path(r)) for r in args.results]
+    else:
+        runs = [one_run(base / f"run{k + 1}", args.config) for k in range(args.runs)]
     models = list(runs[0]["models"])
     print(f"## The plan against the run ({args.config or 'the demo'}; {len(runs)} run(s), each from nothing)\n")
     head = "| model | " + " | ".join(f"run {k + 1}: plan s | actual s | error" for k in range(len(runs)))
@@ -107,8 +119,9 @@ def main(argv=None) -> None:
         plan = statistics.median(r["models"][model][0] for r in runs)
         actual = statistics.median(r["models"][model][1] for r in runs)
         print(f"| {model} | " + " | ".join(cells) + f" | {plan:,.0f} | {actual:,.0f} | {pct(plan, actual)} |")
-    print("\nWall time: " + "; ".join(f"run {k + 1}: plan step {r['plan_wall']:,.0f} s, workflow "
-                                      f"{r['run_wall']:,.0f} s" for k, r in enumerate(runs)))
+    if not args.results:
+        print("\nWall time: " + "; ".join(f"run {k + 1}: plan step {r['plan_wall']:,.0f} s, workflow "
+                                          f"{r['run_wall']:,.0f} s" for k, r in enumerate(runs)))
     if args.cells:
         print("\n| model | job kind | " + " | ".join(f"run {k + 1}: plan s | actual s" for k in range(len(runs)))
               + " |\n|---|---|" + "---:|---:|" * len(runs))
