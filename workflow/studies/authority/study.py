@@ -19,16 +19,10 @@ SCHEMA = Path(__file__).parent / "schema.yaml"
 RULES = ("rules/authority.smk",)  # both studies' rules: fetchers, datasets, judge cells, reports
 
 
-def grid(config: Mapping[str, Any]) -> list:
-    from authbench.studies.authority.grid import grid
-
-    return grid(config)
-
-
-def entity_datasets(config: Mapping[str, Any]) -> list[str]:
-    from authbench.studies.authority.grid import entity_datasets as datasets
-
-    return datasets(config)
+# the grid and its checks (authbench.studies.authority.grid), loaded when first asked
+grid = lazy("authbench.studies.authority.grid:grid")
+entity_datasets = lazy("authbench.studies.authority.grid:entity_datasets")
+check = lazy("authbench.studies.authority.grid:check_authority")  # both studies' checks, once a run
 
 
 def words(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,14 +66,6 @@ def entity_viewers(config: Mapping[str, Any], layout) -> list[tuple]:
     folder = layout.report("entityauth")
     return [("entityauth", ENTITYAUTH_REPORT, folder, _samples(config, layout, "entityauth/"),
              _costs(config, ENTITYAUTH_REPORT, folder))]
-
-
-
-def check(config: Mapping[str, Any], overlay=None) -> None:
-    """Both studies' checks (:func:`authbench.studies.authority.grid.check_authority`), once a run."""
-    from authbench.studies.authority.grid import check_authority
-
-    check_authority(config, overlay)
 
 
 def entity_check(config: Mapping[str, Any], overlay=None) -> None:

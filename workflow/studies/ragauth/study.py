@@ -15,10 +15,7 @@ from authbench.studies.registry import Study, lazy
 from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
 
 
-def rag_plan(config: Mapping[str, Any], exists=os.path.exists):
-    from authbench.studies.ragauth.grid import rag_plan as plan
-
-    return plan(config, exists)
+rag_plan = lazy("authbench.studies.ragauth.grid:rag_plan")  # (config, exists), loaded when first asked
 
 
 def rank_cell(layout, model: str, strategy: str) -> str:

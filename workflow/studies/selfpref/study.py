@@ -17,10 +17,7 @@ PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG s
 RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
 
 
-def selfpref_plan(config: Mapping[str, Any]):
-    from authbench.studies.selfpref.grid import selfpref_plan as plan
-
-    return plan(config)
+selfpref_plan = lazy("authbench.studies.selfpref.grid:selfpref_plan")  # loaded when first asked
 
 
 def cell(layout, dataset: str, model: str, *parts: str) -> str:
@@ -62,18 +59,12 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
              samples(config, layout, d), []) for d in reported_datasets(config)]
 
 
-
-def check(config: Mapping[str, Any], overlay=None) -> None:
-    from authbench.studies.selfpref.grid import check_selfpref
-
-    check_selfpref(config, overlay)
-
-
 PLAN = "authbench.studies.selfpref.plan"
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
-                 prefixes=("selfpref",), final=final, viewers=viewers, check=check,
+                 prefixes=("selfpref",), final=final, viewers=viewers,
+                 check=lazy("authbench.studies.selfpref.grid:check_selfpref"),
                  keyed="authbench.studies.selfpref.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                  plan_released=lazy(f"{PLAN}:released_replies"))
