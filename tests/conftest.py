@@ -24,8 +24,11 @@ FOLDER_MARKERS = {"workflow": ("integration",), "vllm": ("vllm", "integration"),
 # The Slurm tests run last: they install Slurm, and once `scontrol` is on the
 # machine without a controller to answer, Snakemake's Slurm plugin waits 9-10 s
 # for `scontrol show config` at every start of Snakemake (its import asks for
-# MinJobAge), which would add that to every later workflow test.
+# MinJobAge), which would add that to every later workflow test. On a machine
+# where Slurm is already installed, `slurm_answers` keeps a controller up.
 LAST_FOLDERS = ("slurm",)
+# the folders whose tests start Snakemake
+SNAKEMAKE_FOLDERS = ("workflow", "vllm", "slurm")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
@@ -39,6 +42,46 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def slurm_answers(request):
+    """Where Slurm is installed but not running (this suite's CI machine, where
+    an earlier run installed it), every start of Snakemake would wait 9-10 s
+    for `scontrol show config` (docs/decisions.md, 'Slurm's scontrol'): the three
+    tests of test_workflow_errors.py took 50 s, with the controller up 20 s. As root,
+    .ci/slurm-up starts the single-node controller for the session (it answers
+    in milliseconds; Snakemake's local runs do not use it) and .ci/slurm-down
+    stops it at the end. Nothing is installed here, and nothing started
+    when no test starts Snakemake, Slurm is not installed (the probe fails
+    at once) or a controller already answers."""
+    import os
+    import shutil
+    import subprocess
+    import warnings
+
+    folders = {item.path.relative_to(TESTS).parts[0] for item in request.session.items}
+    if not folders & set(SNAKEMAKE_FOLDERS) or shutil.which("scontrol") is None:
+        yield
+        return
+    ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=60)
+    if "is UP" in ping.stdout:
+        yield
+        return
+    if os.geteuid() != 0:
+        warnings.warn("Slurm is installed but its controller does not answer: every Snakemake start in these "
+                      "tests waits about 10 s for `scontrol show config` (as root, the suite starts it)")
+        yield
+        return
+    up = subprocess.run([str(ROOT / ".ci" / "slurm-up")], capture_output=True, text=True, timeout=300)
+    if up.returncode != 0:
+        # the Slurm tests start it themselves and fail with its log: here it is only a speed-up
+        warnings.warn(f"could not start Slurm for the session: {up.stderr[-500:]}")
+    try:
+        yield
+    finally:
+        if up.returncode == 0:
+            subprocess.run([str(ROOT / ".ci" / "slurm-down")], capture_output=True, text=True, timeout=300)
 
 
 # --- the real CPU vLLM (vllm/test_vllm.py, the serve test in slurm/test_slurm.py) --------
