@@ -44,8 +44,8 @@ from pathlib import Path
 import yaml
 from authbench.config import validate_schema
 from authbench.llm.cache import audit
-from authbench.studies.authority.grid import grid
 from authbench.paths import Layout
+from authbench.studies.authority.grid import grid
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARED = ("responses.jsonl", "judgments.jsonl")

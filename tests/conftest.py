@@ -7,7 +7,11 @@ in the files. The helpers every folder imports (``wfrun``, ``realrun``,
 never ``from conftest import``: every folder's conftest is a module named
 ``conftest``, and the last one loaded wins."""
 
+import os
+import shutil
+import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -55,41 +59,35 @@ def slurm_answers(request):
     stops it at the end. Nothing is installed here, and nothing started
     when no test starts Snakemake, Slurm is not installed (the probe fails
     at once) or a controller already answers."""
-    import os
-    import shutil
-    import subprocess
-    import warnings
+    started = _start_slurm_if_it_would_stall(request.session.items)
+    yield
+    if started:
+        subprocess.run([str(ROOT / ".ci" / "slurm-down")], capture_output=True, text=True, timeout=300)
 
-    folders = {item.path.relative_to(TESTS).parts[0] for item in request.session.items}
-    if not folders & set(SNAKEMAKE_FOLDERS) or shutil.which("scontrol") is None:
-        yield
-        return
-    ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=60)
-    if "is UP" in ping.stdout:
-        yield
-        return
+
+def _start_slurm_if_it_would_stall(items) -> bool:
+    """Whether this started Slurm (see ``slurm_answers``)."""
+    if not {item.path.relative_to(TESTS).parts[0] for item in items} & set(SNAKEMAKE_FOLDERS):
+        return False
+    if shutil.which("scontrol") is None:
+        return False
+    if "is UP" in subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=60).stdout:
+        return False
     if os.geteuid() != 0:
         warnings.warn("Slurm is installed but its controller does not answer: every Snakemake start in these "
                       "tests waits about 10 s for `scontrol show config` (as root, the suite starts it)")
-        yield
-        return
+        return False
     up = subprocess.run([str(ROOT / ".ci" / "slurm-up")], capture_output=True, text=True, timeout=300)
     if up.returncode != 0:
         # the Slurm tests start it themselves and fail with its log: here it is only a speed-up
         warnings.warn(f"could not start Slurm for the session: {up.stderr[-500:]}")
-    try:
-        yield
-    finally:
-        if up.returncode == 0:
-            subprocess.run([str(ROOT / ".ci" / "slurm-down")], capture_output=True, text=True, timeout=300)
+    return up.returncode == 0
 
 
 # --- the real CPU vLLM (vllm/test_vllm.py, the serve test in slurm/test_slurm.py) --------
 
 @pytest.fixture(scope="session")
 def vllm_python():
-    import os
-
     if not VLLM_PY.exists():
         if os.environ.get("CI"):
             pytest.fail(f"{VLLM_PY} is missing: CI must build it (`make vllm-env`, run by `make test`)")
