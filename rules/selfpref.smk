@@ -3,9 +3,12 @@
 # perplexity, pointwise reranking and pairwise generation cells per evaluator
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
 # the judge cells. Present only when `selfpref` is in `studies`.
+from authbench.studies.selfpref.data import AUTHORS_ENV
 from authbench.studies.selfpref.grid import selfpref_plan
 
 SELFPREF = selfpref_plan(config)
+# the import orders a long-form mapping it suggests by selfpref.authors (an error message: no param)
+os.environ[AUTHORS_ENV] = json.dumps(config["selfpref"]["authors"])
 if SELFPREF.evaluators:
     logger.info(
         "Self-preference: each evaluator's own passages are those of its 'self' author (selfpref.self): "

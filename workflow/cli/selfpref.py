@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 from authbench.cli.common import index, mkparent
@@ -15,9 +16,10 @@ log = logging.getLogger("authbench")
 
 def cmd_import(args, params) -> None:
     """Released files -> questions.jsonl, imported.jsonl (passages), drops.tsv."""
-    from authbench.studies.selfpref.data import drop_rows, import_sources
+    from authbench.studies.selfpref.data import AUTHORS_ENV, drop_rows, import_sources
 
-    questions, passages, drops = import_sources(params["dataset"], params["sources"])
+    authors = json.loads(os.environ.get(AUTHORS_ENV) or "[]")
+    questions, passages, drops = import_sources(params["dataset"], params["sources"], authors)
     mkparent(args.questions, args.passages, args.drops)
     write_jsonl(questions, args.questions, seal=True)
     write_jsonl(passages, args.passages, seal=True)

@@ -94,6 +94,9 @@ DROP_REASONS = ("generation_failed", "answer_missing", "answer_not_substituted",
                 "false_answer_is_gold", "duplicate", "duplicate_variant", "author_skipped")
 
 log = logging.getLogger("authbench")
+# selfpref.authors as JSON, set by the study's rules for every job: the import reads it to order the mapping a
+# long file mapped record-wise is told to use (an error message only, so not a param: changing it reruns nothing)
+AUTHORS_ENV = "AUTHBENCH_SELFPREF_AUTHORS"
 
 
 # the keys of a source and of its passage entries that name a field of the records
@@ -209,9 +212,12 @@ class PassageSet:
         return list(self.questions.values()), kept, self.drops
 
 
-def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict], list[dict], Counter]:
+def import_sources(dataset: str, sources: Sequence[Mapping], authors: Sequence[str] = ()
+                   ) -> tuple[list[dict], list[dict], Counter]:
     """Questions, passages and drop counts (keys ``(reason, author)``) of one
-    dataset; each source mapped record-wise or in long form (``rows:``)."""
+    dataset; each source mapped record-wise or in long form (``rows:``).
+    ``authors`` (``selfpref.authors``) orders only the mapping a long file
+    mapped record-wise is told to use (:func:`~authbench.studies.selfpref.longform.check_not_long`)."""
     from authbench.studies.selfpref.longform import check_not_long, import_rows
 
     found = PassageSet(dataset)
@@ -224,7 +230,7 @@ def import_sources(dataset: str, sources: Sequence[Mapping]) -> tuple[list[dict]
             import_rows(found, source, records, n_source)
             continue
         specs = [_spec(spec, path, n_source, i) for i, spec in enumerate(source["passages"])]
-        check_not_long(source, records, n_source)
+        check_not_long(source, records, n_source, authors)
         check_mapping(source, records, n_source)
         for where, rec in records:
             if isinstance(rec.get(source["question"]), str):  # errors name the record and its question

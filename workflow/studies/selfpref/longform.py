@@ -428,9 +428,15 @@ def _flow(value: Any) -> str:
     return text.strip().removesuffix("...").strip()
 
 
-def rows_mapping(source: Mapping, roles: Mapping) -> str:
-    """The ``rows:`` mapping of a source (YAML, ready to paste), filled in with the file's fields."""
+def rows_mapping(source: Mapping, roles: Mapping, authors: Sequence[str] = ()) -> str:
+    """The ``rows:`` mapping of a source (YAML, ready to paste), filled in with
+    the file's fields. Author ids come from the source's own mapping and
+    ``authors`` (``selfpref.authors``); the author values are listed in the
+    order of ``authors`` (the values whose id is not there after them, in the
+    file's order): that order decides which human false passage is untagged
+    (module docstring, ``false_for``), so it is the config's, never the file's."""
     known = [e["author"] for e in source.get("passages") or () if isinstance(e, Mapping) and e.get("author")]
+    known += list(authors)
 
     def name(role):
         col = roles.get(role)
@@ -440,6 +446,8 @@ def rows_mapping(source: Mapping, roles: Mapping) -> str:
              f"    question: {_flow(name('question'))}", f"    answer: {_flow(name('answer'))}"]
     author = roles.get("author")
     values = {author.raw[n]: _author_id(author.raw[n], known) for n in author.distinct} if author else {}
+    rank = {a: i for i, a in enumerate(dict.fromkeys(authors))}
+    values = dict(sorted(values.items(), key=lambda kv: rank.get(kv[1], len(rank))))  # stable: file order after
     lines.append(f"    author: {_flow({'field': name('author'), 'values': values})}")
     factual = roles.get("factual")
     values = {factual.raw[n]: n == "true" for n in factual.distinct} if factual else {"yes": True, "no": False}
@@ -454,7 +462,8 @@ def rows_mapping(source: Mapping, roles: Mapping) -> str:
     return "\n".join(lines)
 
 
-def check_not_long(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source: int) -> None:
+def check_not_long(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source: int,
+                   authors: Sequence[str] = ()) -> None:
     """A source mapped record-wise (``question``/``answer``/``passages``)
     whose file looks long-form (:func:`long_form_roles`) is a
     :class:`ConfigError` that says so and prints the ``rows:`` mapping to
@@ -470,4 +479,4 @@ def check_not_long(source: Mapping, records: Sequence[tuple[str, Mapping]], n_so
         f"per question, each author's passages in named fields), but the file looks long-form, one row per passage:"
         f"{lines}\nMap it with 'rows:' instead. Filled in from the file's fields (check each author id: the file's "
         f"values map to the ids of selfpref.authors, null skips a value's rows; docs/own-data.md, 'Long form'):\n"
-        f"{rows_mapping(source, roles)}")
+        f"{rows_mapping(source, roles, authors)}")

@@ -69,8 +69,8 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
         questions = read_jsonl(ctx.layout.selfpref_questions(ds))
         imported = read_jsonl(ctx.layout.selfpref_imported(ds))
         by_qid = {q["qid"]: q for q in questions}
-        gen = sp["generate"]
-        chosen, human = generation_inputs(questions, imported, gen["items"])
+        gen = sp.get("generate") or {}  # null: no passage writers (as the grid reads it)
+        chosen, human = generation_inputs(questions, imported, gen["items"]) if plan.generators else ([], [])
         stand_ins: list[dict] = []
         for model in plan.generators:
             templates = {k: load_template(f"{prompts}/{k}.yaml", k) for k in gen["kinds"]}

@@ -300,3 +300,27 @@ def test_hash_rating_grammar_rejects(text):
 def test_hash_rating_grammar_compiles_with_llama_cpp():
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_string(grammar_for("hash_rating"), verbose=False) is not None
+
+
+def _gold_cases():
+    """The false_answer_is_gold table of docs/own-data.md: (gold, false answer, dropped)."""
+    text = (Path(__file__).resolve().parents[4] / "docs" / "own-data.md").read_text(encoding="utf-8")
+    table = text.split("<!-- false_answer_is_gold cases")[1].split("\n\n")[0]
+    rows = [line.split("|")[1:4] for line in table.splitlines()[3:] if line.startswith("| `")]
+    return [(g.strip().strip("`"), f.strip().strip("`"), d.strip() == "yes") for g, f, d in rows]
+
+
+def test_the_docs_false_answer_is_gold_table_is_the_rule():
+    """Each case of the table in docs/own-data.md, through the import's own
+    check (PassageSet.entry: a gold false answer is counted, no false passage)."""
+    from authbench.studies.selfpref.data import PassageSet
+
+    cases = _gold_cases()
+    assert len(cases) == 9 and {d for _, _, d in cases} == {True, False}
+    for gold, false, dropped in cases:
+        assert answer_matches(false, gold) is dropped, (gold, false)
+        found = PassageSet("t")
+        q = found.question("who?", gold)
+        found.entry(q, gold, "a", "normal", f"It was {gold} indeed.", None, false, None)
+        assert found.drops["false_answer_is_gold", "a"] == int(dropped), (gold, false)
+        assert any(not p["factual"] for p in found.passages.values()) is not dropped, (gold, false)

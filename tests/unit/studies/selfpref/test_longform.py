@@ -321,6 +321,19 @@ def test_author_ids_of_the_source_are_suggested(tmp_path):
         import_sources("nq", [{"file": str(path), **mapping}])
 
 
+def test_the_suggested_author_values_follow_selfpref_authors_not_the_file(tmp_path):
+    """The author map's order decides which human false passage is untagged
+    (false_for): the suggestion lists the values in selfpref.authors' order."""
+    path = _long_file(tmp_path, "csv")  # the file's order: wikipedia, gpt-3.5-turbo, llama-2-70b-chat
+    mapping = {**RECORD_WISE, "passages": [{"author": "human", "text": "passage"}]}
+    with pytest.raises(ConfigError, match=r"values: \{llama-2-70b-chat: llama, gpt-3.5-turbo: gpt35, wikipedia: "
+                                          r"wikipedia\}\}"):
+        import_sources("nq", [{"file": str(path), **mapping}], ["human", "llama", "gpt35"])
+    with pytest.raises(ConfigError, match=r"values: \{gpt-3.5-turbo: gpt35, llama-2-70b-chat: llama, wikipedia: "
+                                          r"wikipedia\}\}"):
+        import_sources("nq", [{"file": str(path), **mapping}], ["human", "gpt35", "llama"])
+
+
 @pytest.mark.parametrize("name", ["nq_passages_gpt35.json", "nq_passages_llama.json", "nq_writing_style.json",
                                   "marco_both_true.json", "marco_writing_style.json"])
 def test_record_wise_files_do_not_look_long(name):

@@ -1,0 +1,259 @@
+"""Every command the docs tell a user to type, typed as written.
+
+The commands (README.md, docs/*.md, the run line of each examples/*.yaml and
+config/*.yaml header) are collected and classified by rule
+(tests/doccommands.py), filled in, and each one runs in a new ``bash -c``
+with the PATH a user has after the README's set-up (no environment
+activated; a bare ``snakemake`` or ``python`` after the activation the
+README's quick start gives), in one copy of the repository, in document
+order. The copy keeps the files' times and runs make with this suite's
+virtual environment (``.venv`` there is a link to it: ``make -n install``
+prints nothing, so nothing is reinstalled); the one file edited in it is
+config.yaml, whose models are set to ``engine: instant``.
+
+Then: the plan of every config run for real equals what the run did (its
+model jobs, each job's requests: the plan-equals-run rule); every example
+and config file has a plan.md; a long-form file mapped record-wise stops
+``make run`` with the import's diagnosis on the console.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from doccommands import ROOT, UnknownPlaceholder, classify, documented_commands, fetches_from_the_web, readme_activation
+from wfrun import read_tsv
+
+VENV = Path(sys.prefix)
+SKIP = shutil.ignore_patterns(".git", ".venv", ".venv-vllm", "results", "logs", ".snakemake", "__pycache__",
+                              ".pytest_cache", "*.egg-info", "build")
+TIMEOUT = 900
+
+
+def user_env(copy: Path) -> dict:
+    """A new shell's environment after the README's set-up: this one without
+    any virtual environment or checkout on PATH, and without make's own
+    variables; first on PATH a ``python`` without the package (as a system
+    one), which says when it is run: no job may use it (every job runs the
+    interpreter that runs Snakemake, authbench.env)."""
+    drop = (str(VENV), str(ROOT), str(copy))
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and not p.startswith(drop)]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    env["PATH"] = os.pathsep.join([str(copy.parent / "bin"), *(path or ["/usr/bin", "/bin"])])
+    return env
+
+
+def bash(copy: Path, line: str, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", line], cwd=copy, env=user_env(copy), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def make_copy(dest: Path) -> Path:
+    """The repository as a user's clone: file times kept, ``.venv`` this
+    suite's environment, config.yaml's models instant."""
+    shutil.copytree(ROOT, dest, ignore=SKIP, symlinks=True)
+    (dest.parent / "bin").mkdir()
+    python = dest.parent / "bin" / "python"
+    python.write_text(f"#!/bin/sh\ntouch {dest.parent / 'python_on_path_was_run'}\n"
+                      "echo \"No module named 'authbench'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    (dest / ".venv").symlink_to(VENV)
+    if (ROOT / ".venv-vllm").exists():
+        (dest / ".venv-vllm").symlink_to(ROOT / ".venv-vllm")
+    cfg = yaml.safe_load((dest / "config.yaml").read_text())
+    for spec in cfg["models"].values():
+        spec["engine"] = "instant"
+    (dest / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return dest
+
+
+def test_every_documented_command_is_classified():
+    """Each command gets a rule (an unknown placeholder or a command no rule
+    covers fails here, naming it); a command added to the docs is covered
+    without editing this test."""
+    commands = documented_commands()
+    assert len(commands) > 50
+    problems = []
+    for cmd in commands:
+        try:
+            classify(cmd)
+        except UnknownPlaceholder as err:
+            problems.append(str(err))
+        except ValueError as err:
+            problems.append(f"{cmd.source}: `{cmd.text}`: {err}")
+    assert not problems, "\n".join(problems)
+    assert readme_activation(), "README.md gives no `source .venv/bin/activate` for the bare commands"
+
+
+@pytest.fixture(scope="module")
+def typed(tmp_path_factory):
+    """Every documented command, typed in document order in one copy."""
+    copy = make_copy(tmp_path_factory.mktemp("clone") / "authbench")
+    installed = bash(copy, "make -n install")
+    ran, seen = [], {}
+    for cmd in documented_commands():
+        classify(cmd, activation=readme_activation())
+        if cmd.line in seen:
+            ran.append((cmd, seen[cmd.line], 0.0, True))
+            continue
+        start = time.perf_counter()
+        if cmd.probe:  # a config with web fetchers: its dry run says whether this command would fetch
+            proc = bash(copy, cmd.probe)
+            web = fetches_from_the_web(proc.stdout + proc.stderr)
+            if web or proc.returncode != 0:
+                cmd.how, cmd.why, cmd.line, cmd.runs_jobs = "dry", f"would fetch from the web ({', '.join(web)})", \
+                    cmd.probe, False
+        if cmd.how == "run":
+            proc = bash(copy, cmd.line)
+        seen[cmd.line] = proc
+        ran.append((cmd, proc, time.perf_counter() - start, False))
+    return copy, installed, ran
+
+
+def test_make_install_does_nothing_in_the_copy(typed):
+    """The copy's .venv is this suite's, installed: make has nothing to do (no reinstall, no new editable install)."""
+    _, installed, _ = typed
+    lines = [line for line in installed.stdout.splitlines() if line.strip()]
+    assert installed.returncode == 0 and all(line.startswith("make: Nothing to be done") for line in lines), \
+        installed.stdout + installed.stderr
+
+
+def test_no_job_ran_the_python_on_path(typed):
+    copy, _, _ = typed
+    assert not (copy.parent / "python_on_path_was_run").exists()
+
+
+def test_a_run_ends_with_where_its_outputs_are_and_the_engine_time_beside_the_plan(typed):
+    """`make run CONFIG=examples/own_scored_domains.yaml` as typed: the run's
+    last lines name its tables, the one command that builds its HTML report
+    (the same config) and its logs; `make demo` ends with each model's engine time beside the plan."""
+    copy, _, ran = typed
+    by_line = {cmd.line: proc for cmd, proc, _, _ in ran}
+    out = by_line["make run CONFIG=examples/own_scored_domains.yaml"].stderr
+    tail = out[out.index("Tables and figures"):].splitlines()
+    assert tail[1:3] == ["  results/own_scored_domains/statistics/",
+                         "  results/own_scored_domains/domainauth/report/contents.md"], tail
+    # (.venv here links to this suite's environment: Snakemake is named by its real path)
+    assert tail[4].endswith("/bin/snakemake --configfile examples/own_scored_domains.yaml --report "
+                            "results/own_scored_domains/report.zip"), tail
+    assert tail[5].startswith("Logs: every job's under results/own_scored_domains/logs/; this run's Snakemake log: "
+                              ".snakemake/log/"), tail
+    demo = by_line["make demo"].stdout + by_line["make demo"].stderr
+    assert "Engine time per model (this run; every reply's tokens/s; the plan's estimate):" in demo
+    assert "  gemma3-270m: " in demo and "plan: 0 s engine + 0 s loads" in demo
+
+
+def test_every_documented_command_runs_as_typed(typed):
+    _, _, ran = typed
+    failed = [f"{cmd.source}: `{cmd.text}` ran as `{cmd.line}` ({cmd.how}: {cmd.why}), exit {proc.returncode}:\n"
+              f"{(proc.stdout + proc.stderr)[-3000:]}" for cmd, proc, _, _ in ran if proc.returncode != 0]
+    assert not failed, "\n\n".join(failed)
+    # how each ran (shown with -s): the closing note's list
+    for cmd, _, seconds, dup in ran:
+        print(f"{cmd.source}\t{cmd.text}\t{cmd.how}\t{'same as before' if dup else f'{seconds:.1f} s'}")
+
+
+def _run_configs(ran) -> list[str]:
+    """The results folders of the configs a command ran for real (not dry, not `plan` alone)."""
+    out = []
+    for cmd, proc, _, dup in ran:
+        if cmd.how == "run" and cmd.results and cmd.runs_jobs and not dup and proc.returncode == 0:
+            out.append(cmd.results)
+    return list(dict.fromkeys(out))
+
+
+def _manifests(results: Path) -> dict[str, dict]:
+    out = {}
+    for path in results.rglob("manifest.json"):
+        m = json.loads(path.read_text())
+        if "cell" in m:
+            out[m["cell"]] = m
+    return out
+
+
+def test_the_plan_is_what_the_run_did(typed):
+    """Each config run for real: the plan's model jobs are the cells the run
+    made, and each job's planned requests are its manifest's (cache hits included)."""
+    copy, _, ran = typed
+    checked = []
+    for results in _run_configs(ran):
+        folder = copy / results
+        planned = {r["cell"]: r for r in read_tsv(folder / "plan_cells.tsv") if r["in_run"] == "yes"}
+        made = _manifests(folder)
+        assert set(planned) == set(made), (results, sorted(set(planned) ^ set(made)))
+        wrong = {cell: (planned[cell]["requests"], m.get("n_calls", m.get("n"))) for cell, m in made.items()
+                 if int(planned[cell]["requests"]) != int(m.get("n_calls", m.get("n")))}
+        assert not wrong, (results, wrong)
+        checked.append(results)
+    assert {"results", "results/demo_full", "results/own_selfpref_long", "results/claims_decide"} <= set(checked), \
+        checked
+    # the demo ran first, on an empty cache: per model and study the engine computed the plan's unique requests
+    planned = {(r["model"], r["study"]): int(r["unique_requests"]) for r in read_tsv(copy / "results" / "plan.tsv")
+               if r["study"] != "all"}
+    computed: dict = {}
+    for cell, m in _manifests(copy / "results").items():
+        study, model = cell.split("/")[0], next(p for p in cell.split("/") if (p, cell.split("/")[0]) in planned)
+        computed[model, study] = computed.get((model, study), 0) + m["engine_calls"]
+    assert computed == planned
+
+
+def test_every_example_and_config_plans(typed):
+    """Every examples/*.yaml and config/*.yaml writes plan.md (those no
+    documented command planned: ``make plan CONFIG=...`` here), but for a
+    config whose plan reads fetched data (its plan's dry run schedules a web
+    fetch job): that one is dry-run only, here with no traceback."""
+    copy, _, _ = typed
+    missing = []
+    for path in sorted([*(copy / "examples").glob("*.yaml"), *(copy / "config").glob("*.yaml")]):
+        results = yaml.safe_load(path.read_text()).get("results")
+        if results and not (copy / results / "plan.md").is_file():
+            rel = path.relative_to(copy)
+            probe = bash(copy, f".venv/bin/snakemake --configfile={rel} plan -n")
+            if fetches_from_the_web(probe.stdout + probe.stderr):
+                assert probe.returncode == 0 and "Traceback" not in probe.stderr, probe.stderr[-2000:]
+                continue
+            proc = bash(copy, f"make plan CONFIG={rel}")
+            if proc.returncode != 0 or "Traceback" in proc.stdout + proc.stderr:
+                missing.append(f"{path.name}: {(proc.stdout + proc.stderr)[-2000:]}")
+        if results and not (copy / results / "plan.md").is_file():
+            missing.append(f"{path.name}: no {results}/plan.md")
+    assert not missing, "\n".join(missing)
+
+
+def test_a_long_file_mapped_record_wise_stops_make_run_with_the_diagnosis(typed):
+    copy, _, _ = typed
+    overlay = copy / "my overlays" / "long as records.yaml"
+    overlay.parent.mkdir()
+    overlay.write_text(yaml.safe_dump({
+        "results": "results/long_as_records", "studies": ["selfpref"],
+        "selfpref": {"datasets": {"nq": None, "mine": {"sources": [{
+            "file": "examples/selfpref/my_passages_long.csv", "question": "question", "answer": "gold",
+            "passages": [{"author": "human", "text": "passage", "false_answer": "false_answer"}]}]}}},
+    }))
+    proc = bash(copy, f"make run CONFIG={shlex.quote(str(overlay))}")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-3000:]
+    assert "looks long-form" in out, out[-3000:]
+    lines = [line.strip() for line in out.splitlines()]
+    at = lines.index("rows:")  # the mapping to paste, filled in from the file's fields
+    assert lines[at + 1:at + 4] == ["qid: question_id", "question: question", "answer: gold"], lines[at:at + 12]
+    assert any(line.startswith("author: {field: writer, values: {") for line in lines[at:at + 12]), lines[at:at + 12]
+    assert "results/long_as_records/logs/" in out, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+
+
+def test_a_config_that_is_not_a_file_is_named(typed):
+    copy, _, _ = typed
+    proc = bash(copy, "make plan CONFIG='examples/no such overlay.yaml'")
+    assert proc.returncode != 0
+    assert "CONFIG=examples/no such overlay.yaml: no such file" in proc.stderr, proc.stderr
