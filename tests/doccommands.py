@@ -241,6 +241,20 @@ def _merged_fetch(configfiles: list[str], root: Path) -> dict:
     return fetch
 
 
+def writes_passages(configfiles: list[str], root: Path = ROOT) -> bool:
+    """Whether the config has models write self-preference passages
+    (``selfpref.generate.models``, config.yaml's unless an overlay sets it)."""
+    import yaml
+
+    generate = None
+    for f in ["config.yaml", *configfiles]:
+        path = Path(f) if Path(f).is_absolute() else root / f
+        sp = (yaml.safe_load(path.read_text()) or {}).get("selfpref", {}) if path.is_file() else {}
+        if isinstance(sp, dict) and "generate" in sp:
+            generate = sp["generate"] if generate is None or sp["generate"] is None else {**generate, **sp["generate"]}
+    return bool((generate or {}).get("models"))
+
+
 def _results(configfiles: list[str], root: Path) -> str:
     import yaml
 
@@ -297,7 +311,7 @@ def classify(cmd: Command, activation: str | None = None, root: Path = ROOT) -> 
     cluster = any(a in ("--profile", "--executor") or a.startswith(("--profile=", "--executor=")) for a in args)
     web = sorted(k for k in _merged_fetch(configfiles, root) if k not in WEB_FREE)
     needs = (["a cluster (--profile/--executor)"] if cluster else []) + ([f"a key ({', '.join(keyed)})"] if keyed else [])
-    cmd.results = _results(configfiles, root)
+    cmd.results, cmd.configfiles = _results(configfiles, root), configfiles
     dry = _dry(text, words, program)
     cmd.line = text
     if needs:

@@ -194,10 +194,12 @@ def plan_jobs(study: str, config: Mapping[str, Any], ctx: PlanContext) -> Iterat
 def plan_inputs(study: str, config: Mapping[str, Any], layout, exists) -> list[str]:
     """The files :func:`plan_jobs` reads: the instances of every cell of
     ``study`` (not DomainAuth's while its homepage texts are not fetched: the
-    plan draws them itself) and every cell's template."""
+    plan draws them itself, from ``domainauth.source``, which is then its
+    input: labels a fetcher writes are fetched before the plan) and every
+    cell's template."""
     entries = [e for e in grid(config) if e.dataset.split("/", 1)[0] == study]
     no_texts = study == "domainauth" and texts_missing(config, exists)
-    out = [] if no_texts else [layout.instances(e.dataset, e.setting) for e in entries]
+    out = [config["domainauth"]["source"]] if no_texts else [layout.instances(e.dataset, e.setting) for e in entries]
     return out + [entry_template(config, e) for e in entries]
 
 
