@@ -163,7 +163,6 @@ def test_M3_tls_keeps_the_host_name_for_sni_and_the_certificate(monkeypatch):
     import ssl
 
     seen = {}
-    real_wrap = ssl.SSLContext.wrap_socket
 
     def wrap(self, sock, *args, server_hostname=None, **kwargs):
         seen["sni"], seen["check_hostname"] = server_hostname, self.check_hostname
@@ -175,7 +174,7 @@ def test_M3_tls_keeps_the_host_name_for_sni_and_the_certificate(monkeypatch):
         world = World(s, {"secure.test": [GLOBAL]})
         client = HttpClient(UA, POLICY, guard=world.guard())
         row = fetch_one("secure.test", client, ["https://secure.test/"])
-    assert real_wrap is not None and row.reason == "connection_failed"
+    assert row.reason == "connection_failed"
     assert seen == {"sni": "secure.test", "check_hostname": True, "verify": ssl.CERT_REQUIRED}
     assert world.connected == [GLOBAL]
 
