@@ -132,13 +132,6 @@ class Verdict:
             return "unpublished"
         return "hold" if self.verdict == HOLDS else "contradicted"
 
-    @property
-    def recomputed_short(self) -> str:
-        """The class of the recomputed verdict (``hold`` / ``contradicted`` / ``unpublished``)."""
-        if self.verdict.startswith(UNPUBLISHED):
-            return "unpublished"
-        return "hold" if self.recomputed == HOLDS else "contradicted"
-
 
 def holds_as_worded(quantifier: str, k: int, n: int, mean_margin: float) -> bool:
     """Whether ``k`` of ``n`` holding cells (mean margin ``mean_margin``) make
@@ -210,11 +203,10 @@ def _digits(x: float) -> str:
 def _explain(record: dict) -> tuple[float, str]:
     """The value a claim's recomputed verdict reads for a disagreeing
     number, and why."""
-    key, relation = _key(record), record["relation"]
+    relation = record["relation"]
     if record["kind"] == derived_relations.REPEATED:
         other = _from_key(record["from"][0])
-        taken, reason = derived_relations.printing_taken(relation, tuple(record[c] for c in
-                                                                                 derived_relations.KEY))
+        taken, reason = derived_relations.printing_taken(relation, tuple(record[c] for c in derived_relations.KEY))
         if taken:
             return float(record["printed"]), (f"printed twice, Table {other.table} prints "
                                               f"{_digits(record['recomputed'])}; takes this printing, {reason}")
