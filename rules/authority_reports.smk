@@ -26,10 +26,10 @@ rule domainauth_report:
         outdir=outdir,
         item_predictions=secondary_predictions_arg,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics} {input.baselines} --units {input.units} "
-        "--labels {input.labels} "
-        "--predictions {input.predictions} {params.item_predictions} --manifests {input.manifests} "
-        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-report --metrics {input.metrics:q} {input.baselines:q} --units {input.units:q} "
+        "--labels {input.labels:q} "
+        "--predictions {input.predictions:q} {params.item_predictions} --manifests {input.manifests:q} "
+        "--outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"
 
 
 rule entityauth_report:
@@ -45,5 +45,5 @@ rule entityauth_report:
         p=get_entity_report_params,
         outdir=outdir,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-report --metrics {input.metrics} {input.baselines} "
-        "--units {input.units} --labels {input.labels} --reuse {input.reuse} --manifests {input.manifests} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-report --metrics {input.metrics:q} {input.baselines:q} "
+        "--units {input.units:q} --labels {input.labels:q} --reuse {input.reuse:q} --manifests {input.manifests:q} --outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"

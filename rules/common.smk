@@ -9,6 +9,7 @@
 # Never `import workflow` here: that name is Snakemake's object.
 import json
 import os
+import shlex
 import sys
 
 from snakemake.exceptions import WorkflowError
@@ -89,6 +90,13 @@ wildcard_constraints:
 
 def _json(obj):
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def option(flag, value):
+    """`<flag> <path>...` quoted for the shell (a path with a space stays one
+    argument), or "" when ``value`` (a path or a list of paths) is empty."""
+    values = [value] if isinstance(value, str) else [str(v) for v in value or ()]
+    return shlex.join([flag, *values]) if values and any(values) else ""
 
 
 def outdir(wildcards, output):

@@ -25,8 +25,8 @@ rule domainauth_build:
     params:
         p=get_build_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-build --source {input.source} "
-        "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-build --source {input.source:q} "
+        "--labels {output.labels:q} --drops {output.drops:q} --bins {output.bins:q} --params {params.p:q} 2> {log:q}"
 
 
 # The secondary label columns (domainauth.secondary.labels) of the labelled
@@ -45,8 +45,8 @@ rule domainauth_secondary:
     params:
         p=get_secondary_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-secondary --source {input.source} --labels {input.labels} "
-        "--out {output.secondary} --drops {output.drops} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-secondary --source {input.source:q} --labels {input.labels:q} "
+        "--out {output.secondary:q} --drops {output.drops:q} --params {params.p:q} 2> {log:q}"
 
 
 rule domainauth_sample:
@@ -64,8 +64,8 @@ rule domainauth_sample:
         p=get_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-sample --labels {input.labels} "
-        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli domainauth-sample --labels {input.labels:q} "
+        "--outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"
 
 
 rule entityauth_build:
@@ -83,8 +83,8 @@ rule entityauth_build:
     params:
         p=get_entity_build_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-build --source {input.source} "
-        "--labels {output.labels} --drops {output.drops} --bins {output.bins} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-build --source {input.source:q} "
+        "--labels {output.labels:q} --drops {output.drops:q} --bins {output.bins:q} --params {params.p:q} 2> {log:q}"
 
 
 rule entityauth_sample:
@@ -102,5 +102,5 @@ rule entityauth_sample:
         p=get_entity_sample_params,
         outdir=lambda wildcards, output: os.path.dirname(output.reuse),
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-sample --labels {input.labels} "
-        "--outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli entityauth-sample --labels {input.labels:q} "
+        "--outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"

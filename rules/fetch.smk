@@ -27,8 +27,8 @@ if "urllog" in FETCH:
         params:
             p=lambda wildcards: fetch_params("urllog"),
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli fetch-urllog --input {input} --domains {output.domains} "
-            "--drops {output.drops} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-urllog --input {input:q} --domains {output.domains:q} "
+            "--drops {output.drops:q} --params {params.p:q} 2> {log:q}"
 
 
 if "pagerank" in FETCH:
@@ -50,8 +50,8 @@ if "pagerank" in FETCH:
             p=lambda wildcards: fetch_params("pagerank"),
             cache=f"{FR}/cache/pagerank_{FETCH['pagerank']['method']}.jsonl",
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli fetch-pagerank --domains {input.domains} --bulk-file {input.bulk} "
-            "--out {output} --cache {params.cache} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-pagerank --domains {input.domains:q} --bulk-file {input.bulk:q} "
+            "--out {output:q} --cache {params.cache:q} --params {params.p:q} 2> {log:q}"
 
 
 if "webtext" in FETCH:
@@ -73,8 +73,8 @@ if "webtext" in FETCH:
             p=lambda wildcards: fetch_params("webtext"),
             cache=f"{FR}/cache/webtext.jsonl",
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli fetch-webtext --domains {input} --texts {output.texts} "
-            "--failures {output.failures} --cache {params.cache} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-webtext --domains {input:q} --texts {output.texts:q} "
+            "--failures {output.failures:q} --cache {params.cache:q} --params {params.p:q} 2> {log:q}"
 
 
 if "wikidata" in FETCH:
@@ -96,5 +96,5 @@ if "wikidata" in FETCH:
             p=get_sitelinks_params,
             cache=f"{FR}/cache/wikidata_{{entity_set}}.jsonl",
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli fetch-sitelinks --entities {input} --out {output.entities} "
-            "--unresolved {output.unresolved} --cache {params.cache} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli fetch-sitelinks --entities {input:q} --out {output.entities:q} "
+            "--unresolved {output.unresolved:q} --cache {params.cache:q} --params {params.p:q} 2> {log:q}"

@@ -36,10 +36,10 @@ rule authority_judge:
         server_arg=server_arg,
         python=model_python,
     shell:
-        "{params.python} -m authbench.cli authority-judge --instances {input.instances} --template {input.template} "
-        "{params.model_arg} {params.server_arg} --responses {output.responses} "
-        "--samples {output.samples} --judgments {output.judgments} "
-        "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+        "{params.python:q} -m authbench.cli authority-judge --instances {input.instances:q} --template {input.template:q} "
+        "{params.model_arg} {params.server_arg} --responses {output.responses:q} "
+        "--samples {output.samples:q} --judgments {output.judgments:q} "
+        "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
 
 rule authority_evaluate:
@@ -58,8 +58,8 @@ rule authority_evaluate:
     params:
         p=get_evaluate_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli authority-evaluate --instances {input.instances} --judgments {input.judgments} "
-        "--manifest {input.manifest} --template {input.template} --metrics {output.metrics} --units {output.units} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-evaluate --instances {input.instances:q} --judgments {input.judgments:q} "
+        "--manifest {input.manifest:q} --template {input.template:q} --metrics {output.metrics:q} --units {output.units:q} --params {params.p:q} 2> {log:q}"
 
 
 # Per-item scores of a cell (Table 8 reads the PointJudge bias cells'; with
@@ -79,8 +79,8 @@ rule authority_predictions:
         p=get_prediction_params,
         secondary=prediction_secondary_arg,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli authority-predictions --instances {input.instances} --judgments {input.judgments} "
-        "{params.secondary} --predictions {output} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-predictions --instances {input.instances:q} --judgments {input.judgments:q} "
+        "{params.secondary} --predictions {output:q} --params {params.p:q} 2> {log:q}"
 
 
 rule authority_baselines:
@@ -97,5 +97,5 @@ rule authority_baselines:
         p=get_baseline_params,
         indir=lambda wildcards, input: os.path.dirname(input[0]),
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli authority-baselines --instances-dir {params.indir} --metrics {output.metrics} --units {output.units} "
-        "--params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-baselines --instances-dir {params.indir:q} --metrics {output.metrics:q} --units {output.units:q} "
+        "--params {params.p:q} 2> {log:q}"

@@ -28,5 +28,5 @@ rule plan:
     params:
         p=get_plan_params,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli plan --md {output.md} --tsv {output.tsv} --cells {output.cells} "
-        "--workers {threads} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli plan --md {output.md:q} --tsv {output.tsv:q} --cells {output.cells:q} "
+        "--workers {threads} --params {params.p:q} 2> {log:q}"

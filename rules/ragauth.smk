@@ -34,7 +34,7 @@ if RAG.built:
         conda:
             "../envs/analysis.yaml"
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-domains --documents {input} --out {output} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-domains --documents {input:q} --out {output:q} 2> {log:q}"
 
     rule ragauth_build:
         input:
@@ -52,8 +52,8 @@ if RAG.built:
         params:
             p=get_rag_build_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-build --questions {input.questions} --documents {input.documents} "
-            "--labels {input.labels} --out {output.dataset} --drops {output.drops} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-build --questions {input.questions:q} --documents {input.documents:q} "
+            "--labels {input.labels:q} --out {output.dataset:q} --drops {output.drops:q} --params {params.p:q} 2> {log:q}"
 
 
 if RAG.cells:
@@ -72,8 +72,8 @@ if RAG.cells:
         params:
             p=get_rag_dataset_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-dataset --source {input} --out {output.questions} "
-            "--report {output.report} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-dataset --source {input:q} --out {output.questions:q} "
+            "--report {output.report:q} --params {params.p:q} 2> {log:q}"
 
     rule ragauth_prior:
         input:
@@ -90,7 +90,7 @@ if RAG.cells:
         params:
             p=get_rag_prior_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-prior --questions {input} --out {output} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-prior --questions {input:q} --out {output:q} --params {params.p:q} 2> {log:q}"
 
     rule ragauth_rank:
         input:
@@ -119,10 +119,10 @@ if RAG.cells:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli ragauth-rank --questions {input.questions} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} "
-            "--samples {output.samples} --judgments {output.judgments} "
-            "--scores {output.scores} --manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli ragauth-rank --questions {input.questions:q} --template {input.template:q} "
+            "{params.model_arg} --responses {output.responses:q} "
+            "--samples {output.samples:q} --judgments {output.judgments:q} "
+            "--scores {output.scores:q} --manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule ragauth_answer:
         input:
@@ -150,10 +150,10 @@ if RAG.cells:
             python=model_python,
             scores_arg=rag_scores_arg,
         shell:
-            "{params.python} -m authbench.cli ragauth-answer --questions {input.questions} {params.scores_arg} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
-            "--judgments {output.judgments} --manifest {output.manifest} --threads {threads} "
-            "--params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli ragauth-answer --questions {input.questions:q} {params.scores_arg} "
+            "--template {input.template:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
+            "--judgments {output.judgments:q} --manifest {output.manifest:q} --threads {threads} "
+            "--params {params.p:q} 2> {log:q}"
 
     rule ragauth_report:
         input:
@@ -168,5 +168,5 @@ if RAG.cells:
             p=get_rag_report_params,
             outdir=outdir,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-report --judgments {input} --outdir {params.outdir} "
-            "--params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli ragauth-report --judgments {input:q} --outdir {params.outdir:q} "
+            "--params {params.p:q} 2> {log:q}"

@@ -28,10 +28,10 @@ if report_outputs(STATISTICS, P.statistics):
             rag=statistics_rag_arg,
             outdir=outdir,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli benchmark-statistics --labels {input.labels} --drops {input.drops} "
-            "--instances {input.instances} {params.rag} --sp-questions {input.sp_questions} "
-            "--sp-passages {input.sp_passages} --sp-drops {input.sp_drops} --outdir {params.outdir} "
-            "--params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli benchmark-statistics --labels {input.labels:q} --drops {input.drops:q} "
+            "--instances {input.instances:q} {params.rag} --sp-questions {input.sp_questions:q} "
+            "--sp-passages {input.sp_passages:q} --sp-drops {input.sp_drops:q} --outdir {params.outdir:q} "
+            "--params {params.p:q} 2> {log:q}"
 
 
 # Each study's sample viewer (authbench.cells.viewer): every model cell's
@@ -65,8 +65,8 @@ for name, study, folder, samples, costs in shown_studies():
             assets=viewer_assets,
             costs=viewer_costs_arg,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --samples {input.samples} --root {params.root} "
-            "--assets {params.assets} {params.costs} --outdir {output} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli study-viewer --samples {input.samples:q} --root {params.root:q} "
+            "--assets {params.assets:q} {params.costs} --outdir {output:q} --params {params.p:q} 2> {log:q}"
 
     rule:
         name:
@@ -84,8 +84,8 @@ for name, study, folder, samples, costs in shown_studies():
             p=get_diffs_params(study),
             history=P.history,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input} --history {params.history} "
-            "--folder {output.folder} --index {output.index} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli prompt-diffs --samples {input:q} --history {params.history:q} "
+            "--folder {output.folder:q} --index {output.index:q} --params {params.p:q} 2> {log:q}"
 
 
 # The rule graph and the job DAG of the current config (dot + SVG), the
@@ -113,4 +113,4 @@ rule provenance_dag:
         ),
         outdir=outdir,
     shell:
-        "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir} --params {params.p:q} 2> {log}"
+        "$AUTHBENCH_PYTHON -m authbench.cli provenance-dag --outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"

@@ -47,8 +47,8 @@ if SELFPREF.datasets:
         params:
             p=get_sp_import_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-import --questions {output.questions} --passages {output.passages} "
-            "--drops {output.drops} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-import --questions {output.questions:q} --passages {output.passages:q} "
+            "--drops {output.drops:q} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_generate:
         input:
@@ -77,10 +77,10 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-generate --questions {input.questions} --passages {input.passages} "
-            "--template {input.templates} {params.model_arg} --responses {output.responses} --samples {output.samples} "
-            "--judgments {output.judgments} --manifest {output.manifest} --out {output.passages} "
-            "--drops {output.drops} --threads {threads} --params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli selfpref-generate --questions {input.questions:q} --passages {input.passages:q} "
+            "--template {input.templates:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
+            "--judgments {output.judgments:q} --manifest {output.manifest:q} --out {output.passages:q} "
+            "--drops {output.drops:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_sample:
         input:
@@ -97,8 +97,8 @@ if SELFPREF.datasets:
         params:
             p=get_sp_sample_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-sample --passages {input.passages} --generated {input.generated} "
-            "--sample {output.sample} --out {output.passages} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-sample --passages {input.passages:q} --generated {input.generated:q} "
+            "--sample {output.sample:q} --out {output.passages:q} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_shipped_knowledge:
         input:
@@ -115,8 +115,8 @@ if SELFPREF.datasets:
         params:
             p=get_sp_shipped_knowledge_params,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-shipped-knowledge --source {input.source} --questions {input.questions} "
-            "--levels {output.levels} --check {output.check} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-shipped-knowledge --source {input.source:q} --questions {input.questions:q} "
+            "--levels {output.levels:q} --check {output.check:q} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_knowledge:
         input:
@@ -144,10 +144,10 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions} --sample {input.sample} "
-            "--template {input.template} {params.model_arg} --responses {output.responses} --samples {output.samples} "
-            "--judgments {output.judgments} --manifest {output.manifest} --levels {output.levels} "
-            "--threads {threads} --params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli selfpref-knowledge --questions {input.questions:q} --sample {input.sample:q} "
+            "--template {input.template:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
+            "--judgments {output.judgments:q} --manifest {output.manifest:q} --levels {output.levels:q} "
+            "--threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_perplexity:
         input:
@@ -171,9 +171,9 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages} --sample {input.sample} "
+            "{params.python:q} -m authbench.cli selfpref-perplexity --passages {input.passages:q} --sample {input.sample:q} "
             "{params.model_arg} "
-            "--out {output.scores} --manifest {output.manifest} --params {params.p:q} 2> {log}"
+            "--out {output.scores:q} --manifest {output.manifest:q} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_rerank:
         input:
@@ -201,11 +201,11 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions} --sample {input.sample} "
-            "--passages {input.passages} --template {input.template} {params.model_arg} "
-            "--responses {output.responses} "
-            "--samples {output.samples} --judgments {output.judgments} --manifest {output.manifest} "
-            "--threads {threads} --params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli selfpref-rerank --questions {input.questions:q} --sample {input.sample:q} "
+            "--passages {input.passages:q} --template {input.template:q} {params.model_arg} "
+            "--responses {output.responses:q} "
+            "--samples {output.samples:q} --judgments {output.judgments:q} --manifest {output.manifest:q} "
+            "--threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_compare:
         input:
@@ -234,11 +234,11 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python} -m authbench.cli selfpref-compare --questions {input.questions} --sample {input.sample} "
-            "--passages {input.passages} --knowledge {input.knowledge} --template {input.template} "
-            "{params.model_arg} --responses {output.responses} "
-            "--samples {output.samples} --judgments {output.judgments} "
-            "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+            "{params.python:q} -m authbench.cli selfpref-compare --questions {input.questions:q} --sample {input.sample:q} "
+            "--passages {input.passages:q} --knowledge {input.knowledge:q} --template {input.template:q} "
+            "{params.model_arg} --responses {output.responses:q} "
+            "--samples {output.samples:q} --judgments {output.judgments:q} "
+            "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule selfpref_report:
         input:
@@ -269,10 +269,10 @@ if SELFPREF.datasets:
             p=get_sp_report_params,
             outdir=outdir,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank} --generation {input.generation} "
-            "--knowledge {input.knowledge} --perplexity {input.perplexity} --passages {input.passages} --sample {input.sample} "
-            "--questions {input.questions} --released-perplexity {input.released_perplexity} --outdir {params.outdir} "
-            "--built {output.built} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli selfpref-report --rerank {input.rerank:q} --generation {input.generation:q} "
+            "--knowledge {input.knowledge:q} --perplexity {input.perplexity:q} --passages {input.passages:q} --sample {input.sample:q} "
+            "--questions {input.questions:q} --released-perplexity {input.released_perplexity:q} --outdir {params.outdir:q} "
+            "--built {output.built:q} --params {params.p:q} 2> {log:q}"
 
     if len(SELFPREF.datasets) > 1:
 
@@ -290,5 +290,5 @@ if SELFPREF.datasets:
                 p=get_sp_datasets_report_params,
                 outdir=outdir,
             shell:
-                "$AUTHBENCH_PYTHON -m authbench.cli selfpref-datasets-report --built {input.built} "
-                "--keyed {input.keyed} --outdir {params.outdir} --params {params.p:q} 2> {log}"
+                "$AUTHBENCH_PYTHON -m authbench.cli selfpref-datasets-report --built {input.built:q} "
+                "--keyed {input.keyed:q} --outdir {params.outdir:q} --params {params.p:q} 2> {log:q}"

@@ -8,6 +8,7 @@ never ``from conftest import``: every folder's conftest is a module named
 ``conftest``, and the last one loaded wins."""
 
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,93 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+# --- the canary key (issue 46): no key may reach a file, a log or a subprocess's output ----------
+
+# every variable this suite, its configs (config/paper.yaml, examples/) and the pipeline read a key from
+KEY_VARS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "OPENPAGERANK_API_KEY", "HF_TOKEN", "VLLM_API_KEY",
+            "AB_TEST_KEY", "OPR_TEST_KEY", "AUTHBENCH_TEST_OPR_KEY")
+CANARY = "canary-key-" + secrets.token_hex(12)
+CANARY_BYTES = CANARY.encode()
+CANARY_MAX_FILE = 64 * 1024 * 1024  # bigger files (model weights) hold no key: not read
+_canary_hits: list[str] = []
+_canary_reported: set[str] = set()  # files a test already failed on: not reported again at the end
+
+
+def canary_files(folder: Path) -> list[str]:
+    """Files under ``folder`` that hold the canary (symlinks not followed)."""
+    hits = []
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            try:
+                if path.is_symlink() or path.stat().st_size > CANARY_MAX_FILE:
+                    continue
+                if CANARY_BYTES in path.read_bytes():
+                    hits.append(str(path))
+            except OSError:
+                continue
+    return hits
+
+
+def _canary_in(value) -> bool:
+    if isinstance(value, bytes):
+        return CANARY_BYTES in value
+    return isinstance(value, str) and CANARY in value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def canary_key(tmp_path_factory):
+    """Sets the canary value in every key variable (``KEY_VARS``) for the whole
+    run; a test that sets its own key still finds the canary in the others.
+    Every ``subprocess.run`` output is checked as it returns; at the end the
+    whole base temp tree is (each test's own tmp tree and captured output
+    are checked after it, ``_canary_per_test``). A hit fails the run."""
+    mp = pytest.MonkeyPatch()
+    for var in KEY_VARS:
+        mp.setenv(var, CANARY)
+    run = subprocess.run
+
+    def checked_run(*args, **kwargs):
+        proc = run(*args, **kwargs)
+        if _canary_in(proc.stdout) or _canary_in(proc.stderr):
+            _canary_hits.append(f"output of {args[0] if args else kwargs.get('args')!r}")
+        return proc
+
+    mp.setattr(subprocess, "run", checked_run)
+    yield CANARY
+    mp.undo()
+    hits = _canary_hits + [f for f in canary_files(tmp_path_factory.getbasetemp()) if f not in _canary_reported]
+    if hits:
+        pytest.fail("the canary key leaked into: " + "; ".join(hits[:20]), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _canary_per_test(request, canary_key):
+    """After each test: its tmp_path tree and the subprocess outputs it caused."""
+    before = len(_canary_hits)
+    yield
+    hits = _canary_hits[before:]
+    tmp = request.node.funcargs.get("tmp_path")
+    if tmp is not None:
+        files = canary_files(tmp)
+        _canary_reported.update(files)
+        hits += files
+    if hits:
+        del _canary_hits[before:]  # reported here, not again at the end
+        pytest.fail("the canary key leaked into: " + "; ".join(hits[:20]), pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test whose captured stdout, stderr or log holds the canary fails."""
+    outcome = yield
+    report = outcome.get_result()
+    leaked = [name for name, text in report.sections if name.endswith(report.when) and CANARY in text]
+    if leaked and report.outcome != "failed":
+        report.outcome = "failed"
+        report.longrepr = f"the canary key leaked into the test's {', '.join(leaked)}"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -46,6 +46,12 @@ class Reply:
         return body, headers
 
 
+def jittered(waits, caps) -> bool:
+    """Full-jitter backoff (authbench.net.backoff_wait): as many waits as caps,
+    each in [0, its cap] (``backoff * 2**attempt``)."""
+    return len(waits) == len(caps) and all(0.0 <= w <= c for w, c in zip(waits, caps))
+
+
 class Loopback:
     def __init__(self, handler: Callable[[Seen], Reply]):
         self.handler = handler

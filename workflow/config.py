@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -152,6 +153,49 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
         raise ConfigError("config key 'models': every model is null; nothing to run")
     check_hosting(config)
     check_paper_names(config)
+    check_no_secrets(config)
+
+
+# a name that looks like it holds a secret (vllm.env entries must not: they are job params)
+SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
+def check_no_secrets(config: Mapping[str, Any]) -> None:
+    """Config values travel into job command lines, Snakemake's stored params,
+    config.json and provenance.md, so none may hold a secret: an
+    ``openai.base_url`` with userinfo (``user:pass@``) or with a query string
+    or fragment (an Azure-style ``?api-version=`` included: the engine appends
+    ``/completions`` to the URL, and a query is where keys hide), and a
+    ``vllm.env`` entry whose name looks secret (TOKEN, KEY, SECRET, PASSWORD)
+    are :class:`ConfigError` naming the key, never the value. Keys come from
+    the environment (``openai.api_key_env``; an ``HF_TOKEN`` exported before
+    ``snakemake`` reaches the job as it is)."""
+    from urllib.parse import urlsplit
+
+    for name, spec in active_models(config).items():
+        base = (spec.get("openai") or {}).get("base_url")
+        if base:
+            where = f"config key 'models.{name}.openai.base_url'"
+            try:
+                parts = urlsplit(str(base))
+                parts.port  # noqa: B018 - raises ValueError on a bad port
+            except ValueError:
+                raise ConfigError(f"{where} is not a URL") from None
+            if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+                raise ConfigError(f"{where} holds a user name or password (user:pass@host): it would be written "
+                                  "into job command lines, params and provenance. Put the key in an environment "
+                                  f"variable and name it in 'models.{name}.openai.api_key_env'")
+            if parts.query or parts.fragment or "?" in str(base) or "#" in str(base):
+                raise ConfigError(f"{where} has a query string or fragment: not allowed (a query is where keys "
+                                  "hide, and the engine appends /completions to the URL). Use the provider's "
+                                  "OpenAI-compatible base URL without one (Azure OpenAI: .../openai/v1), and the "
+                                  f"key through 'models.{name}.openai.api_key_env'")
+        env = (spec.get("vllm") or {}).get("env") or {}
+        secret = sorted(str(k) for k in env if SECRET_NAME.search(str(k)))
+        if secret:
+            raise ConfigError(f"config key 'models.{name}.vllm.env' sets {', '.join(secret)}, which looks like a "
+                              "secret: config values are written into job params and provenance. Export it in "
+                              "the environment that starts snakemake instead (jobs inherit it; on Slurm too)")
 
 
 def paper_name(given: str | Mapping[str, str] | None, paper: str, known: Sequence[str]) -> str | None:

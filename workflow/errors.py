@@ -59,6 +59,11 @@ class LabelError(PipelineError, ValueError):
     """Counts that cannot be turned into levels; the message names the value."""
 
 
+class KeyFormatError(PipelineError, ValueError):
+    """An API key read from the environment cannot be sent (a character outside
+    printable ASCII); the message names the variable, never the value."""
+
+
 class FetchError(PipelineError, RuntimeError):
     """A request failed for good (after retries, or with an unusable answer)."""
 

@@ -39,6 +39,18 @@ def read_utf8(path: str | Path, expected: str) -> str:
         ) from None
 
 
+def physical_lines(text: str) -> list[str]:
+    """The lines of a file's text split at ``\n`` only (a ``\r`` before it is
+    dropped): what a JSON-lines or TSV writer means by a line. Unlike
+    ``str.splitlines()`` it does not split at U+2028, U+2029, U+0085 or the
+    other separators Unicode knows, which a valid JSON string may hold raw
+    (the pipeline writes them so, ``ensure_ascii=False``)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 # file name endings -> the format :func:`read_records` reads
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
            ".parquet": "parquet"}
@@ -99,7 +111,7 @@ def read_records(path: str | Path, expected: str, key: str | None = None, defaul
         return _read_parquet(path, expected)
     text = read_utf8(path, expected)
     if fmt == "sniff":
-        first = next((line for line in text.splitlines() if line.strip()), "")
+        first = next((line for line in physical_lines(text) if line.strip()), "")
         fmt = "tsv" if "\t" in first or "," not in first else "csv"
     if fmt in ("csv", "tsv"):
         return _read_table(path, text, fmt, quoted_tsv, pad_short)
@@ -118,7 +130,7 @@ def _not_valid(path: Path, where: str, what: str, expected: str, text: str) -> I
 
 def _json_lines(path: Path, text: str, expected: str) -> list[tuple[str, object]]:
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(physical_lines(text), 1):
         if not line.strip():
             continue
         try:
@@ -159,7 +171,7 @@ def _json_document(path: Path, text: str, expected: str, key: str | None) -> lis
 
 def _read_table(path: Path, text: str, fmt: str, quoted_tsv: bool, pad_short: bool) -> Records:
     if fmt == "tsv" and not quoted_tsv:
-        lines: Iterable = ((n, line.split("\t")) for n, line in enumerate(text.splitlines(), 1))
+        lines: Iterable = ((n, line.split("\t")) for n, line in enumerate(physical_lines(text), 1))
     else:
         lines = ((start, fields) for start, _end, fields in
                  csv_records(io.StringIO(text, newline=""), path, "\t" if fmt == "tsv" else ","))

@@ -29,7 +29,7 @@ def get_secondary_predictions(wildcards):
 
 
 def secondary_predictions_arg(wildcards, input):
-    return ("--item-predictions " + " ".join(input.item_predictions)) if input.item_predictions else ""
+    return option("--item-predictions", input.item_predictions)
 
 
 def get_domain_report_params(wildcards):

@@ -51,7 +51,7 @@ def get_prediction_secondary(wildcards):
 
 
 def prediction_secondary_arg(wildcards, input):
-    return f"--secondary {input.secondary}" if input.secondary else ""
+    return option("--secondary", input.secondary)
 
 
 def get_prediction_params(wildcards):

@@ -17,7 +17,7 @@ def get_model_file(wildcards):
 
 
 def model_file_arg(wildcards, input):
-    return f"--model-file {input.model}" if input.model else ""
+    return option("--model-file", input.model)
 
 
 def model_python(wildcards):
@@ -59,7 +59,7 @@ def get_server(wildcards):
 
 
 def server_arg(wildcards, input):
-    return f"--server {input.server}" if input.server else ""
+    return option("--server", input.server)
 
 
 def judge_threads(wildcards):

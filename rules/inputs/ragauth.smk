@@ -41,7 +41,7 @@ def get_rag_scores(wildcards):
 
 
 def rag_scores_arg(wildcards, input):
-    return f"--scores {input.scores}" if input.scores else ""
+    return option("--scores", input.scores)
 
 
 def _rag_params(wildcards, stage, k, *cell):

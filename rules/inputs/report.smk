@@ -27,7 +27,7 @@ def get_statistics_inputs(wildcards):
 
 
 def statistics_rag_arg(wildcards, input):
-    return f"--rag {input.rag}" if input.rag else ""
+    return option("--rag", input.rag)
 
 
 def _label_block(dataset):
@@ -81,7 +81,7 @@ def viewer_assets(wildcards, input):
 
 
 def viewer_costs_arg(wildcards, input):
-    return f"--costs {input.costs}" if input.costs else ""
+    return option("--costs", input.costs)
 
 
 def get_diffs_params(study):

@@ -148,7 +148,7 @@ def test_every_named_error_is_a_pipeline_error():
     from authbench import errors
 
     named = [getattr(errors, n) for n in dir(errors) if n.endswith("Error") and n != "PipelineError"]
-    assert len(named) == 11
+    assert len(named) == 12
     for cls in named:
         assert issubclass(cls, PipelineError) and issubclass(cls, (ValueError, RuntimeError)), cls
 

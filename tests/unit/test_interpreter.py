@@ -51,7 +51,7 @@ def test_every_rules_shell_runs_the_one_interpreter():
     shells = _shells()
     assert len(shells) >= 30
     for name, python, body in shells:
-        if python.removeprefix("exec ") == "{params.python}":
+        if python.removeprefix("exec ") == "{params.python:q}":  # config-derived: quoted (issue 46, L6)
             assert re.search(r"^\s*python=model_python,$", body, re.M), f"{name}: {body[:80]}"
         else:
             assert python == SHELL, f"{name}: a shell starts with {python!r}, not {SHELL}"

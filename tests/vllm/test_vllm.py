@@ -33,9 +33,10 @@ import signal
 import subprocess
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
-from authbench.llm.serve import free_port, wait_healthy
+from authbench.llm.serve import KEY_ENV, free_port, wait_healthy, write_key
 from wfrun import jsonl, snakemake, tiny_selfpref
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -255,7 +256,9 @@ def test_engine_details_and_bad_input(engine_script):
 def server(tmp_path_factory, vllm_python, converted):
     port = free_port()
     log = tmp_path_factory.mktemp("serve") / "vllm_serve.log"
-    env = {**os.environ, **{k: str(v) for k, v in CPU_ENV.items()}}
+    # as models_serve does it: the key through VLLM_API_KEY, the clients read it from a 0600 file
+    keyfile = log.with_name("vllm.key")
+    env = {**os.environ, **{k: str(v) for k, v in CPU_ENV.items()}, KEY_ENV: write_key(keyfile)}
     with open(log, "w") as fh:
         # what `vllm serve` runs (the `vllm` script itself asks for the distribution "vllm" by name)
         proc = subprocess.Popen([str(vllm_python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(converted),
@@ -265,15 +268,16 @@ def server(tmp_path_factory, vllm_python, converted):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, timeout=600)
-        yield url + "/v1"
+        yield url + "/v1", keyfile
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
 
 
-def openai_model(base_url: str, **changes) -> dict:
+def openai_model(base_url: str, api_key_file: Path | None = None, **changes) -> dict:
     return {"engine": "openai", "model": "qwen", "prompt_format": "chat", "threads": 1,
             "openai": {"base_url": base_url, "grammar_field": "structured_outputs", "concurrency": 2,
+                       **({"api_key_file": str(api_key_file)} if api_key_file else {}),
                        "extra_body": {"chat_template_kwargs": {"enable_thinking": False}}},
             "generate": {"temperature": 0.0, "seed": 0, "max_tokens": 48}, **changes}
 
@@ -281,9 +285,21 @@ def openai_model(base_url: str, **changes) -> dict:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, server):
     work = tmp_path_factory.mktemp("vllm_served")
-    base_config(work, openai_model(server))
+    base_config(work, openai_model(*server))
     run_ok(work)
     return work
+
+
+def test_L5_vllm_serve_with_a_key_answers_401_without_it(server):
+    """vLLM's server given VLLM_API_KEY (as models_serve gives it) refuses a
+    request without the key; /health stays open (models_serve waits on it)."""
+    base, keyfile = server
+    body = {"model": "qwen", "prompt": "Hi", "max_tokens": 1}
+    assert httpx.post(base + "/completions", json=body, timeout=60).status_code == 401
+    key = keyfile.read_text().strip()
+    answer = httpx.post(base + "/completions", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=120)
+    assert answer.status_code == 200
+    assert httpx.get(base.removesuffix("/v1") + "/health", timeout=10).status_code == 200
 
 
 def test_openai_against_vllm_serve_agrees_with_in_process(inproc, served, capsys):

@@ -106,9 +106,10 @@ def write_config(work: Path, url: str) -> None:
         "http": {"retries": 1, "backoff": 0.01, "max_backoff": 0.05, "timeout": 5},
         "urllog": {"input": "mylog.tsv", "format": "tsv", "url_columns": ["clicked_url"]},
         "pagerank": {"domains": "results/fetch/urllog/domains.tsv", "method": "api", "batch_size": 3,
-                     "api_url": f"{url}/api/v1.0/getPageRank", "api_key_env": "AUTHBENCH_TEST_OPR_KEY"},
+                     "api_url": f"{url}/api/v1.0/getPageRank", "api_key_env": "AUTHBENCH_TEST_OPR_KEY",
+                     "allow_http": True},  # the loopback server speaks http
         "webtext": {"domains": "results/fetch/urllog/domains.tsv", "base_url": f"{url}/site", "max_words": 8,
-                    "workers": 2},
+                    "workers": 2, "allow_private_addresses": True},  # every site is the loopback server
         "wikidata": {"api_url": f"{url}/w/api.php",
                      "datasets": {"mysongs": {"entities": "mysongs.tsv",
                                               "question_pattern": "Who is the performer of the song {entity}"}}},

@@ -92,7 +92,7 @@ class CellStep:
 
         info = wait_for_server(self.server)
         self.served.update({k: info[k] for k in ("base_url", "host", "pid", "started", "load_seconds")})
-        return served_engine_config(self.model, info)
+        return served_engine_config(self.model, info, self.server)
 
     def run(self, requests: Sequence[Mapping], generate: Mapping | None = None, constrained: bool | None = None,
             expected_scores: bool = False) -> Run:

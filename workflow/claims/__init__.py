@@ -4,7 +4,8 @@
   docs/claims.md) into :class:`Claims` of :class:`Claim`, checked against the
   schema and against the published numbers of its paper.
 * :data:`KINDS`: the test kinds (``difference``, ``rate_vs_50``,
-  ``monotone_size``, ``bias_sign``, ``best_in_column``), one pure function each.
+  ``monotone_size``, ``bias_sign``, ``best_in_column``, ``closer_to_50``), one
+  pure function each.
 * :func:`published_verdict`: k of n cells on the paper's own tables (the
   paper's significance marks read by the claim's ``test.significance``) and
   the quantifier's reading, *holds as worded* or *contradicted as worded
@@ -23,6 +24,7 @@ from authbench.claims.kinds import (
     Contrast,
     best_in_column,
     bias_sign,
+    closer_to_50,
     difference,
     monotone_size,
     rate_vs_50,
@@ -42,6 +44,7 @@ from authbench.claims.schema import known_kinds
 
 __all__ = ["KINDS", "CaseResult", "PlaceUnits", "Claim", "Claims", "Contrast", "ContrastTest", "Key", "RunCase",
            "RunVerdict", "Scope", "Test", "Verdict", "Where", "best_in_column", "bias_sign", "place_key", "cells_frame",
+           "closer_to_50",
            "claims_path", "difference", "known_kinds", "load_claims", "load_paper_claims", "monotone_size",
            "paper_verdicts", "published_verdict", "published_verdicts", "rate_vs_50", "run_verdict",
            "summary_line", "verdict_rows"]

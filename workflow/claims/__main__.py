@@ -1,5 +1,6 @@
 """``python -m authbench.claims [--tsv FILE]``: both papers' claims on their
-published tables, one line per claim (id, k of n, verdict) and one summary
+published tables, one line per claim (id, k of n, verdict; the verdict on the
+recomputed numbers where it differs) and one summary
 line per paper; ``--tsv`` also writes the verdict rows
 (:func:`authbench.claims.published.verdict_rows`). A bad claims file is one
 line on stderr and exit code 2."""
@@ -29,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
             summaries.append(summary_line(claims.title, found))
         for v in verdicts:
             marks = "" if v.marked is None else f"  (daggers: {v.marked} cells, {v.marked_holding} holding)"
-            print(f"{v.claim.id}\t{v.k} of {v.n}\t{v.verdict}{marks}")
+            again = (f"  [recomputed: {v.recomputed_k} of {v.n}, {v.recomputed}]"
+                     if v.recomputed and v.recomputed != v.verdict else "")
+            print(f"{v.claim.id}\t{v.k} of {v.n}\t{v.verdict}{marks}{again}")
         print()
         print("\n".join(summaries))
         if args.tsv:

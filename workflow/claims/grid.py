@@ -38,7 +38,7 @@ def compared_parts(claim: Claim) -> set[str]:
     ``over`` part, a monotone claim's ``model``."""
     test = claim.test
     parts: set[str] = set()
-    if test.kind == "difference":
+    if test.kind in ("difference", "closer_to_50"):
         parts |= set(test.a or {}) | {p for p, v in (test.b or {}).items() if isinstance(v, (list, tuple, Mapping))}
     if test.kind == "best_in_column" and test.over:
         parts.add(test.over)

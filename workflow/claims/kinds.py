@@ -17,7 +17,10 @@ of its contrasts' margins.
 * :func:`bias_sign`: a signed bias positive or negative, or (one-sided) not
   below −``tolerance`` / not above ``tolerance``.
 * :func:`best_in_column`: the picked value(s) of the ``over`` part hold the
-  maximum (or minimum) of each column.
+  maximum (or minimum) of each column (``all_best``: every picked value
+  beats every other one).
+* :func:`closer_to_50`: a rate nearer 50 than its b row's (|a − 50| <
+  |b − 50|), ``b`` the ``a`` row's key with some parts replaced.
 
 Margins are rounded to 9 decimals, so that two printed numbers that are equal
 give an exact zero (a tie), never a float residue.
@@ -33,8 +36,8 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 from authbench.claims.keys import FIXED, Key, Row, from_parts, label, matches, normalize_selector, rows_from_frame
 
-__all__ = ["KINDS", "CaseResult", "Contrast", "KindError", "best_in_column", "bias_sign", "difference",
-           "monotone_size", "rate_vs_50"]
+__all__ = ["KINDS", "CaseResult", "Contrast", "KindError", "SelfComparisonError", "best_in_column", "bias_sign",
+           "closer_to_50", "difference", "monotone_size", "rate_vs_50", "self_comparisons"]
 
 DIGITS = 9
 
@@ -44,6 +47,12 @@ class KindError(ValueError):
     missing, a column lacks a picked value ...); :mod:`~.load` names the claim."""
 
 
+class SelfComparisonError(KindError):
+    """A difference's b side is the a row itself (a branched or referenced
+    replacement that gives the row's own key back) and the claim did not set
+    ``skip_self: true``."""
+
+
 @dataclass(frozen=True)
 class Contrast:
     """One comparison: ``a`` against ``b``, or against the constant
@@ -51,23 +60,33 @@ class Contrast:
     reference); −1: a < b. A one-sided bound is a shifted reference: "not
     above 50 + t" is reference 50 + t with sign −1, "not below −t" reference
     −t with sign +1. ``tolerance`` (one-sample only): the claim says
-    |a − reference| <= tolerance instead."""
+    |a − reference| <= tolerance instead. ``threshold`` (two rows): the claim
+    says a − b exceeds it in its direction ("substantially"): margin =
+    sign · (a − b) − threshold. ``centre`` (two rows, :func:`closer_to_50`):
+    the effect is |a − centre| − |b − centre|, sign −1 claiming a nearer."""
 
     a: Key
     b: Key | None
     sign: int = 1
     reference: float = 0.0
     tolerance: float | None = None
+    threshold: float = 0.0
+    centre: float | None = None
 
     def effect(self, a: float, b: float | None = None) -> float:
-        """a − b (or a − reference): the contrast's effect in the table's unit."""
-        return a - (self.reference if self.b is None else b)
+        """a − b (or a − reference; with ``centre``, |a − centre| − |b − centre|):
+        the contrast's effect in the table's unit."""
+        if self.b is None:
+            return a - self.reference
+        if self.centre is not None:
+            return abs(a - self.centre) - abs(b - self.centre)
+        return a - b
 
     def margin(self, effect: float) -> float:
         """The effect as a margin in the claimed direction (> 0: as claimed)."""
         if self.tolerance is not None:
             return self.tolerance - abs(effect)
-        return self.sign * effect
+        return self.sign * effect - self.threshold
 
 
 @dataclass(frozen=True)
@@ -140,31 +159,91 @@ def _replaced(parts: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[dict
     return out
 
 
-def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str, ties: str = "fail",
-               fill: bool = False, **_: Any) -> list[CaseResult]:
-    """Per row matching ``a``: one cell per b row (the row's key with ``b``'s
-    parts replaced), margin = (a − b) for ``direction`` ``greater``, (b − a)
-    for ``less``; it holds when the margin is > 0, or = 0 with ``ties: hold``.
-    A b row missing from ``frame`` is a :class:`KindError`; with ``fill`` (a
-    run's rows) it is a row without a value, the cell one the run lacks."""
+SAME_AS = "same_as"  # an a-side selector value {same_as: <part>}: the row's own value of that part
+
+
+def _a_selector(a: Mapping[str, Any]) -> tuple[dict[str, tuple], dict[str, str]]:
+    """The a side's literal selector and its references (``{author: {same_as:
+    model}}``: a row whose author equals its own model)."""
+    literal = {k: v for k, v in a.items() if not isinstance(v, Mapping)}
+    refs = {}
+    for name, value in a.items():
+        if isinstance(value, Mapping):
+            if set(value) != {SAME_AS}:
+                raise KindError(f"a.{name}: a mapping selects by reference only ({{{SAME_AS}: <part>}}), "
+                                f"not {dict(value)!r}")
+            refs[name] = str(value[SAME_AS])
+    return normalize_selector(literal), refs
+
+
+def _a_rows(rows: Sequence[Row], a: Mapping[str, Any]) -> list[Row]:
+    select, refs = _a_selector(a)
+    return [r for r in rows if matches(r.parts, select)
+            and all(name in r.parts and ref in r.parts and str(r.parts[name]) == str(r.parts[ref])
+                    for name, ref in refs.items())]
+
+
+def _b_sides(row: Row, b: Mapping[str, Any]) -> list[tuple[dict, str, Key]]:
+    return [(parts, vs, from_parts(parts)) for parts, vs in _replaced(row.parts, b)]
+
+
+def self_comparisons(frame, a: Mapping[str, Any], b: Mapping[str, Any], **_: Any) -> int:
+    """How many of a difference's (or :func:`closer_to_50`'s) b sides are
+    the a row itself: the cells ``skip_self: true`` leaves out."""
     rows = _rows(frame)
+    return sum(key == row.key for row in _a_rows(rows, a) for _, _, key in _b_sides(row, b))
+
+
+def _paired(rows: Sequence[Row], a: Mapping[str, Any], b: Mapping[str, Any], fill: bool, skip_self: bool
+            ) -> list[tuple[Row, Row, str]]:
+    """Each a row with each of its b rows (a row's b side that is the row
+    itself: a :class:`SelfComparisonError`, or left out with ``skip_self``)."""
     index = {r.key: r for r in rows}
-    sign = {"greater": 1, "less": -1}[direction]
-    select = normalize_selector(a)
     out = []
-    for row in rows:
-        if not matches(row.parts, select):
-            continue
-        for parts, vs in _replaced(row.parts, b):
-            key = from_parts(parts)
+    for row in _a_rows(rows, a):
+        for _, vs, key in _b_sides(row, b):
             if key == row.key:
-                continue
+                if skip_self:
+                    continue
+                raise SelfComparisonError(
+                    f"the b side of {label(row.parts)} ({vs}) is the row itself; expected another row, or "
+                    "skip_self: true to leave such cells out (their count goes in the verdict's note)")
             if key not in index and not fill:
                 raise KindError(f"the b side of {label(row.parts)} ({vs}) is not among the rows in scope")
-            other = index.get(key) or Row(key, math.nan)
-            out.append(_cell(row.parts, [row, other], [Contrast(row.key, key, sign)],
-                             lambda m: m > 0 or (ties == "hold" and m == 0), vs))
+            out.append((row, index.get(key) or Row(key, math.nan), vs))
     return out
+
+
+def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str, ties: str = "fail",
+               fill: bool = False, threshold: float | None = None, skip_self: bool = False,
+               **_: Any) -> list[CaseResult]:
+    """Per row matching ``a`` (a value ``{same_as: <part>}``: the row's own
+    value of that part): one cell per b row (the row's key with ``b``'s parts
+    replaced), margin = (a − b) − ``threshold`` for ``direction``
+    ``greater``, (b − a) − ``threshold`` for ``less`` (threshold default 0);
+    it holds when the margin is > 0, or = 0 with ``ties: hold``. A b row
+    missing from ``frame`` is a :class:`KindError` (with ``fill``, a run's
+    rows: a row without a value, the cell one the run lacks); a b row that
+    is the a row itself is a :class:`SelfComparisonError` unless
+    ``skip_self`` (:func:`self_comparisons` counts them)."""
+    sign = {"greater": 1, "less": -1}[direction]
+    t = float(threshold or 0.0)
+    return [_cell(row.parts, [row, other], [Contrast(row.key, other.key, sign, threshold=t)],
+                  lambda m: m > 0 or (ties == "hold" and m == 0), vs)
+            for row, other, vs in _paired(_rows(frame), a, b, fill, skip_self)]
+
+
+def closer_to_50(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str = "closer",
+                 ties: str = "fail", fill: bool = False, skip_self: bool = False, **_: Any) -> list[CaseResult]:
+    """Per row matching ``a``: one cell per b row (as :func:`difference`
+    pairs them), margin = |b − 50| − |a − 50| for ``direction`` ``closer``
+    (a nearer 50, "relatively neutral" against b), |a − 50| − |b − 50| for
+    ``farther``; it holds when the margin is > 0, or = 0 with ``ties: hold``.
+    The contrast: effect |a − 50| − |b − 50| with sign −1 (closer) or +1."""
+    sign = {"closer": -1, "farther": 1}[direction]
+    return [_cell(row.parts, [row, other], [Contrast(row.key, other.key, sign, centre=50.0)],
+                  lambda m: m > 0 or (ties == "hold" and m == 0), vs)
+            for row, other, vs in _paired(_rows(frame), a, b, fill, skip_self)]
 
 
 def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) -> list[CaseResult]:
@@ -241,14 +320,18 @@ def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fil
 
 
 def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: str = "hold",
-                   fill: bool = False, **_: Any) -> list[CaseResult]:
+                   fill: bool = False, all_best: bool = False, **_: Any) -> list[CaseResult]:
     """Per column (every part but ``over``): a value of ``best`` holds the
     maximum (``max``) or minimum (``min``) over the column; margin = best
-    picked − best other (max), or best other − best picked (min); a tie at the
-    extreme holds unless ``ties: fail``. The contrasts: the picked row with the
-    extreme value against each other row. A column without a picked row or
-    without another row is a :class:`KindError` (with ``fill``, a column
-    without a picked row gets the picked values' rows without a value)."""
+    picked − best other (max), or best other − best picked (min); a tie at
+    the extreme holds unless ``ties: fail``. The contrasts: every picked row
+    with the extreme value (each tied one, not the first) against each other
+    row. ``all_best``: *every* picked value beats every other one: margin =
+    min(picked) − max(others) (max), min(others) − max(picked) (min), the
+    contrasts every picked row against every other row. A column without a
+    picked row or without another row is a :class:`KindError` (with
+    ``fill``, a column without a picked row gets the picked values' rows
+    without a value)."""
     sign = {"max": 1, "min": -1}[direction]
     picked = {str(v) for v in best}
     out = []
@@ -260,8 +343,13 @@ def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: 
         if not mine or not others:
             what = "no picked value" if not mine else "no value besides the picked ones"
             raise KindError(f"column {label(dict(rest))} has {what} of {over!r}")
-        champion = max(mine, key=lambda r: sign * r.value)  # the first such row on a tie
-        contrasts = [Contrast(champion.key, r.key, sign) for r in others]
+        if all_best:
+            champions = mine
+        else:
+            finite = [r for r in mine if not math.isnan(r.value)]
+            top = max((sign * r.value for r in finite), default=math.nan)
+            champions = [r for r in finite if sign * r.value == top] or mine[:1]  # every tied pick
+        contrasts = [Contrast(c.key, r.key, sign) for c in champions for r in others]
         out.append(_cell(dict(rest), [*mine, *others], contrasts,
                          lambda m: m > 0 or (ties == "hold" and m == 0)))
     return out
@@ -274,4 +362,5 @@ KINDS: dict[str, Callable[..., list[CaseResult]]] = {
     "monotone_size": monotone_size,
     "bias_sign": bias_sign,
     "best_in_column": best_in_column,
+    "closer_to_50": closer_to_50,
 }

@@ -66,7 +66,9 @@ def _test(raw: Mapping[str, Any]) -> Test:
                 tolerance=None if raw.get("tolerance") is None else float(raw["tolerance"]),
                 order=_tuple(raw.get("order")), strict=raw.get("strict"), over=raw.get("over"),
                 best=_tuple(raw.get("best")), ties=raw.get("ties", DEFAULT_TIES.get(kind)),
-                pairing=raw.get("pairing", "paired"), significance=raw.get("significance"))
+                pairing=raw.get("pairing", "paired"), significance=raw.get("significance"),
+                threshold=None if raw.get("threshold") is None else float(raw["threshold"]),
+                skip_self=bool(raw.get("skip_self", False)), all_best=bool(raw.get("all_best", False)))
 
 
 def _claim(raw: Mapping[str, Any], paper: str) -> Claim:
@@ -113,6 +115,10 @@ def _check_vocabulary(claim: Claim, raw_test: Mapping[str, Any], rows: list[Row]
     for name, values in claim.scope.selector.items():
         vocabulary.check(f"scope.{name}", name, values)
     for name, values in (raw_test.get("a") or {}).items():
+        if isinstance(values, Mapping):  # {same_as: <part>}: the row's own value of another part
+            vocabulary.check(f"test.a.{name}", name, [])
+            vocabulary.check(f"test.a.{name}.same_as", str(values.get("same_as")), [])
+            continue
         vocabulary.check(f"test.a.{name}", name, _tuple(values))
     for name, spec in (raw_test.get("b") or {}).items():
         if spec is None:

@@ -21,7 +21,7 @@ SIGNIFICANCE = ("required", "absence", "not_printed")
 MARKED_KINDS = ("rate_vs_50", "bias_sign")
 # the ties rule a test has when the claim does not say: a difference must be
 # strict; a tie at a column's extreme still counts for the picked value
-DEFAULT_TIES = {"difference": "fail", "best_in_column": "hold"}
+DEFAULT_TIES = {"difference": "fail", "best_in_column": "hold", "closer_to_50": "fail"}
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,11 @@ class Test:
     independent samples (``unpaired``). ``significance``: how the claim's
     "significant(ly)" reads the paper's significance marks on the published
     tables (:data:`SIGNIFICANCE`; None when the claim does not say
-    significant); it does not change a run's test."""
+    significant); it does not change a run's test. ``threshold``: how far a
+    difference must go in its direction ("substantially"); ``skip_self``: a
+    difference's b side that is the a row itself is left out (else an
+    error); ``all_best``: a best-in-column claim needs every picked value
+    above every other one."""
 
     kind: str
     direction: str
@@ -67,12 +71,17 @@ class Test:
     ties: str | None = None
     pairing: str = "paired"
     significance: str | None = None
+    threshold: float | None = None
+    skip_self: bool = False
+    all_best: bool = False
 
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments of the kind's function."""
-        names = {"difference": ("a", "b", "direction", "ties"), "rate_vs_50": ("direction", "tolerance"),
+        names = {"difference": ("a", "b", "direction", "ties", "threshold", "skip_self"),
+                 "rate_vs_50": ("direction", "tolerance"),
                  "monotone_size": ("order", "direction", "strict"), "bias_sign": ("direction", "tolerance"),
-                 "best_in_column": ("over", "best", "direction", "ties")}[self.kind]
+                 "best_in_column": ("over", "best", "direction", "ties", "all_best"),
+                 "closer_to_50": ("a", "b", "direction", "ties", "skip_self")}[self.kind]
         return {n: getattr(self, n) for n in names}
 
 

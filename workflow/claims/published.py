@@ -27,21 +27,50 @@ from typing import Iterable
 
 import pandas as pd
 from authbench import papers as published_numbers
-from authbench.claims.cases import claim_cases
-from authbench.claims.keys import SIGNIFICANCE_MARKS, canonical, significant
-from authbench.claims.kinds import CaseResult
+from authbench.claims.cases import claim_cases, scope_rows
+from authbench.claims.keys import SIGNIFICANCE_MARKS, Key, canonical, rows_from_frame, significant
+from authbench.claims.kinds import CaseResult, self_comparisons
 from authbench.claims.load import load_paper_claims
 from authbench.claims.model import ALMOST_ALL, Claim, Claims
+from authbench.papers import derived as derived_relations
 
 HOLDS = "holds as worded"
 CONTRADICTED = "contradicted as worded"  # the verdict's prefix: "contradicted as worded (holds in k of n)"
 UNPUBLISHED = "not in the published tables"  # the verdict's prefix of a claim tested on a run only
 CLASSES = ("hold", "contradicted", "unpublished")  # Verdict.short
 COLUMNS = ("paper", "id", "title", "kind", "quantifier", "k", "n", "marked", "marked_holding", "mean_margin",
-           "verdict", "recomputed", "note")
-__all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Verdict", "cell_holds",
-           "paper_verdicts", "published_verdict", "published_verdicts", "read_quantifier", "summary_line",
-           "verdict_rows"]
+           "verdict", "recomputed_k", "recomputed", "note")
+__all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Recomputed", "Verdict", "cell_holds",
+           "paper_verdicts", "published_verdict", "published_verdicts", "read_quantifier", "recomputed_numbers",
+           "summary_line", "verdict_rows"]
+
+
+@dataclass(frozen=True)
+class Recomputed:
+    """A printed number a claim's cell rests on that disagrees with its own
+    tables (:func:`authbench.papers.derived_numbers`), or that is computed
+    from one that does: ``key``, ``printed``, ``value`` (the number the
+    recomputed verdict reads), ``relation`` and ``why`` (the relation in
+    words: for a number printed twice, which printing is taken and why);
+    ``keeps_mark``: the printed significance mark stays only when the sign
+    is unchanged."""
+
+    key: Key
+    printed: float
+    value: float
+    relation: str
+    why: str
+
+    @property
+    def keeps_mark(self) -> bool:
+        return _sign(self.value) == _sign(self.printed)
+
+    def text(self) -> str:
+        return f"{self.key}: printed {self.printed:g}, recomputed {self.value:.4g} ({self.relation}: {self.why})"
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
 
 
 @dataclass(frozen=True)
@@ -53,11 +82,15 @@ class Verdict:
     that hold; ``mean_margin``: the mean margin over the cells (in the claimed
     direction); ``verdict``: the quantifier's reading; ``cells``: every cell,
     its ``holds`` as read on the published table (the significance rule
-    applied). ``disagreeing``: the cells resting on a printed number that
-    disagrees with its own table (:func:`authbench.papers.derived_numbers`:
-    a Diff that is not its means' difference, a number printed twice with two
-    values); the verdict reads them as printed, ``recomputed`` is the verdict
-    with the recomputed (or other printed) number instead."""
+    applied). ``disagreeing``: the labels of the cells resting on a printed
+    number that disagrees with its own tables or is computed from one
+    (``flagged``: those numbers, :class:`Recomputed`); the verdict reads them
+    as printed, ``recomputed`` is the verdict on the recomputed numbers
+    (every claim has one: the same as ``verdict`` when no cell is flagged),
+    ``recomputed_k`` its k; ``dropped_marks``: the flagged numbers whose
+    printed significance mark the recomputed verdict drops (their sign
+    changed). ``skipped``: the cells a ``skip_self`` claim left out (its b
+    side was the a row itself)."""
 
     claim: Claim
     k: int
@@ -69,16 +102,28 @@ class Verdict:
     cells: tuple[CaseResult, ...]
     disagreeing: tuple[str, ...] = ()
     recomputed: str = ""
+    flagged: tuple[Recomputed, ...] = ()
+    recomputed_k: int | None = None
+    skipped: int = 0
+    dropped_marks: tuple[Key, ...] = ()
 
     @property
     def note(self) -> str:
-        """Read as printed: the cells whose printed numbers disagree with their
-        own table, and the verdict the recomputed numbers would give (empty:
-        none disagrees)."""
-        if not self.disagreeing:
-            return ""
-        return (f"read as printed; {len(self.disagreeing)} cell(s) rest on a number that disagrees with its own "
-                f"table ({'; '.join(self.disagreeing)}); with the recomputed number(s): {self.recomputed}")
+        """What the verdict's reading leaves out: the self-comparisons left
+        out, and, read as printed, the cells resting on numbers that disagree
+        with their own tables, each number recomputed, and the verdict the
+        recomputed numbers give (empty: nothing to say)."""
+        parts = []
+        if self.skipped:
+            parts.append(f"{self.skipped} self-comparison(s) left out (skip_self: the b side was the a row itself)")
+        if self.disagreeing:
+            dropped = self.dropped_marks
+            parts.append(f"read as printed; {len(self.disagreeing)} cell(s) rest on a number that disagrees with its "
+                         f"own tables or is computed from one ({'; '.join(f.text() for f in self.flagged)})"
+                         + (f"; the dagger dropped where the sign changed ({', '.join(map(str, dropped))})"
+                            if dropped else "")
+                         + f"; with the recomputed number(s): {self.recomputed}")
+        return "; ".join(parts)
 
     @property
     def short(self) -> str:
@@ -142,48 +187,119 @@ def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CaseResult, ...], in
     return cells, k, n, mean, read_quantifier(claim.quantifier, k, n, mean)
 
 
+def _key(record: dict) -> Key:
+    return canonical((record["table"], record["model"], record["judge"], record["context"], record["setting"],
+                      record["metric"]))
+
+
+def _from_key(key: tuple) -> Key:
+    return canonical(key[1:])  # a derived row's ``from`` keys lead with the paper
+
+
+def _digits(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".") if abs(x - round(x, 2)) < 1e-9 else f"{x:.4g}"
+
+
+def _explain(record: dict) -> tuple[float, str]:
+    """The value a claim's recomputed verdict reads for a disagreeing
+    number, and why."""
+    relation = record["relation"]
+    if record["kind"] == derived_relations.REPEATED:
+        other = _from_key(record["from"][0])
+        taken, reason = derived_relations.printing_taken(relation, tuple(record[c] for c in derived_relations.KEY))
+        if taken:
+            return float(record["printed"]), (f"printed twice, Table {other.table} prints "
+                                              f"{_digits(record['recomputed'])}; takes this printing, {reason}")
+        return float(record["recomputed"]), (f"printed twice; takes Table {other.table}'s "
+                                             f"{_digits(record['recomputed'])}, {reason}")
+    if record["kind"] == derived_relations.GRANULAR:
+        n = derived_relations.SHARE_OF[(record["paper"], int(record["table"]))][0]
+        k, share = derived_relations.nearest_share(float(record["printed"]), n)
+        return share, f"no integer k gives it as a share of {n}; the nearest is {k}/{n} = {share:.2f}"
+    return float(record["recomputed"]), f"{record['rule']} = {_digits(record['recomputed'])}"
+
+
 @functools.lru_cache(maxsize=None)
-def _disagreeing(paper: str) -> dict[tuple, float]:
-    """The published key -> its recomputed (or other printed) value, of every
-    number that disagrees with its own table."""
-    rows = published_numbers.derived_numbers(paper)
-    rows = rows[~rows["agrees"]]
-    out: dict[tuple, float] = {}
-    for r in rows.to_dict("records"):
-        key = (int(r["table"]), str(r["model"]), str(r["judge"]), str(r["context"]), str(r["setting"]), str(r["metric"]))
-        out.setdefault(key, float(r["recomputed"]))
+def recomputed_numbers(paper: str) -> dict[Key, Recomputed]:
+    """Published key -> :class:`Recomputed`, of every number of ``paper`` that
+    disagrees with its own tables (:func:`authbench.papers.derived_numbers`)
+    or is computed (a ``derived`` relation) from one that does.
+
+    A number with several disagreeing relations takes the first whose inputs
+    all agree (a Table 2 FALSE Diff: the appendix's Human minus own column,
+    not its own row's mean that disagrees with the appendix). A number printed
+    twice takes the printing :func:`authbench.papers.derived.printing_taken`
+    names (its own, or the other one), with the reason. A derived number
+    whose relation agrees but one of whose inputs disagrees is flagged too;
+    it keeps its printed value unless another relation recomputes it."""
+    rows = published_numbers.derived_numbers(paper).to_dict("records")
+    bad = [r for r in rows if not r["agrees"]]
+    bad_keys = {_key(r) for r in bad}
+    out: dict[Key, Recomputed] = {}
+    for r in sorted(bad, key=lambda r: any(_from_key(f) in bad_keys for f in r["from"])):
+        key = _key(r)
+        if key not in out:
+            value, why = _explain(r)
+            out[key] = Recomputed(key, float(r["printed"]), value, r["relation"], why)
+    for r in rows:
+        key = _key(r)
+        inputs = [_from_key(f) for f in r["from"] if _from_key(f) in bad_keys]
+        if r["kind"] == derived_relations.DERIVED and inputs and key not in out:
+            out[key] = Recomputed(key, float(r["printed"]), float(r["printed"]), r["relation"],
+                                  f"computed from {', '.join(map(str, inputs))}, which disagree(s) with its own "
+                                  "tables; no other relation recomputes it")
     return out
+
+
+def _recomputed_frame(frame: pd.DataFrame, numbers: dict[Key, Recomputed], hit: list[int], keys: list[Key]
+                      ) -> pd.DataFrame:
+    """``frame`` with the flagged numbers recomputed; a significance mark kept only where the sign is unchanged."""
+    fixed = frame.copy()
+    index = fixed.index[hit]
+    fixed.loc[index, "value"] = [numbers[keys[i]].value for i in hit]
+    if "mark" in fixed.columns:
+        marks = []
+        for i, mark in zip(hit, fixed.loc[index, "mark"].fillna("")):
+            kept = [m for m in str(mark).split("+") if m and (numbers[keys[i]].keeps_mark or
+                                                              m not in SIGNIFICANCE_MARKS)]
+            marks.append("+".join(kept))
+        fixed.loc[index, "mark"] = marks
+    return fixed
 
 
 def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
     """The claim's verdict on ``published_frame`` (the rows of
-    :func:`authbench.papers.load`), read as printed; where a cell rests on
-    a number that disagrees with its own table (the paper's shipped numbers
-    only), also the verdict with the recomputed number."""
+    :func:`authbench.papers.load`), read as printed; and the verdict on the
+    recomputed numbers (:func:`recomputed_numbers`; the paper's shipped
+    numbers only): the same where no cell rests on a disagreeing number."""
     frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
     if claim.unpublished:
         return Verdict(claim, 0, 0, None, None, float("nan"), f"{UNPUBLISHED} ({claim.unpublished})", ())
     cells, k, n, mean, verdict = _read(claim, frame)
+    skipped = 0
+    if claim.test.skip_self:
+        test = claim.test
+        skipped = self_comparisons(scope_rows(claim.scope, rows_from_frame(frame)), a=test.a, b=test.b)
     marked = marked_holding = None
     if ("mark" in frame.columns and claim.test.significance != "not_printed"
             and set(claim.scope.tables) & _marked_tables(frame)):
         flagged = [c for c in cells if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
-    wrong = _disagreeing(claim.paper) if claim.paper in published_numbers.papers() else {}
-    keys = list(zip(frame["table"].astype(int), frame["model"].astype(str), frame["judge"].astype(str),
-                    frame["context"].astype(str), frame["setting"].astype(str), frame["metric"].astype(str)))
-    hit = [i for i, key in enumerate(keys) if key in wrong]
-    disagreeing, recomputed = (), ""
-    if hit:
-        printed = {canonical(keys[i]): keys[i] for i in hit}
-        touched = [c for c in cells if any(k in printed for k in c.rows)]
-        if touched:
-            fixed = frame.copy()
-            fixed.loc[fixed.index[hit], "value"] = [wrong[keys[i]] for i in hit]
-            disagreeing = tuple(f"{c.label}: printed {', '.join(f'{v:g}' for k, v in zip(c.rows, c.values) if k in printed)}"
-                                for c in touched)
-            recomputed = _read(claim, fixed)[4]
-    return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, disagreeing, recomputed)
+    numbers = recomputed_numbers(claim.paper) if claim.paper in published_numbers.papers() else {}
+    keys = [canonical(key) for key in zip(frame["table"].astype(int), frame["model"].astype(str),
+                                          frame["judge"].astype(str), frame["context"].astype(str),
+                                          frame["setting"].astype(str), frame["metric"].astype(str))]
+    hit = [i for i, key in enumerate(keys) if key in numbers]
+    touched = [c for c in cells if any(key in numbers for key in c.rows)]
+    if not touched:
+        return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, recomputed=verdict,
+                       recomputed_k=k, skipped=skipped)
+    used = dict.fromkeys(key for c in touched for key in c.rows if key in numbers)
+    marked_keys = {key for c in touched for key, mark in zip(c.rows, c.marks) if significant(mark)}
+    dropped = tuple(key for key in used if key in marked_keys and not numbers[key].keeps_mark)
+    _, rk, _, _, recomputed = _read(claim, _recomputed_frame(frame, numbers, hit, keys))
+    return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, tuple(c.label for c in touched),
+                   recomputed, tuple(numbers[key] for key in used), rk, skipped, dropped)
 
 
 @functools.lru_cache(maxsize=None)
@@ -206,7 +322,8 @@ def verdict_rows(verdicts: Iterable[Verdict]) -> pd.DataFrame:
              "quantifier": v.claim.quantifier, "k": v.k, "n": v.n,
              "marked": "" if v.marked is None else v.marked,
              "marked_holding": "" if v.marked_holding is None else v.marked_holding,
-             "mean_margin": f"{v.mean_margin:.4g}" if v.n else "", "verdict": v.verdict, "recomputed": v.recomputed,
+             "mean_margin": f"{v.mean_margin:.4g}" if v.n else "", "verdict": v.verdict,
+             "recomputed_k": "" if v.recomputed_k is None else v.recomputed_k, "recomputed": v.recomputed,
              "note": v.note} for v in verdicts]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
@@ -217,9 +334,9 @@ def published_verdicts(papers: Iterable[str] = tuple(published_numbers.papers())
 
 
 def summary_line(title: str, verdicts: Iterable[Verdict]) -> str:
-    """``AuthorityBench: 19 claims — published tables: 10 hold as worded, 9
+    """``<title>: <n> claims — published tables: <h> hold as worded, <c>
     contradicted as worded`` (and ``, 1 not in the published tables`` when a
-    claim is tested on a run only)."""
+    claim is tested on a run only), counted from ``verdicts``."""
     verdicts = list(verdicts)
     count = {s: sum(v.short == s for v in verdicts) for s in CLASSES}
     return (f"{title}: {len(verdicts)} claims — published tables: {count['hold']} hold as worded, "

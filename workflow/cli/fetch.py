@@ -12,11 +12,11 @@ from authbench.errors import FetchError
 log = logging.getLogger("authbench")
 
 
-def _http_client(params):
+def _http_client(params, guard=None):
     from authbench.net import HttpClient, RetryPolicy
 
     agent = params.get("user_agent") or "authbench-pipeline (AuthorityBench rebuild; set fetch.user_agent)"
-    return HttpClient(agent, RetryPolicy.from_config(params.get("http")))
+    return HttpClient(agent, RetryPolicy.from_config(params.get("http")), guard=guard)
 
 
 def _fail_if_incomplete(what: str, failed: list[dict], cache: str | None) -> None:
@@ -58,7 +58,8 @@ def cmd_fetch_pagerank(args, params) -> None:
         kwargs = {k: params[k] for k in ("batch_size",) if k in params}
         if params.get("api_url"):
             kwargs["url"] = params["api_url"]
-        outcome = fetch_openpagerank(domains, _http_client(params), key, ProgressCache(args.cache), **kwargs)
+        outcome = fetch_openpagerank(domains, _http_client(params), key, ProgressCache(args.cache),
+                                     allow_http=params["allow_http"], **kwargs)
     log.info("stats: %s", json.dumps(outcome.stats, sort_keys=True))
     _fail_if_incomplete("fetch-pagerank", outcome.failed, args.cache if params["method"] == "api" else None)
     mkparent(args.out)
@@ -69,10 +70,13 @@ def cmd_fetch_webtext(args, params) -> None:
     from authbench.fetch.cache import ProgressCache
     from authbench.fetch.pagerank import read_domain_list
     from authbench.fetch.webtext import fetch_texts, write_failures, write_texts
+    from authbench.net import AddressGuard
 
     domains, drops = read_domain_list(args.domains)
     kwargs = {k: params[k] for k in ("max_words", "max_bytes", "max_redirects", "workers", "base_url") if k in params}
-    outcome = fetch_texts(domains, _http_client(params), ProgressCache(args.cache), **kwargs)
+    guard = AddressGuard(allow_private=params["allow_private_addresses"])  # the schema's default: false
+    outcome = fetch_texts(domains, _http_client(params, guard), ProgressCache(args.cache),
+                          page_deadline=params["page_deadline"], **kwargs)
     log.info("stats: %s", json.dumps(outcome.stats, sort_keys=True, default=str))
     mkparent(args.texts, args.failures)
     write_texts(outcome.rows, args.texts)

@@ -3,7 +3,9 @@
 Each finished item is one line ``{"key": ..., ...}``, appended and flushed
 (``fsync``) as soon as its batch is answered, so a killed job loses at most the
 batch in flight. On start, :meth:`ProgressCache.load` returns every finished
-item; a torn last line (the job died mid-write) is ignored and counted. One
+item; a torn last line (the job died mid-write, possibly inside a multibyte
+character) is ignored and counted, also after later appends. Lines are split
+at ``\n`` only. One
 fetch job writes one cache file: it is not meant for concurrent writers.
 Delete the file to fetch everything again.
 """
@@ -25,10 +27,14 @@ class ProgressCache:
         done: dict[str, dict] = {}
         if not self.path.exists():
             return done
-        with open(self.path, encoding="utf-8") as fh:
-            for line in fh:
+        # bytes, decoded line by line inside the try: a line cut inside a
+        # multibyte character (UnicodeDecodeError, a ValueError) is torn too
+        with open(self.path, "rb") as fh:
+            for raw in fh:
+                if not raw.strip():
+                    continue
                 try:
-                    rec = json.loads(line)
+                    rec = json.loads(raw.decode("utf-8"))
                     done[str(rec["key"])] = rec
                 except (ValueError, KeyError, TypeError):
                     self.torn_lines += 1

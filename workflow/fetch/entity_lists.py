@@ -35,7 +35,7 @@ from typing import Any
 
 from authbench.errors import InputError, excerpt
 from authbench.fetch.wikidata_api import QID_RE
-from authbench.records import atomic_write, read_utf8
+from authbench.records import atomic_write, physical_lines, read_utf8
 
 
 def _input_format(path: Path, text: str) -> str:
@@ -49,7 +49,7 @@ def _input_format(path: Path, text: str) -> str:
     first = text.lstrip()
     if first.startswith("{"):
         return "jsonl"
-    header = first.splitlines()[0] if first else ""
+    header = physical_lines(first)[0] if first else ""
     return "tsv" if "\t" in header else "csv"
 
 
@@ -79,7 +79,7 @@ def _reference_list(value: Any, path: Path, line: int) -> list[str]:
 
 
 def _jsonl_records(path: Path, text: str) -> Iterator[tuple[int, dict]]:
-    for line, raw in enumerate(text.splitlines(), start=1):
+    for line, raw in enumerate(physical_lines(text), start=1):
         if not raw.strip():
             continue
         try:

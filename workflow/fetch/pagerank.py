@@ -51,7 +51,12 @@ API (:func:`fetch_openpagerank`)
       ``page_rank_integer`` is unusable ("malformed entry: ..."). Entries for
       domains that were not asked are ignored and counted
       (``unexpected_entries``).
-    * Secrets: the key travels only in the ``API-OPR`` header. Headers are never
+    * Secrets: the key travels only in the ``API-OPR`` header, only over https
+      (an ``http://`` ``url`` is a :class:`~authbench.errors.ConfigError` unless
+      ``allow_http``, the config's ``fetch.pagerank.allow_http``: a test server
+      or a mirror on one's own machine), and the request follows no redirect (a
+      3xx fails the batch with :class:`~authbench.net.SecretRedirectError`,
+      naming only the target's address without query). Headers are never
       logged; the client's errors strip query strings; any text taken from an
       answer (error messages) has the key masked as ``***`` before it reaches a
       log line, an exception, the cache or an output row.
@@ -101,11 +106,12 @@ from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from authbench.errors import FetchError, InputError, excerpt
+from authbench.errors import ConfigError, FetchError, InputError, excerpt
 from authbench.fetch.cache import ProgressCache
-from authbench.net import HttpClient, registered_domain
-from authbench.records import atomic_write, read_utf8
+from authbench.net import HttpClient, clean_key, registered_domain
+from authbench.records import atomic_write, physical_lines, read_utf8
 from tqdm import tqdm
 
 log = logging.getLogger("authbench.fetch.pagerank")
@@ -138,7 +144,7 @@ class PageRankOutcome:
 
 
 def _first_content_line(text: str) -> str:
-    for line in text.splitlines():
+    for line in physical_lines(text):
         if line.strip():
             return line
     return ""
@@ -166,7 +172,7 @@ def _table_values(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, 
 
 
 def _plain_values(text: str) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(physical_lines(text), start=1):
         if line.strip():
             yield number, line.strip()
 
@@ -202,12 +208,14 @@ def read_domain_list(path: str | Path) -> tuple[list[str], Counter]:
 
 
 def api_key_from_env(var_name: str) -> str:
-    """The API key from an environment variable; FetchError naming the variable when unset/empty."""
+    """The API key from an environment variable, stripped; FetchError naming the
+    variable when unset/empty, :class:`~authbench.errors.KeyFormatError` (naming only
+    the variable) when it holds a character outside printable ASCII."""
     value = os.environ.get(var_name, "").strip()
     if not value:
         raise FetchError(f"environment variable {var_name} is not set or empty; "
                          "it must hold the Open PageRank API key")
-    return value
+    return clean_key(value, var_name)
 
 
 def _mask(text: Any, secret: str) -> str:
@@ -350,9 +358,23 @@ def _check_batch_size(batch_size: int) -> None:
                          f"{MAX_BATCH} domains per request")
 
 
+def check_api_url(url: str, allow_http: bool = False) -> None:
+    """The Open PageRank ``api_url`` carries the key: https, unless ``allow_http``
+    (``fetch.pagerank.allow_http``); no userinfo. A :class:`ConfigError` names the key only."""
+    parts = urlsplit(str(url))
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ConfigError("config key 'fetch.pagerank.api_url' is not an http(s) URL")
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError("config key 'fetch.pagerank.api_url' holds a user name or password (user:pass@host): "
+                          "the key goes in the variable named by 'fetch.pagerank.api_key_env'")
+    if parts.scheme != "https" and not allow_http:
+        raise ConfigError("config key 'fetch.pagerank.api_url' is http://: the API key would travel in clear. Use "
+                          "https, or set 'fetch.pagerank.allow_http: true' for a server on your own machine")
+
+
 def _request_batch(client: HttpClient, url: str, batch: Sequence[str], api_key: str) -> Any:
     params = [("domains[]", domain) for domain in batch]
-    return client.get_json(url, params=params, headers={API_KEY_HEADER: api_key})
+    return client.get_json(url, params=params, headers={API_KEY_HEADER: api_key}, secret=True)
 
 
 def fetch_openpagerank(
@@ -364,9 +386,11 @@ def fetch_openpagerank(
     url: str = API_URL,
     batch_size: int = MAX_BATCH,
     progress: bool = True,
+    allow_http: bool = False,
 ) -> PageRankOutcome:
     """Open PageRank for every domain not yet in ``cache``; see the module docstring for the rules."""
     _check_batch_size(batch_size)
+    check_api_url(url, allow_http)
     if not api_key or not api_key.strip():
         raise FetchError("the Open PageRank API key is empty")
     wanted = _unique(domains)

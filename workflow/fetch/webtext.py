@@ -14,6 +14,19 @@ For every registered domain the fetcher asks for the homepage, keeps the first
   server can play many sites.
 * **Retries and timeouts** come from the :class:`~authbench.net.HttpClient` policy
   (connect/read timeout, retries on 429/5xx/timeouts honouring ``Retry-After``).
+  On top, a wall-clock **deadline per page** (``page_deadline`` seconds, default
+  60, over every scheme, hop and body read of one domain): a site that trickles
+  bytes is cut off there with reason ``timeout`` (transient, not cached). The
+  body is read with ``read1`` (whatever arrived), so the deadline is checked
+  between arrivals; a single wait is still bounded by the read timeout.
+* **Addresses** (:class:`~authbench.net.AddressGuard`, docs/security.md): every
+  hop's host, the first included, is resolved and checked, and the connection
+  goes to the checked address; loopback, private, shared, link-local,
+  unique-local, IPv4-mapped and numeric-literal hosts are refused with reason
+  ``refused_address`` (definitive: cached), counted in the stats' ``errors``. Only
+  ``allow_private_addresses=True`` (the config's
+  ``fetch.webtext.allow_private_addresses``: a mirror on one's own network,
+  the tests' loopback servers) lets private addresses through.
 * **Redirects** are followed by hand (``allow_redirects=False``), across hosts
   and schemes (http/https only), at most ``max_redirects`` hops; one more is the
   error ``too many redirects`` (this catches loops). A 301/302/303/307/308
@@ -76,9 +89,10 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 from authbench.errors import FetchError
 from authbench.fetch.cache import ProgressCache
-from authbench.net import RETRY_STATUS, HttpClient, safe_url
+from authbench.net import RETRY_STATUS, AddressGuard, AddressRefused, HttpClient, safe_url
 from authbench.records import atomic_write
 from tqdm import tqdm
 
@@ -95,6 +109,11 @@ FALLBACK_REASONS = frozenset({"timeout", "connection_failed", "read_failed"})
 # failures that are not cached (a rerun asks again); so are http_429 and http_5xx after retries
 TRANSIENT_REASONS = FALLBACK_REASONS | {"unexpected_error"}
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+PAGE_DEADLINE = 60.0  # seconds per domain (fetch.webtext.page_deadline)
+
+
+class _PastDeadline(Exception):
+    """The page's wall-clock deadline passed while its body was read."""
 
 
 # ---------------------------------------------------------------- rows
@@ -331,14 +350,22 @@ def _fetch_error_row(domain: str, url: str, err: FetchError) -> TextRow:
     return _error(domain, reason, message, final_url=url)
 
 
-def _read_capped(response: requests.Response, max_bytes: int) -> tuple[bytes, bool]:
-    """Up to max_bytes of the (content-decoded) body and whether more was there."""
+def _read_capped(response: requests.Response, max_bytes: int,
+                 deadline: float | None = None) -> tuple[bytes, bool]:
+    """Up to max_bytes of the (content-decoded) body and whether more was there.
+    ``read1`` returns what has arrived, so ``deadline`` (``time.monotonic()``)
+    is checked between arrivals: :class:`_PastDeadline` once it passed."""
     buf = bytearray()
-    for chunk in response.iter_content(chunk_size=CHUNK):
+    raw = response.raw
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise _PastDeadline
+        chunk = raw.read1(CHUNK, decode_content=True)
+        if not chunk:
+            return bytes(buf), False
         buf += chunk
         if len(buf) > max_bytes:
             return bytes(buf[:max_bytes]), True
-    return bytes(buf), False
 
 
 def _looks_like_html(head: bytes) -> bool:
@@ -346,7 +373,13 @@ def _looks_like_html(head: bytes) -> bool:
     return any(tag in head for tag in (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<p>"))
 
 
-def _page_row(domain: str, url: str, response: requests.Response, max_words: int, max_bytes: int) -> TextRow:
+def _deadline_row(domain: str, url: str, page_deadline: float, http_status: int | None = None) -> TextRow:
+    return _error(domain, "timeout", f"{safe_url(url)}: page deadline of {page_deadline:g} s passed",
+                  final_url=url, http_status=http_status)
+
+
+def _page_row(domain: str, url: str, response: requests.Response, max_words: int, max_bytes: int,
+              deadline: float | None = None, page_deadline: float = PAGE_DEADLINE) -> TextRow:
     """Turn a final 2xx response into a row (content type, capped body, charset, text)."""
     header = response.headers.get("Content-Type")
     mtype = media_type(header)
@@ -354,8 +387,10 @@ def _page_row(domain: str, url: str, response: requests.Response, max_words: int
         return _error(domain, "unsupported_content_type", f"unsupported content type {mtype}",
                       final_url=url, http_status=response.status_code)
     try:
-        body, truncated = _read_capped(response, max_bytes)
-    except requests.RequestException as err:
+        body, truncated = _read_capped(response, max_bytes, deadline)
+    except _PastDeadline:
+        return _deadline_row(domain, url, page_deadline, response.status_code)
+    except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as err:
         return _error(domain, "read_failed", f"{safe_url(url)}: body read failed ({type(err).__name__})",
                       final_url=url, http_status=response.status_code)
     if not mtype:
@@ -389,12 +424,20 @@ def _redirect_target(url: str, response: requests.Response) -> str | None:
 
 
 def fetch_url(domain: str, url: str, client: HttpClient, *, max_words: int = 100, max_bytes: int = 2_000_000,
-              max_redirects: int = 5) -> TextRow:
-    """Fetch one start URL, following redirects by hand; never raises for network trouble."""
+              max_redirects: int = 5, page_deadline: float = PAGE_DEADLINE, deadline: float | None = None) -> TextRow:
+    """Fetch one start URL, following redirects by hand; never raises for network trouble.
+    ``deadline`` (``time.monotonic()``; default: ``page_deadline`` from now) bounds the whole page."""
+    if deadline is None:
+        deadline = time.monotonic() + page_deadline
     for _hop in range(max_redirects + 1):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return _deadline_row(domain, url, page_deadline)
         try:
             response = client.request("GET", url, stream=True, allow_redirects=False,
-                                      headers={"Accept": ACCEPT})
+                                      headers={"Accept": ACCEPT}, timeout=min(client.policy.timeout, left))
+        except AddressRefused as err:
+            return _error(domain, "refused_address", str(err), final_url=url)
         except FetchError as err:
             return _fetch_error_row(domain, url, err)
         with response:
@@ -408,20 +451,25 @@ def fetch_url(domain: str, url: str, client: HttpClient, *, max_words: int = 100
             if response.status_code >= 300:
                 code = response.status_code
                 return _error(domain, f"http_{code}", f"HTTP {code}", final_url=url, http_status=code)
-            return _page_row(domain, url, response, max_words, max_bytes)
+            return _page_row(domain, url, response, max_words, max_bytes, deadline, page_deadline)
     return _error(domain, "too_many_redirects", "too many redirects", final_url=url)
 
 
 def fetch_one(domain: str, client: HttpClient, urls: Sequence[str], *, max_words: int = 100,
-              max_bytes: int = 2_000_000, max_redirects: int = 5) -> TextRow:
-    """Try ``urls`` in order; move on only after a connection/TLS/timeout/read failure."""
+              max_bytes: int = 2_000_000, max_redirects: int = 5, page_deadline: float = PAGE_DEADLINE) -> TextRow:
+    """Try ``urls`` in order; move on only after a connection/TLS/timeout/read failure,
+    all within one ``page_deadline``."""
     if not _HOST_OK.match(domain):
         return _error(domain, "invalid_domain", f"invalid domain {domain!r}")
+    deadline = time.monotonic() + page_deadline
     failures: list[str] = []
     row = _error(domain, "connection_failed", "no URL to try")
     for url in urls:
-        row = fetch_url(domain, url, client, max_words=max_words, max_bytes=max_bytes, max_redirects=max_redirects)
-        if row.reason not in FALLBACK_REASONS:
+        row = fetch_url(domain, url, client, max_words=max_words, max_bytes=max_bytes, max_redirects=max_redirects,
+                        page_deadline=page_deadline, deadline=deadline)
+        if row.reason not in FALLBACK_REASONS or time.monotonic() > deadline:
+            if row.reason in FALLBACK_REASONS:
+                failures.append(row.error)
             break
         failures.append(row.error)
     if len(failures) > 1:
@@ -475,13 +523,20 @@ def fetch_texts(
     workers: int = 4,
     progress: bool = True,
     base_url: str | None = None,
+    page_deadline: float = PAGE_DEADLINE,
+    allow_private_addresses: bool = False,
 ) -> TextOutcome:
-    """Homepage texts for ``domains`` (input order), resuming from ``cache``."""
+    """Homepage texts for ``domains`` (input order), resuming from ``cache``.
+    A client without an :class:`~authbench.net.AddressGuard` gets one
+    (``allow_private_addresses``); a client's own guard is kept."""
+    if client.guard is None:
+        client.set_guard(AddressGuard(allow_private=allow_private_addresses))
     names = _unique(domains)
     done = {key: _from_cache(rec, max_words) for key, rec in cache.load().items()}
     results: dict[str, TextRow] = {name: done[name] for name in names if name in done}
     todo = [name for name in names if name not in results]
-    limits = {"max_words": max_words, "max_bytes": max_bytes, "max_redirects": max_redirects}
+    limits = {"max_words": max_words, "max_bytes": max_bytes, "max_redirects": max_redirects,
+              "page_deadline": page_deadline}
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="webtext")
     try:
         futures = {pool.submit(_fetch_one_safely, name, client, candidate_urls(name, schemes, base_url),

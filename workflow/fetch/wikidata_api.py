@@ -65,7 +65,7 @@ class ActionApi:
         lag = error.get("lag")
         if isinstance(lag, (int, float)) and not isinstance(lag, bool):
             return float(lag)
-        return self.client.policy.backoff * (2**attempt)
+        return self.client.backoff(attempt)
 
     def get(self, params: Mapping[str, Any]) -> dict:
         """The answer's JSON object to ``params`` (``format=json`` and ``maxlag``
@@ -88,7 +88,7 @@ class ActionApi:
             if not isinstance(data, dict):  # malformed or truncated body, or not an object
                 if malformed >= retries:
                     raise FetchError(f"{where}: malformed JSON body after {malformed + 1} attempts")
-                self._pause(self.client.policy.backoff * (2**malformed), "malformed JSON body")
+                self._pause(self.client.backoff(malformed), "malformed JSON body")
                 malformed += 1
                 continue
             error = data.get("error")

@@ -14,6 +14,15 @@ and by the server of the same model and dtype answer from one cache.
 
 A service group's resources are summed, so the cells ask for 0 threads, little
 memory and no GPU; the server job asks for the model's (see rules/judge.smk).
+
+The server answers only requests that carry its key: a fresh random key per
+service start, given to ``vllm serve`` through the environment variable
+``VLLM_API_KEY`` (never on its command line), written to a file of mode 0600
+beside the service file (:func:`key_file`: ``<model>.key``, not inside the
+service file) and removed when the service stops. The cells read it from
+there (``openai.api_key_file``); it is never in argv, params, manifests or
+the report. Another user on a shared node can still reach the port, but
+gets HTTP 401 without the key (``/health`` stays open: it answers no prompt).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -65,6 +75,38 @@ def serve_command(model_dir: str, options: Mapping[str, Any], port: int, seed: i
     return cmd
 
 
+KEY_ENV = "VLLM_API_KEY"  # how vLLM's server takes its key (not --api-key: argv is visible to every user)
+
+
+def key_file(service_file: str | Path) -> Path:
+    """The key file beside a service file: ``results/servers/<model>.key``."""
+    service_file = Path(service_file)
+    return service_file.with_name(service_file.stem + ".key")
+
+
+def write_key(path: str | Path) -> str:
+    """A fresh random key, written to ``path`` with mode 0600 (created so, never
+    readable by others for a moment); returns it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key + "\n")
+    return key
+
+
+def remove_key(path: str | Path) -> None:
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        pass
+
+
 def _die_with_parent(sig: int = signal.SIGTERM) -> None:
     """Linux: get ``sig`` when the parent dies. Snakemake terminates a service
     job by signalling its shell; without this the job's own process (and the
@@ -85,13 +127,23 @@ def run_server(model_dir: str, model_config: Mapping[str, Any], out: str | Path,
 
     check_model_folder(model_dir, model_config["model"])
     options = dict(model_config.get("vllm") or {})
-    env = {**os.environ, **{str(k): str(v) for k, v in (options.get("env") or {}).items()}}
+    out = Path(out)
+    keyfile = key_file(out)
+    env = {**os.environ, **{str(k): str(v) for k, v in (options.get("env") or {}).items()},
+           KEY_ENV: write_key(keyfile)}
+    try:
+        return _serve(model_dir, model_config, options, env, out, host)
+    finally:
+        remove_key(keyfile)
+
+
+def _serve(model_dir: str, model_config: Mapping[str, Any], options: Mapping[str, Any], env: Mapping[str, str],
+           out: Path, host: str) -> int:
     port = free_port(host)
     seed = int((model_config.get("generate") or {}).get("seed") or 0)
     cmd = serve_command(model_dir, options, port, seed, host)
     log.info("starting: %s", " ".join(cmd))
     started = time.time()
-    out = Path(out)
     # Snakemake checks that a service file exists when a consumer starts: write
     # it at once, and the address once the server answers (cells wait for that)
     _publish(out, {"status": "starting", "started": round(started, 3)})
@@ -180,8 +232,11 @@ def wait_for_server(path: str | Path, timeout: float = WAIT_SECONDS) -> dict:
                       "models_serve job's log")
 
 
-def served_engine_config(model_config: Mapping[str, Any], server: Mapping[str, Any]) -> dict:
-    """The ``openai`` engine config that talks to the model's server."""
+def served_engine_config(model_config: Mapping[str, Any], server: Mapping[str, Any],
+                         service_file: str | Path | None = None) -> dict:
+    """The ``openai`` engine config that talks to the model's server (its key
+    from :func:`key_file` of ``service_file``; None: no key)."""
+    key_path = str(key_file(service_file)) if service_file is not None else None
     options = model_config.get("vllm") or {}
     chat = model_config["prompt_format"] == "chat"
     extra = {"chat_template_kwargs": {"enable_thinking": bool(options.get("enable_thinking"))}} if chat else {}
@@ -190,6 +245,6 @@ def served_engine_config(model_config: Mapping[str, Any], server: Mapping[str, A
         "model": server["served_model_name"],
         "prompt_format": model_config["prompt_format"],
         "generate": model_config.get("generate"),
-        "openai": {"base_url": server["base_url"], "grammar_field": "structured_outputs",
+        "openai": {"base_url": server["base_url"], "grammar_field": "structured_outputs", "api_key_file": key_path,
                    "concurrency": int(options.get("serve_concurrency") or 8), "timeout": 600, "extra_body": extra},
     }

@@ -13,12 +13,31 @@ import pandas as pd
 from authbench.errors import InputError, excerpt
 from authbench.papers.published import KEY, load_text
 
-__all__ = ["DERIVED", "DERIVED_COLUMNS", "REPEATED", "derived_numbers", "half_unit"]
+__all__ = ["DERIVED", "DERIVED_COLUMNS", "GRANULAR", "REPEATED", "SHARE_OF", "TAKEN", "derived_numbers", "fits_share",
+           "half_unit", "nearest_share", "printing_taken"]
 
 # Numbers that other published numbers determine (resources/published/README.md, "Recomputed numbers").
 DERIVED_COLUMNS = KEY + ("printed", "recomputed", "tolerance", "agrees", "kind", "relation", "rule", "from")
 DERIVED = "derived"  # a caption or the paper's definitions make the number a function of other printed numbers
 REPEATED = "repeated"  # the same number printed in two places: each is checked against the other
+GRANULAR = "granular"  # a share of n: some integer k must give 100 k / n at the printed digits
+# the n of each table whose percentages are shares of a count (resources/published/README.md, "Granular")
+SHARE_OF = {("authoritybench", 3): (5000, "the 5,000 pairs of each difficulty (Table 7: Hard/Easy 5k)"),
+            ("authoritybench", 5): (120, "RAGAuth's 120 queries (Table 7; §3.4)"),
+            ("selfpref", 1): (700, "the 700 sampled questions of each dataset (§3.1, line 78: \"we randomly selected "
+                                   "700 paired passages from each dataset\"; config/paper.yaml items: 700)")}
+# For a number printed twice with two values: which printing a claim's recomputed verdict takes, and why
+# (relation -> (the tables whose printing is taken, the reason)).
+_MAIN = ("the main table's printing: the body discusses Tables 1, 2, 4 and 6 and Appendix F repeats them; for "
+         "Qwen3-8B PairRank the running text backs Table 1 (§4.2 (2): Qwen3-8B under PairJudge-PairRank "
+         "\"performs considerably worse than same-sized models (Tables 1 & 2)\", as Table 1's 15.18 / 11.38 do and "
+         "Table 9's 44.19 / 53.05 would not: 53.05 is above Llama-3-8B's 49.06)")
+_APPENDIX = ("the appendix's printing (Tables 6-9): each of Table 2's own-FALSE cells that disagrees repeats "
+             "another evaluator's column of Table 7/9 or none (NQ Gemini's 3.14±0.92 is Table 7's LLaMA column), a "
+             "copy slip in Table 2, while Tables 6-9 print every author's column")
+TAKEN = {"t9_12_pair_rank": ((1, 2, 4, 6), _MAIN), "t9_12_pair_score": ((1, 2, 4, 6), _MAIN),
+         "t2_human_repeat": ((6, 8), _APPENDIX), "t2_self_true_repeat": ((6, 8), _APPENDIX),
+         "t2_self_false_repeat": ((7, 9), _APPENDIX)}
 MAIN_TABLE = {9: 1, 10: 2, 11: 4, 12: 6}  # AuthorityBench Tables 9-12 repeat these tables' PairJudge rho
 REPEATS = {"PairRank": ("pair_rank", "PairRank"), "PointScore_Pt": ("pair_score", "PointScore")}
 LEVELS = ("knowledge_no", "knowledge_partial", "knowledge_full")  # self-preference Table 1: 0, 1-4, 5 of 5 correct
@@ -32,6 +51,43 @@ def half_unit(text: str) -> float:
     from the printed one."""
     decimals = len(text.split(".", 1)[1]) if "." in text else 0
     return 0.5 * 10.0 ** -decimals
+
+
+def _quantum(text: str):
+    from decimal import Decimal
+
+    return Decimal(1).scaleb(-(len(text.split(".", 1)[1]) if "." in text else 0))
+
+
+def fits_share(text: str, n: int) -> bool:
+    """Whether some integer k in 0..n gives 100 k / n rounded (half up) to the
+    digits printed in ``text`` (``"71.67"`` fits n = 120: 86/120 = 71.666...;
+    ``"71.76"`` does not). Exact, in decimals."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if int(n) < 1:
+        raise ValueError(f"fits_share: n {n!r}; expected a positive count")
+    printed, q = Decimal(text), _quantum(text)
+    k = int((printed * n / 100).to_integral_value())
+    return any(0 <= j <= n and (Decimal(100 * j) / Decimal(n)).quantize(q, rounding=ROUND_HALF_UP) == printed
+               for j in (k - 1, k, k + 1))
+
+
+def nearest_share(value: float, n: int) -> tuple[int, float]:
+    """The integer k whose share 100 k / n is nearest ``value``, and that share."""
+    k = min(max(round(value * n / 100), 0), n)
+    return k, 100.0 * k / n
+
+
+def printing_taken(relation: str, key: tuple) -> tuple[bool, str]:
+    """For a number printed twice (``relation`` a :data:`REPEATED` one, ``key``
+    one printing's key, :data:`KEY` order): whether a claim's recomputed
+    verdict takes this printing, and why (:data:`TAKEN`)."""
+    if relation not in TAKEN:
+        raise ValueError(f"printing_taken: {relation!r} is not a relation of numbers printed twice; "
+                         f"expected one of {', '.join(TAKEN)}")
+    tables, why = TAKEN[relation]
+    return int(key[1]) in tables, why
 
 
 def _name(key: tuple) -> str:
@@ -79,6 +135,16 @@ class _Derivations:
             "agrees": bool(abs(float(printed) - recomputed) <= tolerance + SLACK), "kind": kind,
             "relation": relation, "rule": rule, "from": tuple(k for _, k in terms)})
 
+    def share(self, key: tuple, n: int, relation: str, rule: str) -> None:
+        """``key``'s printed percentage against the shares of ``n``: ``recomputed``
+        the nearest share 100 k / n, ``agrees`` when some k gives the printed
+        digits (:func:`fits_share`)."""
+        printed = self._printed(key, relation)
+        _, nearest = nearest_share(float(printed), n)
+        self.rows.append(dict(zip(KEY, key)) | {
+            "printed": float(printed), "recomputed": nearest, "tolerance": half_unit(printed),
+            "agrees": fits_share(printed, n), "kind": GRANULAR, "relation": relation, "rule": rule, "from": ()})
+
     def twice(self, first: tuple, second: tuple, relation: str, rule: str) -> None:
         """One number printed at ``first`` and ``second``: a row for each, checked against the other."""
         self.add(first, [(1.0, second)], REPEATED, relation, rule)
@@ -99,6 +165,12 @@ def _authoritybench(d: _Derivations) -> None:
                 other = (ab, main, key[2], main_judge, key[4], key[5], "rho")
                 d.twice(key, other, f"t9_12_{main_judge}", f"printed twice: Table {table} {judge} rho = "
                         f"Table {main} PairJudge {name} rho")
+    n, what = SHARE_OF[(ab, 3)]
+    for key, _ in d.select(ab, 3, metric="pair_accuracy"):
+        d.share(key, n, "t3_granular", f"a share of {n} pairs, {what}: 100 k / {n} for an integer k")
+    n, what = SHARE_OF[(ab, 5)]
+    for key, _ in d.select(ab, 5, metric="answer_accuracy"):
+        d.share(key, n, "t5_granular", f"a share of {n} questions, {what}: 100 k / {n} for an integer k")
     for key, _ in d.select(ab, 8, metric="bias"):  # caption: Bias = avg.(predicted - true PageRank)
         pred, true = key[:6] + ("mean_pred_score",), (ab, 8, "", "", "", key[5], "true_mean_pagerank")
         d.add(key, [(1.0, pred), (-1.0, true)], DERIVED, "t8_bias",
@@ -115,10 +187,22 @@ def _selfpref(d: _Derivations) -> None:
             others = [key[:6] + (level,) for level in LEVELS if level != key[6]]
             d.add(key, [(-1.0, k) for k in others], DERIVED, "t1_knowledge_sum",
                   "No + Partial + Full = 100 (0, 1-4 or 5 of 5 answers correct)", constant=100.0)
+    n, what = SHARE_OF[(sp, 1)]
+    for key, _ in d.select(sp, 1):
+        if key[6] in LEVELS and key[2] != "Average":
+            d.share(key, n, "t1_granular", f"a share of {n} questions, {what}: 100 k / {n} for an integer k")
     for key, setting in d.select(sp, 2, metric="diff_h_minus_m"):
         human = key[:5] + (f"dataset={setting['dataset']};author=Human", "mean_score")
         d.add(key, [(1.0, human), (-1.0, key[:6] + ("mean_score",))], DERIVED, "t2_diff",
               f"Diff = Human-Written mean - the evaluator's own {setting['passage']} mean (Table 2)")
+        if setting["passage"] == "FALSE":  # the same Diff from the appendix: Table 6/8 Human - Table 7/9 own column
+            true_table, false_table = RAW_TABLE[(key[3], "TRUE")], RAW_TABLE[(key[3], "FALSE")]
+            appendix_human = (sp, true_table, key[2], key[3], key[4],
+                              f"dataset={setting['dataset']};author=Human;passage=TRUE", "mean_score")
+            appendix_own = (sp, false_table, key[2], key[3], key[4],
+                            f"dataset={setting['dataset']};author={key[2]};passage=FALSE", "mean_score")
+            d.add(key, [(1.0, appendix_human), (-1.0, appendix_own)], DERIVED, "t2_false_diff_appendix",
+                  f"FALSE Diff = Table {true_table} Human mean - Table {false_table} column of the evaluator itself")
     for key, setting in d.select(sp, 2):
         if key[6] != "diff_h_minus_m":
             passage = setting.get("passage", "TRUE")  # the Human-Written column: TRUE passages
@@ -152,8 +236,10 @@ def derived_numbers(paper: str | None = None, directory: str | Path | None = Non
     (``|printed - recomputed| <= tolerance``), ``kind`` (:data:`DERIVED`:
     a caption or definition makes it a function of the others;
     :data:`REPEATED`: the same number printed elsewhere, a row for each of the
-    two places), ``relation`` (a short name) and ``rule`` (the relation in
-    words).
+    two places; :data:`GRANULAR`: a percentage of a count n, ``agrees`` when
+    some integer k gives 100 k / n at the printed digits, ``recomputed`` the
+    nearest such share, ``from`` empty), ``relation`` (a short name) and
+    ``rule`` (the relation in words).
 
     Rounding rule, ``h`` being half a unit of the last printed digit
     (:func:`half_unit`): a derived number ``constant + sum(c_i * x_i)`` is

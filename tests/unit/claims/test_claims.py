@@ -8,6 +8,7 @@ from authbench.claims import (
     KINDS,
     best_in_column,
     bias_sign,
+    closer_to_50,
     place_key,
     difference,
     known_kinds,
@@ -17,7 +18,7 @@ from authbench.claims import (
     rate_vs_50,
     summary_line,
 )
-from authbench.claims.kinds import KindError
+from authbench.claims.kinds import Contrast, KindError, SelfComparisonError, self_comparisons
 from authbench.claims.published import CONTRADICTED, HOLDS, read_quantifier
 from authbench.claims.run import CONTRADICTED as RUN_CONTRADICTED
 from authbench.claims.run import PARTLY, SUPPORTED, UNDECIDED, _quantify
@@ -158,6 +159,89 @@ def test_best_in_column_max_min_ties_and_several_picked():
         best_in_column(f, over="judge", best=["zz"], direction="max")
 
 
+def test_best_in_column_contrasts_every_tied_pick():
+    # p and q tie at the maximum 80 over r 10: both picks are contrasted with r, not the first only
+    f = frame((1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 80.0), (1, "N", "r", "", "", "rho", 10.0),
+              (1, "N", "s", "", "", "rho", 30.0))
+    cell = best_in_column(f, over="judge", best=["p", "q"], direction="max")[0]
+    assert [(c.a.judge, c.b.judge) for c in cell.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert cell.margin == 50.0  # 80 − 30
+
+
+def test_best_in_column_all_best_needs_every_pick_above_every_other():
+    # M: p 70, q 75 against r 60, s 65: min(picked) 70 − max(others) 65 = +5 holds (any-pick reading: 75 − 65 = 10)
+    # N: p 80, q 55 against r 60: 55 − 60 = −5 fails, although p is the maximum
+    f = frame((1, "M", "p", "", "", "rho", 70.0), (1, "M", "q", "", "", "rho", 75.0), (1, "M", "r", "", "", "rho", 60.0),
+              (1, "M", "s", "", "", "rho", 65.0), (1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 55.0),
+              (1, "N", "r", "", "", "rho", 60.0))
+    cells = by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max", all_best=True))
+    m, n = cells["table=1 model=M metric=rho"], cells["table=1 model=N metric=rho"]
+    assert (m.margin, m.holds, n.margin, n.holds) == (5.0, True, -5.0, False)
+    # the contrasts pair every picked row with every other row
+    assert [(c.a.judge, c.b.judge) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max"))[n.label].holds
+    # min: every picked below every other: M r, s (60, 65) against p, q (70, 75): min(70, 75) − max(60, 65) = 5
+    low = by_label(best_in_column(f, over="judge", best=["r", "s"], direction="min", all_best=True))
+    assert low[m.label].margin == 5.0 and low[m.label].holds
+
+
+def test_difference_threshold_shifts_the_margin():
+    # gains 1.24 and 4.26 against a threshold of 1.39: margins −0.15 (fails) and +2.87; at exactly 4.26 a tie fails
+    f = frame((3, "A", "j", "w_text", "difficulty=hard", "acc", 16.20), (3, "A", "j", "wo_text", "difficulty=hard",
+                                                                         "acc", 14.96),
+              (3, "B", "j", "w_text", "difficulty=hard", "acc", 18.72), (3, "B", "j", "wo_text", "difficulty=hard",
+                                                                         "acc", 14.46))
+    cells = difference(f, a={"context": "w_text"}, b={"context": "wo_text"}, direction="greater", threshold=1.39)
+    assert [(c.margin, c.holds) for c in cells] == [(-0.15, False), (2.87, True)]
+    assert cells[0].contrasts[0].threshold == 1.39
+    at = difference(f, a={"context": "w_text"}, b={"context": "wo_text"}, direction="greater", threshold=4.26)
+    assert [(c.margin, c.holds) for c in at] == [(-3.02, False), (0.0, False)]
+    # less: b − a must exceed the threshold
+    down = difference(f, a={"context": "wo_text"}, b={"context": "w_text"}, direction="less", threshold=2)
+    assert [(c.margin, c.holds) for c in down] == [(-0.76, False), (2.26, True)]
+
+
+SELF = frame((6, "A", "normal", "", "author=A", "mean", 4.0), (6, "A", "normal", "", "author=B", "mean", 3.5),
+             (6, "A", "normal", "", "author=C", "mean", 4.2), (6, "B", "normal", "", "author=A", "mean", 3.0),
+             (6, "B", "normal", "", "author=B", "mean", 3.9), (6, "B", "normal", "", "author=C", "mean", 3.9))
+
+
+def test_difference_same_as_selects_the_own_column_and_a_self_comparison_is_named():
+    a, b = {"author": {"same_as": "model"}}, {"author": ["A", "B", "C"]}
+    with pytest.raises(SelfComparisonError, match=r"the b side of table=6 model=A judge=normal author=A metric=mean "
+                                                   r"\(author=A\) is the row itself; expected another row, or "
+                                                   r"skip_self: true"):
+        difference(SELF, a=a, b=b, direction="greater")
+    cells = difference(SELF, a=a, b=b, direction="greater", skip_self=True)
+    # A's own 4.0 against B's 3.5 (+0.5) and C's 4.2 (−0.2); B's own 3.9 against A's 3.0 (+0.9) and C's 3.9 (tie, fails)
+    assert [(c.label.split(" vs ")[1], c.margin, c.holds) for c in cells] == [
+        ("author=B", 0.5, True), ("author=C", -0.2, False), ("author=A", 0.9, True), ("author=C", 0.0, False)]
+    assert self_comparisons(SELF, a=a, b=b) == 2
+    with pytest.raises(KindError, match="a mapping selects by reference only"):
+        difference(SELF, a={"author": {"like": "model"}}, b=b, direction="greater")
+
+
+def test_closer_to_50_compares_distances_from_50():
+    # NQ: LLaMA 38 (12 away) against GPT 86 (36 away): margin 36 − 12 = 24; MARCO 57 (7) vs 75 (25): 18;
+    # X: 45 (5) against 55 (5): a tie fails; farther reads the other way
+    f = frame((4, "LLaMA", "", "", "dataset=NQ", "gen", 38.0), (4, "GPT", "", "", "dataset=NQ", "gen", 86.0),
+              (4, "LLaMA", "", "", "dataset=MARCO", "gen", 57.0), (4, "GPT", "", "", "dataset=MARCO", "gen", 75.0),
+              (4, "LLaMA", "", "", "dataset=X", "gen", 45.0), (4, "GPT", "", "", "dataset=X", "gen", 55.0))
+    cells = closer_to_50(f, a={"model": "LLaMA"}, b={"model": "GPT"}, direction="closer")
+    assert [(c.margin, c.holds) for c in cells] == [(24.0, True), (18.0, True), (0.0, False)]
+    c = cells[0].contrasts[0]
+    assert (c.sign, c.centre, c.effect(38.0, 86.0), c.margin(c.effect(38.0, 86.0))) == (-1, 50.0, -24.0, 24.0)
+    far = closer_to_50(f, a={"model": "LLaMA"}, b={"model": "GPT"}, direction="farther", ties="hold")
+    assert [(c.margin, c.holds) for c in far] == [(-24.0, False), (-18.0, False), (0.0, True)]
+
+
+def test_a_contrast_with_a_threshold_or_a_centre():
+    k1, k2 = place_key(1, "rho", "A"), place_key(1, "rho", "B")
+    assert Contrast(k1, k2, 1, threshold=2.0).margin(Contrast(k1, k2).effect(10.0, 7.0)) == 1.0  # (10 − 7) − 2
+    assert Contrast(k1, k2, -1, threshold=2.0).margin(-5.0) == 3.0  # −(−5) − 2
+    assert Contrast(k1, k2, -1, centre=50.0).effect(60.0, 20.0) == -20.0  # |60 − 50| − |20 − 50|
+
+
 def test_every_kind_is_in_the_schema_enum():
     assert sorted(known_kinds()) == sorted(KINDS)
 
@@ -202,6 +286,14 @@ def test_an_unknown_kind_names_the_known_kinds(tmp_path):
     ({"test": {"kind": "difference", "a": {"judge": "x"}, "b": {"table": {1: "two"}}, "direction": "less"}},
      r"claim T-01: test.b.table: .*expected a table number, a list of them, or a mapping"),
     ({"units": {1: "sentences"}}, r"claim T-01: units.1: 'sentences' is not one of the allowed values: lists, pairs"),
+    ({"test": {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "greater",
+               "threshold": -1}}, r"claim T-01: test.threshold: -1 is less than the minimum of 0"),
+    ({"test": {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": "y"}, "direction": "greater",
+               "all_best": True}}, r"claim T-01: test: Additional properties are not allowed \('all_best'"),
+    ({"test": {"kind": "closer_to_50", "a": {"model": "M1"}, "b": {"model": "M2"}, "direction": "nearer"}},
+     r"claim T-01: test.direction: 'nearer' is not one of the allowed values: closer, farther"),
+    ({"test": {"kind": "difference", "a": {"judge": {"like": "model"}}, "b": {"judge": "y"}, "direction": "less"}},
+     r"claim T-01: test.a.judge: \{\"like\": \"model\"\}: expected a value, a list of values, or \{same_as: <part>\}"),
 ])
 def test_schema_violations_name_the_claim_key_and_allowed_values(tmp_path, change, expected):
     with pytest.raises(ConfigError, match=expected):
@@ -252,6 +344,23 @@ def test_cells_that_cannot_be_made_and_missing_units_are_named(tmp_path):
         load_doc(tmp_path, claim_doc({"scope": {"table": [1, 2]}}), PUBLISHED)
     with pytest.raises(ConfigError, match=r"claim T-01: id: claims 1 and 2 both have the id 'T-01'; expected unique ids"):
         load_doc(tmp_path, claim_doc({}, {"id": "T-01"}, {}), PUBLISHED)
+
+
+def test_a_self_comparison_and_a_bad_reference_are_named_when_the_file_loads(tmp_path):
+    # judge x against [x, y]: x's b side x is the row itself
+    test = {"kind": "difference", "a": {"judge": "x"}, "b": {"judge": ["x", "y"]}, "direction": "greater"}
+    with pytest.raises(ConfigError, match=r"claim T-01: test \(difference\): the b side of table=1 model=M1 judge=x "
+                                          r"context=wo_text metric=rho \(judge=x\) is the row itself"):
+        load_doc(tmp_path, claim_doc({"test": test}), PUBLISHED)
+    claim = load_doc(tmp_path, claim_doc({"test": {**test, "skip_self": True}}), PUBLISHED)["T-01"]
+    v = published_verdict(claim, PUBLISHED)
+    # M1 x 60 > y 50 holds, M2 x 40 < y 45 fails; the two x-vs-x cells left out and said
+    assert (v.k, v.n, v.skipped) == (1, 2, 2)
+    assert v.note == "2 self-comparison(s) left out (skip_self: the b side was the a row itself)"
+    bad = {"kind": "difference", "a": {"judge": {"same_as": "author"}}, "b": {"judge": "y"}, "direction": "less"}
+    with pytest.raises(ConfigError, match=r"claim T-01: test.a.judge.same_as: 'author' is not a part of the published "
+                                          r"table 1"):
+        load_doc(tmp_path, claim_doc({"test": bad}), PUBLISHED)
 
 
 def test_a_missing_or_broken_file_is_an_input_error(tmp_path):
@@ -422,9 +531,10 @@ def C(k, n):
 
 
 PINNED = {
-    # AB-01 list_score or pair_score the maximum of five judges per column (Tables 1, 2, 4, 6; 100 columns);
-    # holding: T1 16 of 20, T2 13 of 20, T4 24 of 30, T6 18 of 30 = 71 -> every: 29 columns fail.
-    "AB-01": (71, 100, C(71, 100)),
+    # AB-01 (§4.2 (1), all_best) list_score and pair_score each above point, list_rank and pair_rank per column
+    # (Tables 1, 2, 4, 6; 100 columns): T1 8 of 20, T2 4 of 20, T4 7 of 30, T6 6 of 30 = 25 -> every: 75 fail
+    # (the former reading, either PointScore mode the maximum: T1 16, T2 13, T4 24, T6 18 = 71).
+    "AB-01": (25, 100, C(25, 100)),
     # AB-02 pair_score the maximum in 25 of the 40 columns of Tables 1-2 (T1 12, T2 13): most (25 > 20).
     "AB-02": (25, 40, H),
     # AB-03 list_score − list_rank > 0, Tables 1-2, 5 models × 2 contexts × (ρ, τ) = 40. Fails (ρ and τ each):
@@ -448,8 +558,10 @@ PINNED = {
     "AB-06": (17, 30, C(17, 30)),
     # AB-07 ListJudge/PairJudge w/ < w/o in 86 of 100 cells (T1 38 of 40, T2 38 of 40, T3 10 of 20): most.
     "AB-07": (86, 100, H),
-    # AB-08 hard pairs w/ > w/o, Table 3, 5 models × 3 judges: every one (the closest: Qwen3-8B PR 16.20 > 14.96).
-    "AB-08": (15, 15, H),
+    # AB-08 hard pairs w/ − w/o > 1.39 (the 95% binomial half-width at 5000 pairs), Table 3, 5 models × 3 judges:
+    # Qwen3-8B PR 16.20 − 14.96 = 1.24 fails; PJ-PS 18.72 − 14.46 = 4.26 and every other gain (22.82 and up)
+    # hold -> 14 of 15.
+    "AB-08": (14, 15, C(14, 15)),
     # AB-09 PointJudge the column minimum: T1 0 of 20, T2 2 of 20, T3 9 of 20 -> 11 of 60.
     "AB-09": (11, 60, C(11, 60)),
     # AB-10 a ListJudge/PairJudge mode strictly above PointJudge per column. Fail: T1 Qwen3-14B w/ ρ/τ (72.73,
@@ -542,8 +654,18 @@ PINNED = {
     "SP-19": (3, 4, C(3, 4)),
     # SP-20 GPT 86, 75 > 50 -> 2 of 2.
     "SP-20": (2, 2, H),
-    # SP-21 LLaMA within 50 ± 10: NQ 38 (12 away, fails), MARCO 57 -> 1 of 2.
-    "SP-21": (1, 2, C(1, 2)),
+    # SP-21 |LLaMA − 50| < |GPT − 50|: NQ |38 − 50| = 12 < |86 − 50| = 36, MARCO 7 < 25 -> 2 of 2 (the former band
+    # 50 ± 10: 1 of 2).
+    "SP-21": (2, 2, H),
+    # SP-22 Table 6 own column above each other model's, 15 rows × 4 = 60. Fail (own vs other): NQ GPT-3.5 4.07 vs
+    # Gemini 4.16, LLaMA 4.12, Mistral 4.12; 4o-mini 3.95 vs 4.15, 4.15, 4.06; LLaMA 3.61 vs Gemini 3.70; Mistral
+    # 3.90 vs GPT-3.5 3.93 (8); MARCO GPT-3.5 4.00 vs 4.02, 4.08, 4.09, 4.04; 4o-mini 3.96 vs 4.10, 4.07, 4.07;
+    # LLaMA 3.64 vs 3.71; Mistral 3.95 vs 4.01, 3.96 (10); TriviaQA GPT-3.5 4.30 vs 4.34, 4.38; 4o-mini 4.38 vs
+    # 4.48; LLaMA 3.74 vs 3.79, 3.87, 3.82; Mistral 4.09 vs 4.15, 4.10 (8) -> 26 fail, 34 of 60: most.
+    "SP-22": (34, 60, H),
+    # SP-23 FALSE Diff of GPT-3.5/LLaMA/Mistral below Gemini's and GPT-4o-mini's (normal prompt), 18 cells. Fail:
+    # NQ −0.14, −0.20, −0.00 not below 4o-mini's −0.33; TriviaQA −0.12, 0.01, −0.04 not below −0.15 -> 12 of 18.
+    "SP-23": (12, 18, C(12, 18)),
 }
 
 
@@ -554,7 +676,144 @@ def test_published_counts_of_the_shipped_claims(verdicts, claim_id):
 
 
 def test_every_shipped_claim_is_pinned(verdicts):
-    assert sorted(verdicts) == sorted(PINNED)
+    assert sorted(verdicts) == sorted(PINNED) == sorted(RECOMPUTED)
+
+
+# --------------------------------------------------------------------------- the recomputed verdicts
+# The numbers a claim's cells rest on that disagree with their own tables (resources/published/README.md), named
+# by the claims' key helper (place_key), never by literal key tuples.
+WO, W = "wo_text", "w_text"
+QWEN8_PAIR_RANK = {place_key(1, "rho", "Qwen3-8B", "pair_rank", c) for c in (WO, W)}  # taken: Table 1
+LLAMA31_T2 = {place_key(2, "rho", "Llama-3.1-8B-Instruct", j, WO) for j in ("pair_rank", "pair_score")}  # swapped
+T4_BASKETBALL = {place_key(4, "rho", "Qwen3-8B", "pair_score", WO, domain="basketball"),
+                 place_key(4, "rho", "Llama-3.1-8B-Instruct", "pair_rank", WO, domain="basketball")}
+T6_SONGS = {place_key(6, "rho", "Qwen3-8B", "pair_score", WO, domain="songs")}
+T5_GRANULAR = {place_key(5, "answer_accuracy", m, "authority", k=k) for m, ks in
+               (("Qwen3-8B", "35"), ("Llama-3.1-8B-Instruct", "135")) for k in ks}
+T9_12 = {place_key(9, "rho", "Qwen3-8B", "PairRank", c) for c in (WO, W)} | {
+    place_key(10, "rho", "Llama-3.1-8B-Instruct", j, WO) for j in ("PairRank", "PointScore_Pt")} | {
+    place_key(11, "rho", "Qwen3-8B", "PointScore_Pt", WO, domain="basketball"),
+    place_key(11, "rho", "Llama-3.1-8B-Instruct", "PairRank", WO, domain="basketball"),
+    place_key(12, "rho", "Qwen3-8B", "PointScore_Pt", WO, domain="songs")}
+
+
+def diff(model, judge, dataset, passage="FALSE"):
+    return place_key(2, "diff_h_minus_m", model, judge, dataset=dataset, author="self", passage=passage)
+
+
+FALSE_NORMAL = {diff(m, "normal", d) for m in ("Gemini", "LLaMA") for d in ("NQ", "MARCO", "TriviaQA")}
+FALSE_RAG = {diff("Gemini", "rag", d) for d in ("NQ", "MARCO")} | {diff("LLaMA", "rag", d) for d in (
+    "NQ", "MARCO", "TriviaQA")} | {diff("Mistral", "rag", "TriviaQA")}
+T9_OWN = {place_key(9, "mean_score", m, "rag", dataset=d, author=m, passage="FALSE")
+          for m, d in (("Gemini", "NQ"), ("Gemini", "MARCO"), ("LLaMA", "NQ"), ("LLaMA", "MARCO"),
+                       ("LLaMA", "TriviaQA"))}
+MARCO_GPT35_TRUE = {diff("GPT-3.5", "normal", "MARCO", "TRUE")}  # −0.13 printed, 3.77 − 4.00 = −0.23
+
+# claim -> (k recomputed, the recomputed verdict, the numbers flagged). A claim not listed with numbers rests on
+# none: its recomputed verdict is its printed one.
+RECOMPUTED = {claim: (k, verdict, frozenset()) for claim, (k, _, verdict) in PINNED.items()} | {
+    # taking the main tables' printing changes nothing in them (the flagged numbers read as printed)
+    "AB-01": (25, C(25, 100), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2 | T4_BASKETBALL | T6_SONGS)),
+    "AB-02": (25, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
+    "AB-04": (38, C(38, 52), frozenset(QWEN8_PAIR_RANK)),
+    "AB-05": (99, C(99, 130), frozenset(QWEN8_PAIR_RANK | {place_key(2, "rho", "Llama-3.1-8B-Instruct", j, WO)
+                                                           for j in ("pair_rank", "pair_score")})),
+    "AB-07": (86, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
+    "AB-09": (11, C(11, 60), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
+    "AB-10": (102, C(102, 120), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2 | T4_BASKETBALL | T6_SONGS)),
+    # Table 5's five non-k/120 numbers take the nearest share (69.17, 63.33, 71.67): no order changes
+    "AB-11": (15, H, frozenset(T5_GRANULAR)),
+    "AB-12": (15, H, frozenset(T5_GRANULAR)),
+    "AB-13": (28, C(28, 45), frozenset(T5_GRANULAR)),
+    "AB-14": (200, H, frozenset(T4_BASKETBALL | T6_SONGS)),
+    "AB-15": (188, H, frozenset(QWEN8_PAIR_RANK - {place_key(1, "rho", "Qwen3-8B", "pair_rank", W)} | LLAMA31_T2
+                                | T4_BASKETBALL | T6_SONGS)),
+    # Tables 9-12 take the main tables' printing: T10 Llama-3.1 w/o PointScore_Pt 63.84 < PairRank 64.26 now fails
+    # (43 − 1); T9 Qwen3-8B PairRank 15.18 / 11.38, T11 86.70 and 79.90, T12 41.01 (= Bbl 41.01, still failing)
+    "AB-17": (42, C(42, 50), frozenset(T9_12)),
+    # MARCO GPT-3.5 normal TRUE −0.23 is still negative and undaggered: SP-05 and SP-07 unchanged
+    "SP-05": (6, C(6, 9), frozenset(MARCO_GPT35_TRUE)),
+    "SP-07": (14, C(14, 15), frozenset(MARCO_GPT35_TRUE)),
+    # NQ LLaMA −0.20† -> +0.01 (fails), NQ Gemini +0.23† -> −0.04 loses its dagger (fails): 1 of 15
+    "SP-08": (1, C(1, 15), frozenset(FALSE_NORMAL)),
+    # TriviaQA Mistral RAG +0.01 -> −0.01 fails: 14 of 15; the other five stay positive
+    "SP-09": (14, C(14, 15), frozenset(FALSE_RAG)),
+    # Table 9's own columns take the appendix printing: flagged, the same 90 of 90
+    "SP-16": (90, H, frozenset(T9_OWN)),
+    # recomputed FALSE Diffs: NQ Gemini −0.04, LLaMA +0.01; TriviaQA Gemini 0.06, LLaMA 0.14; MARCO Gemini 0.25,
+    # LLaMA 0.06: NQ LLaMA and Mistral (0.00) now fail against Gemini, TriviaQA LLaMA against Gemini -> 9 of 18
+    "SP-23": (9, C(9, 18), frozenset(FALSE_NORMAL)),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(RECOMPUTED))
+def test_the_recomputed_verdict_and_note_of_every_shipped_claim(verdicts, claim_id):
+    v = verdicts[claim_id]
+    k, verdict, flagged = RECOMPUTED[claim_id]
+    assert (v.recomputed_k, v.recomputed) == ((None, "") if v.n == 0 else (k, verdict))
+    assert {f.key for f in v.flagged} == set(flagged)
+    if flagged:
+        assert v.note.startswith("read as printed; ") and v.note.endswith(f"with the recomputed number(s): {verdict}")
+        assert all(str(key) in v.note for key in flagged)
+    elif claim_id == "SP-22":
+        assert v.note == "15 self-comparison(s) left out (skip_self: the b side was the a row itself)"
+    else:
+        assert v.note == ""
+
+
+def test_the_recomputed_numbers_say_which_value_they_take_and_why(verdicts):
+    numbers = {f.key: f for v in verdicts.values() for f in v.flagged}
+    # a number printed twice: Table 1's printing is taken, Table 9's gives way to it
+    mine, other = place_key(1, "rho", "Qwen3-8B", "pair_rank", WO), place_key(9, "rho", "Qwen3-8B", "PairRank", WO)
+    assert (numbers[mine].printed, numbers[mine].value) == (15.18, 15.18)
+    assert "Table 9 prints 44.19; takes this printing" in numbers[mine].why and "running text backs Table 1" in \
+        numbers[mine].why
+    assert (numbers[other].printed, numbers[other].value) == (44.19, 15.18)
+    assert "takes Table 1's 15.18" in numbers[other].why
+    # a granular number: the nearest share
+    g = numbers[place_key(5, "answer_accuracy", "Llama-3.1-8B-Instruct", "authority", k=3)]
+    assert g.value == pytest.approx(86 / 120 * 100) and "nearest is 86/120 = 71.67" in g.why
+    # the sign changes of the first family and the dagger rule
+    for key, printed, value, keeps in [(diff("Gemini", "normal", "NQ"), 0.23, 3.37 - 3.41, False),
+                                       (diff("LLaMA", "normal", "NQ"), -0.20, 3.40 - 3.39, False),
+                                       (diff("LLaMA", "normal", "MARCO"), -0.05, 3.34 - 3.28, False),
+                                       (diff("Gemini", "normal", "MARCO"), 0.51, 3.35 - 3.10, True)]:
+        f = numbers[key]
+        assert (f.printed, f.value, f.keeps_mark, f.relation) == (printed, pytest.approx(value), keeps,
+                                                                  "t2_false_diff_appendix")
+    # the dagger is dropped only where one was printed (MARCO LLaMA −0.05 had none)
+    assert verdicts["SP-08"].dropped_marks == (diff("Gemini", "normal", "NQ"), diff("LLaMA", "normal", "NQ"))
+    assert "the dagger dropped where the sign changed" in verdicts["SP-08"].note
+
+
+def test_a_number_computed_from_a_disagreeing_one_is_flagged():
+    """Table 1's Average rows are means of the five models' knowledge levels, some of which are no k/700
+    (t1_granular): the Average agrees with its inputs (t1_average) but rests on them, so it is flagged, read as
+    printed, with the reason; the Table 2 FALSE Diffs built on a mean that disagrees with the appendix are
+    recomputed by the appendix's relation instead."""
+    from authbench.claims.published import recomputed_numbers
+
+    numbers = recomputed_numbers("selfpref")
+    average = numbers[place_key(1, "knowledge_full", "Average", dataset="NQ")]
+    assert average.relation == "t1_average" and average.value == average.printed
+    assert "computed from" in average.why and str(place_key(1, "knowledge_full", "GPT-3.5", dataset="NQ")) in \
+        average.why
+    assert numbers[diff("Gemini", "normal", "NQ")].relation == "t2_false_diff_appendix"
+
+
+def test_ab08_at_its_threshold_and_at_the_change_points(verdicts):
+    """The 15 gains: 1.24 (Qwen3-8B PairRank), 4.26 (PJ-PS), 22.82 (PointJudge), then 27.49 and up; a gain equal to
+    the threshold fails."""
+    from dataclasses import replace
+
+    from authbench import papers
+
+    claim = verdicts["AB-08"].claim
+    published = papers.load("authoritybench")
+    counts = {t: published_verdict(replace(claim, test=replace(claim.test, threshold=t)), published).k
+              for t in (0.0, 1.2, 1.24, 1.39, 4.25, 4.26, 22.81, 22.82)}
+    assert counts == {0.0: 15, 1.2: 15, 1.24: 14, 1.39: 14, 4.25: 14, 4.26: 13, 22.81: 13, 22.82: 12}
+    assert claim.test.threshold == 1.39
 
 
 def test_the_papers_daggers_are_counted_where_the_tables_print_them(verdicts):
@@ -570,12 +829,12 @@ def test_the_papers_daggers_are_counted_where_the_tables_print_them(verdicts):
 
 
 def test_the_summary_line_counts_the_two_verdict_classes(verdicts):
-    # AuthorityBench: 10 hold (AB-02, 07, 08, 11, 12, 14, 15, 16, 18, 19), 9 contradicted, AB-20 not in the
-    # published tables; self-preference: 12 hold,
-    # 9 contradicted (SP-05, 06, 07, 08, 11, 15, 18, 19, 21); see PINNED
-    for paper, title, expected in [("authoritybench", "AuthorityBench", "20 claims — published tables: 10 hold as "
-                                    "worded, 9 contradicted as worded, 1 not in the published tables"),
-                                   ("selfpref", "RAG self-preference", "21 claims — published tables: 12 hold as "
+    # AuthorityBench: 9 hold (AB-02, 07, 11, 12, 14, 15, 16, 18, 19), 10 contradicted (AB-08 now among them), AB-20
+    # not in the published tables; self-preference: 14 hold (SP-21 and SP-22 among them),
+    # 9 contradicted (SP-05, 06, 07, 08, 11, 15, 18, 19, 23); see PINNED
+    for paper, title, expected in [("authoritybench", "AuthorityBench", "20 claims — published tables: 9 hold as "
+                                    "worded, 10 contradicted as worded, 1 not in the published tables"),
+                                   ("selfpref", "RAG self-preference", "23 claims — published tables: 14 hold as "
                                     "worded, 9 contradicted as worded")]:
         mine = [v for v in verdicts.values() if v.claim.paper == paper]
         assert summary_line(title, mine) == f"{title}: {expected}"

@@ -26,9 +26,9 @@ def shipped():
 
 def test_both_files_load_with_their_claims(shipped):
     assert [c.id for c in shipped["authoritybench"]] == [f"AB-{i:02d}" for i in range(1, 21)]
-    assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 22)]
+    assert [c.id for c in shipped["selfpref"]] == [f"SP-{i:02d}" for i in range(1, 24)]
     kinds = {c.test.kind for claims in shipped.values() for c in claims}
-    assert kinds == {"difference", "rate_vs_50", "monotone_size", "bias_sign", "best_in_column"}
+    assert kinds == {"difference", "rate_vs_50", "monotone_size", "bias_sign", "best_in_column", "closer_to_50"}
 
 
 def paper_text(path: Path) -> tuple[str, list[int]]:
@@ -74,13 +74,13 @@ def every_claim(shipped):
 
 def test_every_claim_that_says_significant_reads_the_marks_by_a_key(shipped):
     saying = [c for c in every_claim(shipped) if "significant" in c.quote.lower()]
-    assert {c.id for c in saying} == {"SP-01", "SP-02", "SP-05", "SP-06", "SP-07", "SP-08", "SP-16", "SP-17"}
+    assert {c.id for c in saying} == {"SP-02", "SP-05", "SP-06", "SP-07", "SP-08", "SP-16", "SP-17"}
     assert [c.id for c in saying if c.test.significance is None] == []
     rules = {c.id: c.test.significance for c in saying}
     assert rules["SP-05"] == rules["SP-08"] == "required" and rules["SP-06"] == "absence"
     # where the paper prints no mark for the contrast, the reading says so
     unprinted = [c for c in every_claim(shipped) if c.test.significance == "not_printed"]
-    assert {c.id for c in unprinted} == {"SP-01", "SP-02", "SP-07", "SP-16", "SP-17"}
+    assert {c.id for c in unprinted} == {"SP-02", "SP-07", "SP-16", "SP-17"}
     assert [c.id for c in unprinted if "significance cannot be read from the table" not in c.reading] == []
 
 
@@ -125,12 +125,16 @@ def test_the_docs_name_every_key_and_kind():
 def test_the_command_prints_every_claim_and_writes_the_tsv(tmp_path, capsys):
     assert main(["--tsv", str(tmp_path / "verdicts.tsv")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("AB-01\t") and out[40].startswith("SP-21\t")
+    assert out[0] == "AB-01\t25 of 100\tcontradicted as worded (holds in 25 of 100)"
+    assert out[42].startswith("SP-23\t")
     assert "AB-03\t30 of 40\tcontradicted as worded (holds in 30 of 40)" in out
     assert "SP-05\t6 of 9\tcontradicted as worded (holds in 6 of 9)  (daggers: 6 cells, 6 holding)" in out
-    assert out[-2] == ("AuthorityBench: 20 claims — published tables: 10 hold as worded, 9 contradicted as worded, "
+    # a verdict the recomputed numbers change says so on its line
+    assert ("SP-09\t15 of 15\tholds as worded  (daggers: 10 cells, 10 holding)  [recomputed: 14 of 15, contradicted as "
+            "worded (holds in 14 of 15)]") in out
+    assert out[-2] == ("AuthorityBench: 20 claims — published tables: 9 hold as worded, 10 contradicted as worded, "
                        "1 not in the published tables")
-    assert out[-1] == "RAG self-preference: 21 claims — published tables: 12 hold as worded, 9 contradicted as worded"
+    assert out[-1] == "RAG self-preference: 23 claims — published tables: 14 hold as worded, 9 contradicted as worded"
     rows = pd.read_csv(tmp_path / "verdicts.tsv", sep="\t", keep_default_na=False)
-    assert tuple(rows.columns) == COLUMNS and len(rows) == 41
+    assert tuple(rows.columns) == COLUMNS and len(rows) == 43
     assert (rows["k"] <= rows["n"]).all() and set(rows.loc[rows["paper"] == "selfpref", "marked"]) > {""}

@@ -326,3 +326,63 @@ def test_run_keys_must_be_published_keys(x_beats_y):
     # a key given with its setting keys in another order names the same cell
     assert place_key(3, "m", "A", dataset="NQ", other="Human") == \
         place_key(3, "m", "A", other="Human", dataset="NQ")
+
+
+# --------------------------------------------------------------------------- a threshold and closer_to_50 on a run
+def test_a_threshold_is_tested_on_the_resampled_margins(tmp_path):
+    """Pairs, w/ against w/o, threshold 5 points: 40 pairs, w/ right on 30, w/o on 20 (the first 20 of those 30):
+    effect 100 × (30 − 20) / 40 = 25, margin 25 − 5 = 20. The p is the Wald p of the resampled margins, not
+    McNemar's (which tests a = b): the test is named paired bootstrap."""
+    pub = frame((3, "M", "j", "w_text", "difficulty=hard", "acc", 60.0),
+                (3, "M", "j", "wo_text", "difficulty=hard", "acc", 40.0))
+    doc = claim_doc({"scope": {"table": [3]}, "units": {3: "pairs"},
+                     "test": {"kind": "difference", "a": {"context": "w_text"}, "b": {"context": "wo_text"},
+                              "direction": "greater", "threshold": 5}})
+    claim = load_doc(tmp_path, doc, pub)["T-01"]
+    ids = [f"p{i}" for i in range(40)]
+    w = PlaceUnits(ids, [1.0] * 30 + [0.0] * 10, 100.0)
+    wo = PlaceUnits(ids, [1.0] * 20 + [0.0] * 20, 100.0)
+    v = run_verdict(claim, {k("M", "j", 3, "acc", "w_text", difficulty="hard"): w,
+                            k("M", "j", 3, "acc", "wo_text", difficulty="hard"): wo}, SPEC, published=pub)
+    t = v.cells[0].contrasts[0]
+    assert (t.test, t.effect, t.margin) == ("paired bootstrap", pytest.approx(25.0), pytest.approx(20.0))
+    assert t.status == SUPPORTED and 0 <= t.p < 0.05
+    # a threshold above the effect: margin 25 − 40 = −15, contradicted
+    doc["claims"][0]["test"]["threshold"] = 40
+    claim = load_doc(tmp_path, doc, pub)["T-01"]
+    v = run_verdict(claim, {k("M", "j", 3, "acc", "w_text", difficulty="hard"): w,
+                            k("M", "j", 3, "acc", "wo_text", difficulty="hard"): wo}, SPEC, published=pub)
+    assert v.cells[0].contrasts[0].margin == pytest.approx(-15.0) and v.verdict == CONTRADICTED
+
+
+GEN = frame((4, "LLaMA", "", "", "dataset=NQ", "gen", 38.0), (4, "GPT", "", "", "dataset=NQ", "gen", 86.0))
+
+
+def closer_claim(tmp_path, **change):
+    test = {"kind": "closer_to_50", "a": {"model": "LLaMA"}, "b": {"model": "GPT"}, "direction": "closer", **change}
+    doc = claim_doc({"scope": {"table": [4]}, "units": {4: "questions"}, "test": test, "quantified": ["dataset"]})
+    return load_doc(tmp_path, doc, GEN)["T-01"]
+
+
+def test_closer_to_50_on_a_run_is_a_bootstrap_of_the_distance_difference(tmp_path):
+    """40 shared questions: LLaMA prefers the Gen-by-QA passage on 22 (55%, 5 from 50), GPT on 36 (90%, 40 from
+    50): effect |55 − 50| − |90 − 50| = −35, margin +35 (closer); every draw keeps LLaMA nearer: supported."""
+    ids = [f"q{i}" for i in range(40)]
+    llama = PlaceUnits(ids, [1.0] * 22 + [0.0] * 18, 100.0)
+    gpt = PlaceUnits(ids, [1.0] * 36 + [0.0] * 4, 100.0)
+    cells = {place_key(4, "gen", "LLaMA", dataset="NQ"): llama, place_key(4, "gen", "GPT", dataset="NQ"): gpt}
+    v = run_verdict(closer_claim(tmp_path), cells, SPEC, published=GEN, named=["LLaMA", "GPT"])
+    t = v.cells[0].contrasts[0]
+    assert (t.test, t.n_units, t.effect, t.margin) == ("paired bootstrap", 40, pytest.approx(-35.0),
+                                                       pytest.approx(35.0))
+    assert t.lo < t.effect < t.hi < 0 and t.status == SUPPORTED and v.verdict == SUPPORTED
+    # the spread for the power line: both means above 50, so per question 100 x − 100 y: 0 on 26, −100 on 14
+    assert t.sd == pytest.approx(np.std([0.0] * 26 + [-100.0] * 14, ddof=1))
+    # unpaired: each side resampled on its own, the same effect
+    u = run_verdict(closer_claim(tmp_path, pairing="unpaired"), cells, SPEC, published=GEN, named=["LLaMA", "GPT"])
+    assert (u.cells[0].contrasts[0].test, u.cells[0].contrasts[0].effect) == ("unpaired bootstrap",
+                                                                              pytest.approx(-35.0))
+    # too few units: no interval, no p, undecided
+    few = {key: PlaceUnits(units.units[:3], units.values[:3], 100.0) for key, units in cells.items()}
+    f = run_verdict(closer_claim(tmp_path), few, SPEC, published=GEN, named=["LLaMA", "GPT"])
+    assert f.cells[0].contrasts[0].why == "3 units, below min_units 5" and f.verdict == UNDECIDED

@@ -21,7 +21,7 @@ from authbench.fetch.cache import ProgressCache
 from authbench.fetch.entity_lists import write_entities
 from authbench.fetch.wikidata import SitelinkOutcome, exact_search_hits, fetch_sitelinks, normalize_title, title_for
 from authbench.net import HttpClient, RetryPolicy
-from loopback import Loopback, Reply, Seen
+from loopback import Loopback, Reply, Seen, jittered
 
 UA = "authbench-tests/1.0 (https://example.org/authbench; research@example.org)"
 RETRIES = 2
@@ -371,21 +371,21 @@ def test_500_then_success(run, client, sleeps, tmp_path):
     fake = FakeWikidata(KB)
     fake.faults = [Reply(500, "boom")]
     out, seen = run(fake, ents("Berlin"), client, tmp_path / "c.jsonl")
-    assert sleeps == [0.01] and len(seen) == 2 and out.rows[0]["qid"] == "Q64"
+    assert jittered(sleeps, [0.01]) and len(seen) == 2 and out.rows[0]["qid"] == "Q64"
 
 
 def test_timeout_then_success(run, client, sleeps, tmp_path):
     fake = FakeWikidata(KB)
     fake.faults = [Reply(200, {"entities": {}}, delay=1.0)]  # client timeout is 0.4 s
     out, seen = run(fake, ents("Berlin"), client, tmp_path / "c.jsonl")
-    assert sleeps == [0.01] and len(seen) == 2 and out.rows[0]["qid"] == "Q64"
+    assert jittered(sleeps, [0.01]) and len(seen) == 2 and out.rows[0]["qid"] == "Q64"
 
 
 def test_malformed_json_persistent_fails_and_is_not_cached(run, client, sleeps, tmp_path):
     fake = FakeWikidata(KB)
     fake.faults = [Reply(200, '{"entities": {"Q64": ')] * (RETRIES + 1)
     out, seen = run(fake, ents("Berlin"), client, tmp_path / "c.jsonl")
-    assert len(seen) == RETRIES + 1 and sleeps == [0.01, 0.02]
+    assert len(seen) == RETRIES + 1 and jittered(sleeps, [0.01, 0.02])
     assert len(out.failed) == 1 and "malformed JSON" in out.failed[0]["reason"]
     assert out.rows == [] and cached(tmp_path / "c.jsonl") == {}
 

@@ -17,7 +17,7 @@ from authbench.llm.cache import ResponseCache, model_identity, perplexity_key, r
 from authbench.llm.engines.base import Engine, PerplexityResult, Request
 from authbench.llm.engines.openai_compat import OpenAICompatEngine, OpenAIEngineError
 from authbench.llm.runner import perplexity_identity, score_texts
-from loopback import Loopback, Reply
+from loopback import Loopback, Reply, jittered
 
 
 def test_engines_without_perplexity_say_so():
@@ -126,7 +126,7 @@ def test_openai_perplexity_retries_then_succeeds():
     with Loopback(handler) as srv:
         eng = openai_engine(srv.url)
         (res,) = list(eng.perplexity(["p q r"]))
-    assert len(srv.seen) == 2 and eng.waits == [0.01] and res.tokens == 2
+    assert len(srv.seen) == 2 and jittered(eng.waits, [0.01]) and res.tokens == 2
 
 
 @pytest.mark.parametrize("answer, match", [

@@ -8,8 +8,9 @@ import shutil
 import pytest
 from authbench.errors import InputError
 from authbench.papers import derived_numbers, load, paper_of, papers
-from authbench.papers.derived import DERIVED, DERIVED_COLUMNS, REPEATED, half_unit
-from authbench.papers.published import KEY
+from authbench.papers.derived import (DERIVED, DERIVED_COLUMNS, GRANULAR, REPEATED, fits_share, half_unit,
+                                     nearest_share, printing_taken)
+from authbench.papers.published import KEY, load_text
 
 DIRECTORY = paper_of("authoritybench").published.parent
 PAPERS = {name: p.published.name for name, p in papers().items()}
@@ -30,6 +31,12 @@ COUNTS = {
     "t2_self_false_repeat": (2 * 3 * 5 * 2 * 2, 2 * 11 * 2),  # 11 evaluator x dataset x prompt cells, mean and sd
     "t3_aggregated": (15 * 3, 0),  # evaluator x dataset rows x metrics
     "t3_average": (7 * 3, 2),  # (6 author columns + Aggregated) x metrics
+    # the FALSE Diffs again, from the appendix: Table 6/8 Human - Table 7/9 own column; the 11 Gemini/LLaMA cells
+    # whose own mean disagrees with the appendix, and TriviaQA Mistral RAG (0.01 printed, 3.40 - 3.41 = -0.01)
+    "t2_false_diff_appendix": (3 * 5 * 2, 12),
+    "t3_granular": (5 * 3 * 2 * 2, 0),  # models x judges x contexts x difficulties: all even k/5000 (step 0.02)
+    "t5_granular": (5 * 3 * 3 + 5, 5),  # models x strategies x k, + no_filter; 69.16 x2, 63.34, 71.76 x2
+    "t1_granular": (5 * 3 * 3, 15),  # models x datasets x levels (not the Average rows)
 }
 
 
@@ -53,9 +60,10 @@ def test_columns_and_counts_per_relation(derived):
     assert tuple(derived.columns) == DERIVED_COLUMNS
     counts = {rel: (len(g), int((~g["agrees"]).sum())) for rel, g in derived.groupby("relation")}
     assert counts == COUNTS
-    assert len(derived) == 779 and int((~derived["agrees"]).sum()) == 62
+    assert len(derived) == 779 + 30 + 60 + 50 + 45 and int((~derived["agrees"]).sum()) == 62 + 12 + 5 + 15
     assert not derived.duplicated(list(KEY) + ["relation"]).any()
-    assert set(derived["kind"]) == {DERIVED, REPEATED}
+    assert set(derived["kind"]) == {DERIVED, REPEATED, GRANULAR}
+    assert set(derived[derived["relation"].str.endswith("_granular")]["kind"]) == {GRANULAR}
     assert set(derived[derived["relation"].str.endswith("repeat") | derived["relation"].str.startswith("t9_12")]
                ["kind"]) == {REPEATED}
 
@@ -188,7 +196,7 @@ def test_the_disagreeing_numbers_are_exactly_the_readme_list(derived):
     """A new mismatch, or one that goes away (a fixed transcription), fails here until the README says so.
     The README lists a pair printed twice once (its Tables 9-12 / Table 2 side); derived_numbers from both."""
     listed = _readme_mismatches()
-    assert len(listed) == 33
+    assert len(listed) == 33 + 12 + 5 + 15
     expected = set()
     for k, relation, printed, recomputed in listed:
         row = one(derived, relation, *k)
@@ -203,6 +211,81 @@ def test_the_disagreeing_numbers_are_exactly_the_readme_list(derived):
     assert found == expected
 
 
+# the three FALSE Diffs whose sign the appendix changes: (evaluator, dataset, printed, Table 6 Human, Table 7 own)
+SIGN_CHANGES = [("Gemini", "NQ", 0.23, 3.37, 3.41), ("LLaMA", "NQ", -0.20, 3.40, 3.39),
+                ("LLaMA", "MARCO", -0.05, 3.34, 3.28)]
+
+
+def test_table2_false_diffs_recomputed_from_the_appendix(derived):
+    rows = derived[derived["relation"] == "t2_false_diff_appendix"]
+    changed = rows[(~rows["agrees"]) & (rows["printed"] * rows["recomputed"] <= 0)]
+    normal = changed[changed["judge"] == "normal"]
+    assert sorted(zip(normal["model"], normal["setting"])) == sorted(
+        (m, f"dataset={d};author=self;passage=FALSE") for m, d, *_ in SIGN_CHANGES)
+    # the fourth sign change is the RAG TriviaQA Mistral Diff that already disagrees with its own row (t2_diff)
+    assert list(zip(changed[changed["judge"] == "rag"]["model"], changed[changed["judge"] == "rag"]["setting"])) == [
+        ("Mistral", "dataset=TriviaQA;author=self;passage=FALSE")]
+    for model, dataset, printed, human, own in SIGN_CHANGES:
+        row = one(derived, "t2_false_diff_appendix", SP, 2, model, "normal", "",
+                  f"dataset={dataset};author=self;passage=FALSE", "diff_h_minus_m")
+        assert (row["printed"], row["recomputed"]) == pytest.approx((printed, human - own))
+        assert row["from"] == (key(SP, 6, model, "normal", "", f"dataset={dataset};author=Human;passage=TRUE",
+                                   "mean_score"),
+                               key(SP, 7, model, "normal", "", f"dataset={dataset};author={model};passage=FALSE",
+                                   "mean_score"))
+    # a Diff whose own mean agrees with the appendix agrees here too: NQ GPT-3.5 normal 3.85 - 3.99 = -0.14
+    row = one(derived, "t2_false_diff_appendix", SP, 2, "GPT-3.5", "normal", "",
+              "dataset=NQ;author=self;passage=FALSE", "diff_h_minus_m")
+    assert row["recomputed"] == pytest.approx(-0.14) and row["agrees"]
+    # RAG: TriviaQA LLaMA 0.28 printed, Table 8 Human 3.31 - Table 9 LLaMA 2.58 = 0.73
+    row = one(derived, "t2_false_diff_appendix", SP, 2, "LLaMA", "rag", "",
+              "dataset=TriviaQA;author=self;passage=FALSE", "diff_h_minus_m")
+    assert (row["printed"], row["recomputed"], row["agrees"]) == (0.28, pytest.approx(3.31 - 2.58), False)
+
+
+@pytest.mark.parametrize("text, n, fits", [
+    ("71.67", 120, True), ("71.76", 120, False),  # 86/120 = 71.666..., 71.76 lies between 86 and 87 / 120
+    ("63.33", 120, True), ("63.34", 120, False), ("69.17", 120, True), ("69.16", 120, False),
+    ("53.33", 120, True), ("100.00", 120, True), ("0.00", 120, True),
+    ("51.4", 700, True), ("51.5", 700, False),  # 360/700 = 51.43, 361/700 = 51.57
+    ("27.2", 800, False),  # 218/800 = 27.25 rounds half up to 27.3; 217/800 = 27.125 to 27.1
+    ("27.3", 800, True), ("17", 700, True),  # 119/700 = 17.0
+])
+def test_fits_share(text, n, fits):
+    assert fits_share(text, n) is fits
+
+
+def test_nearest_share_and_a_bad_n():
+    assert nearest_share(71.76, 120) == (86, pytest.approx(71.6667, abs=1e-4))
+    assert nearest_share(51.5, 700) == (360, pytest.approx(51.4286, abs=1e-4))
+    with pytest.raises(ValueError, match="expected a positive count"):
+        fits_share("50", 0)
+
+
+def test_table1_knowledge_levels_fit_no_count_below_911():
+    """15 of the 45 knowledge percentages are no k/700; the smallest n that gives all 45 is 911 (1,000, the
+    Limitations' "approximately 1,000" entries, fits trivially: every one-decimal percentage is k/1000)."""
+    published = load_text(SP)
+    levels = published[(published["table"] == 1) & (published["model"] != "Average")
+                       & published["metric"].str.startswith("knowledge_")]
+    texts = list(levels["value"])  # as printed: "51.5", "17"
+    assert len(texts) == 45 and sum(not fits_share(t, 700) for t in texts) == 15
+    assert all(fits_share(t, 911) for t in texts) and all(fits_share(t, 1000) for t in texts)
+    assert [n for n in range(700, 911) if all(fits_share(t, n) for t in texts)] == []
+
+
+def test_which_printing_a_recomputed_verdict_takes():
+    taken, why = printing_taken("t9_12_pair_rank", (AB, 1, "Qwen3-8B", "pair_rank", WO, "", "rho"))
+    assert taken and "running text backs Table 1" in why
+    assert not printing_taken("t9_12_pair_rank", (AB, 9, "Qwen3-8B", "PairRank", WO, "", "rho"))[0]
+    assert printing_taken("t2_self_false_repeat", (SP, 7, "Gemini", "normal", "",
+                                                   "dataset=NQ;author=Gemini;passage=FALSE", "mean_score"))[0]
+    assert not printing_taken("t2_self_false_repeat", (SP, 2, "Gemini", "normal", "",
+                                                       "dataset=NQ;author=self;passage=FALSE", "mean_score"))[0]
+    with pytest.raises(ValueError, match="not a relation of numbers printed twice"):
+        printing_taken("t2_diff", (SP, 2, "Gemini", "normal", "", "", "diff_h_minus_m"))
+
+
 def test_half_unit():
     assert [half_unit(t) for t in ("3.28", "0.5", "17", "-0.00", "60.00", "10000")] == \
         pytest.approx([0.005, 0.05, 0.5, 0.005, 0.005, 0.5])
@@ -210,8 +293,8 @@ def test_half_unit():
 
 def test_one_paper():
     ab = derived_numbers(AB)
-    assert set(ab["paper"]) == {AB} and len(ab) == 224
-    assert set(derived_numbers(SP)["relation"]) == {r for r in COUNTS if not re.match("t(8|9_12)_", r)}
+    assert set(ab["paper"]) == {AB} and len(ab) == 224 + 60 + 50
+    assert set(derived_numbers(SP)["relation"]) == {r for r in COUNTS if not re.match("t(3_granular|5_|8_|9_12_)", r)}
     with pytest.raises(ValueError, match="unknown paper"):
         derived_numbers("authbench")
 
@@ -226,6 +309,6 @@ def test_a_missing_number_is_named(tmp_path):
     assert len(kept) == len(lines) - 1
     path.write_text("\n".join(kept))
     message = (r"the number selfpref \| 7 \| Gemini \| normal \|  \| dataset=NQ;author=Gemini;passage=FALSE \| "
-               r"mean_score is missing; expected it for the relation 't2_self_false_repeat'")
+               r"mean_score is missing; expected it for the relation 't2_false_diff_appendix'")
     with pytest.raises(InputError, match=message):
         derived_numbers(SP, directory=tmp_path)

@@ -29,14 +29,21 @@ llama-cpp-python's server, vLLM's ``vllm serve``, a hosted API).
   :meth:`OpenAICompatEngine.generate` yields each response as soon as it and
   every earlier one are done, so the caller can cache finished work.
 * Connection errors, timeouts, HTTP 408/429/5xx and unreadable 200 answers
-  are retried (``openai.retries``, default 5) after ``backoff * 2**attempt``
-  seconds or the server's ``Retry-After``, capped at ``max_backoff``. A request
+  are retried (``openai.retries``, default 5) after the server's
+  ``Retry-After`` or a full-jitter draw, uniform in ``[0, backoff * 2**attempt]``
+  (the ``rng`` keyword; :func:`authbench.net.backoff_wait`), capped at
+  ``max_backoff``. A request that could not even be sent
+  (``httpx.LocalProtocolError``, e.g. an illegal header) is not retried and is
+  reported by its type only (its message may quote a header). A request
   that fails for good raises :class:`OpenAIEngineError` naming its id and the
   reason, after every earlier response has been yielded.
 * The API key is read from the environment variable NAMED by
-  ``openai.api_key_env`` and sent as ``Authorization: Bearer``; it never
-  appears in exceptions, logs or :meth:`identity` (server text quoted in an
-  error is scrubbed of it).
+  ``openai.api_key_env`` (or, for a served vLLM model, the 0600 file named by
+  ``openai.api_key_file``, :mod:`authbench.llm.serve`), stripped, and sent as
+  ``Authorization: Bearer``; a key with a character outside printable ASCII
+  is a :class:`~authbench.errors.KeyFormatError` naming only the variable. It
+  never appears in exceptions, logs or :meth:`identity` (server text quoted
+  in an error is scrubbed of it).
 * Every answer's ``model`` and ``system_fingerprint`` (scrubbed of the key)
   are collected in :attr:`OpenAICompatEngine.served` (canonical JSON, one
   entry per distinct pair): the cell's manifest lists them (its
@@ -69,6 +76,7 @@ import logging
 import math
 import os
 import queue
+import random
 import threading
 import time
 from typing import Any, Iterator, Mapping, Sequence
@@ -78,7 +86,7 @@ from authbench.config import GenerateConfig, model_spec
 from authbench.errors import EngineError, excerpt
 from authbench.llm import expected
 from authbench.llm.engines.base import Engine, PerplexityResult, Request, Response, register
-from authbench.net import retry_after_seconds, safe_url
+from authbench.net import backoff_wait, clean_key, retry_after_seconds, safe_url
 
 log = logging.getLogger("authbench.llm.engines.openai")
 
@@ -91,6 +99,19 @@ GRAMMAR_FIELDS = ("grammar", "structured_outputs", "guided_grammar")
 
 class OpenAIEngineError(EngineError):
     """A request failed for good; the message names its id and the reason."""
+
+
+def _key_from_file(path: str) -> str:
+    """The key in ``path`` (a served model's key file), stripped and checked like a variable's."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise EngineError(f"the API key file {path} cannot be read ({type(err).__name__})") from None
+    key = clean_key(text, f"(key file {path})")
+    if not key:
+        raise EngineError(f"the API key file {path} is empty")
+    return key
 
 
 def _retryable(status: int) -> bool:
@@ -115,6 +136,7 @@ class OpenAICompatEngine(Engine):
         backoff: float = 1.0,
         max_backoff: float = 60.0,
         extra_body: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
     ):
         model_config = model_spec(model_config)  # built directly too (tests), not only by create_engine
         cfg = dict(model_config.get("openai") or {})
@@ -133,6 +155,7 @@ class OpenAICompatEngine(Engine):
             raise ValueError("openai.concurrency must be >= 1, retries >= 0 and timeout > 0")
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
+        self.rng = rng or random.Random()
         extra = extra_body if extra_body is not None else cfg.get("extra_body")
         self.extra_body = dict(extra) if extra else {}
         self.top_logprobs = int(cfg.get("top_logprobs") or DEFAULT_TOP_LOGPROBS)
@@ -144,10 +167,12 @@ class OpenAICompatEngine(Engine):
         self._key: str | None = None
         key_env = cfg.get("api_key_env")
         if key_env:
-            self._key = os.environ.get(key_env) or None
+            self._key = clean_key(os.environ.get(key_env) or "", key_env) or None
             if self._key is None:
                 raise ValueError(f"config key 'openai.api_key_env' names the environment variable "
                                  f"{key_env!r}, which is not set or empty")
+        elif cfg.get("api_key_file"):
+            self._key = _key_from_file(str(cfg["api_key_file"]))
         path = "/chat/completions" if self.prompt_format == "chat" else "/completions"
         self.url = self.base_url + path
         self.completions_url = self.base_url + "/completions"  # perplexity, whatever the prompt format
@@ -276,6 +301,9 @@ class OpenAICompatEngine(Engine):
                 answer = await client.post(url, json=body)
             except httpx.TimeoutException as err:
                 last = f"timed out after {self.timeout:g} s ({type(err).__name__})"
+            except httpx.LocalProtocolError as err:  # never sent: a retry cannot help; the message quotes headers
+                raise self._fail(req, f"the request could not be sent ({type(err).__name__}); check the API key "
+                                      "and the config's headers", url) from None
             except httpx.TransportError as err:
                 last = f"connection failed ({type(err).__name__}: {err})"
             else:
@@ -292,7 +320,8 @@ class OpenAICompatEngine(Engine):
                     raise self._fail(req, f"HTTP {answer.status_code}: {answer.text[:500]}", url)
             if attempt == self.retries:
                 break
-            wait = min(hinted if hinted is not None else self.backoff * 2**attempt, self.max_backoff)
+            wait = (min(hinted, self.max_backoff) if hinted is not None
+                    else backoff_wait(attempt, self.backoff, self.max_backoff, self.rng))
             self.waits.append(wait)
             log.warning("%s", self._scrub(f"request {req.id!r} to {safe_url(url)}: {last}; "
                                           f"retry {attempt + 1}/{self.retries} in {wait:.1f} s"))

@@ -167,6 +167,11 @@ def check_authority(config: Mapping[str, Any], overlay: Mapping[str, Any] | None
                               f"and _, and not {PAPER_SET!r} (the set of 'prompts')")
     check_prompt_sets(config, [e for e in grid(config) if SET_SEPARATOR not in e.model])
     check_data(config, overlay)
+    pagerank = (config.get("fetch") or {}).get("pagerank")
+    if pagerank and pagerank["method"] == "api":  # the key's URL: https (authbench.fetch.pagerank.check_api_url)
+        from authbench.fetch.pagerank import API_URL, check_api_url
+
+        check_api_url(pagerank.get("api_url") or API_URL, pagerank["allow_http"])
 
 
 def check_data(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
