@@ -107,14 +107,15 @@ def typed(tmp_path_factory):
         if cmd.line in seen:
             ran.append((cmd, seen[cmd.line], 0.0, True))
             continue
-        start = time.perf_counter()
+        start, proc = time.perf_counter(), None
         if cmd.probe:  # a config with web fetchers: its dry run says whether this command would fetch
-            proc = bash(copy, cmd.probe)
-            web = fetches_from_the_web(proc.stdout + proc.stderr)
-            if web or proc.returncode != 0:
+            probe = bash(copy, cmd.probe)
+            web = fetches_from_the_web(probe.stdout + probe.stderr)
+            if web or probe.returncode != 0:  # the dry run is the command's run
                 cmd.how, cmd.why, cmd.line, cmd.runs_jobs = "dry", f"would fetch from the web ({', '.join(web)})", \
                     cmd.probe, False
-        if cmd.how == "run":
+                proc = probe
+        if proc is None:
             proc = bash(copy, cmd.line)
         seen[cmd.line] = proc
         ran.append((cmd, proc, time.perf_counter() - start, False))
