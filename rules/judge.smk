@@ -36,7 +36,7 @@ rule authority_judge:
         server_arg=server_arg,
         python=model_python,
     shell:
-        "{params.python:q} -m authbench.cli authority-judge --instances {input.instances:q} --template {input.template:q} "
+        "{params.python} -m authbench.cli authority-judge --instances {input.instances:q} --template {input.template:q} "
         "{params.model_arg} {params.server_arg} --responses {output.responses:q} "
         "--samples {output.samples:q} --judgments {output.judgments:q} "
         "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"

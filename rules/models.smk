@@ -34,7 +34,7 @@ rule models_convert:
         p=get_model_spec_params,
         python=model_python,
     shell:
-        "{params.python:q} -m authbench.cli models-convert --gguf {input:q} --out {output:q} --params {params.p:q} 2> {log:q}"
+        "{params.python} -m authbench.cli models-convert --gguf {input:q} --out {output:q} --params {params.p:q} 2> {log:q}"
 
 
 # vllm.serve: one `vllm serve` for all judge cells of a model (a service job:
@@ -57,5 +57,5 @@ rule models_serve:
         p=get_serve_params,
         python=model_python,
     shell:
-        "exec {params.python:q} -m authbench.cli models-serve --model-dir {input.model:q} --out {output:q} "
+        "exec {params.python} -m authbench.cli models-serve --model-dir {input.model:q} --out {output:q} "
         "--params {params.p:q} > {log:q} 2>&1"

@@ -119,7 +119,7 @@ if RAG.cells:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli ragauth-rank --questions {input.questions:q} --template {input.template:q} "
+            "{params.python} -m authbench.cli ragauth-rank --questions {input.questions:q} --template {input.template:q} "
             "{params.model_arg} --responses {output.responses:q} "
             "--samples {output.samples:q} --judgments {output.judgments:q} "
             "--scores {output.scores:q} --manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
@@ -150,7 +150,7 @@ if RAG.cells:
             python=model_python,
             scores_arg=rag_scores_arg,
         shell:
-            "{params.python:q} -m authbench.cli ragauth-answer --questions {input.questions:q} {params.scores_arg} "
+            "{params.python} -m authbench.cli ragauth-answer --questions {input.questions:q} {params.scores_arg} "
             "--template {input.template:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
             "--judgments {output.judgments:q} --manifest {output.manifest:q} --threads {threads} "
             "--params {params.p:q} 2> {log:q}"

@@ -77,7 +77,7 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli selfpref-generate --questions {input.questions:q} --passages {input.passages:q} "
+            "{params.python} -m authbench.cli selfpref-generate --questions {input.questions:q} --passages {input.passages:q} "
             "--template {input.templates:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
             "--judgments {output.judgments:q} --manifest {output.manifest:q} --out {output.passages:q} "
             "--drops {output.drops:q} --threads {threads} --params {params.p:q} 2> {log:q}"
@@ -144,7 +144,7 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli selfpref-knowledge --questions {input.questions:q} --sample {input.sample:q} "
+            "{params.python} -m authbench.cli selfpref-knowledge --questions {input.questions:q} --sample {input.sample:q} "
             "--template {input.template:q} {params.model_arg} --responses {output.responses:q} --samples {output.samples:q} "
             "--judgments {output.judgments:q} --manifest {output.manifest:q} --levels {output.levels:q} "
             "--threads {threads} --params {params.p:q} 2> {log:q}"
@@ -171,7 +171,7 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli selfpref-perplexity --passages {input.passages:q} --sample {input.sample:q} "
+            "{params.python} -m authbench.cli selfpref-perplexity --passages {input.passages:q} --sample {input.sample:q} "
             "{params.model_arg} "
             "--out {output.scores:q} --manifest {output.manifest:q} --params {params.p:q} 2> {log:q}"
 
@@ -201,7 +201,7 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli selfpref-rerank --questions {input.questions:q} --sample {input.sample:q} "
+            "{params.python} -m authbench.cli selfpref-rerank --questions {input.questions:q} --sample {input.sample:q} "
             "--passages {input.passages:q} --template {input.template:q} {params.model_arg} "
             "--responses {output.responses:q} "
             "--samples {output.samples:q} --judgments {output.judgments:q} --manifest {output.manifest:q} "
@@ -234,7 +234,7 @@ if SELFPREF.datasets:
             model_arg=model_file_arg,
             python=model_python,
         shell:
-            "{params.python:q} -m authbench.cli selfpref-compare --questions {input.questions:q} --sample {input.sample:q} "
+            "{params.python} -m authbench.cli selfpref-compare --questions {input.questions:q} --sample {input.sample:q} "
             "--passages {input.passages:q} --knowledge {input.knowledge:q} --template {input.template:q} "
             "{params.model_arg} --responses {output.responses:q} "
             "--samples {output.samples:q} --judgments {output.judgments:q} "

@@ -21,8 +21,10 @@ def model_file_arg(wildcards, input):
 
 
 def model_python(wildcards):
-    """The interpreter of a model's jobs: its `python:` key (e.g. the vLLM environment's), else every job's."""
-    return model_config(wildcards).get("python") or PYTHON
+    """The interpreter of a model's jobs, ready for the shell line: its `python:` key (e.g. the vLLM
+    environment's), quoted, else every job's, the variable $AUTHBENCH_PYTHON (unquoted: the shell expands it)."""
+    python = model_config(wildcards).get("python")
+    return shlex.quote(python) if python else PYTHON
 
 
 def model_env(wildcards):

@@ -51,13 +51,14 @@ def test_every_rules_shell_runs_the_one_interpreter():
     shells = _shells()
     assert len(shells) >= 30
     for name, python, body in shells:
-        if python.removeprefix("exec ") == "{params.python:q}":  # config-derived: quoted (issue 46, L6)
+        if python.removeprefix("exec ") == "{params.python}":  # a model's python: quoted by model_python
             assert re.search(r"^\s*python=model_python,$", body, re.M), f"{name}: {body[:80]}"
         else:
             assert python == SHELL, f"{name}: a shell starts with {python!r}, not {SHELL}"
     common = (ROOT / "rules" / "common.smk").read_text()
     models = (ROOT / "rules" / "inputs" / "models.smk").read_text()
-    assert 'return model_config(wildcards).get("python") or PYTHON' in models
+    # a configured python quoted (a path with a space), else the variable, unquoted: the shell expands it
+    assert 'return shlex.quote(python) if python else PYTHON' in models
     assert "os.environ[PYTHON_VARIABLE] = job_python(" in common
 
 
