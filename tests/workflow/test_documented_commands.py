@@ -155,8 +155,6 @@ def test_a_run_ends_with_where_its_outputs_are_and_the_engine_time_beside_the_pl
     assert "  gemma3-270m: " in demo and "plan: 0 s engine + 0 s loads" in demo
 
 
-@pytest.mark.xfail(strict=False, reason="issue 45 is open: in the fresh-clone run of a0c2a1c one documented command "
-                   "failed and was not identified before the session ended; the failure text shows the command")
 def test_every_documented_command_runs_as_typed(typed):
     _, _, ran = typed
     failed = [f"{cmd.source}: `{cmd.text}` ran as `{cmd.line}` ({cmd.how}: {cmd.why}), exit {proc.returncode}:\n"
