@@ -230,39 +230,36 @@ def _snakemake_targets(words: list[str]) -> list[str]:
     return targets
 
 
-def _merged_fetch(configfiles: list[str], root: Path) -> dict:
+def _overlaid(configfiles: list[str], root: Path) -> list[dict]:
+    """config.yaml and each overlay that exists, parsed, in merge order."""
     import yaml
 
+    paths = [Path(f) if Path(f).is_absolute() else root / f for f in ["config.yaml", *configfiles]]
+    return [yaml.safe_load(p.read_text()) or {} for p in paths if p.is_file()]
+
+
+def _merged_fetch(configfiles: list[str], root: Path) -> dict:
     fetch: dict = {}
-    for f in ["config.yaml", *configfiles]:
-        path = Path(f) if Path(f).is_absolute() else root / f
-        if path.is_file():
-            fetch.update((yaml.safe_load(path.read_text()) or {}).get("fetch") or {})
+    for cfg in _overlaid(configfiles, root):
+        fetch.update(cfg.get("fetch") or {})
     return fetch
 
 
 def writes_passages(configfiles: list[str], root: Path = ROOT) -> bool:
     """Whether the config has models write self-preference passages
     (``selfpref.generate.models``, config.yaml's unless an overlay sets it)."""
-    import yaml
-
     generate = None
-    for f in ["config.yaml", *configfiles]:
-        path = Path(f) if Path(f).is_absolute() else root / f
-        sp = (yaml.safe_load(path.read_text()) or {}).get("selfpref", {}) if path.is_file() else {}
+    for cfg in _overlaid(configfiles, root):
+        sp = cfg.get("selfpref") or {}
         if isinstance(sp, dict) and "generate" in sp:
             generate = sp["generate"] if generate is None or sp["generate"] is None else {**generate, **sp["generate"]}
     return bool((generate or {}).get("models"))
 
 
 def _results(configfiles: list[str], root: Path) -> str:
-    import yaml
-
     results = "results"
-    for f in ["config.yaml", *configfiles]:
-        path = Path(f) if Path(f).is_absolute() else root / f
-        if path.is_file():
-            results = (yaml.safe_load(path.read_text()) or {}).get("results") or results
+    for cfg in _overlaid(configfiles, root):
+        results = cfg.get("results") or results
     return results
 
 
