@@ -21,7 +21,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS))  # `from wfrun import ...` from every folder, whatever the import mode
 
-from vllmrun import MODEL_DIR_NAME, VLLM_PY, vllm_model  # noqa: E402
+from vllmrun import MODEL_DIR_NAME, SPEC, VLLM_PY, vllm_model  # noqa: E402
 
 FOLDER_MARKERS = {"workflow": ("integration",), "vllm": ("vllm", "integration"), "slurm": ("slurm", "integration")}
 
@@ -183,9 +183,17 @@ def vllm_python():
     return VLLM_PY
 
 
+# the second conversion of the byte-identity test (vllm/test_vllm.py), started beside the first
+_REPEAT: dict = {}
+
+
 @pytest.fixture(scope="session")
-def converted(tmp_path_factory, vllm_python):
-    """The real models_assemble + models_convert rules, once: the converted folder."""
+def converted(request, tmp_path_factory, vllm_python):
+    """The real models_assemble + models_convert rules, once: the converted
+    folder. When a test of the session asks for ``converted_again``, that
+    second conversion of the same GGUF (the CLI step the rule runs) starts
+    as soon as the GGUF is assembled and runs beside the rule's: each is
+    one process on one core (about 90 s each here)."""
     import json
 
     import yaml
@@ -197,10 +205,36 @@ def converted(tmp_path_factory, vllm_python):
     cfg.update(prompts=str(ROOT / "resources" / "prompts"), studies=["domainauth"],
                models={MODEL_DIR_NAME: vllm_model(vllm_python)})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    models = work / "results" / "models"
+    gguf = models / f"{MODEL_DIR_NAME}.gguf"
+    proc = snakemake(work, "--cores", "2", str(gguf.relative_to(work)))
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    if any("converted_again" in item.fixturenames for item in request.session.items):
+        again = work / "again"
+        _REPEAT["out"], _REPEAT["proc"] = again, subprocess.Popen(
+            [str(vllm_python), "-m", "authbench.cli", "models-convert", "--gguf", str(gguf), "--out", str(again),
+             "--params", json.dumps({"model": SPEC})],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     proc = snakemake(work, "--cores", "2", f"results/models/{MODEL_DIR_NAME}-hf")
     assert proc.returncode == 0, proc.stderr[-5000:]
-    folder = work / "results" / "models" / f"{MODEL_DIR_NAME}-hf"
+    folder = models / f"{MODEL_DIR_NAME}-hf"
     config = json.loads((folder / "config.json").read_text())
     assert config["architectures"] == ["Qwen2ForCausalLM"] and "quantization_config" not in config
     assert (folder / "model.safetensors").is_file() and (folder / "chat_template.jinja").is_file()
-    return folder
+    try:
+        yield folder
+    finally:
+        if "proc" in _REPEAT and _REPEAT["proc"].poll() is None:
+            _REPEAT["proc"].kill()
+
+
+@pytest.fixture(scope="session")
+def converted_again(converted):
+    """The second conversion of the GGUF that ``converted`` converted (see there)."""
+    try:
+        _, err = _REPEAT["proc"].communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        _REPEAT["proc"].kill()
+        pytest.fail("the second conversion did not finish in 900 s")
+    assert _REPEAT["proc"].returncode == 0, err[-3000:]
+    return _REPEAT["out"]

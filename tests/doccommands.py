@@ -22,8 +22,8 @@ Classified by rule (:func:`classify`), never by a list of commands:
   prints, each with ``-n``;
 * everything else runs for real (the copy's models are instant);
 * the rest of the order is the docs': a command that reads earlier outputs
-  (``--report``, ``progress``) runs after the commands before it on the same
-  results folder (``cmd.folder``), in the same copy.
+  (``--report``, ``progress``) runs after the commands before it, in the same
+  copy.
 """
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ def classify(cmd: Command, activation: str | None = None, root: Path = ROOT) -> 
         env[name] = value
         words = words[1:]
     program = words[0]
-    cmd.env, cmd.words, cmd.probe, cmd.folder = env, words, None, "results"
+    cmd.env, cmd.words, cmd.probe = env, words, None
     keyed = [n for n in env if SECRET_NAME.search(n)]
     if program == "make":
         variables = dict(ASSIGNMENT.match(w).groups() for w in words[1:] if ASSIGNMENT.match(w))
@@ -318,7 +318,6 @@ def classify(cmd: Command, activation: str | None = None, root: Path = ROOT) -> 
         if web and ("snakemake" in program or program == "make"):
             cmd.probe = dry  # run for real unless its dry run schedules a web fetch job
     cmd.runs_jobs = runs
-    cmd.folder = _folder(words, cmd.results)
     if program in ("snakemake", *PYTHONS[:2]):  # typed bare: after the README's activation
         if activation is None and root == ROOT:
             activation = readme_activation(root)
@@ -327,17 +326,6 @@ def classify(cmd: Command, activation: str | None = None, root: Path = ROOT) -> 
         cmd.line = f"{activation} && {cmd.line}"
         cmd.probe = cmd.probe and f"{activation} && {cmd.probe}"
     return cmd
-
-
-def _folder(words: list[str], results: str | None) -> str:
-    """The results folder a command reads or writes: its config's, or the one
-    it names (``make progress RESULTS=...``, ``progress --results ...``)."""
-    for i, w in enumerate(words):
-        if w.startswith("RESULTS="):
-            return w.split("=", 1)[1]
-        if w == "--results" and i + 1 < len(words):
-            return words[i + 1]
-    return results or "results"
 
 
 def fetches_from_the_web(dry_run_output: str) -> list[str]:

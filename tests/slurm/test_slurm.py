@@ -140,7 +140,10 @@ def _snakemake_on_slurm(work: Path, cfg: dict, timeout: int, configfile: str = "
     # that the folder slurm/ is found. `--directory` puts results, logs and
     # .snakemake/ (with slurm_logs/) in the temp dir; profiles/default is
     # found next to the Snakefile as in a plain run.
+    # One option beside the profile's: the first status check 1 s after a submission (the profile's
+    # 10 s suits a shared cluster's squeue; here each of the ~8 levels of short jobs waited 10-30 s).
     cmd = [sys.executable, "-m", "snakemake", *targets, "--profile", "slurm", "--cores", "8",
+           "--slurm-init-seconds-before-status-checks", "1",
            "-s", str(ROOT / "Snakefile"), "--directory", str(work),
            "--configfile", str(work / configfile)]
     try:

@@ -40,7 +40,7 @@ from authbench.llm.serve import KEY_ENV, free_port, wait_healthy, write_key
 from wfrun import jsonl, snakemake, tiny_selfpref
 
 ROOT = Path(__file__).resolve().parents[2]
-from vllmrun import CPU_ENV, MODEL_DIR_NAME, SPEC, VLLM_OPTIONS, vllm_model
+from vllmrun import CPU_ENV, VLLM_OPTIONS, vllm_model
 
 MODEL = "qwen-vllm"
 # the workflow's judge cells through vLLM: a single score and a pair of scores (every
@@ -103,14 +103,9 @@ def inproc(tmp_path_factory, vllm_python, converted):
     return work
 
 
-def test_conversion_is_byte_identical_on_repeat(tmp_path, vllm_python, converted):
-    again = tmp_path / "again"
-    proc = subprocess.run([str(vllm_python), "-m", "authbench.cli", "models-convert", "--gguf",
-                           str(converted.parent / f"{MODEL_DIR_NAME}.gguf"), "--out", str(again),
-                           "--params", json.dumps({"model": SPEC})], capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def test_conversion_is_byte_identical_on_repeat(converted, converted_again):
     for name in ("model.safetensors", "config.json", "tokenizer.json"):
-        assert (again / name).read_bytes() == (converted / name).read_bytes(), name
+        assert (converted_again / name).read_bytes() == (converted / name).read_bytes(), name
 
 
 def test_judge_cells_through_vllm(inproc):

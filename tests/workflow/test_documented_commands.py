@@ -25,7 +25,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -97,62 +96,30 @@ def test_every_documented_command_is_classified():
     assert readme_activation(), "README.md gives no `source .venv/bin/activate` for the bare commands"
 
 
-def _type(copy: Path, cmd, seen: dict) -> tuple:
-    """One command typed as the docs write it: (cmd, result, seconds, same line as before)."""
-    if cmd.line in seen:
-        return cmd, seen[cmd.line], 0.0, True
-    start, proc = time.perf_counter(), None
-    if cmd.probe:  # a config with web fetchers: its dry run says whether this command would fetch
-        probe = bash(copy, cmd.probe)
-        web = fetches_from_the_web(probe.stdout + probe.stderr)
-        if web or probe.returncode != 0:  # the dry run is the command's run
-            cmd.how, cmd.why, cmd.line, cmd.runs_jobs = "dry", f"would fetch from the web ({', '.join(web)})", \
-                cmd.probe, False
-            proc = probe
-    if proc is None:
-        proc = bash(copy, cmd.line)
-    seen[cmd.line] = proc
-    return cmd, proc, time.perf_counter() - start, False
-
-
 @pytest.fixture(scope="module")
 def typed(tmp_path_factory):
-    """Every documented command, typed in document order in one copy: the
-    first (``make demo``: on an empty response cache) alone, then the
-    commands of each results folder in document order, two folders at a time
-    (Snakemake runs side by side in one folder when their files do not
-    overlap; each folder's commands, ``--report`` and ``progress`` among
-    them, run after the commands before them on that folder)."""
+    """Every documented command, typed in document order in one copy."""
     copy = make_copy(tmp_path_factory.mktemp("clone") / "authbench")
     installed = bash(copy, "make -n install")
-    commands = documented_commands()
-    for cmd in commands:
+    ran, seen = [], {}
+    for cmd in documented_commands():
         classify(cmd, activation=readme_activation())
-    seen: dict = {}
-    ran = {0: _type(copy, commands[0], seen)}
-    folders: dict[str, list[int]] = {}
-    for i, cmd in enumerate(commands[1:], 1):
-        folders.setdefault(cmd.folder, []).append(i)
-    queue = list(folders.values())
-    lock = threading.Lock()
-
-    def lane():
-        while True:
-            with lock:
-                if not queue:
-                    return
-                indices = queue.pop(0)
-            for i in indices:
-                done = _type(copy, commands[i], seen)
-                with lock:
-                    ran[i] = done
-
-    lanes = [threading.Thread(target=lane) for _ in range(2)]
-    for t in lanes:
-        t.start()
-    for t in lanes:
-        t.join()
-    return copy, installed, [ran[i] for i in range(len(commands))]
+        if cmd.line in seen:
+            ran.append((cmd, seen[cmd.line], 0.0, True))
+            continue
+        start, proc = time.perf_counter(), None
+        if cmd.probe:  # a config with web fetchers: its dry run says whether this command would fetch
+            probe = bash(copy, cmd.probe)
+            web = fetches_from_the_web(probe.stdout + probe.stderr)
+            if web or probe.returncode != 0:  # the dry run is the command's run
+                cmd.how, cmd.why, cmd.line, cmd.runs_jobs = "dry", f"would fetch from the web ({', '.join(web)})", \
+                    cmd.probe, False
+                proc = probe
+        if proc is None:
+            proc = bash(copy, cmd.line)
+        seen[cmd.line] = proc
+        ran.append((cmd, proc, time.perf_counter() - start, False))
+    return copy, installed, ran
 
 
 def test_make_install_does_nothing_in_the_copy(typed):
