@@ -211,10 +211,12 @@ def converted(request, tmp_path_factory, vllm_python):
     assert proc.returncode == 0, proc.stderr[-5000:]
     if any("converted_again" in item.fixturenames for item in request.session.items):
         again = work / "again"
-        _REPEAT["out"], _REPEAT["proc"] = again, subprocess.Popen(
-            [str(vllm_python), "-m", "authbench.cli", "models-convert", "--gguf", str(gguf), "--out", str(again),
-             "--params", json.dumps({"model": SPEC})],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _REPEAT["log"] = work / "again.log"  # a file, not a pipe: a full pipe would stall the conversion
+        with open(_REPEAT["log"], "w") as log:
+            _REPEAT["out"], _REPEAT["proc"] = again, subprocess.Popen(
+                [str(vllm_python), "-m", "authbench.cli", "models-convert", "--gguf", str(gguf), "--out", str(again),
+                 "--params", json.dumps({"model": SPEC})],
+                stdout=subprocess.DEVNULL, stderr=log)
     proc = snakemake(work, "--cores", "2", f"results/models/{MODEL_DIR_NAME}-hf")
     assert proc.returncode == 0, proc.stderr[-5000:]
     folder = models / f"{MODEL_DIR_NAME}-hf"
@@ -232,9 +234,9 @@ def converted(request, tmp_path_factory, vllm_python):
 def converted_again(converted):
     """The second conversion of the GGUF that ``converted`` converted (see there)."""
     try:
-        _, err = _REPEAT["proc"].communicate(timeout=900)
+        _REPEAT["proc"].wait(timeout=900)
     except subprocess.TimeoutExpired:
         _REPEAT["proc"].kill()
         pytest.fail("the second conversion did not finish in 900 s")
-    assert _REPEAT["proc"].returncode == 0, err[-3000:]
+    assert _REPEAT["proc"].returncode == 0, _REPEAT["log"].read_text()[-3000:]
     return _REPEAT["out"]

@@ -13,6 +13,7 @@ selectors name parts. A *selector* maps part names to the allowed values.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -80,9 +81,19 @@ def from_parts(parts: Mapping[str, Any]) -> Key:
 def canonical(key: Iterable) -> Key:
     """Any 6-tuple in :class:`Key` order as a canonical :class:`Key` (table an
     int, the setting's keys sorted)."""
-    table, model, judge, context, setting, metric = key
+    return _canonical(*key)
+
+
+@functools.lru_cache(maxsize=65536)
+def _canonical(table, model, judge, context, setting, metric) -> Key:
+    # Memoized: a report reads the same published keys once per claim.
     return Key(int(table), str(model), str(judge), str(context), render_setting(parse_setting(str(setting))),
                str(metric))
+
+
+@functools.lru_cache(maxsize=65536)
+def _parts(key: Key) -> dict[str, Any]:
+    return key.parts()
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,7 @@ class Row:
 
     def __post_init__(self) -> None:
         if not self.parts:
-            object.__setattr__(self, "parts", self.key.parts())
+            object.__setattr__(self, "parts", _parts(self.key))  # shared among equal keys: read only
 
 
 def significant(mark: str) -> bool:
@@ -112,10 +123,10 @@ def rows_from_frame(frame: pd.DataFrame) -> list[Row]:
     missing = [c for c in (*FIXED, "setting", "value") if c not in frame.columns]
     if missing:
         raise ValueError(f"frame lacks the column(s) {', '.join(missing)}")
-    marks = frame["mark"] if "mark" in frame.columns else [""] * len(frame)
-    return [Row(canonical((t, mo, j, c, s, me)), float(v), str(mk or ""))
-            for t, mo, j, c, s, me, v, mk in zip(frame["table"], frame["model"], frame["judge"], frame["context"],
-                                                 frame["setting"], frame["metric"], frame["value"], marks)]
+    marks = frame["mark"].tolist() if "mark" in frame.columns else [""] * len(frame)
+    columns = [frame[c].tolist() for c in ("table", "model", "judge", "context", "setting", "metric", "value")]
+    return [Row(_canonical(t, mo, j, c, s, me), float(v), str(mk or ""))
+            for t, mo, j, c, s, me, v, mk in zip(*columns, marks)]
 
 
 def normalize_selector(selector: Mapping[str, Any] | None) -> dict[str, tuple]:
