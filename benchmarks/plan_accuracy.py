@@ -6,7 +6,7 @@ response cache): ``snakemake plan`` (its estimate per model: engine time
 with prefix reuse at the reply-length estimate plus model loads, from
 ``plan.tsv``), then the whole workflow (its engine seconds and model loads,
 over every cell manifest, as the run's last console lines count them:
-:func:`authbench.cli.joblogs.model_costs`). Prints per run and model the plan,
+:func:`authbench.joblogs.model_costs`). Prints per run and model the plan,
 the run and the error, then the median of the runs; ``--cells`` adds, per
 model and job kind, the plan's seconds beside the run's (what the estimate
 misses). Run it on an otherwise idle machine: the plan calibrates the
@@ -64,7 +64,7 @@ def measured(results: Path) -> dict:
     manifests, the model jobs' logs) of one finished results folder."""
     with open(results / "plan.tsv", newline="", encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh, delimiter="\t") if r["study"] == "all"]
-    from authbench.cli.joblogs import model_costs
+    from authbench.joblogs import model_costs
 
     costs = model_costs(results, [r["model"] for r in rows])
     out = {"plan_wall": math.nan, "run_wall": math.nan, "models": {}, "kinds": defaultdict(lambda: [0.0, 0.0])}

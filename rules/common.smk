@@ -24,7 +24,7 @@ except ModuleNotFoundError as err:
     ) from None
 from authbench.cells import HISTORY_ENV
 from authbench.config import active_models, add_schema_block, check_renamed, split_model, validate_schema
-from authbench.cli.joblogs import failure_summary, run_summary
+from authbench.joblogs import failure_summary, run_summary
 from authbench.plan.progress import progress_lines
 from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir

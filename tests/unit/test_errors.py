@@ -49,7 +49,7 @@ def test_ragauth_record_error_quotes_an_excerpt(tmp_path):
 
 
 def test_job_error_lines_from_failed_logs(tmp_path):
-    from authbench.cli.joblogs import error_lines, failed_logs, failure_summary
+    from authbench.joblogs import error_lines, failed_logs, failure_summary
 
     cli = tmp_path / "cli.log"
     cli.write_text("2026 INFO authbench: cell x: 4 requests\nprogress 1/4\rprogress 4/4\n"

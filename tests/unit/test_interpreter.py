@@ -1,6 +1,6 @@
 """Every job's interpreter (authbench.env): the one running Snakemake, checked
 when the Snakefile is parsed, named by one variable in every rule's shell; and
-the summary a successful run ends with (authbench.cli.joblogs.run_summary)."""
+the summary a successful run ends with (authbench.joblogs.run_summary)."""
 
 import re
 import sys
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from authbench.env import SHELL, job_python
 from authbench.errors import SetupError
-from authbench.cli.joblogs import run_summary
+from authbench.joblogs import run_summary
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,12 +2,18 @@
 layer imports only downwards: the command line is imported by nothing, the
 studies by neither the judging core nor the renderers. Every import counts,
 an import inside a function as much as one at the top of a module: a lazy
-import only moves the cycle to run time."""
+import only moves the cycle to run time. The rules files (Snakefile,
+rules/**/*.smk) are read too: they sit beside the command line, at the top,
+and import it never."""
 
 import ast
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "workflow"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "workflow"
+# an import statement of a rules file (Snakemake's syntax is not Python's: read line by line, indented ones too)
+SMK_IMPORT = re.compile(r"^\s*(?:from\s+(authbench[\w.]*)\s+import\b|import\s+(authbench[\w.]*))", re.M)
 
 
 def module_name(path: Path) -> str:
@@ -30,6 +36,19 @@ level, inside functions, under ``if TYPE_CHECKING``)."""
                 targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
             found |= {t for t in targets if t in modules and t != name}
         out[name] = found
+    return out
+
+
+def rules_files() -> list[Path]:
+    return [ROOT / "Snakefile", *sorted((ROOT / "rules").rglob("*.smk"))]
+
+
+def rules_imports() -> dict[str, set[str]]:
+    """Rules file (relative path) -> the package modules its import lines name."""
+    out = {}
+    for path in rules_files():
+        found = {m.group(1) or m.group(2) for m in SMK_IMPORT.finditer(path.read_text(encoding="utf-8"))}
+        out[str(path.relative_to(ROOT))] = found
     return out
 
 
@@ -93,3 +112,13 @@ def test_layers_import_only_downwards():
         if not module.startswith("authbench.cli"):
             wrong += [(module, t) for t in targets if t.startswith("authbench.cli")]
     assert wrong == []
+
+
+def test_the_rules_files_import_the_package_but_never_its_command_line():
+    found = rules_imports()
+    assert "authbench.joblogs" in found["rules/common.smk"]  # the reader sees the rules' imports
+    assert SMK_IMPORT.findall("    from authbench.cli.x import y\nimport authbench.cli\n") == [
+        ("authbench.cli.x", ""), ("", "authbench.cli")]
+    wrong = {f: sorted(t for t in targets if t == "authbench.cli" or t.startswith("authbench.cli."))
+             for f, targets in found.items()}
+    assert {f: t for f, t in wrong.items() if t} == {}

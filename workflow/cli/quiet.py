@@ -2,8 +2,8 @@
 step of ``make demo``/``run``/``plan``: Snakemake with the target ``plan``)
 showing only what it prints on standard output (the plan's lines), and,
 when it fails, why: each failed job's log and its ``error:`` lines as the
-run-end failure summary prints them (:func:`authbench.cli.joblogs.failure_summary`,
-at most :data:`~authbench.cli.joblogs.MAX_LINES` lines a job), or, when no
+run-end failure summary prints them (:func:`authbench.joblogs.failure_summary`,
+at most :data:`~authbench.joblogs.MAX_LINES` lines a job), or, when no
 job failed (an error before any job: a config check, a missing file),
 Snakemake's own message. Snakemake's standard error is kept in a temporary
 file and shown only then; the exit code is the command's.
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from authbench.cli.joblogs import failure_summary
+from authbench.joblogs import failure_summary
 
 # Snakemake's lines that say nothing about an error (progress, the DAG, job headers)
 NOISE = re.compile(r"^(Building DAG of jobs|Using shell|Provided cores|Rules claiming|Select jobs|Execute \d+ jobs|"
