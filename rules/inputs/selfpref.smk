@@ -130,17 +130,6 @@ def get_sp_knowledge_levels(wildcards):
     return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
 
 
-def sp_samples(ds):
-    """The samples of every model cell of a self-preference dataset: generation, knowledge, rerank, compare."""
-    evaluators = SELFPREF.evaluators
-    return (
-        [f"{P.selfpref(ds)}/generated/{m}/samples.parquet" for m in SELFPREF.generators]
-        + [f"{sp_cell(ds, m, 'knowledge')}/samples.parquet" for m in evaluators]
-        + [f"{sp_cell(ds, m, 'rerank', p)}/samples.parquet" for m in evaluators for p in SELFPREF_PROMPTS]
-        + [f"{sp_cell(ds, m, 'generation', r)}/samples.parquet" for m in evaluators for r in SELFPREF_RUNS]
-    )
-
-
 def get_sp_report_params(wildcards):
     return _json(
         {
