@@ -349,7 +349,8 @@ def test_expected_rows_on_pairs_and_pair_score_lists():
             {"request_id": "coarse-0:0-2", "status": "ok", "value": {"A": 1, "B": 7}, "expected": {"A": 1.1, "B": 6.9}}]
     rows = by_key(evaluate_expected("pair_score", "coarse", [inst], judg))
     assert set(rows) == {("average_expected", "all", "rho"), ("average_expected", "all", "tau"),
-                         ("bubble_expected", "all", "rho"), ("bubble_expected", "all", "tau")}
+                         ("bubble_expected", "all", "rho"), ("bubble_expected", "all", "tau"),
+                         ("bt_expected", "all", "rho"), ("bt_expected", "all", "tau")}
     # AverageScore: item0 (2.6+1.1)/2 = 1.85, item1 (3.4+5.8)/2 = 4.6, item2 (6.2+6.9)/2 = 6.55 -> the true order
     assert rows[("average_expected", "all", "rho")]["value"] == pytest.approx(1.0)
     assert rows[("bubble_expected", "all", "rho")]["value"] == pytest.approx(1.0)

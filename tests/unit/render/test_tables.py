@@ -338,6 +338,20 @@ def test_derivations_table(metrics, tmp_path):
     assert "baseline" not in md
 
 
+def test_derivations_table_with_bradley_terry_rows(metrics, tmp_path):
+    # the BT columns come after the paper's, unranked: the paper's columns keep their values and marks
+    # even where a BT value is higher (m1 w/o: 90 > every paper value)
+    fitted = pd.concat([metrics, pd.DataFrame([
+        _row("m1", "wo_text", "fine", "pair_rank", "bt", "rho", 0.90), _row("m1", "wo_text", "fine", "pair_score", "bt",
+                                                                            "rho", 0.30)])], ignore_index=True)
+    spec = A.table_derivations(fitted, BENCH, "fine")
+    assert [c[0] for c in spec.values.columns] == ["PairRank", "PointScore_Bbl", "PointScore_Pt", "PairRank_BT",
+                                                   "PointScore_BT", "fail%", "fail%"]
+    _, md, _ = _written(spec, tmp_path)
+    assert _md_row(md, "m1 | w/o")[2:] == ["10.00", "<u>45.00</u>", "**50.00**", "90.00", "30.00", "0.00", "50.00"]
+    assert _md_row(md, " | w/")[2:] == ["<u>50.00</u>", "**55.00**", "20.00", "–", "–", "0.00", "0.00"]
+
+
 # --------------------------------------------------------------------------
 # Table 8
 # --------------------------------------------------------------------------

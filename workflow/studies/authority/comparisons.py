@@ -27,6 +27,11 @@ beside it for pair accuracy), Holm-adjusted within each family
   metric over models and contexts; Table 3: a judge × context per
   difficulty); not for the E[s] rows (their table's columns mix judges).
 
+A comparison with a Bradley–Terry cell (derivation ``bt``, ``bt_expected``;
+not in the paper) is in its family's Bradley–Terry twin (``vs baseline
+(Bradley–Terry)`` ..., :data:`BT_FAMILY`), Holm-adjusted there, so the
+paper's derivations' adjusted p-values are those of a run without it.
+
 :func:`compare` returns the frame (:func:`authbench.render.comparisons.finish`)
 and the tags of the metric rows (:data:`~authbench.render.formatting.NOT_RANDOM_TAG`
 ``°``: the row's ``vs baseline`` comparison with ``baseline:random`` is not
@@ -47,14 +52,18 @@ from authbench.render.comparisons import comparison_row, finish
 from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
 from authbench.render.tables import is_baseline
 from authbench.stats import IntervalSpec
+from authbench.studies.authority.bradley_terry import DERIVATION as BT_DERIVATION
 from authbench.studies.authority.judges import judge_of
-from authbench.studies.authority.rows import ROW_KEY
+from authbench.studies.authority.rows import ROW_KEY, expected_derivation
 from authbench.studies.authority.tables import context_label
 
-__all__ = ["FAMILIES", "RANDOM", "cells_of", "compare", "read_units", "tag_column"]
+__all__ = ["BT_FAMILY", "FAMILIES", "RANDOM", "cells_of", "compare", "read_units", "tag_column"]
 
 FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "prompt set vs prompt set", "judge vs judge",
             "vs column best")
+# a comparison with a Bradley–Terry cell: its own family (``vs baseline (Bradley–Terry)`` ...), so the
+# paper's derivations' Holm adjustments do not move
+BT_FAMILY = " (Bradley–Terry)"
 RANDOM = "baseline:random"
 GROUP = ("benchmark", "setting", "difficulty", "metric")
 CELL = ("model", "context", "judge", "derivation")
@@ -111,6 +120,11 @@ def _label(cell: tuple) -> str:
     return f"{model} {judge}/{derivation} {context_label(context)}"
 
 
+def _fitted(cell: tuple) -> bool:
+    """Whether ``cell`` is a Bradley–Terry cell (derivation ``bt`` or its E[s] ``bt_expected``)."""
+    return cell[3] in (BT_DERIVATION, expected_derivation(BT_DERIVATION))
+
+
 def _main(cell: tuple, setting: str) -> bool:
     return cell[3] == ("direct" if setting == "pairs" else judge_of(cell[2]).derivation)
 
@@ -138,7 +152,8 @@ def compare(units: pd.DataFrame | Cells, spec: IntervalSpec) -> tuple[pd.DataFra
             (xc, x), (yc, y) = cells[a], cells[b]
             if not np.array_equal(xc, yc):  # not the same units: no paired comparison
                 return
-            rows.append(comparison_row(family, what, _label(a), _label(b), unit, x, y, spec, scale=100.0,
+            shown = family + BT_FAMILY if _fitted(a) or _fitted(b) else family
+            rows.append(comparison_row(shown, what, _label(a), _label(b), unit, x, y, spec, scale=100.0,
                                        binary=metric == "acc"))
             refs.append((family, group, a, b))
 

@@ -44,6 +44,13 @@ rows with derivation :data:`DERIVATION` (``n``: the replies behind the value):
     scale (comparisons of equal labels left out): what a judge that reads the
     items answers. The A/B assignment is a seeded coin flip (lists) or the
     sampled order (pairs), so this is near 0.5. ``n`` = those comparisons.
+``order_effect`` (pair judges, lists)
+    the order effect ``h`` of the Bradley–Terry fit of the cell's lists
+    (:mod:`authbench.studies.authority.bradley_terry`): in logits, the pull
+    of the position shown as A beyond what the items' strengths explain
+    (0: none; an always-"A" judge: large and positive). Descriptive: no flag
+    rule reads it. ``n`` = the comparisons in the fit (ties half-wins,
+    unparsed replies dropped).
 ``near_constant`` (score judges: PointJudge, ListJudge-PointScore, PairJudge-PointScore)
     share of the cell's lists in which at least ``near_constant`` (config
     ``judge_validity``, default 0.9) of the items get one predicted score:
@@ -92,7 +99,8 @@ __all__ = [
 ]
 
 DERIVATION = "validity"  # the derivation column of the diagnostic metric rows
-DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "near_constant")
+DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "order_effect",
+               "near_constant")
 DAGGER = "†"
 # what a flagged cell's judge does (captions of the results tables and the cost table)
 FLAGGED_MEANS = "the judge answers by presentation position, copies the prompt's example or barely varies its scores"

@@ -96,7 +96,11 @@ COSTS = (
     Figure("cost_vs_rho", "Cost vs. rho",
            "Cost vs. quality: engine seconds of each list cell (log scale) against its rho (%), one marker per judge."),
 )
-DERIVATIONS = "PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%)." + FAIL_NOTE
+DERIVATIONS = ("PairJudge ranking derivation methods on {} ({}-grained), Spearman's rho (%). PairRank_BT, "
+               "PointScore_BT (not in the paper; absent from metrics written before them): each list's "
+               "Bradley-Terry strengths, the cell's lists fitted together with one order effect for position A "
+               "(docs/decisions.md, 'The Bradley-Terry derivation'); bold and underline rank the paper's columns "
+               "only." + FAIL_NOTE)
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
 # comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)

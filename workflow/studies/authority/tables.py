@@ -45,6 +45,7 @@ from authbench.render.formatting import COUNT, FAIL, NUM, PCT, SIGNED, TEXT, for
 from authbench.render.intervals import shown_interval
 from authbench.render.tables import Column, TableSpec, baselines_last, build_table, is_baseline
 from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
+from authbench.studies.authority.bradley_terry import DERIVATION as BT_DERIVATION
 from authbench.studies.authority.diagnostics import DAGGER, DERIVATION, ValidityRule, flagged_cells
 from authbench.studies.authority.judges import DERIVATION_COLUMNS, DERIVATION_JUDGES, JUDGES, PAIRS_TABLE_ORDER
 from authbench.studies.authority.rows import METRIC_COLUMNS, PRED_COLUMNS
@@ -361,8 +362,10 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
     Columns: the derivations of the judges with Tables 9-12 columns
     (:data:`~authbench.studies.authority.judges.DERIVATION_COLUMNS`: PairRank
     = PairRank's BubbleSort, PointScore_Bbl and PointScore_Pt = PairScore's
-    BubbleSort and AverageScore), all Spearman's ρ (%), plus each such
-    judge's parse-failure rate.  Baselines are left out.
+    BubbleSort and AverageScore; then, when the metrics hold them, the
+    Bradley–Terry columns PairRank_BT and PointScore_BT, not ranked), all
+    Spearman's ρ (%), plus each such judge's parse-failure rate.  Baselines
+    are left out.
     ``†`` on the values of a cell flagged by ``rule`` (judge validity).
     """
     what = f"table_derivations({benchmark!r}, {setting!r})"
@@ -372,16 +375,18 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
     rows = model_context_rows(sub, baselines=False)
     if not rows:
         raise ValueError(f"{what}: only baseline rows found; expected LLM judge rows")
+    fitted = bool((sub["derivation"].astype(str) == BT_DERIVATION).any())  # metrics from before the derivation: none
     cols: list[Column] = [
         _judge_value(
             (label, RHO),
-            "rho",
+            None if deriv == BT_DERIVATION else "rho",  # the paper's columns alone are ranked (bold, underline)
             flags,
             judge,
             look,
             lambda r, j=judge, d=deriv: (r[0], r[1], j, d, "all", "rho"),
         )
         for label, judge, deriv in DERIVATION_COLUMNS
+        if fitted or deriv != BT_DERIVATION
     ]
     for judge in DERIVATION_JUDGES:  # its parse-failure rate: the main derivation's rows, else another's
         derivations = JUDGES[judge].fail_derivations
@@ -396,7 +401,7 @@ def table_derivations(metrics: pd.DataFrame, benchmark: str, setting: str,
     caption = (
         f"PairJudge ranking derivation methods on {benchmark} "
         f"({'fine-grained' if setting == 'fine' else 'coarse-grained' if setting == 'coarse' else setting}). "
-        "Spearman's ρ (%). Bold: best; underline: second best, per row."
+        "Spearman's ρ (%). Bold: best; underline: second best, per row, among the paper's columns."
     )
     return build_table(
         rows,

@@ -13,7 +13,7 @@ from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
 from authbench.render.table_writers import write_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.authority import tables as A
-from authbench.studies.authority.comparisons import compare, read_units, tag_column
+from authbench.studies.authority.comparisons import BT_FAMILY, compare, read_units, tag_column
 from authbench.studies.authority.evaluate import (evaluate_cell, evaluate_expected, evaluate_scores, with_intervals,
                                                   write_units)
 from authbench.studies.authority.rows import METRIC_COLUMNS, ROW_KEY, UNIT_COLUMNS
@@ -107,7 +107,7 @@ def test_units_reproduce_the_metric_rows(judge, setting, instances, judgments):
         mine = []
         rows = [{**IDENT, **r} for r in evaluate_expected(judge, setting, instances, judgments, "strict", mine)]
         assert {r["derivation"] for r in rows} == ({"expected"} if setting == "pairs"
-                                                   else {"bubble_expected", "average_expected"})
+                                                   else {"bubble_expected", "average_expected", "bt_expected"})
         _check_units(rows, [{**IDENT, **u} for u in mine])
 
 
@@ -179,6 +179,25 @@ def test_comparisons_of_hand_cells_and_their_tags():
     other = _units("other", strong).assign(unit=[f"hard-{k}" for k in range(n)])
     again, _ = compare(pd.concat([units, other], ignore_index=True), SPEC)
     assert not again["a"].str.startswith("other").any() and not again["b"].str.startswith("other").any()
+
+
+def test_bradley_terry_cells_compare_in_their_own_families():
+    # the same cells with and without a Bradley–Terry twin of each: the paper's comparisons and their
+    # Holm-adjusted p-values are unchanged, the twins' comparisons sit in the "(Bradley–Terry)" families
+    n = 40
+    base = pd.concat([_units("strong", [1] * n, judge="pair_score", derivation="average"),
+                      _units("coin", [k % 2 for k in range(n)], judge="pair_score", derivation="average"),
+                      _units("baseline:random", [(k + 1) % 2 for k in range(n)])], ignore_index=True)
+    fitted = base[~base["model"].str.startswith("baseline:")].assign(derivation="bt")
+    alone, _ = compare(base, SPEC)
+    both, tags = compare(pd.concat([base, fitted], ignore_index=True), SPEC)
+    paper = both[~both["family"].str.endswith(BT_FAMILY)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(paper, alone)
+    twins = both[both["family"].str.endswith(BT_FAMILY)]
+    assert set(twins["family"]) == {"vs baseline (Bradley–Terry)", "model vs model (Bradley–Terry)",
+                                    "vs column best (Bradley–Terry)"}
+    assert (twins["a"].str.contains("/bt ") | twins["b"].str.contains("/bt ")).all()
+    assert tags[("domainauth", "coin", "wo_text", "pair_score", "bt", "pairs", "easy", "acc")] == NOT_RANDOM_TAG
 
 
 def test_too_few_units_give_blank_comparisons_and_tags():

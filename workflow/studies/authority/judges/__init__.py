@@ -9,6 +9,7 @@ wildcard, the tables' columns. Adding a judge: docs/architecture.md, "Add a judg
 
 from __future__ import annotations
 
+from authbench.studies.authority.bradley_terry import DERIVATION as BT_DERIVATION
 from authbench.studies.authority.judges.base import Judge
 from authbench.studies.authority.judges.listwise import ListJudge, ListRank, ListScore
 from authbench.studies.authority.judges.pairwise import PairJudge, PairRank, PairScore
@@ -54,8 +55,9 @@ def judge_label(name: str) -> str:
 SCORE_JUDGES = tuple(name for name, j in JUDGES.items() if j.scores)
 # the judges with columns in Tables 9-12 (the pair judges' ranking derivations)
 DERIVATION_JUDGES = tuple(name for name, j in JUDGES.items() if j.derivation_labels)
-# Tables 9-12's columns: (the paper's column, judge, derivation)
-DERIVATION_COLUMNS = tuple((label, name, d) for name in DERIVATION_JUDGES
-                           for d, label in JUDGES[name].derivation_labels.items())
+# Tables 9-12's columns: (the column, judge, derivation): the paper's, then the Bradley–Terry ones
+DERIVATION_COLUMNS = tuple(sorted(((label, name, d) for name in DERIVATION_JUDGES
+                                   for d, label in JUDGES[name].derivation_labels.items()),
+                                  key=lambda column: column[2] == BT_DERIVATION))
 # Table 3's column order: the judges on the pairs set, those comparing two items first
 PAIRS_TABLE_ORDER = tuple(sorted(judges_on("pairs"), key=lambda name: JUDGES[name].shape != "pair"))

@@ -14,15 +14,20 @@ variants: :class:`PairRank` answers which item is more authoritative,
   PointScore_Bbl of Tables 9-12) — and, for PairScore, ``average`` —
   AverageScore, each item's mean score over its comparisons (the paper's
   main number, PointScore_Pt). Under ``strict`` parsing an item without one
-  parsed comparison ranks last in BubbleSort. On the pairs setting:
+  parsed comparison ranks last in BubbleSort. Both judges also give ``bt``,
+  the Bradley–Terry strengths of a cell's lists fitted together with one
+  order effect (:mod:`authbench.studies.authority.bradley_terry`; new rows
+  beside the paper's, PairRank_BT and PointScore_BT in Tables 9-12; the
+  order effect, the pull of position A in logits, is a judge-validity
+  diagnostic). On the pairs setting:
   ``direct``, the reply's verdict (a tie or an unparsed reply is wrong).
 * Predictions: PairScore an item's AverageScore (lists and pairs); PairRank
   (lists only) its BubbleSort position as a score, the fraction of the
   list's other items ranked below it. A pair's single PairRank choice is no
   position on a scale, so PairRank's pairs cells give no predictions.
 * Judge validity: ``position_rho`` (A = 0, B = 1 vs. the predicted value),
-  ``a_share`` (decisive replies preferring A) and ``a_expected`` (how often A
-  is truly higher).
+  ``a_share`` (decisive replies preferring A), ``a_expected`` (how often A
+  is truly higher) and, on lists, ``order_effect`` (the Bradley–Terry fit's).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from authbench.llm.prompts import placeholders
 from authbench.records import is_missing
 from authbench.seeding import rng
+from authbench.studies.authority import bradley_terry as BT
 from authbench.studies.authority import metrics as M
 from authbench.studies.authority import ranking as R
 from authbench.studies.authority.judges.base import Judge, position_rho
@@ -156,6 +162,8 @@ class PairJudge(Judge):
             return _strict_bubble_values(values, records) if parse == "strict" else values
         if derivation == "average":
             return R.scores_to_predicted_values(R.average_score(records, n), n)
+        if derivation == BT.DERIVATION:  # one list alone (evaluate fits a cell's lists together: one order effect)
+            return R.scores_to_predicted_values(BT.bradley_terry([(records, n)], self.mode).strengths[0], n)
         raise ValueError(f"{self.name}: unknown derivation {derivation!r}; expected one of {self.derivations}")
 
     def evaluate(self, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
@@ -171,10 +179,14 @@ class PairJudge(Judge):
             return pair_rows(setting, self.name, outcomes, units)
         rows = []
         for derivation in self.derivations:
-            pairs = [([it[key] for it in inst["items"]],
-                      self.derive(derivation, comps[inst["instance_id"]], len(inst["items"]), inst.get("anchors"),
-                                  parse))
-                     for inst in instances]
+            if derivation == BT.DERIVATION:  # the cell's lists in one fit: their strengths and one order effect
+                fit = BT.bradley_terry(BT.instance_lists(instances, comps), self.mode)
+                predicted = [R.scores_to_predicted_values(s, len(inst["items"]))
+                             for inst, s in zip(instances, fit.strengths)]
+            else:
+                predicted = [self.derive(derivation, comps[inst["instance_id"]], len(inst["items"]),
+                                         inst.get("anchors"), parse) for inst in instances]
+            pairs = [([it[key] for it in inst["items"]], values) for inst, values in zip(instances, predicted)]
             rows += list_rows(setting, self.name, derivation, instances, pairs, units)
         return rows
 
@@ -230,9 +242,13 @@ class PairJudge(Judge):
                     decisive += 1
                     a_votes += va > vb
         nan = float("nan")
-        return [("position_rho", position_rho(positions, values), used),
-                ("a_share", a_votes / decisive if decisive else nan, decisive),
-                ("a_expected", a_true / unequal if unequal else nan, unequal)]
+        out = [("position_rho", position_rho(positions, values), used),
+               ("a_share", a_votes / decisive if decisive else nan, decisive),
+               ("a_expected", a_true / unequal if unequal else nan, unequal)]
+        if setting != "pairs":  # the Bradley–Terry fit's order effect (one comparison per pair sets no strengths)
+            fit = BT.bradley_terry(BT.instance_lists(instances, comps), self.mode)
+            out.append(("order_effect", BT.order_effect(fit), fit.used))
+        return out
 
 
 class PairRank(PairJudge):
@@ -244,9 +260,9 @@ class PairRank(PairJudge):
     variant = "PairRank"
     scores = False
     mode = "rank"
-    derivations = ("bubble",)
+    derivations = ("bubble", "bt")
     derivation = "bubble"
-    derivation_labels = {"bubble": "PairRank"}
+    derivation_labels = {"bubble": "PairRank", "bt": "PairRank_BT"}
     pairs_header = "PairJudge(PR)"
     marker = "^"
 
@@ -282,9 +298,9 @@ class PairScore(PairJudge):
     variant = "PointScore"
     scores = True
     mode = "score"
-    derivations = ("bubble", "average")
+    derivations = ("bubble", "average", "bt")
     derivation = "average"
-    derivation_labels = {"bubble": "PointScore_Bbl", "average": "PointScore_Pt"}
+    derivation_labels = {"bubble": "PointScore_Bbl", "average": "PointScore_Pt", "bt": "PointScore_BT"}
     pairs_header = "PairJudge(S)"
     marker = "v"
 

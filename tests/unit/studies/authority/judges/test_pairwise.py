@@ -34,11 +34,11 @@ def judged(values, status=None):
 def test_declarations():
     assert isinstance(RANK, PairRank) and isinstance(SCORE, PairScore) and isinstance(RANK, PairJudge)
     assert (RANK.output, SCORE.output) == ("pair_choice", "pair_scores")
-    assert (RANK.derivations, RANK.derivation) == (("bubble",), "bubble")
-    assert (SCORE.derivations, SCORE.derivation) == (("bubble", "average"), "average")
-    assert SCORE.fail_derivations == ("average", "bubble") and RANK.fail_derivations == ("bubble",)
-    assert RANK.derivation_labels == {"bubble": "PairRank"}
-    assert SCORE.derivation_labels == {"bubble": "PointScore_Bbl", "average": "PointScore_Pt"}
+    assert (RANK.derivations, RANK.derivation) == (("bubble", "bt"), "bubble")
+    assert (SCORE.derivations, SCORE.derivation) == (("bubble", "average", "bt"), "average")
+    assert SCORE.fail_derivations == ("average", "bubble", "bt") and RANK.fail_derivations == ("bubble", "bt")
+    assert RANK.derivation_labels == {"bubble": "PairRank", "bt": "PairRank_BT"}
+    assert SCORE.derivation_labels == {"bubble": "PointScore_Bbl", "average": "PointScore_Pt", "bt": "PointScore_BT"}
     assert SCORE.required_fields(("domain", "text"), "domainauth") == {"domain_a", "domain_b", "text_a", "text_b"}
     assert not RANK.counts_lists and not RANK.item_line
 
@@ -75,7 +75,8 @@ def test_pair_score_bubble_and_average_disagree_on_a_cycle():
     inst = [lst("fine-0", [0, 1, 2])]  # no anchors: every pair compared
     replies = judged({"fine-0:0-1": {"A": 9, "B": 1}, "fine-0:2-0": {"A": 2, "B": 1}, "fine-0:1-2": {"A": 8, "B": 7}})
     rows = [(r["derivation"], r["metric"], r["value"]) for r in SCORE.evaluate("fine", inst, replies)]
-    assert [r[:2] for r in rows] == [("bubble", "rho"), ("bubble", "tau"), ("average", "rho"), ("average", "tau")]
+    assert [r[:2] for r in rows] == [("bubble", "rho"), ("bubble", "tau"), ("average", "rho"), ("average", "tau"),
+                                     ("bt", "rho"), ("bt", "tau")]
     assert rows[0][2] == pytest.approx(-1.0)
     assert rows[2][2] == pytest.approx(stats.spearmanr([0, 1, 2], [5, 4.5, 4.5]).statistic)  # -0.866
     assert rows[3][2] == pytest.approx(stats.kendalltau([0, 1, 2], [5, 4.5, 4.5]).statistic)
@@ -88,7 +89,8 @@ def test_pair_rank_bubble_uses_the_anchor_rule_and_strict_drops_uncompared_items
     # [2, 1, 3, 0] -> [2, 3, 1, 0]: values item0 0, item1 1, item2 3, item3 2.
     inst = [lst("fine-0", [0, 1, 2, 3], anchors=[0, 1])]
     choices = {"fine-0:2-0": "A", "fine-0:1-2": "B", "fine-0:0-3": "B", "fine-0:3-1": "A", "fine-0:0-1": "B"}
-    (rho, tau) = RANK.evaluate("fine", inst, judged(choices))
+    rho, tau, *bt = RANK.evaluate("fine", inst, judged(choices))
+    assert [r["derivation"] for r in bt] == ["bt", "bt"]
     assert (rho["derivation"], rho["value"]) == ("bubble", pytest.approx(stats.spearmanr([0, 1, 2, 3],
                                                                                       [0, 1, 3, 2]).statistic))
     assert [v for _, v in RANK.item_values(inst, judged(choices))] == pytest.approx([0.0, 1 / 3, 1.0, 2 / 3])
@@ -127,7 +129,8 @@ def test_a_position_diagnostics():
     inst = [lst("fine-0", [0, 1, 2])]
     got = RANK.position_diagnostics("fine", inst, judged({"fine-0:0-1": "A", "fine-0:2-0": "A", "fine-0:1-2": "A"}))
     assert got[0][0] == "position_rho" and got[0][1] == pytest.approx(-1.0) and got[0][2] == 3
-    assert got[1:] == [("a_share", 1.0, 3), ("a_expected", pytest.approx(1 / 3), 3)]
+    assert got[1:3] == [("a_share", 1.0, 3), ("a_expected", pytest.approx(1 / 3), 3)]
+    assert got[3][0] == "order_effect" and got[3][1] > 2 and got[3][2] == 3  # "A" around a cycle: all order effect
     # PairScore: equal scores are not decisive; a missing score is no usable reply
     got = SCORE.position_diagnostics("fine", inst, judged({"fine-0:0-1": {"A": 5, "B": 5},
                                                             "fine-0:2-0": {"A": 7, "B": 2},

@@ -50,9 +50,10 @@ def test_derived_judge_lists():
     assert PAIRS_TABLE_ORDER == ("pair_rank", "pair_score", "point")  # Table 3's columns
     assert judges_on("bias") == ("point",)
     assert judges_on("fine") == JUDGE_NAMES
-    # Tables 9-12's columns, in the paper's order
+    # Tables 9-12's columns, in the paper's order, then the Bradley–Terry ones
     assert DERIVATION_COLUMNS == (("PairRank", "pair_rank", "bubble"), ("PointScore_Bbl", "pair_score", "bubble"),
-                                  ("PointScore_Pt", "pair_score", "average"))
+                                  ("PointScore_Pt", "pair_score", "average"), ("PairRank_BT", "pair_rank", "bt"),
+                                  ("PointScore_BT", "pair_score", "bt"))
     assert [main_derivation(n) for n in JUDGE_NAMES] == ["direct", "direct", "direct", "bubble", "average"]
     assert main_derivation("baseline") is None
 
