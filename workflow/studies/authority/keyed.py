@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.stats import finite_or_nan
+from authbench.studies.authority.bradley_terry import DERIVATION as BT_DERIVATION
 from authbench.studies.authority.judges import DERIVATION_COLUMNS, POINT, main_derivation
 from authbench.studies.keyed import Keyed, keyed, units_of
 
@@ -21,7 +22,9 @@ __all__ = ["AUTHORITY_TABLES", "DERIVATIONS", "DOMAINAUTH_TABLES", "ENTITYAUTH_T
            "authority_keys", "authority_reason", "categories_keyed", "clean_category"]
 
 # Tables 9-12: the paper's derivation column -> (judge, derivation) of our metric rows, from the judges
-DERIVATIONS = {label: (judge, derivation) for label, judge, derivation in DERIVATION_COLUMNS}
+# (the Bradley–Terry columns are ours, not the paper's: they stand nowhere in its tables, claims or scorecard)
+DERIVATIONS = {label: (judge, derivation) for label, judge, derivation in DERIVATION_COLUMNS
+               if derivation != BT_DERIVATION}
 # (benchmark kind, setting) -> (main table, derivations table)
 AUTHORITY_TABLES = {("domainauth", "fine"): (1, 9), ("domainauth", "coarse"): (2, 10),
                     ("entityauth", "fine"): (4, 11), ("entityauth", "coarse"): (6, 12)}

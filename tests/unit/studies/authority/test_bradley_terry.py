@@ -140,3 +140,13 @@ def test_pair_rank_cells_get_bt_rows_and_an_order_effect():
     assert {r["derivation"] for r in judge.evaluate("coarse", instances, position)} == {"bubble", "bt"}
     diag = {m: (v, n) for m, v, n in judge.position_diagnostics("coarse", instances, position)}
     assert diag["order_effect"][0] > 2  # every reply "A": the order effect takes it
+
+
+def test_bt_rows_stand_nowhere_in_the_papers_tables():
+    # the scorecard and the claims key our rows where the paper prints them: the BT rows are ours only
+    from authbench.studies.authority.keyed import authority_keys
+
+    assert authority_keys("domainauth", "fine", "all", "rho", "pair_score", "bt") == []
+    assert authority_keys("entityauth/songs", "coarse", "all", "rho", "pair_rank", "bt") == []
+    assert authority_keys("domainauth", "fine", "all", "rho", "pair_score", "bubble") == [(9, "PointScore_Bbl", {},
+                                                                                             "rho")]
