@@ -156,14 +156,13 @@ class PairJudge(Judge):
         return out
 
     def derive(self, derivation: str, records: Sequence[Mapping], n: int, anchors, parse: str) -> list[float]:
-        """The predicted values of a list's items by one of its derivations."""
+        """The predicted values of a list's items by one of its per-list derivations (``bt`` fits a cell's
+        lists together: :meth:`evaluate`)."""
         if derivation == "bubble":
             values = R.ranking_to_values(R.bubble_ranking(records, n, self.mode, anchors), n)
             return _strict_bubble_values(values, records) if parse == "strict" else values
         if derivation == "average":
             return R.scores_to_predicted_values(R.average_score(records, n), n)
-        if derivation == BT.DERIVATION:  # one list alone (evaluate fits a cell's lists together: one order effect)
-            return R.scores_to_predicted_values(BT.bradley_terry([(records, n)], self.mode).strengths[0], n)
         raise ValueError(f"{self.name}: unknown derivation {derivation!r}; expected one of {self.derivations}")
 
     def evaluate(self, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
