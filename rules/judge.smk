@@ -42,6 +42,66 @@ rule authority_judge:
         "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
 
+# With position_consistency: a pair or list cell's comparisons in the other
+# order (authbench.studies.authority.consistency), a model job of its own, so
+# turning the option on reruns nothing that exists.
+rule authority_judge_reversed:
+    input:
+        instances=P.instances("{dataset}", "{setting}"),
+        template=get_template,
+        model=get_model_file,
+        server=get_server,
+    output:
+        responses=f"{CELL}/reversed/responses.jsonl",
+        samples=f"{CELL}/reversed/samples.parquet",
+        judgments=f"{CELL}/reversed/judgments.jsonl",
+        manifest=f"{CELL}/reversed/manifest.json",
+    log:
+        f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.reversed.log",
+    benchmark:
+        f"{P.timings}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.reversed.tsv"
+    priority: MODEL_PRIORITY
+    retries: MODEL_RETRIES
+    conda:
+        model_env
+    threads: judge_threads
+    resources:
+        **JUDGE_RESOURCES,
+    params:
+        p=get_reversed_judge_params,
+        model_arg=model_file_arg,
+        server_arg=server_arg,
+        python=model_python,
+    shell:
+        "{params.python} -m authbench.cli authority-judge --instances {input.instances:q} --template {input.template:q} "
+        "{params.model_arg} {params.server_arg} --responses {output.responses:q} "
+        "--samples {output.samples:q} --judgments {output.judgments:q} "
+        "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
+
+
+rule authority_consistency:
+    input:
+        instances=P.instances("{dataset}", "{setting}"),
+        judgments=f"{CELL}/judgments.jsonl",
+        manifest=f"{CELL}/manifest.json",
+        reversed_judgments=f"{CELL}/reversed/judgments.jsonl",
+        reversed_manifest=f"{CELL}/reversed/manifest.json",
+    output:
+        metrics=f"{CELL}/reversed/metrics.tsv",
+        units=f"{CELL}/reversed/units.parquet",
+    log:
+        f"{LOGS}/{{dataset}}/consistency/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        p=get_evaluate_params,
+    shell:
+        "$AUTHBENCH_PYTHON -m authbench.cli authority-consistency --instances {input.instances:q} "
+        "--judgments {input.judgments:q} --manifest {input.manifest:q} "
+        "--reversed-judgments {input.reversed_judgments:q} --reversed-manifest {input.reversed_manifest:q} "
+        "--metrics {output.metrics:q} --units {output.units:q} --params {params.p:q} 2> {log:q}"
+
+
 rule authority_evaluate:
     input:
         instances=P.instances("{dataset}", "{setting}"),

@@ -1,17 +1,27 @@
 # Input and params functions of rules/authority_reports.smk (wiring only:
 # paths from authbench.paths, policy in the package), included at its top.
 from authbench.render.catalog import plan
+from authbench.studies.authority.grid import reversed_entries
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, secondary_cells
 from authbench.studies.scorecard import grid_params
 
 
-def get_domain_metrics(wildcards):
-    return P.cell_files((c for c in GRID if c.dataset == "domainauth" and c.setting != "bias"), "metrics.tsv")
+def _domain_cells():
+    return [c for c in GRID if c.dataset == "domainauth" and c.setting != "bias"]
+
+
+def get_domain_metrics(wildcards):  # with position_consistency, the two-order rows of the pair and list cells
+    cells = _domain_cells()
+    return P.cell_files(cells, "metrics.tsv") + P.cell_files(reversed_entries(config, cells), "reversed/metrics.tsv")
 
 
 def get_domain_units(wildcards):  # the paired comparisons read every cell's and the baselines' units
-    cells = (c for c in GRID if c.dataset == "domainauth" and c.setting != "bias")
-    return P.cell_files(cells, "units.parquet") + [P.baseline_units("domainauth")]
+    cells = _domain_cells()
+    return (
+        P.cell_files(cells, "units.parquet")
+        + P.cell_files(reversed_entries(config, cells), "reversed/units.parquet")
+        + [P.baseline_units("domainauth")]
+    )
 
 
 def get_domain_manifests(wildcards):
@@ -54,10 +64,13 @@ def get_domain_report_params(wildcards):
 
 def get_entity_report_inputs(wildcards):
     entity_cells = [c for c in GRID if c.dataset.startswith("entityauth/")]
+    both = reversed_entries(config, entity_cells)
     return {
-        "metrics": P.cell_files(entity_cells, "metrics.tsv"),
+        "metrics": P.cell_files(entity_cells, "metrics.tsv") + P.cell_files(both, "reversed/metrics.tsv"),
         "baselines": [P.baselines(d) for d in ENTITY_DATASETS],
-        "units": P.cell_files(entity_cells, "units.parquet") + [P.baseline_units(d) for d in ENTITY_DATASETS],
+        "units": P.cell_files(entity_cells, "units.parquet")
+        + P.cell_files(both, "reversed/units.parquet")
+        + [P.baseline_units(d) for d in ENTITY_DATASETS],
         "labels": [P.labels(d) for d in ENTITY_DATASETS],
         "reuse": [P.reuse(d) for d in ENTITY_DATASETS],
         "manifests": P.cell_files(entity_cells, "manifest.json"),

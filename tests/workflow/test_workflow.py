@@ -69,6 +69,57 @@ def test_all_outputs_of_the_full_grid(grid):
     assert all(f"| {m} | w/o |" in md for m in MODELS) and "fail%" in md  # every table compares the two models
 
 
+def _jobs(proc) -> dict[str, int]:
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    return job_counts(out) if "Job stats:" in out else {}
+
+
+def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(grid, tmp_path):
+    """config position_consistency on a finished grid (a copy): each pair and list cell gets its reversed job
+    and its two-order rows, the reports rerun, and nothing else; the reports' position_consistency table has a
+    row per pair and list cell of both models, and a second run has nothing to do."""
+    run = tmp_path / "both"
+    shutil.copytree(grid, run, symlinks=True)
+    before = _jobs(snakemake(run, "-n", "--cores", "2"))
+    both = run / "both.yaml"
+    both.write_text("position_consistency: true\n")
+    cells = [p.parent for p in (run / "results").rglob("cells/**/manifest.json")
+             if p.parent.parts[-3] in ("pair_rank", "pair_score", "list_rank", "list_score")]
+    assert len(cells) == 36  # DomainAuth: 2 models x (2 list judges x 2 + 2 pair judges x 3); songs: 2 x 4 x 2
+    planned = _jobs(snakemake(run, "-n", "--cores", "2", overlays=[both]))
+    assert planned.pop("authority_judge_reversed") == planned.pop("authority_consistency") == len(cells)
+    assert {k: v for k, v in planned.items() if k not in before} == \
+        {"domainauth_report": 1, "entityauth_report": 1, "domainauth_viewer": 1, "entityauth_viewer": 1, "all": 1}
+    proc = snakemake(run, "--cores", "2", overlays=[both])
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    for cell in cells:  # the seeded order untouched, the reversed job's requests the same comparisons
+        seeded = [json.loads(line)["request_id"] for line in (cell / "judgments.jsonl").read_text().splitlines()]
+        other = [json.loads(line)["request_id"] for line in
+                 (cell / "reversed" / "judgments.jsonl").read_text().splitlines()]
+        assert len(seeded) == len(other) > 0
+        if "pair" in cell.parts[-3]:
+            assert {r.rsplit(":", 1)[0] + ":" + "-".join(r.rsplit(":", 1)[1].split("-")[::-1]) for r in seeded} \
+                == set(other)
+    rows = []
+    for study in ("domainauth", "entityauth"):
+        with open(run / "results" / study / "report" / "tables" / "position_consistency.csv", newline="") as fh:
+            rows += list(csv.DictReader(fh))
+        comparisons = (run / "results" / study / "report" / "comparisons.tsv").read_text()
+        assert "position consistency\t" in comparisons
+    assert len(rows) == len(cells) and {r["Model"] for r in rows} == set(MODELS)
+    for r in rows:  # the three outcome shares sum to 100
+        assert sum(float(r[k]) for k in ("consistent", "conflict", "partial")) == pytest.approx(100, abs=0.02)
+    assert _jobs(snakemake(run, "-n", "--cores", "2", overlays=[both])) == {}
+    # the plan counts the reversed jobs' calls: each as many as its run sent
+    assert snakemake(run, "--cores", "2", "plan", overlays=[both]).returncode == 0  # the target after an option
+    planned_cells = {r["cell"]: int(r["requests"]) for r in read_tsv(run / "results" / "plan_cells.tsv")}
+    sent = {m["cell"]: m["n_calls"] for m in (json.loads((c / "reversed" / "manifest.json").read_text())
+                                              for c in cells)}
+    assert len(sent) == len(cells) and all(c.endswith("/reversed") for c in sent)
+    assert {c: planned_cells.get(c) for c in sent} == sent
+
+
 def test_every_study_with_the_real_models(real_run):
     """DomainAuth with Gemma (completion prompts), EntityAuth with Qwen (its chat template)."""
     report = real_run / "results" / "domainauth" / "report"

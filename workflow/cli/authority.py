@@ -136,6 +136,7 @@ def cmd_entityauth_sample(args, params) -> None:
 def cmd_judge(args, params) -> None:
     from authbench.cells import CellStep
     from authbench.studies.authority.evaluate import sample_grades
+    from authbench.studies.authority.judges import judge_of
     from authbench.studies.authority.prompts import load_template
     from authbench.studies.authority.requests import build_requests
 
@@ -144,11 +145,13 @@ def cmd_judge(args, params) -> None:
         raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
                             f"the cell is {params['judge']}/{params['context']}")
     instances = read_jsonl(args.instances)
-    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"])
+    order = "reversed" if params.get("reversed") else "seeded"  # a cell's reversed job (config position_consistency)
+    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"], order)
+    shown = judge_of(params["judge"]).shown_instances(instances, order)
     CellStep.from_args(args, params).judge(
         requests, expected_scores=params["expected_scores"],
         inputs={"instances": (args.instances, {"n": len(instances)})},
-        grade=lambda judgments: sample_grades(params["judge"], params["setting"], instances, judgments))
+        grade=lambda judgments: sample_grades(params["judge"], params["setting"], shown, judgments))
 
 
 def _metric_columns() -> list[str]:
@@ -202,6 +205,35 @@ def cmd_evaluate(args, params) -> None:
             units += [{**ident, **u, "parse": mode} for u in mine]
     write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics,
               _metric_columns())
+    write_units(units, args.units)
+
+
+def cmd_consistency(args, params) -> None:
+    """A cell in both orders (config ``position_consistency``): the two-order
+    metric rows of its judgments and its reversed job's
+    (:func:`authbench.studies.authority.consistency.both_orders_rows`), under
+    both parse modes and on each label scale, with intervals over their
+    units; the two manifests must be one cell's orders (a named error else)."""
+    from authbench.stats import IntervalSpec
+    from authbench.studies.authority.consistency import both_orders_rows, check_pair
+    from authbench.studies.authority.evaluate import PARSE_MODES, with_intervals, write_units
+    from authbench.studies.authority.judges import judge_of
+
+    seeded, reversed_ = (json.loads(Path(p).read_text()) for p in (args.manifest, args.reversed_manifest))
+    check_pair(seeded, reversed_, args.manifest, args.reversed_manifest)
+    instances = read_jsonl(args.instances)
+    first, second = read_jsonl(args.judgments), read_jsonl(args.reversed_judgments)
+    ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
+    failures = (seeded["parse_failure_rate"] + reversed_["parse_failure_rate"]) / 2
+    rows, units = [], []
+    for mode in PARSE_MODES:
+        for scale in params["scales"]:
+            mine: list[dict] = []
+            rows += [{**ident, **row, "parse_failure_rate": failures, "parse": mode,
+                      "n_calls": seeded["n_calls"] + reversed_["n_calls"]}
+                     for row in both_orders_rows(judge_of(params["judge"]), scale, instances, first, second, mode, mine)]
+            units += [{**ident, **u, "parse": mode} for u in mine]
+    write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics, _metric_columns())
     write_units(units, args.units)
 
 
@@ -297,6 +329,8 @@ COMMANDS = {
     "authority-judge": (cmd_judge, ["instances", "template", "model_file?", "server?", "responses", "samples",
                                     "judgments", "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics", "units"]),
+    "authority-consistency": (cmd_consistency, ["instances", "judgments", "manifest", "reversed_judgments",
+                                                "reversed_manifest", "metrics", "units"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "secondary?", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics", "units"]),
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "units+", "labels", "predictions*", "item_predictions*",

@@ -27,6 +27,12 @@ beside it for pair accuracy), Holm-adjusted within each family
   metric over models and contexts; Table 3: a judge × context per
   difficulty); not for the E[s] rows (their table's columns mix judges).
 
+With config ``position_consistency``, the two-order rows (derivation
+``both_orders``: :mod:`authbench.studies.authority.consistency`) are compared
+in a family of their own, ``position consistency`` (:func:`compare_consistency`):
+consistency, conflict rate and both-orders accuracy, model vs model, judge
+vs judge and w/ vs w/o text, Holm within it; :func:`compare` leaves them out.
+
 A comparison with a Bradley–Terry cell (derivation ``bt``, ``bt_expected``;
 not in the paper) is in its family's Bradley–Terry twin (``vs baseline
 (Bradley–Terry)`` ..., :data:`BT_FAMILY`), Holm-adjusted there, so the
@@ -53,17 +59,21 @@ from authbench.render.formatting import NOT_BEST_TAG, NOT_RANDOM_TAG
 from authbench.render.tables import is_baseline
 from authbench.stats import IntervalSpec
 from authbench.studies.authority.bradley_terry import DERIVATION as BT_DERIVATION
+from authbench.studies.authority.consistency import DERIVATION as CONSISTENCY_DERIVATION
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.rows import ROW_KEY, expected_derivation
 from authbench.studies.authority.tables import context_label
 
-__all__ = ["BT_FAMILY", "FAMILIES", "RANDOM", "cells_of", "compare", "read_units", "tag_column"]
+__all__ = ["BT_FAMILY", "CONSISTENCY_FAMILY", "FAMILIES", "RANDOM", "cells_of", "compare", "compare_consistency",
+           "read_units", "split_orders", "tag_column"]
 
 FAMILIES = ("vs baseline", "w/ vs w/o text", "model vs model", "prompt set vs prompt set", "judge vs judge",
             "vs column best")
 # a comparison with a Bradley–Terry cell: its own family (``vs baseline (Bradley–Terry)`` ...), so the
 # paper's derivations' Holm adjustments do not move
 BT_FAMILY = " (Bradley–Terry)"
+CONSISTENCY_FAMILY = "position consistency"
+CONSISTENCY_METRICS = ("consistency", "conflict", "both_acc")
 RANDOM = "baseline:random"
 GROUP = ("benchmark", "setting", "difficulty", "metric")
 CELL = ("model", "context", "judge", "derivation")
@@ -194,6 +204,45 @@ def compare(units: pd.DataFrame | Cells, spec: IntervalSpec) -> tuple[pd.DataFra
         elif family == "vs column best":
             tags[key] += NOT_BEST_TAG
     return frame, dict(tags)
+
+
+def split_orders(cells: Cells) -> tuple[Cells, Cells]:
+    """:func:`read_units`' cells without and with the two-order rows (derivation ``both_orders``)."""
+    one: Cells = defaultdict(dict)
+    both: Cells = defaultdict(dict)
+    for group, got in cells.items():
+        for cell, arrays in got.items():
+            (both if cell[3] == CONSISTENCY_DERIVATION else one)[group][cell] = arrays
+    return dict(one), dict(both)
+
+
+def compare_consistency(cells: Cells, spec: IntervalSpec) -> pd.DataFrame:
+    """The ``position consistency`` family (module docstring) of the two-order cells of :func:`split_orders`."""
+    rows: list[dict] = []
+    for group, got in cells.items():
+        benchmark, setting, difficulty, metric = group
+        if metric not in CONSISTENCY_METRICS:
+            continue
+        what = f"{benchmark} {setting} {metric}"
+        unit = "pairs" if setting == "pairs" else "lists"
+
+        def add(a: tuple, b: tuple) -> None:
+            (xc, x), (yc, y) = got[a], got[b]
+            if np.array_equal(xc, yc):
+                rows.append(comparison_row(CONSISTENCY_FAMILY, what, _label(a), _label(b), unit, x, y, spec,
+                                           scale=100.0))
+
+        llm = sorted(got)
+        for a in llm:
+            if a[1] == "w_text" and (a[0], "wo_text", *a[2:]) in got:
+                add(a, (a[0], "wo_text", *a[2:]))
+        for _, same in _by(llm, lambda c: (c[1], c[2], split_model(c[0])[1])).items():
+            for a, b in itertools.combinations(same, 2):
+                add(a, b)
+        for _, same in _by(llm, lambda c: (c[0], c[1])).items():
+            for a, b in itertools.combinations(same, 2):
+                add(a, b)
+    return finish(rows)
 
 
 def _by(cells: Sequence[tuple], key) -> dict:

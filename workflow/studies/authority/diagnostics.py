@@ -101,6 +101,10 @@ __all__ = [
 DERIVATION = "validity"  # the derivation column of the diagnostic metric rows
 DIAGNOSTICS = ("position_constant", "position_rho", "example_copy", "a_share", "a_expected", "order_effect",
                "near_constant")
+# diagnostics only some runs have (a column of the validity table only then): Cohen's κ between a cell's two
+# orders (config position_consistency; authbench.studies.authority.consistency.KAPPA)
+OPTIONAL_DIAGNOSTICS = ("order_kappa",)
+KAPPA_REASON = "κ between the item choices of its two orders"  # the head of an order_kappa flag's reason
 DAGGER = "†"
 # what a flagged cell's judge does (captions of the results tables and the cost table)
 FLAGGED_MEANS = "the judge answers by presentation position, copies the prompt's example or barely varies its scores"
@@ -219,6 +223,9 @@ class ValidityRule:
       of lists in which ≥ ``near_constant`` of the items get one score — a
       share the evaluate step computes (:func:`cell_diagnostics`); here
       ``near_constant`` only words the reason;
+    * ``order_kappa`` ≤ this (config ``position_consistency``: Cohen's κ
+      between the item choices of a cell's two orders; ``min_calls``
+      comparisons, lists too: their item pairs);
 
     each only when at least ``min_lists`` lists (list judges; ``near_constant``
     on a list setting) or ``min_calls`` replies (pair and point judges;
@@ -233,6 +240,7 @@ class ValidityRule:
     near_constant_lists: float = 0.5
     min_lists: int = 2
     min_calls: int = 10
+    order_kappa: float = 0.0
 
     @classmethod
     def from_config(cls, section: Mapping | None) -> "ValidityRule":
@@ -272,6 +280,10 @@ class ValidityRule:
         if ok and not math.isnan(expected) and abs(value - expected) >= self.a_share_gap:
             out.append(f"prefers A in {round(value * n)} of {n} decisive comparisons "
                        f"(A is truly higher in {expected:.0%})")
+        value, n, ok = get("order_kappa", self.min_calls)
+        if ok and value <= self.order_kappa:
+            out.append(f"{KAPPA_REASON} = {value:+.2f} over {n} comparisons "
+                       f"(≤ {self.order_kappa:g}: its verdicts follow the position shown)")
         pairs = setting == "pairs"
         value, n, ok = get("near_constant", self.min_calls if pairs else self.min_lists)
         if ok and value > self.near_constant_lists:
@@ -314,7 +326,8 @@ def validity_frame(metrics: pd.DataFrame, rule: ValidityRule | None = None) -> p
     """One row per (cell, label scale): the diagnostics (columns
     :data:`DIAGNOSTICS`), ``flag`` (``†`` or empty) and ``why``."""
     rows = _diagnostic_rows(metrics)
-    columns = [*CELL_KEY, *DIAGNOSTICS, "flag", "why"]
+    optional = [d for d in OPTIONAL_DIAGNOSTICS if d in set(rows["metric"].astype(str))]
+    columns = [*CELL_KEY, *DIAGNOSTICS, *optional, "flag", "why"]
     if rows.empty:
         return pd.DataFrame(columns=columns)
     wide = rows.assign(value=pd.to_numeric(rows["value"], errors="coerce")).pivot_table(

@@ -107,6 +107,15 @@ def check_prompt_sets(config: Mapping[str, Any], base: list[GridEntry]) -> None:
                               "the folder, as under 'prompts')")
 
 
+def reversed_entries(config: Mapping[str, Any], entries) -> list[GridEntry]:
+    """The entries of ``entries`` whose cell is also shown in the other order
+    (config ``position_consistency``: pair and list judges; their reversed
+    jobs and two-order rows, :mod:`authbench.studies.authority.consistency`)."""
+    if not config.get("position_consistency"):
+        return []
+    return [e for e in entries if judge_of(e.judge).has_orders]
+
+
 def grid(config: Mapping[str, Any]) -> list[GridEntry]:
     """Every grid entry the config selects, in a stable order.
 

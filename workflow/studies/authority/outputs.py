@@ -101,6 +101,22 @@ DERIVATIONS = ("PairJudge ranking derivation methods on {} ({}-grained), Spearma
                "Bradley-Terry strengths, the cell's lists fitted together with one order effect for position A "
                "(docs/decisions.md, 'The Bradley-Terry derivation'); bold and underline rank the paper's columns "
                "only." + FAIL_NOTE)
+CONSISTENCY_CAPTION = (
+    "Position consistency (not in the paper; config position_consistency): each pair and list cell's comparisons "
+    "shown in both orders (pairs A/B swapped, lists reversed; docs/decisions.md, 'Position consistency'). paper: "
+    "the seeded order's number (lists: rho of the main derivation; pairs: accuracy over all pairs). consistent / "
+    "conflict / partial: shares of comparisons (lists: item pairs) whose preferred item is the same in both orders / "
+    "whose preferred position is / with a tie or an unparsed reply in either (they sum to 100). first: the share of "
+    "conflicts that prefer the first-shown position, and its exact binomial p against 50%. both-acc: correct in both "
+    "orders; balanced: PairScore's scores averaged over both orders (accuracy; lists also rho); on consistent: the "
+    "accuracy of the consistent comparisons (descriptive: each cell's subset differs). tau(orders), alike: Kendall's "
+    "tau-b between the two orders' per-item values of a list and the share of item pairs ordered alike; dropped: lists "
+    "without a usable reply in either order. kappa: Cohen's kappa between the orders' item choices; chance: the "
+    "consistency of a judge that picks position A as often as this one, 2a(1-a). Intervals: 95% bootstrap over "
+    "lists or pairs.")
+CONSISTENCY = Table("position_consistency", "Position consistency: every pair and list judge in both orders",
+                    CONSISTENCY_CAPTION, lambda config: "" if config.get("position_consistency") else None,
+                    build=lambda x: x.consistency_table())
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
 # comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
@@ -126,6 +142,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
           TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
           caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
+    CONSISTENCY,
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False,
            build=lambda x, path: x.label_figure(path)),
@@ -160,6 +177,7 @@ ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.ts
                   DERIVATIONS.format("EntityAuth", "coarse"), Results("derivations", "coarse"),
                   needs(None, DERIVATION_JUDGES)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(False)),
+    CONSISTENCY,
     Figure("fig3_entityauth_label_distribution", "Figure 3: EntityAuth labels per level",
            "Figure 3 (EntityAuth half): entities per level after Eq. 1 log binning of Wikidata sitelinks.",
            listed=False, build=lambda x, path: x.label_figure(path)),

@@ -34,7 +34,8 @@ import numpy as np
 from authbench.cells.planned import Batch, Estimated, PlanContext, PlanJob, fork_map, generate_of, new_cache
 from authbench.config import GenerateConfig, models_for, split_model
 from authbench.records import read_jsonl
-from authbench.studies.authority.grid import entry_template, grid
+from authbench.studies.authority.consistency import ORDER_SUFFIX
+from authbench.studies.authority.grid import entry_template, grid, reversed_entries
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.judges.pairwise import flip_keys, position_flip
 
@@ -183,12 +184,20 @@ def plan_jobs(study: str, config: Mapping[str, Any], ctx: PlanContext) -> Iterat
             keys = flip_keys(setting, instances)
             memo.update(zip(keys, fork_map(_flip, [(config["seed"], *k) for k in keys], ctx.workers)))
         calls = the_judge.calls(setting, instances, config["seed"], memo)
+        name = f"{dataset}/{setting}/{judge}/{context}/{template}"
         shared = ItemBatch(load_template(template), judge, instances, calls, GenerateConfig(),
-                           config["constrained_decoding"], f"{dataset}/{setting}/{judge}/{context}/{template}")
+                           config["constrained_decoding"], name)
+        both = reversed_entries(config, group)  # config position_consistency: each cell's reversed job
+        other = ItemBatch(shared.template, judge, instances, the_judge.reversed_calls(calls), GenerateConfig(),
+                          config["constrained_decoding"], name + ORDER_SUFFIX) if both else None
         for entry in group:
             model = split_model(entry.model)[0]
             yield PlanJob(study, model, entry.id, entry.judge, [shared.using(generate_of(models[model]))],
                           group=shared.name)
+        for entry in both:  # a group's jobs follow one another (authbench.plan.build_plan)
+            model = split_model(entry.model)[0]
+            yield PlanJob(study, model, entry.id + ORDER_SUFFIX, entry.judge,
+                          [other.using(generate_of(models[model]))], group=other.name)
 
 
 def plan_inputs(study: str, config: Mapping[str, Any], layout, exists) -> list[str]:

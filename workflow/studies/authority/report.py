@@ -25,7 +25,8 @@ from authbench.render.intervals import blank_interval_words, interval_words
 from authbench.render.tables import TableSpec, stack_tables
 from authbench.stats import ALPHA, IntervalSpec
 from authbench.studies.authority import figures, tables
-from authbench.studies.authority.comparisons import compare, read_units, tag_column
+from authbench.studies.authority.comparisons import compare, compare_consistency, read_units, split_orders, tag_column
+from authbench.studies.authority.consistency import DERIVATION as CONSISTENCY_DERIVATION
 from authbench.studies.authority.diagnostics import (DAGGER, DIAGNOSTICS, FLAGGED_MEANS, ValidityRule, flagged_cells,
                                                      has_diagnostics, validity_frame, validity_note)
 from authbench.studies.authority.domains import describe_categories
@@ -85,9 +86,6 @@ def parse_note(shown: TableSpec, other: TableSpec | None, parse: str) -> str:
             + " (both modes in metrics.tsv, column parse; config key parse).")
 
 
-VALIDITY_COLUMNS = (*DIAGNOSTICS, "flag", "why")
-
-
 def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule: ValidityRule | None = None) -> str:
     """The cost table with each cell's judge-validity diagnostics (on its own
     label scale), ``flag`` ``†`` and, in the CSV, ``why``; the cost-vs-ρ figure.
@@ -100,7 +98,8 @@ def write_costs(out: Path, manifests: Sequence[str], metrics: pd.DataFrame, rule
              for (b, m, c, s, j), why in flagged_cells(metrics, rule).items() if (b, m, c, s, j) in cells]
     caption = (f" Judge validity (docs/decisions.md): {', '.join(DIAGNOSTICS)}; flag {DAGGER}: {FLAGGED_MEANS}"
                + (" (" + " | ".join(named) + ")." if named else "; no cell is flagged."))
-    validity = validity_frame(metrics, rule)[[*costs.CELL_COLUMNS, *VALIDITY_COLUMNS]]
+    validity = validity_frame(metrics, rule)  # with the optional diagnostics the metrics hold
+    validity = validity[[*costs.CELL_COLUMNS, *(c for c in validity.columns if c not in costs.CELL_COLUMNS)]]
     if validity.empty:  # metrics written before the diagnostics existed: no claim either way
         caption = ""
     costs.write_cost_table(table, quality, out / "tables" / "costs", validity, md_hidden=("why",), caption=caption)
@@ -156,13 +155,31 @@ class AuthorityData:
     tags: Mapping[tuple, str] = field(default_factory=dict)
 
     @cached_property
+    def one_order(self) -> pd.DataFrame:
+        """The rows of the seeded order: all but the two-order rows (config
+        ``position_consistency``), which only their own table reads."""
+        if "derivation" not in self.every.columns:
+            return self.every
+        return self.every[self.every["derivation"].astype(str) != CONSISTENCY_DERIVATION]
+
+    @cached_property
     def metrics(self) -> pd.DataFrame:
-        shown = parse_rows(self.every, self.parse)
+        shown = parse_rows(self.one_order, self.parse)
         return shown.assign(tag=tag_column(shown, self.tags))
 
     @cached_property
     def alt(self) -> pd.DataFrame | None:
-        return parse_rows(self.every, other_mode(self.parse)) if "parse" in self.every.columns else None
+        return parse_rows(self.one_order, other_mode(self.parse)) if "parse" in self.every.columns else None
+
+    def consistency_table(self):
+        """The position-consistency table (:mod:`authbench.studies.authority.consistency_table`), stacked per dataset."""
+        from authbench.studies.authority.consistency_table import table_consistency
+
+        shown, flags = parse_rows(self.every, self.parse), flagged_cells(self.metrics, self.rule)
+        if len(self.datasets) == 1 and not self.is_entity:
+            return table_consistency(shown, self.datasets[0], flags)
+        return stack_tables([(d.split("/", 1)[1].capitalize(), table_consistency(shown, d, flags))
+                             for d in self.datasets], "Domain")
 
     # --- ReportData ------------------------------------------------------------------------
 
@@ -171,12 +188,18 @@ class AuthorityData:
         return f"{self.name}: paired comparisons (parsing: {self.parse})"
 
     @cached_property
+    def _orders(self):
+        return split_orders(read_units(self.units, self.parse))
+
+    @property
     def unit_cells(self):
-        """The cells' units of the shown parse mode (:func:`read_units`)."""
-        return read_units(self.units, self.parse)
+        """The cells' units of the shown parse mode (:func:`read_units`), the two-order rows' left out."""
+        return self._orders[0]
 
     def compare(self):
         frame, tags = compare(self.unit_cells, self.intervals)
+        if self._orders[1]:  # config position_consistency: its own family, Holm within it
+            frame = pd.concat([frame, compare_consistency(self._orders[1], self.intervals)], ignore_index=True)
         log.info("%s: %d paired comparisons, %d distinguishable", self.name, len(frame),
                  int((frame["distinct"] == "yes").sum()))
         return frame, tags

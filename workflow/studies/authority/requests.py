@@ -17,7 +17,9 @@ from authbench.studies.authority.prompts import PromptTemplate
 
 
 def build_requests(
-    judge: str, setting: str, instances: Sequence[Mapping], template: PromptTemplate, seed: int
+    judge: str, setting: str, instances: Sequence[Mapping], template: PromptTemplate, seed: int,
+    order: str = "seeded",
 ) -> list[dict]:
-    """Every request of a cell as a plain record (id, prompt, format, n)."""
-    return judge_of(judge).requests(setting, instances, template, seed)
+    """Every request of a cell as a plain record (id, prompt, format, n);
+    ``order`` ``reversed``: the cell's reversed job (config ``position_consistency``)."""
+    return judge_of(judge).requests(setting, instances, template, seed, order)

@@ -72,3 +72,138 @@ def test_list_agreement_against_scipy():
     assert C.reversed_order(3) == [2, 1, 0]  # the middle item stays in place
     with pytest.raises(ValueError, match="same items"):
         C.list_agreement([1.0], [1.0])
+
+
+# --- a cell in both orders: scripted judges through the judges' own calls ------------------------------------
+
+from authbench.errors import InputError  # noqa: E402
+from authbench.studies.authority.diagnostics import ValidityRule  # noqa: E402
+from authbench.studies.authority.judges import judge_of  # noqa: E402
+
+
+def lists(n_lists=6, n=5):
+    """Coarse lists of ``n`` items whose level is a shuffle of 0..n-1 (distinct levels)."""
+    import random
+
+    out = []
+    for k in range(n_lists):
+        levels = list(range(n))
+        random.Random(k).shuffle(levels)
+        out.append({"instance_id": f"l{k}", "difficulty": "all",
+                    "items": [{"domain": f"d{k}{i}.com", "coarse": lv, "level": lv} for i, lv in enumerate(levels)]})
+    return out
+
+
+def pairs(n_pairs=12):
+    return [{"instance_id": f"p{k}", "difficulty": "easy" if k % 2 else "hard",
+             "items": [{"domain": f"a{k}.com", "level": 3 + k % 3}, {"domain": f"b{k}.com", "level": 7 - k % 2}][::1 - 2 * (k % 2)]}
+            for k in range(n_pairs)]
+
+
+def run(judge_name, setting, instances, reply):
+    """Both orders' judgments of a cell whose judge replies ``reply(items shown)``."""
+    judge = judge_of(judge_name)
+    out = []
+    for order in ("seeded", "reversed"):
+        calls = judge.order_calls(setting, instances, 13, order)
+        out.append([{"request_id": rid, "status": "ok",
+                     "value": reply([instances[k]["items"][p] for p in positions])} for rid, k, positions in calls])
+    return judge, out
+
+
+def by_metric(rows):
+    return {(r["derivation"], r["metric"]): r for r in rows}
+
+
+def always_a(shown):
+    return "A"
+
+
+def by_content(shown):  # PairRank: the truly higher item, whichever position it is shown in
+    return "A" if shown[0]["level"] > shown[1]["level"] else "B"
+
+
+@pytest.mark.parametrize("setting,make", [("pairs", pairs), ("coarse", lists)])
+def test_a_position_only_pair_judge_is_never_consistent_and_is_flagged(setting, make):
+    instances = make()
+    judge, (first, second) = run("pair_rank", setting, instances, always_a)
+    units = []
+    got = by_metric(C.both_orders_rows(judge, setting, instances, first, second, "strict", units))
+    assert got[(C.DERIVATION, "consistency")]["value"] == 0.0
+    assert got[(C.DERIVATION, "conflict")]["value"] == 1.0 and got[(C.DERIVATION, "partial")]["value"] == 0.0
+    assert got[(C.DERIVATION, "first_share")]["value"] == 1.0
+    n_comparisons = got[(C.DERIVATION, "first_p")]["n"]
+    assert got[(C.DERIVATION, "first_p")]["value"] == pytest.approx(2 * 0.5 ** n_comparisons)
+    assert got[(C.DERIVATION, "both_acc")]["value"] == 0.0
+    assert got[(C.DERIVATION, "chance_consistency")]["value"] == 0.0  # always A: 2a(1-a) = 0
+    kappa = got[("validity", C.KAPPA)]
+    assert kappa["value"] <= 0 and kappa["n"] == n_comparisons
+    assert ValidityRule().reasons("pair_rank", {C.KAPPA: (kappa["value"], kappa["n"])})
+    # one unit per instance, each metric's value the mean of its units
+    cons = [u for u in units if u["metric"] == "consistency"]
+    assert sorted(u["unit"] for u in cons) == sorted(i["instance_id"] for i in instances)
+
+
+@pytest.mark.parametrize("setting,make", [("pairs", pairs), ("coarse", lists)])
+def test_a_judge_that_reads_the_items_is_consistent(setting, make):
+    instances = make()
+    judge, (first, second) = run("pair_rank", setting, instances, by_content)
+    got = by_metric(C.both_orders_rows(judge, setting, instances, first, second))
+    assert got[(C.DERIVATION, "consistency")]["value"] == 1.0 and got[(C.DERIVATION, "conflict")]["value"] == 0.0
+    assert got[(C.DERIVATION, "both_acc")]["value"] == 1.0 and got[(C.DERIVATION, "acc_consistent")]["value"] == 1.0
+    assert math.isnan(got[(C.DERIVATION, "first_p")]["value"])  # no conflict
+    assert got[("validity", C.KAPPA)]["value"] == 1.0
+
+
+def test_pair_score_averaged_over_both_orders_undoes_a_pull_towards_a():
+    """Wang et al.'s balanced calibration: a judge that adds 3 to position A and scores each item by its level
+    otherwise is right once both orders are averaged, and wrong in one order where the gap is below 3."""
+    instances = lists(4, 5)
+    judge, (first, second) = run("pair_score", "coarse", instances,
+                                 lambda shown: {"A": shown[0]["level"] + 3, "B": shown[1]["level"]})
+    got = by_metric(C.both_orders_rows(judge, "coarse", instances, first, second))
+    assert got[(C.DERIVATION, "balanced_acc")]["value"] == 1.0
+    assert got[(C.DERIVATION, "rho")]["value"] == pytest.approx(1.0)  # AverageScore over both orders
+    # of the 10 pairs of levels 0..4: gaps 1 and 2 (7 pairs) flip with the order (conflicts), gap 3 (2 pairs)
+    # ties when the lower item is A (partial), gap 4 (1 pair) is right in both orders
+    assert got[(C.DERIVATION, "conflict")]["value"] == pytest.approx(7 / 10)
+    assert got[(C.DERIVATION, "partial")]["value"] == pytest.approx(2 / 10)
+    assert got[(C.DERIVATION, "both_acc")]["value"] == pytest.approx(1 / 10)
+
+
+def test_a_position_only_list_judge_has_tau_minus_one():
+    instances = lists(6, 5)
+    judge, (first, second) = run("list_rank", "coarse", instances, lambda shown: list(range(len(shown))))
+    got = by_metric(C.both_orders_rows(judge, "coarse", instances, first, second))
+    assert got[(C.DERIVATION, "list_tau")]["value"] == pytest.approx(-1.0)
+    assert got[(C.DERIVATION, "list_alike")]["value"] == 0.0
+    assert got[(C.DERIVATION, "consistency")]["value"] == 0.0 and got[(C.DERIVATION, "first_share")]["value"] == 1.0
+    assert got[(C.DERIVATION, "lists_dropped")]["value"] == 0.0
+    assert ValidityRule().reasons("list_rank", {C.KAPPA: (got[("validity", C.KAPPA)]["value"],
+                                                         got[("validity", C.KAPPA)]["n"])})
+    # ListScore by content (ties included), one list unparsed in the reversed order: dropped and counted
+    judge, (first, second) = run("list_score", "coarse", instances,
+                                 lambda shown: {str(i): it["level"] // 2 for i, it in enumerate(shown)})
+    second[0] = {**second[0], "status": "parse_error", "value": None}
+    got = by_metric(C.both_orders_rows(judge, "coarse", instances, first, second))
+    assert got[(C.DERIVATION, "list_tau")]["value"] == pytest.approx(1.0)
+    assert got[(C.DERIVATION, "list_alike")]["value"] == 1.0
+    assert got[(C.DERIVATION, "lists_dropped")]["value"] == 1.0 and got[(C.DERIVATION, "list_tau")]["n"] == 5
+    # levels 0..4 // 2 = 0,0,1,1,2: two tied pairs of ten are partial in both orders
+    assert got[(C.DERIVATION, "partial")]["value"] == pytest.approx(2 / 10)
+    assert got[(C.DERIVATION, "consistency")]["value"] == pytest.approx(8 / 10)
+
+
+def test_judgments_that_are_not_one_cells_two_orders_are_a_named_error():
+    instances = pairs(3)
+    judge, (first, _) = run("pair_rank", "pairs", instances, always_a)
+    with pytest.raises(InputError, match="no reply to p0:1-0"):
+        C.both_orders_rows(judge, "pairs", instances, first, first)
+    seeded = {"cell": "domainauth/m/pair_rank/wo_text/pairs", "instances": {"sha256": "x"}, "model": {"model": "m"},
+              "template": {"sha256": "t"}}
+    C.check_pair(seeded, {**seeded, "cell": seeded["cell"] + C.ORDER_SUFFIX}, "a.json", "b.json")
+    with pytest.raises(InputError, match="a.json .* b.json .*not a cell and its reversed job"):
+        C.check_pair(seeded, seeded, "a.json", "b.json")
+    with pytest.raises(InputError, match="disagree on instances sha256"):
+        C.check_pair(seeded, {**seeded, "cell": seeded["cell"] + C.ORDER_SUFFIX, "instances": {"sha256": "y"}},
+                     "a.json", "b.json")

@@ -356,11 +356,16 @@ def test_rule_thresholds_minimums_and_config(root):
     assert not rule.reasons("pair_score", {"position_rho": (-0.8, 9)})
     assert rule.reasons("pair_score", {"example_copy": (0.5, 10)})
     assert not rule.reasons("pair_score", {"example_copy": (0.49, 10)})
-    # config.yaml and config/paper.yaml state the defaults the code falls back to
+    # config.yaml and config/paper.yaml state the defaults the code falls back to (order_kappa, read only with
+    # position_consistency, in a comment of config.yaml: the report params of a run without it stay as they were)
+    assert "  # order_kappa: 0.0 " in (root / "config.yaml").read_text()
     for path in ("config.yaml", "config/paper.yaml"):
         section = yaml.safe_load((root / path).read_text())["judge_validity"]
-        assert section == dataclasses.asdict(rule)
+        assert section == {k: v for k, v in dataclasses.asdict(rule).items() if k != "order_kappa"}
         assert ValidityRule.from_config(section) == rule
+    assert rule.reasons("pair_rank", {"order_kappa": (0.0, 10)}) and rule.reasons("list_rank", {"order_kappa": (-1.0, 45)})
+    assert not rule.reasons("pair_rank", {"order_kappa": (0.01, 10)})
+    assert not rule.reasons("pair_rank", {"order_kappa": (-1.0, 9)})  # min_calls comparisons
     assert ValidityRule.from_config(None) == rule
     assert ValidityRule.from_config({"example_copy": 0.9}).example_copy == 0.9
     with pytest.raises(ConfigError, match="unknown key"):

@@ -66,6 +66,10 @@ class Judge:
     optional_fields: ClassVar[frozenset[str]] = frozenset()  # template placeholders it may use besides its own
     item_line: ClassVar[bool] = False  # its template has an `item` line per list item
     flips_positions: ClassVar[bool] = False  # its calls show two items in a seeded coin flip's order
+    # its calls can be shown a second time in the other order (config position_consistency: pair and list judges)
+    has_orders: ClassVar[bool] = False
+    # its scores averaged over both orders rank the items (Wang et al.'s balanced position calibration)
+    averages_orders: ClassVar[bool] = False
 
     # --- declaration -----------------------------------------------------------------------------------
     @property
@@ -124,10 +128,38 @@ class Judge:
         """The prompt of one call: ``items`` of its instance shown at ``positions``."""
         raise NotImplementedError
 
-    def requests(self, setting: str, instances: Sequence[Mapping], template, seed: int) -> Rows:
-        """Every request of a cell (``request_id``, ``output``, ``n``, ``prompt``)."""
+    def reversed_calls(self, calls: Sequence[tuple[str, int, tuple[int, ...]]]) -> list[tuple[str, int, tuple[int, ...]]]:
+        """``calls`` shown in the other order: the reversed job of a cell
+        (config ``position_consistency``; :mod:`authbench.studies.authority.consistency`)."""
+        raise NotImplementedError(f"{self.name} shows one item per call: it has no other order")
+
+    def order_calls(self, setting: str, instances: Sequence[Mapping], seed: int, order: str = "seeded",
+                    flips: dict | None = None) -> list[tuple[str, int, tuple[int, ...]]]:
+        """:meth:`calls` in ``order``: ``seeded`` (the cell's) or ``reversed``."""
+        calls = self.calls(setting, instances, seed, flips)
+        if order == "seeded":
+            return calls
+        if order == "reversed":
+            return self.reversed_calls(calls)
+        raise ValueError(f"order must be 'seeded' or 'reversed', got {order!r}")
+
+    def shown_instances(self, instances: Sequence[Mapping], order: str) -> list[Mapping]:
+        """``instances`` as the calls of ``order`` show them (its samples' grades; default: as they are)."""
+        return list(instances)
+
+    def both_orders(self, instances: Sequence[Mapping], first: Sequence[Mapping], second: Sequence[Mapping],
+                    parse: str, values: dict) -> dict[str, list]:
+        """Per instance id, its comparisons in both orders
+        (:class:`authbench.studies.authority.consistency.Pair`) from a cell's
+        judgments (``first``) and its reversed job's (``second``); ``values``
+        gets a list judge's per-list values of both orders."""
+        raise NotImplementedError(f"{self.name} shows one item per call: it has no other order")
+
+    def requests(self, setting: str, instances: Sequence[Mapping], template, seed: int,
+                 order: str = "seeded") -> Rows:
+        """Every request of a cell (``request_id``, ``output``, ``n``, ``prompt``) in ``order``."""
         return [request(rid, self.output, len(positions), self.render(template, instances[k]["items"], positions))
-                for rid, k, positions in self.calls(setting, instances, seed)]
+                for rid, k, positions in self.order_calls(setting, instances, seed, order)]
 
     def evaluate(self, setting: str, instances: Sequence[Mapping], judgments: Sequence[Mapping],
                  parse: str = "strict", units: list | None = None) -> Rows:

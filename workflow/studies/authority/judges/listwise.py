@@ -21,6 +21,7 @@ of the list's ids, :class:`ListScore` a score per id.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from typing import Any, Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from authbench.llm.prompts import placeholders
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
+from authbench.studies.authority.consistency import Pair
 from authbench.studies.authority.judges.base import Judge, position_rho
 from authbench.studies.authority.rows import LABEL_KEY, list_rows, usable_value
 
@@ -43,6 +45,7 @@ class ListJudge(Judge):
     counts_lists = True
     optional_fields = frozenset({"n", "last_id"})
     item_line = True
+    has_orders = True
     required: frozenset[str] = frozenset({"items"})  # its template's own placeholders
 
     def required_fields(self, fields: Sequence[str], benchmark: str) -> set[str]:
@@ -72,6 +75,37 @@ class ListJudge(Judge):
     def calls(self, setting: str, instances: Sequence[Mapping], seed: int,
               flips: dict | None = None) -> list[tuple[str, int, tuple[int, ...]]]:
         return [(inst["instance_id"], k, tuple(range(len(inst["items"])))) for k, inst in enumerate(instances)]
+
+    def reversed_calls(self, calls):
+        """Each list shown last item first (the request id stays the list's:
+        the reversed job's own judgments file keeps them apart)."""
+        return [(rid, k, tuple(reversed(positions))) for rid, k, positions in calls]
+
+    def shown_instances(self, instances, order):
+        return list(instances) if order == "seeded" else [{**inst, "items": inst["items"][::-1]} for inst in instances]
+
+    def both_orders(self, instances, first, second, parse, values):
+        """Every item pair ``i < j`` of a list (``i`` shown before ``j`` in the
+        first order, after it in the reversed one), each order preferring the
+        item with the higher value; a list without a usable reply in either
+        order is left out."""
+        one = {j["request_id"]: usable_value(j, parse) for j in first}
+        two = {j["request_id"]: usable_value(j, parse) for j in second}
+        out = {}
+        for inst in instances:
+            iid, n = inst["instance_id"], len(inst["items"])
+            v1, v2 = one.get(iid), self.unreversed(two.get(iid), n)
+            if v1 is None or v2 is None:
+                continue
+            a, b = self.predicted(v1, n), self.predicted(v2, n)
+            values[iid] = (a, b)
+            out[iid] = [Pair(i, j, _higher(a, i, j), _higher(b, i, j)) for i, j in itertools.combinations(range(n), 2)]
+        return out
+
+    def unreversed(self, value, n: int):
+        """A reply to the reversed list with its ids turned back into the
+        list's positions (id ``d`` showed position ``n − 1 − d``); None stays None."""
+        raise NotImplementedError
 
     def shown_fields(self, template) -> list[tuple[int | None, str]]:
         return [(None, f) for f in placeholders(template.item) if f != "id"]
@@ -143,6 +177,10 @@ class ListJudge(Judge):
         return {inst["instance_id"]: len(inst["items"]) for inst in instances}
 
 
+def _higher(values: Sequence[float], i: int, j: int) -> int | None:
+    return i if values[i] > values[j] else j if values[j] > values[i] else None
+
+
 def _rank_fractions(values: Sequence[float], n: int) -> dict[int, float | None]:
     """``ranking_to_values``' n-1 (first) .. 0 (last) -> 1 .. 0; a negative
     value (strict: no parsed comparison) is no value."""
@@ -170,6 +208,9 @@ class ListRank(ListJudge):
     def vector(self, value, n: int) -> tuple:
         return tuple(int(i) for i in value)
 
+    def unreversed(self, value, n: int):
+        return None if value is None else [n - 1 - int(i) for i in value]
+
     def vector_values(self, vector: tuple, n: int) -> dict[int, float]:
         return dict(enumerate(R.ranking_to_values(list(vector), n)))
 
@@ -190,6 +231,9 @@ class ListScore(ListJudge):
 
     def predicted(self, value, n: int) -> list[float]:
         return R.scores_to_predicted_values(self._by_position(value), n)
+
+    def unreversed(self, value, n: int):
+        return None if value is None else {str(n - 1 - int(k)): v for k, v in value.items()}
 
     def position_values(self, value, n: int) -> dict[int, float | None]:
         return {i: (None if v is None else float(v)) for i, v in self._by_position(value).items()}

@@ -42,6 +42,8 @@ from authbench.seeding import rng
 from authbench.studies.authority import bradley_terry as BT
 from authbench.studies.authority import metrics as M
 from authbench.studies.authority import ranking as R
+from authbench.errors import InputError
+from authbench.studies.authority.consistency import Pair, preferred
 from authbench.studies.authority.judges.base import Judge, position_rho
 from authbench.studies.authority.rows import LABEL_KEY, list_rows, pair_outcome, pair_rows, usable_value
 
@@ -103,6 +105,7 @@ class PairJudge(Judge):
 
     shape = "pair"
     flips_positions = True
+    has_orders = True
     settings = ("fine", "coarse", "pairs")
     family = "PairJudge"
     mode: str  # how BubbleSort reads a comparison (authbench.studies.authority.ranking): rank or score
@@ -135,6 +138,33 @@ class PairJudge(Judge):
                     a, b = j, i
                 out.append((f"{iid}:{a}-{b}", k, (a, b)))
         return out
+
+    def reversed_calls(self, calls):
+        """Each comparison with its A and B swapped (the pairs setting too): ``<instance_id>:<b>-<a>``."""
+        return [(f"{rid.rsplit(':', 1)[0]}:{b}-{a}", k, (b, a)) for rid, k, (a, b) in calls]
+
+    def both_orders(self, instances, first, second, parse, values):
+        """Each comparison ``a``-``b`` of ``first`` with its ``b``-``a`` of
+        ``second`` (a comparison without it: an :class:`~authbench.errors.InputError`)."""
+        one, two = self.comparisons(first, parse), self.comparisons(second, parse)
+        out = {}
+        for inst in instances:
+            iid = inst["instance_id"]
+            others = {(r["a"], r["b"]): r for r in two.get(iid, [])}
+            pairs = []
+            for r1 in one.get(iid, []):
+                r2 = others.get((r1["b"], r1["a"]))
+                if r2 is None:
+                    raise InputError(f"reversed judgments: no reply to {iid}:{r1['b']}-{r1['a']}, the other order "
+                                     f"of {iid}:{r1['a']}-{r1['b']} (the two files are not one cell's orders)")
+                pairs.append(Pair(r1["a"], r1["b"], preferred(r1, self.mode), preferred(r2, self.mode),
+                                  self.balanced(r1, r2)))
+            out[iid] = pairs
+        return out
+
+    def balanced(self, first: Mapping, second: Mapping) -> int | None:
+        """The item a comparison's scores averaged over both orders put higher (None: none)."""
+        return None
 
     def shown_fields(self, template) -> list[tuple[int | None, str]]:
         """A pair template's ``domain_a`` is slot 0's ``domain``, ``domain_b`` slot 1's."""
@@ -297,6 +327,7 @@ class PairScore(PairJudge):
     variant = "PointScore"
     scores = True
     mode = "score"
+    averages_orders = True
     derivations = ("bubble", "average", "bt")
     derivation = "average"
     derivation_labels = {"bubble": "PointScore_Bbl", "average": "PointScore_Pt", "bt": "PointScore_BT"}
@@ -318,6 +349,19 @@ class PairScore(PairJudge):
 
     def gives_item_scores(self, setting: str) -> bool:
         return setting in ("fine", "coarse", "pairs")
+
+    def balanced(self, first: Mapping, second: Mapping) -> int | None:
+        scores = [first["score_a"], first["score_b"], second["score_a"], second["score_b"]]
+        if any(is_missing(v) for v in scores):
+            return None
+        sa, sb = float(scores[0]) + float(scores[3]), float(scores[1]) + float(scores[2])
+        return first["a"] if sa > sb else first["b"] if sb > sa else None
+
+    def balanced_values(self, inst: Mapping, first, second, parse: str) -> list[float]:
+        """A list's AverageScore over both orders' comparisons, as predicted values."""
+        iid, n = inst["instance_id"], len(inst["items"])
+        records = [r for judgments in (first, second) for r in self.comparisons(judgments, parse).get(iid, [])]
+        return R.scores_to_predicted_values(R.average_score(records, n), n)
 
     def instance_values(self, inst: Mapping, records: Sequence[Mapping]) -> dict[int, float | None]:
         return R.average_score(records, len(inst["items"]))
