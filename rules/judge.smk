@@ -89,6 +89,7 @@ rule authority_consistency:
     output:
         metrics=f"{CELL}/reversed/metrics.tsv",
         units=f"{CELL}/reversed/units.parquet",
+        twins=f"{CELL}/reversed/{TWINS}",
     log:
         f"{LOGS}/{{dataset}}/consistency/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     conda:
@@ -99,7 +100,7 @@ rule authority_consistency:
         "$AUTHBENCH_PYTHON -m authbench.cli authority-consistency --instances {input.instances:q} "
         "--judgments {input.judgments:q} --manifest {input.manifest:q} "
         "--reversed-judgments {input.reversed_judgments:q} --reversed-manifest {input.reversed_manifest:q} "
-        "--metrics {output.metrics:q} --units {output.units:q} --params {params.p:q} 2> {log:q}"
+        "--metrics {output.metrics:q} --units {output.units:q} --twins {output.twins:q} --params {params.p:q} 2> {log:q}"
 
 
 rule authority_evaluate:

@@ -60,3 +60,25 @@ def write_ten_level_labels(path) -> None:
     write_tsv([{"domain": f"d{lv}.com", "suffix": "com", "level": lv, "coarse": lv // 2, "n_urls": 1, "category": "",
                 "text": ""} for lv in range(10)], path,
               ["domain", "suffix", "level", "coarse", "n_urls", "category", "text"])
+
+
+def write_twins_example(tmp_path):
+    """A pair cell with its reversed job and the twins table (authbench.cells.viewer.TWINS): request p0 a
+    conflict (its twin retried once), p1 consistent, p2 without a twin row. Returns (study root, the viewer's
+    samples list)."""
+    from authbench.cells.samples import write_samples
+    from authbench.cells.viewer import TWINS
+
+    root = Path(tmp_path) / "domainauth"
+    cell = root / "cells" / "m1" / "pair_rank" / "wo_text" / "pairs"
+    seeded = [{"request_id": f"p{k}:0-1", "try": 0, "prompt": f"A=a{k} B=b{k}", "reply": "A", "status": "ok",
+               "value": "A", "gold": "A", "correct": True, "cached": False} for k in range(3)]
+    other = [{"request_id": f"p{k}:1-0", "try": t, "prompt": f"A=b{k} B=a{k}", "reply": r, "status": s,
+              "value": r, "gold": "B", "correct": r == "B", "cached": False}
+             for k, t, r, s in ((2, 0, "A", "ok"), (0, 0, "?", "retried"), (0, 1, "A", "ok"), (1, 0, "B", "ok"))]
+    write_samples(seeded, cell / "samples.parquet", {"cell": "domainauth/m1/pair_rank/wo_text/pairs"})
+    write_samples(other, cell / "reversed" / "samples.parquet",
+                  {"cell": "domainauth/m1/pair_rank/wo_text/pairs/reversed"})
+    (cell / "reversed" / TWINS).write_text("request_id\ttwin_request_id\toutcome\n"
+                                           "p0:0-1\tp0:1-0\tconflict\np1:0-1\tp1:1-0\tconsistent\n")
+    return root, [cell / "samples.parquet", cell / "reversed" / "samples.parquet", cell / "reversed" / TWINS]

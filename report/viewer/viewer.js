@@ -99,7 +99,7 @@ var ABV = (function () {
     data.pickers.forEach(fillPicker);
     $("only-flagged").onchange = renderCatalog;
     $("only-failures").onchange = renderCatalog;
-    ["f-status", "f-correct", "f-cached", "f-sort"].forEach(function (id) { $(id).onchange = applyFilter; });
+    ["f-status", "f-correct", "f-cached", "f-outcome", "f-sort"].forEach(function (id) { $(id).onchange = applyFilter; });
     $("prev").onclick = function () { if (state.page > 0) { state.page--; renderPage(); } };
     $("next").onclick = function () { if ((state.page + 1) * PAGE < state.order.length) { state.page++; renderPage(); } };
     renderCatalog();
@@ -124,13 +124,16 @@ var ABV = (function () {
     sel.appendChild(el("option", "all")).value = "all";
     sel.appendChild(el("option", "parse failures (not ok, not retried)")).value = "fail";
     ix.statuses.forEach(function (s, i) { sel.appendChild(el("option", s || "(none)")).value = String(i); });
+    $("f-outcome-box").hidden = !ix.outcome;  // a cell shown in both orders (its twin: the other order)
+    if (!ix.outcome) $("f-outcome").value = "all";
     applyFilter();
   }
   function applyFilter() {
     var ix = state.index[state.cell.id], st = $("f-status").value, co = $("f-correct").value, ca = $("f-cached").value;
     var ok = ix.statuses.indexOf("ok"), retried = ix.statuses.indexOf("retried"), want = st === "all" || st === "fail" ? -2 : +st, order = [];
-    var cw = co === "all" ? -2 : +co, cc = ca === "all" ? -2 : +ca;
+    var cw = co === "all" ? -2 : +co, cc = ca === "all" ? -2 : +ca, oc = $("f-outcome").value;
     for (var i = 0; i < ix.n; i++) {
+      if (oc !== "all" && (!ix.outcome || ix.outcome[i] !== oc)) continue;
       if (st === "fail" && (ix.status[i] === ok || ix.status[i] === retried)) continue;
       if (want >= 0 && ix.status[i] !== want) continue;
       if (cw > -2 && ix.correct[i] !== cw) continue;
@@ -229,7 +232,23 @@ var ABV = (function () {
     $("d-fields").textContent = show(Object.assign({ finish_reason: r.finish_reason, prompt_tokens: r.prompt_tokens,
       completion_tokens: r.completion_tokens, prompt_sha256: r.prompt_sha256 }, r.fields || {}));
     orderTable(r.value, r.gold, state.cell.judge === "list_rank");
+    showTwin(ix, i);
     $("detail").scrollIntoView();
+  }
+  // a cell shown in both orders: the other order's reply beside this one (its chunk loaded on demand)
+  function showTwin(ix, i) {
+    var box = $("d-twin-box"), j = ix.twin_row ? ix.twin_row[i] : -1, twin = state.cell.twin;
+    box.hidden = !(twin && j >= 0);
+    if (box.hidden) return;
+    var c = Math.floor(j / state.catalog.chunk), key = "c" + twin + "_" + c;
+    $("d-twin-title").textContent = "Reply in the other order (" + ix.outcome[i] + ")";
+    var go = function () {
+      var r = state.chunks[key].rows[j % state.catalog.chunk];
+      $("d-twin").textContent = show(r.reply) + "\n\nparsed: " + show(r.value);
+    };
+    if (state.chunks[key]) return go();
+    $("d-twin").textContent = "loading…";
+    load("data/" + twin + "/chunk_" + c + ".js", key, go);
   }
   return { catalog: catalog, index: index, chunk: chunk };
 })();

@@ -1,6 +1,7 @@
 # Input and params functions of rules/judge.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.studies.authority.grid import GridEntry, entry_template
+from authbench.cells.viewer import TWINS
 from authbench.paths import cell_id
 from authbench.studies.authority.consistency import ORDER_SUFFIX
 from authbench.studies.authority.judges import judge_of

@@ -11,8 +11,8 @@ import re
 
 from authbench.cells.viewer import js_json, packed, write_viewer
 from authbench.cells.samples import write_samples
-from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select
-from wfrun import ROOT, cell_samples
+from browser import chromium, open_cell, open_sample, open_viewer, require_browser, select, wait_for
+from wfrun import ROOT, cell_samples, write_twins_example
 
 EVIL = ('</script><script>window.PWNED = 1</script><img src=x onerror="window.PWNED = 2">'
         "<b>bold</b> caf\ufffd \\xff")
@@ -53,6 +53,30 @@ def test_viewer_shows_bad_input_as_text(tmp_path):
         select(driver, "f-status", "all")
         assert open_sample(driver, 2)["d-reply"] == "caf\\xe9"
         assert "Predicted vs true order" in open_sample(driver, 1)["d-order"]
+        assert driver.get_log("browser") == []
+    finally:
+        driver.quit()
+
+
+def test_viewer_filters_to_conflicts_and_shows_both_orders_replies(tmp_path):
+    """A pair cell shown in both orders (position_consistency): the "both orders" filter keeps its conflicts,
+    and a conflict's detail shows the other order's reply beside its own (loaded from the twin's chunk)."""
+    require_browser()
+    root, paths = write_twins_example(tmp_path)
+    catalog = write_viewer(tmp_path / "viewer", paths, root, "DomainAuth", ROOT / "report" / "viewer")
+    first = next(c for c in catalog["cells"] if "twin" in c)
+    driver = chromium()
+    try:
+        open_viewer(driver, tmp_path / "viewer" / "index.html")
+        assert open_cell(driver, first["id"]) == "3 of 3 samples"
+        assert select(driver, "f-outcome", "conflict") == "1 of 3 samples"
+        open_sample(driver, 0)
+        wait_for(driver, "return document.getElementById('d-twin').textContent.indexOf('loading') < 0")
+        twin = driver.execute_script("return [document.getElementById('d-twin-box').hidden, "
+                                     "document.getElementById('d-twin-title').textContent, "
+                                     "document.getElementById('d-twin').textContent]")
+        assert twin == [False, "Reply in the other order (conflict)", "A\n\nparsed: A"]
+        assert select(driver, "f-outcome", "consistent") == "1 of 3 samples"
         assert driver.get_log("browser") == []
     finally:
         driver.quit()

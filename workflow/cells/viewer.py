@@ -11,10 +11,17 @@ sent and got back (:mod:`authbench.cells.samples`).
   :class:`~authbench.cells.samples.SamplesError` reason (one bad cell never stops
   the rest);
 * per cell ``data/<cell id>/index.js``: one light row per sample (column
-  arrays: status, correct, cached, short value and gold), and
+  arrays: status, correct, cached, short value and gold; for a cell shown
+  twice, its *twin*, each sample's outcome and its twin's row), and
   ``chunk_<k>.js`` holding :data:`CHUNK` samples' prompts (each distinct
   prompt once, front-coded: :func:`front_coded`) and replies, loaded only
   when a sample of the chunk is opened.
+
+Twins: a cell shown a second time (AuthorityBench's ``position_consistency``:
+the comparisons in the other order) has its second showing in its folder's
+``reversed/`` and a :data:`TWINS` table there (request id, the twin's request
+id, the outcome), which rides in the ``samples`` list; the viewer filters a
+cell's samples by outcome and shows both replies side by side.
 
 Data files are scripts calling ``ABV.catalog`` / ``ABV.index`` / ``ABV.chunk``
 (``fetch`` does not work on ``file://``), their strings escaped by
@@ -44,6 +51,7 @@ CHUNK = 1000  # samples per chunk file
 SHORT = 80  # characters of value / gold in the light index
 ASSETS = ("index.html", "viewer.js", "viewer.css")
 PICKERS = ("model", "judge", "context", "setting")
+TWINS = "twins.tsv"  # a cell's pairing with its second showing (module docstring), in the second showing's folder
 # statuses that are no parse failure: parsed, or an earlier try of a retried request (its last try counts)
 NOT_FAILED = ("ok", "retried")
 
@@ -120,8 +128,24 @@ def front_coded(texts: Sequence[str]) -> list[list]:
     return out
 
 
-def _cell_data(table) -> tuple[dict, dict, Iterator[dict]]:
-    """(counts, light index, its chunks one at a time) of one samples table."""
+def read_twins(path: str | Path) -> dict[str, tuple[str, str]]:
+    """A :data:`TWINS` table: request id -> (its twin's request id, outcome)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {r["request_id"]: (r["twin_request_id"], r["outcome"]) for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def _twin_columns(request_ids: Sequence[str], twins: Mapping[str, tuple[str, str]],
+                  twin_ids: Sequence[str]) -> dict:
+    """Per sample, its outcome (``""``: none) and its twin's row (-1: none;
+    a retried request's last try)."""
+    row = {rid: i for i, rid in enumerate(twin_ids)}
+    got = [twins.get(rid) for rid in request_ids]
+    return {"outcome": [g[1] if g else "" for g in got], "twin_row": [row.get(g[0], -1) if g else -1 for g in got]}
+
+
+def _cell_data(table, twin: dict | None = None) -> tuple[dict, dict, Iterator[dict]]:
+    """(counts, light index, its chunks one at a time) of one samples table
+    (``twin``: :func:`_twin_columns` of a cell shown twice)."""
     cols = table.to_pydict()
     n = table.num_rows
     statuses = sorted({s or "" for s in cols["status"]})
@@ -136,6 +160,7 @@ def _cell_data(table) -> tuple[dict, dict, Iterator[dict]]:
         "value": [_short(v) for v in cols["value"]],
         "gold": [_short(v) for v in cols["gold"]],
         "prompt_chars": [len(p or "") for p in cols["prompt"]],
+        **(twin or {}),
     }
     counts = {"samples": n, "parse_failures": sum(1 for s in cols["status"] if s not in NOT_FAILED),
               "correct": correct.count(1), "wrong": correct.count(0), "cached": sum(index["cached"])}
@@ -167,8 +192,12 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
     for name in ASSETS:
         write_bytes(out / name, (Path(assets) / name).read_bytes())
     flags = flags or {}
+    paths = sorted(Path(p) for p in samples)
+    twins = {p.parent.parent: p for p in paths if p.name == TWINS}  # the first showing's folder -> its twins
+    paths = [p for p in paths if p.name != TWINS]
+    ids = {p.parent: f"c{k}" for k, p in enumerate(paths)}
     cells = []
-    for k, path in enumerate(sorted(Path(p) for p in samples)):
+    for k, path in enumerate(paths):
         rel = path.parent.relative_to(root).parts
         parts = cell_parts(rel)
         bench = rel[rel.index("cells") - 1] if "cells" in rel and rel.index("cells") else Path(root).name
@@ -179,7 +208,13 @@ def write_viewer(outdir: str | Path, samples: Iterable[str | Path], root: str | 
         folder = out / "data" / entry["id"]
         try:
             table, meta = read_samples(path)
-            counts, index, chunks = _cell_data(table)
+            twin = None
+            second = path.parent / "reversed" / path.name
+            if path.parent in twins and second.parent in ids:
+                entry["twin"] = ids[second.parent]
+                twin = _twin_columns(table.column("request_id").to_pylist(), read_twins(twins[path.parent]),
+                                     read_samples(second)[0].column("request_id").to_pylist())
+            counts, index, chunks = _cell_data(table, twin)
             folder.mkdir()
             write_text(folder / "index.js", f"ABV.index({js_json(entry['id'])},\"{packed(index)}\");\n")
             for c, chunk in enumerate(chunks):

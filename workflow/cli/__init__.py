@@ -101,9 +101,11 @@ def cmd_prompt_diffs(args, params) -> None:
     each ``--samples`` (a judge cell's current samples) against its history
     under ``--history``; per-cell files under ``--folder``, the list ``--index``."""
     from authbench.cells.history import write_diffs
+    from authbench.cells.viewer import TWINS
     from authbench.stats import IntervalSpec
 
-    write_diffs(args.samples, args.history, args.folder, args.index, IntervalSpec.from_config(params),
+    samples = [p for p in args.samples if os.path.basename(p) != TWINS]  # the viewer's pairing tables ride along
+    write_diffs(samples, args.history, args.folder, args.index, IntervalSpec.from_config(params),
                 params["examples"], params["title"])
 
 

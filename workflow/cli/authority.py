@@ -215,7 +215,7 @@ def cmd_consistency(args, params) -> None:
     both parse modes and on each label scale, with intervals over their
     units; the two manifests must be one cell's orders (a named error else)."""
     from authbench.stats import IntervalSpec
-    from authbench.studies.authority.consistency import both_orders_rows, check_pair
+    from authbench.studies.authority.consistency import TWIN_COLUMNS, both_orders_rows, check_pair, twin_rows
     from authbench.studies.authority.evaluate import PARSE_MODES, with_intervals, write_units
     from authbench.studies.authority.judges import judge_of
 
@@ -235,6 +235,7 @@ def cmd_consistency(args, params) -> None:
             units += [{**ident, **u, "parse": mode} for u in mine]
     write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics, _metric_columns())
     write_units(units, args.units)
+    write_tsv(twin_rows(judge_of(params["judge"]), instances, first, second), args.twins, TWIN_COLUMNS)
 
 
 def cmd_predictions(args, params) -> None:
@@ -330,7 +331,7 @@ COMMANDS = {
                                     "judgments", "manifest", "threads?"]),
     "authority-evaluate": (cmd_evaluate, ["instances", "judgments", "manifest", "template?", "metrics", "units"]),
     "authority-consistency": (cmd_consistency, ["instances", "judgments", "manifest", "reversed_judgments",
-                                                "reversed_manifest", "metrics", "units"]),
+                                                "reversed_manifest", "metrics", "units", "twins"]),
     "authority-predictions": (cmd_predictions, ["instances", "judgments", "secondary?", "predictions"]),
     "authority-baselines": (cmd_baselines, ["instances_dir", "metrics", "units"]),
     "domainauth-report": (cmd_domainauth_report, ["metrics+", "units+", "labels", "predictions*", "item_predictions*",

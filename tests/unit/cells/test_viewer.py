@@ -12,7 +12,7 @@ import pytest
 from authbench.cells import viewer
 from authbench.cells.viewer import cell_parts, front_coded, js_json, packed, read_flags, write_viewer
 from authbench.cells.samples import write_samples
-from wfrun import ROOT, cell_samples
+from wfrun import ROOT, cell_samples, write_twins_example
 
 ASSETS = ROOT / "report" / "viewer"
 EVIL = "</script><script>alert(1)</script> & \u2028"
@@ -171,3 +171,22 @@ def test_viewer_entry_and_contents_row(tmp_path):
     assert VIEWER_CAPTION in open(entry["caption"], encoding="utf-8").read()
     contents = contents_md(RAGAUTH, {"written": [], "skipped": {}})
     assert f"| {VIEWER_TITLE} | [viewer/index.html](viewer/index.html) | written by its own step |" in contents
+
+
+def test_a_cell_shown_in_both_orders_gets_each_samples_outcome_and_its_twins_row(tmp_path):
+    """A pair cell with its reversed job (``reversed/``) and the twins table: the first showing's index holds
+    each sample's outcome and the row of its twin (a retried twin: its last try); the second showing is a
+    cell of its own; a request without a twin gets none."""
+    root, paths = write_twins_example(tmp_path)
+    out = tmp_path / "viewer"
+    catalog = write_viewer(out, paths, root, "DomainAuth", ASSETS)
+    cells = {c["cell"]: c for c in catalog["cells"]}
+    assert set(cells) == {"cells/m1/pair_rank/wo_text/pairs", "cells/m1/pair_rank/wo_text/pairs/reversed"}
+    first, second = cells["cells/m1/pair_rank/wo_text/pairs"], cells["cells/m1/pair_rank/wo_text/pairs/reversed"]
+    assert first["twin"] == second["id"] and "twin" not in second
+    assert second["setting"] == "pairs/reversed"
+    _, index = load_js(out / "data" / first["id"] / "index.js", "index")
+    assert index["outcome"] == ["conflict", "consistent", ""]
+    assert index["twin_row"] == [2, 3, -1]  # p0's last try is row 2 of the reversed samples; p2 has no twin row
+    _, plain = load_js(out / "data" / second["id"] / "index.js", "index")
+    assert "outcome" not in plain

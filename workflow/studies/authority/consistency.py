@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from authbench.records import is_missing
 
 __all__ = ["CONFLICT", "CONSISTENT", "DERIVATION", "KAPPA", "ORDER_SUFFIX", "OUTCOMES", "PARTIAL", "Shares",
-           "Pair", "both_orders_rows", "chance_consistency", "check_pair", "classify", "cohen_kappa",
+           "Pair", "TWIN_COLUMNS", "both_orders_rows", "chance_consistency", "check_pair", "classify", "cohen_kappa",
            "first_position_test", "list_agreement", "outcome", "preferred", "reversed_order", "shares"]
 
 CONSISTENT, CONFLICT, PARTIAL = "consistent", "conflict", "partial"
@@ -43,6 +43,7 @@ OUTCOMES = (CONSISTENT, CONFLICT, PARTIAL)
 DERIVATION = "both_orders"  # the derivation column of the two-order metric rows (never a paper table's)
 KAPPA = "order_kappa"  # the judge-validity diagnostic: Cohen's κ between the two orders' item choices
 ORDER_SUFFIX = "/reversed"  # a reversed job's cell id: the cell's own, then this
+TWIN_COLUMNS = ("request_id", "twin_request_id", "outcome")  # authbench.cells.viewer.TWINS: the viewer's pairing
 
 
 def preferred(record: Mapping[str, Any], mode: str) -> int | None:
@@ -277,3 +278,29 @@ def both_orders_rows(judge, setting: str, instances: Sequence[Mapping], first: S
         rows += list_rows(setting, judge.name, DERIVATION, instances, lists, units)
     rows.append(row(setting, judge.name, "validity", "all", KAPPA, cohen_kappa(kappa_codes), len(kappa_codes)))
     return rows
+
+
+def twin_rows(judge, instances: Sequence[Mapping], first: Sequence[Mapping], second: Sequence[Mapping],
+              parse: str = "strict") -> list[dict]:
+    """Each request of a cell with its reversed job's request and its outcome
+    (:data:`TWIN_COLUMNS`; the sample viewer's filter and side-by-side
+    replies, :data:`authbench.cells.viewer.TWINS`): a pair's own; a list's
+    ``conflict`` when any of its item pairs is one, else ``partial`` when
+    any is, else ``consistent``; a list left out (no usable reply in an
+    order) ``partial``."""
+    comps = judge.both_orders(instances, first, second, parse, {})
+    out: dict[str, dict] = {}
+    for inst in instances:
+        iid = inst["instance_id"]
+        pairs = comps.get(iid)
+        if pairs is None:
+            rid, twin = judge.request_ids(iid, None)
+            out[rid] = {"request_id": rid, "twin_request_id": twin, "outcome": PARTIAL}
+            continue
+        for p in pairs:
+            rid, twin = judge.request_ids(iid, p)
+            got = outcome(p.x, p.p1, p.p2)[0]
+            was = out.get(rid, {}).get("outcome", CONSISTENT)
+            worst = max(was, got, key=(CONSISTENT, PARTIAL, CONFLICT).index)
+            out[rid] = {"request_id": rid, "twin_request_id": twin, "outcome": worst}
+    return list(out.values())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
+import numpy as np
 import pandas as pd
 from authbench.render.formatting import COUNT, NUM, PCT, TEXT, round2
 from authbench.render.tables import Column, TableSpec, build_table, is_baseline
@@ -19,7 +20,7 @@ from authbench.studies.authority.diagnostics import DAGGER, KAPPA_REASON
 from authbench.studies.authority.judges import JUDGES, judge_of
 from authbench.studies.authority.tables import TEX_LABELS, context_label
 
-__all__ = ["table_consistency"]
+__all__ = ["plot_consistency", "table_consistency"]
 
 
 def _split(metrics: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -98,3 +99,42 @@ LABELS = {"consistency": "consistent", "conflict": "conflict", "partial": "parti
           "acc_consistent": "acc on consistent", "list_tau": "tau(orders)", "list_alike": "alike",
           "lists_dropped": "dropped", "chance_consistency": "chance"}
 METRIC_OF = {label: metric for metric, label in LABELS.items()}
+
+
+def plot_consistency(metrics: pd.DataFrame, out_png) -> list:
+    """The position-consistency figure: per pair and list cell (one panel per
+    dataset), its consistency (%) with its 95% interval and, as a cross, the
+    consistency a judge that picks the first-shown position as often would
+    reach by chance, 2a(1 − a). Writes ``out_png`` and the PDF beside it."""
+    import matplotlib
+    from authbench.render.figures import STYLE_RC, new_figure, save_figure
+
+    both = metrics[(metrics["derivation"].astype(str) == DERIVATION) & ~metrics["model"].astype(str).map(is_baseline)]
+    benchmarks = list(dict.fromkeys(both["benchmark"].astype(str))) or ["-"]
+    order = {name: k for k, name in enumerate(JUDGES)}
+    with matplotlib.rc_context(STYLE_RC):
+        height = max(2.5, 0.28 * max((both["metric"] == "consistency").sum(), 1) + 1.2)
+        fig = new_figure((7.0, height))
+        axes = fig.subplots(1, len(benchmarks), squeeze=False, sharex=True)[0]
+        for ax, bench in zip(axes, benchmarks):
+            sub = both[both["benchmark"].astype(str) == bench]
+            cons = sub[sub["metric"].astype(str) == "consistency"].copy()
+            cons["_o"] = [(m, order.get(j, 99), s) for m, j, s in zip(cons["model"], cons["judge"], cons["setting"])]
+            cons = cons.sort_values("_o", key=lambda col: col.map(str))
+            chance = {(r.model, r.context, r.judge, r.setting): r.value
+                      for r in sub[sub["metric"].astype(str) == "chance_consistency"].itertuples()}
+            y = np.arange(len(cons))
+            values = cons["value"].astype(float).to_numpy() * 100
+            lo = cons["lo"].astype(float).to_numpy() * 100 if "lo" in cons else np.full(len(cons), np.nan)
+            hi = cons["hi"].astype(float).to_numpy() * 100 if "hi" in cons else np.full(len(cons), np.nan)
+            err = np.vstack([np.where(np.isnan(lo), 0, values - lo), np.where(np.isnan(hi), 0, hi - values)])
+            ax.errorbar(values, y, xerr=err, fmt="o", color="tab:blue", capsize=2, label="consistency")
+            ax.plot([100 * float(chance.get((r.model, r.context, r.judge, r.setting), np.nan))
+                     for r in cons.itertuples()], y, "x", color="tab:red", label="chance 2a(1-a)")
+            ax.set_yticks(y, [f"{r.model} {context_label(r.context)} {JUDGES[r.judge].label if r.judge in JUDGES else r.judge}"
+                              f" {r.setting}" for r in cons.itertuples()], fontsize=6)
+            ax.set_xlim(-2, 102)
+            ax.set_xlabel("consistent in both orders (%)")
+            ax.set_title(bench, fontsize=8)
+        axes[0].legend(fontsize=6, loc="lower right")
+        return save_figure(fig, out_png)

@@ -114,9 +114,17 @@ CONSISTENCY_CAPTION = (
     "without a usable reply in either order. kappa: Cohen's kappa between the orders' item choices; chance: the "
     "consistency of a judge that picks position A as often as this one, 2a(1-a). Intervals: 95% bootstrap over "
     "lists or pairs.")
-CONSISTENCY = Table("position_consistency", "Position consistency: every pair and list judge in both orders",
-                    CONSISTENCY_CAPTION, lambda config: "" if config.get("position_consistency") else None,
-                    build=lambda x: x.consistency_table())
+CONSISTENCY = (
+    Table("position_consistency", "Position consistency: every pair and list judge in both orders",
+          CONSISTENCY_CAPTION, lambda config: "" if config.get("position_consistency") else None,
+          build=lambda x: x.consistency_table()),
+    Figure("position_consistency_cells", "Position consistency per cell",
+           "Position consistency (not in the paper): each pair and list cell's share of comparisons consistent in "
+           "both orders (%), with its 95% bootstrap interval over lists or pairs; x: the consistency of a judge that "
+           "picks the first-shown position as often by chance, 2a(1-a).",
+           lambda config: "" if config.get("position_consistency") else None,
+           build=lambda x, path: x.consistency_figure(path)),
+)
 TABLE8 = "Mean predicted score and scoring bias (predicted - true PageRank) of PointJudge per domain category."
 
 # comparisons.tsv / .md: the paired comparisons (authbench.studies.authority.comparisons)
@@ -142,7 +150,7 @@ DOMAINAUTH = Report("DomainAuth", extra=("metrics.tsv", "contents.md", "comparis
           TABLE8, needs("bias", judges_on("bias")), build=lambda x: x.categories_table(),
           caption_of=lambda x, spec: x.categories_caption(TABLE8, spec)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(True)),
-    CONSISTENCY,
+    *CONSISTENCY,
     Figure("fig3_label_distribution", "Figure 3: DomainAuth labels per PageRank level",
            "Figure 3 (DomainAuth half): number of domains per PageRank level (fine 0-9, coarse 0-4).", listed=False,
            build=lambda x, path: x.label_figure(path)),
@@ -177,7 +185,7 @@ ENTITYAUTH = Report("EntityAuth", extra=("metrics.tsv", "contents.md", "reuse.ts
                   DERIVATIONS.format("EntityAuth", "coarse"), Results("derivations", "coarse"),
                   needs(None, DERIVATION_JUDGES)),
     results_table("expected_scores", "expected_scores", EXPECTED_CAPTION, Results("expected"), needs_expected(False)),
-    CONSISTENCY,
+    *CONSISTENCY,
     Figure("fig3_entityauth_label_distribution", "Figure 3: EntityAuth labels per level",
            "Figure 3 (EntityAuth half): entities per level after Eq. 1 log binning of Wikidata sitelinks.",
            listed=False, build=lambda x, path: x.label_figure(path)),

@@ -278,6 +278,13 @@ class AuthorityData:
                                                {d.capitalize(): n for d, n in (self.score_names or {}).items()})
         return path
 
+    def consistency_figure(self, path: Path) -> Path:
+        """The position-consistency figure (config ``position_consistency``)."""
+        from authbench.studies.authority.consistency_table import plot_consistency
+
+        plot_consistency(parse_rows(self.every, self.parse), path)
+        return path
+
     def bias_figure(self, path: Path) -> Path:
         """Figure 6: PointJudge's bias per true level."""
         figures.plot_bias_heatmap(self.predictions, path, self.intervals)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+from authbench.cells.viewer import TWINS
 from authbench.render.catalog import report_files
 from authbench.studies.authority.judges import JUDGE_NAMES
 from authbench.studies.authority.outputs import DOMAINAUTH as DOMAINAUTH_REPORT, ENTITYAUTH as ENTITYAUTH_REPORT
@@ -22,6 +23,7 @@ RULES = ("rules/authority.smk",)  # both studies' rules: fetchers, datasets, jud
 # the grid and its checks (authbench.studies.authority.grid), loaded when first asked
 grid = lazy("authbench.studies.authority.grid:grid")
 entity_datasets = lazy("authbench.studies.authority.grid:entity_datasets")
+reversed_entries = lazy("authbench.studies.authority.grid:reversed_entries")
 check = lazy("authbench.studies.authority.grid:check_authority")  # both studies' checks, once a run
 
 
@@ -33,7 +35,13 @@ def words(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _samples(config: Mapping[str, Any], layout, prefix: str) -> list[str]:
-    return layout.cell_files((c for c in grid(config) if c.dataset.startswith(prefix)), "samples.parquet")
+    """The cells' samples, and with config ``position_consistency`` their
+    reversed jobs' (setting ``<setting>/reversed``) and the pairing tables
+    (:data:`authbench.cells.viewer.TWINS`)."""
+    cells = [c for c in grid(config) if c.dataset.startswith(prefix)]
+    both = reversed_entries(config, cells)
+    return (layout.cell_files(cells, "samples.parquet") + layout.cell_files(both, "reversed/samples.parquet")
+            + layout.cell_files(both, f"reversed/{TWINS}"))
 
 
 def _costs(config: Mapping[str, Any], report, folder: str) -> list[str]:

@@ -155,6 +155,12 @@ class Judge:
         gets a list judge's per-list values of both orders."""
         raise NotImplementedError(f"{self.name} shows one item per call: it has no other order")
 
+    def request_ids(self, instance_id: str, pair) -> tuple[str, str]:
+        """The request ids of one comparison (``pair``: its
+        :class:`~authbench.studies.authority.consistency.Pair`; None: the
+        instance's) in the seeded order and in the reversed job."""
+        raise NotImplementedError(f"{self.name} shows one item per call: it has no other order")
+
     def requests(self, setting: str, instances: Sequence[Mapping], template, seed: int,
                  order: str = "seeded") -> Rows:
         """Every request of a cell (``request_id``, ``output``, ``n``, ``prompt``) in ``order``."""

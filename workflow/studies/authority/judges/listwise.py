@@ -102,6 +102,9 @@ class ListJudge(Judge):
             out[iid] = [Pair(i, j, _higher(a, i, j), _higher(b, i, j)) for i, j in itertools.combinations(range(n), 2)]
         return out
 
+    def request_ids(self, instance_id, pair):
+        return instance_id, instance_id
+
     def unreversed(self, value, n: int):
         """A reply to the reversed list with its ids turned back into the
         list's positions (id ``d`` showed position ``n − 1 − d``); None stays None."""

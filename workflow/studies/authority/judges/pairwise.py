@@ -162,6 +162,9 @@ class PairJudge(Judge):
             out[iid] = pairs
         return out
 
+    def request_ids(self, instance_id, pair):
+        return f"{instance_id}:{pair.x}-{pair.y}", f"{instance_id}:{pair.y}-{pair.x}"
+
     def balanced(self, first: Mapping, second: Mapping) -> int | None:
         """The item a comparison's scores averaged over both orders put higher (None: none)."""
         return None
