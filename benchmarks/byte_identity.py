@@ -15,7 +15,7 @@ a table (then every file of the last two classes):
 * ``job order``: a difference that follows from which of two cells sharing a
   prompt ran first (a ``manifest.json``'s ``cache_hits``/``engine_calls``, a
   ``samples.parquet``'s ``cached`` column, the cost table's cached count, the
-  sample viewer's copies of them);
+  sample viewer's data copies of them; its assets are its code and compare as files);
 * ``differs``: anything else, and ``only in one``: a file the other tree lacks.
 
 Exit code 1 when a file differs or is in one tree only.
@@ -67,8 +67,8 @@ def classify(rel: Path, a: Path, b: Path) -> str:
         return _manifest(a, b)
     if rel.name == "samples.parquet":
         return _samples(a, b)
-    if rel.name in ("costs.csv", "costs.md") or "viewer" in rel.parts:
-        return "job order"
+    if rel.name in ("costs.csv", "costs.md") or ("viewer" in rel.parts and "data" in rel.parts):
+        return "job order"  # a viewer's data (cache flags); its assets (the viewer's code) are compared as files
     return "differs"
 
 

@@ -207,3 +207,26 @@ def test_judgments_that_are_not_one_cells_two_orders_are_a_named_error():
     with pytest.raises(InputError, match="disagree on instances sha256"):
         C.check_pair(seeded, {**seeded, "cell": seeded["cell"] + C.ORDER_SUFFIX, "instances": {"sha256": "y"}},
                      "a.json", "b.json")
+
+
+def test_the_viewers_twins_pair_each_request_with_its_other_order_and_outcome():
+    instances = pairs(4)
+    judge, (first, second) = run("pair_rank", "pairs", instances, always_a)
+    twins = C.twin_rows(judge, instances, first, second)
+    assert [(t["request_id"], t["twin_request_id"], t["outcome"]) for t in twins] == \
+        [(f"p{k}:0-1", f"p{k}:1-0", C.CONFLICT) for k in range(4)]
+    assert {t["request_id"] for t in twins} == {j["request_id"] for j in first}
+    assert {t["twin_request_id"] for t in twins} == {j["request_id"] for j in second}
+    # a list: its worst item pair (ties in both orders are partial, a content judge never conflicts);
+    # a list without a usable reply in an order: partial
+    lst = lists(3, 5)
+    judge, (first, second) = run("list_score", "coarse", lst,
+                                 lambda shown: {str(i): it["level"] // 2 for i, it in enumerate(shown)})
+    second[2] = {**second[2], "status": "parse_error", "value": None}
+    assert [(t["request_id"], t["twin_request_id"], t["outcome"]) for t in C.twin_rows(judge, lst, first, second)] \
+        == [("l0", "l0", C.PARTIAL), ("l1", "l1", C.PARTIAL), ("l2", "l2", C.PARTIAL)]
+    judge, (first, second) = run("list_rank", "coarse", lst, lambda shown: list(range(len(shown))))
+    assert {t["outcome"] for t in C.twin_rows(judge, lst, first, second)} == {C.CONFLICT}
+    judge, (first, second) = run("list_score", "coarse", lst,
+                                 lambda shown: {str(i): it["level"] for i, it in enumerate(shown)})
+    assert {t["outcome"] for t in C.twin_rows(judge, lst, first, second)} == {C.CONSISTENT}
