@@ -77,7 +77,7 @@ def _jobs(proc) -> dict[str, int]:
 
 def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(grid, tmp_path):
     """config position_consistency on a finished grid (a copy): each pair and list cell gets its reversed job
-    and its two-order rows, the reports rerun, and nothing else; the reports' position_consistency table has a
+    and its two-order rows, the reports, viewers and prompt diffs rerun, and nothing else; the reports' position_consistency table has a
     row per pair and list cell of both models, and a second run has nothing to do."""
     run = tmp_path / "both"
     shutil.copytree(grid, run, symlinks=True)
@@ -90,7 +90,8 @@ def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(
     planned = _jobs(snakemake(run, "-n", "--cores", "2", overlays=[both]))
     assert planned.pop("authority_judge_reversed") == planned.pop("authority_consistency") == len(cells)
     assert {k: v for k, v in planned.items() if k not in before} == \
-        {"domainauth_report": 1, "entityauth_report": 1, "domainauth_viewer": 1, "entityauth_viewer": 1, "all": 1}
+        {f"{study}_{step}": 1 for study in ("domainauth", "entityauth") for step in ("report", "viewer", "prompt_diffs")} \
+        | {"all": 1}  # the viewers and prompt diffs read the reversed jobs' samples too
     proc = snakemake(run, "--cores", "2", overlays=[both])
     assert proc.returncode == 0, proc.stderr[-4000:]
     for cell in cells:  # the seeded order untouched, the reversed job's requests the same comparisons
