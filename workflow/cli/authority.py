@@ -224,6 +224,7 @@ def cmd_consistency(args, params) -> None:
     instances = read_jsonl(args.instances)
     first, second = read_jsonl(args.judgments), read_jsonl(args.reversed_judgments)
     ident = {"benchmark": params["dataset"], "model": params["model"], "context": params["context"]}
+    judge = judge_of(params["judge"])
     failures = (seeded["parse_failure_rate"] + reversed_["parse_failure_rate"]) / 2
     rows, units = [], []
     for mode in PARSE_MODES:
@@ -231,11 +232,11 @@ def cmd_consistency(args, params) -> None:
             mine: list[dict] = []
             rows += [{**ident, **row, "parse_failure_rate": failures, "parse": mode,
                       "n_calls": seeded["n_calls"] + reversed_["n_calls"]}
-                     for row in both_orders_rows(judge_of(params["judge"]), scale, instances, first, second, mode, mine)]
+                     for row in both_orders_rows(judge, scale, instances, first, second, mode, mine)]
             units += [{**ident, **u, "parse": mode} for u in mine]
     write_tsv(with_intervals(rows, units, IntervalSpec.from_config(params)), args.metrics, _metric_columns())
     write_units(units, args.units)
-    write_tsv(twin_rows(judge_of(params["judge"]), instances, first, second), args.twins, TWIN_COLUMNS)
+    write_tsv(twin_rows(judge, instances, first, second), args.twins, TWIN_COLUMNS)
 
 
 def cmd_predictions(args, params) -> None:

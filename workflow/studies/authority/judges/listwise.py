@@ -29,7 +29,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from authbench.llm.prompts import placeholders
 from authbench.records import is_missing
 from authbench.studies.authority import ranking as R
-from authbench.studies.authority.consistency import Pair
+from authbench.studies.authority.consistency import Pair, reversed_order
 from authbench.studies.authority.judges.base import Judge, position_rho
 from authbench.studies.authority.rows import LABEL_KEY, list_rows, usable_value
 
@@ -79,10 +79,12 @@ class ListJudge(Judge):
     def reversed_calls(self, calls):
         """Each list shown last item first (the request id stays the list's:
         the reversed job's own judgments file keeps them apart)."""
-        return [(rid, k, tuple(reversed(positions))) for rid, k, positions in calls]
+        return [(rid, k, tuple(positions[j] for j in reversed_order(len(positions)))) for rid, k, positions in calls]
 
     def shown_instances(self, instances, order):
-        return list(instances) if order == "seeded" else [{**inst, "items": inst["items"][::-1]} for inst in instances]
+        if order == "seeded":
+            return list(instances)
+        return [{**inst, "items": [inst["items"][j] for j in reversed_order(len(inst["items"]))]} for inst in instances]
 
     def both_orders(self, instances, first, second, parse, values):
         """Every item pair ``i < j`` of a list (``i`` shown before ``j`` in the
