@@ -23,7 +23,7 @@ the bias sample; ``b`` a colleague's PointJudge and PairJudge-PointScore on
 the fine lists and the pairs. They share the PointJudge fine cell's prompts
 (and the bias sample's domains that are in a fine list). The demo and
 examples/own_scored_domains.yaml share no prompt: the latter's
-domains are synthetic (docs/decisions.md, "Two runs, one cache").
+domains are synthetic (docs/decisions/two-runs-one-cache.md).
 
     .venv/bin/python benchmarks/shared_cache.py                    # the embedded llama.cpp model
     .venv/bin/python benchmarks/shared_cache.py --engine instant --repeats 5

@@ -140,7 +140,7 @@ def pytest_runtest_makereport(item, call):
 def slurm_answers(request):
     """Where Slurm is installed but not running (this suite's CI machine, where
     an earlier run installed it), every start of Snakemake would wait 9-10 s
-    for `scontrol show config` (docs/decisions.md, 'Slurm's scontrol'): the three
+    for `scontrol show config` (docs/decisions/cost-and-job-start-up.md, 'Slurm's scontrol'): the three
     tests of test_workflow_errors.py took 50 s, with the controller up 20 s. As root,
     .ci/slurm-up starts the single-node controller for the session (it answers
     in milliseconds; Snakemake's local runs do not use it) and .ci/slurm-down

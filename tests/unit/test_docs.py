@@ -2,9 +2,10 @@
 lines, the two set-up commands at its top, its timing statements in one
 "Time" section), docs/architecture.md's module map names only paths that
 exist (and every module of the package), every relative link of
-README.md and docs/*.md points at an existing file (and, for a Markdown
-target, at one of its headings), and every ``authbench.<name>`` the pages
-and the package's docstrings and comments name exists."""
+README.md and docs/**/*.md points at an existing file (and, for a Markdown
+target, at one of its headings), every ``authbench.<name>`` the pages
+and the package's docstrings and comments name exists, and every repository
+path the pages name in backticks exists unless it is an output path."""
 
 import ast
 import importlib
@@ -19,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # docs/decisions/ too
 MAX_README_LINES = 250
 
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -199,7 +200,7 @@ def anchors(page: Path) -> set[str]:
 def test_the_link_parser_finds_links():
     found = {t for page in PAGES for _, t in relative_links(page)}
     assert "docs/architecture.md" in found and "viewer.png" in found
-    assert any(t.startswith("decisions.md#") for t in found)  # deviations.md's reference definitions
+    assert any(t.startswith("decisions/") for t in found)  # deviations.md's reference definitions
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -315,3 +316,62 @@ def test_every_authbench_name_in_the_pages_exists():
 def test_every_authbench_name_in_the_package_docstrings_exists():
     missing = [f"{where}: {name}" for where, name in named_in_package() if not resolves(name)]
     assert missing == [], "these docstrings/comments name what the package does not hold (renamed or removed?)"
+
+
+# --- (e) every repository path the pages name in backticks exists -------------------------------------
+
+# the repository's top-level folders; a backticked word that starts with one of them is a repository path
+REPO_FOLDERS = tuple(sorted(f"{p.name}/" for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")
+                            and p.name not in ("results", "__pycache__") and not p.name.endswith(".egg-info"))) \
+    + (".ci/",)
+# an output path: what a run writes, never in the repository
+OUTPUT_ROOTS = ("results/",)
+# named on purpose though absent: (path, why)
+ABSENT = {
+    "resources/data/ragauth/ragauth.json": "where the user puts RAGAuth's release (not shipped)",
+    "tests/workflow/test_run_own_config.py": "a timing table measured before that file was removed, marked (removed)",
+}
+PATH_PAGES = [*PAGES, ROOT / "benchmarks" / "README.md"]
+
+
+def backticked_paths(page: Path) -> list[tuple[int, str]]:
+    """(line, path) of every backticked word of ``page`` (outside code blocks)
+    that starts with a repository folder or with results/; a test id's
+    ``::name``, a trailing ``'s`` and ``:line`` are cut."""
+    out = []
+    for number, line in prose_lines(page):
+        for text in BACKTICKED.findall(line):
+            word = text.strip()
+            if not word.startswith(REPO_FOLDERS + OUTPUT_ROOTS) or " " in word.split("<")[0]:
+                continue
+            word = re.sub(r"(::.*|'s.*|:\d+.*)$", "", word.split(" ")[0] if "<" not in word else word)
+            out.append((number, word.rstrip(".,;")))
+    return out
+
+
+def exists(path: str) -> bool:
+    """``path`` or, when it holds placeholders (``<name>``, ``*``, ``...``), a
+    file or folder matching it."""
+    if not re.search(r"<[^>]*>|\*|\.\.\.", path):
+        return (ROOT / path.rstrip("/")).exists()
+    pattern = re.sub(r"<[^>]*>", "*", path).replace("...", "**").rstrip("/")
+    return any(ROOT.glob(pattern))
+
+
+def test_the_path_finder_finds_paths():
+    found = {p for page in PATH_PAGES for _, p in backticked_paths(page)}
+    assert {"workflow/records.py", "rules/*.smk", "docs/decisions.md"} <= found, sorted(found)[:40]
+    assert any(p.startswith("results/") for p in found) and len(found) >= 300
+    assert exists("rules/<study>.smk") and exists("workflow/studies/<study>/")
+    assert not exists("workflow/vocab.py") and not exists("workflow/<nothing>/x.py")
+
+
+def test_every_repository_path_the_pages_name_exists():
+    """A page that names a file or folder of the repository names one that
+    exists (a moved or removed module is renamed in the docs too); output
+    paths (under results/) are what a run writes, and :data:`ABSENT` lists
+    the paths named on purpose."""
+    stale = [f"{page.relative_to(ROOT)}:{line}: {path}" for page in PATH_PAGES
+             for line, path in backticked_paths(page)
+             if not path.startswith(OUTPUT_ROOTS) and path not in ABSENT and not exists(path)]
+    assert stale == []

@@ -54,7 +54,7 @@ def _datasets(out):
 
 def test_counts_of_the_demo_datasets(built):
     da, songs, rag = S.collect(_datasets(built), built / "rag.tsv")
-    # DomainAuth: docs/decisions.md's demo numbers (5,715 legitimate rows -> 3,961 domains)
+    # DomainAuth: docs/decisions/domainauth-data.md's demo numbers (5,715 legitimate rows -> 3,961 domains)
     assert (da.subtask, da.name, da.corpus) == ("DomainAuth", "Web Domains", 3961)
     assert [da.levels[lv] for lv in range(10)] == [101, 165, 632, 772, 989, 894, 273, 103, 28, 4]
     sampling = yaml.safe_load((ROOT / "config.yaml").read_text())["domainauth"]["sampling"]  # config.yaml's counts

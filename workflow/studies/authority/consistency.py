@@ -202,7 +202,7 @@ class Pair:
 def both_orders_rows(judge, setting: str, instances: Sequence[Mapping], first: Sequence[Mapping],
                      second: Sequence[Mapping], parse: str = "strict", units: list | None = None) -> list[dict]:
     """The two-order metric rows of a cell (derivation :data:`DERIVATION`; the
-    module docstring and docs/decisions.md, "Position consistency") on label
+    module docstring and docs/decisions/position-consistency.md) on label
     scale ``setting`` (``judge``: the judge object, :func:`~authbench.studies.authority.judges.judge_of`):
     ``first`` the cell's judgments, ``second`` its
     reversed job's. Each instance (a list or a pair) is a unit; a row's value

@@ -5,7 +5,7 @@ vary its predictions?
 A judge that gives every list the same score vector by position, or answers
 "A" to every comparison, still gets a ρ or an accuracy: how well the seeded
 presentation order happens to match the levels. These diagnostics say when a
-cell's number means nothing (docs/decisions.md, "Judge validity").
+cell's number means nothing (docs/decisions/judge-validity.md).
 
 Per cell, label scale and parse mode (the values the metrics use:
 :func:`authbench.studies.authority.rows.usable_value`), written as metric
@@ -213,7 +213,7 @@ def cell_diagnostics(judge: str, setting: str, instances: Sequence[Mapping], jud
 class ValidityRule:
     """When a cell's diagnostics say its judge answers by position, copies
     the example or barely varies its scores (config ``judge_validity``;
-    docs/decisions.md):
+    docs/decisions/judge-validity.md):
 
     * ``position_constant`` ≥ this share of lists (list judges);
     * ``|position_rho|`` ≥ this (list and pair judges);

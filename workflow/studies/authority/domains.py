@@ -1,6 +1,6 @@
 """DomainAuth dataset build: a URL (or domain) table with a score column -> labeled domains.
 
-Rules (also in docs/decisions.md):
+Rules (also in docs/decisions/domainauth-data.md):
 
 * The table is read by its file name (:func:`authbench.records.read_records`:
   CSV, also any unknown ending; TSV, JSON list or object of records keyed by

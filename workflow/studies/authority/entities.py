@@ -1,6 +1,6 @@
 """EntityAuth dataset build: Ni et al. (2025) entity QA files -> labeled entities.
 
-Rules (also in docs/decisions.md):
+Rules (also in docs/decisions/entityauth-data.md):
 
 * Input: JSON lines with ``question``, ``question_entity`` and ``popularity``
   (the entity's number of Wikidata sitelinks; or the ``label`` block's

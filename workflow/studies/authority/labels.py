@@ -1,7 +1,6 @@
 """Label scales shared by the benchmarks: the coarse mapping, Eq. 1's log
 binning, and the binning rules that turn any numeric score column into the
-benchmark's fine levels (config ``label:`` blocks; docs/decisions.md,
-"Labels").
+benchmark's fine levels (config ``label:`` blocks; docs/decisions/labels.md).
 
 Binning rules (:data:`BINNINGS`), each mapping a score ``s`` to a level
 ``0 .. levels-1``:
@@ -258,7 +257,7 @@ def log_bin(counts, smin: float | None = None, smax: float | None = None) -> lis
     """EntityAuth's Eq. 1: ``np.digitize(s, np.logspace(log10 smin, log10 smax, 11)) - 1``.
 
     ``smin``/``smax`` default to the range of ``counts`` (one domain's range, as
-    in the paper). Edge cases (docs/decisions.md):
+    in the paper). Edge cases (docs/decisions/labels-from-any-score.md):
 
     * ``s == smax`` lands on the last edge, which Eq. 1 maps to 10: it is
       clipped to 9. Float rounding can also put ``s == smin`` just below the

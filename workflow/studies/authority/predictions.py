@@ -1,7 +1,7 @@
 """Per-item judge scores of one cell (``predictions.tsv``): what Table 8 and
 Figure 6 read (the PointJudge bias cells) and what the secondary-label table
 relates to a researcher's second label (every cell whose judge gives its
-items a score or a position; docs/decisions.md, "Secondary labels").
+items a score or a position; docs/decisions/labels-from-any-score.md, "Secondary labels").
 
 An item's value in a cell (``pred``; None when the judge gave it none) is
 its judge's (``kind`` ``score`` or ``rank``; each shape's docstring in

@@ -4,7 +4,7 @@ columns of the long metrics table and of the units, the parse modes, the
 label scale of each setting, and the builders of list rows (ρ, τ) and pair
 rows (accuracy).
 
-Policies (docs/decisions.md):
+Policies (docs/decisions/metrics.md):
 
 * Lists: ρ and τ per list against the list's true levels (fine level for
   ``fine``, coarse level for ``coarse``), averaged over lists. A list whose

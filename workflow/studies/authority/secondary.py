@@ -4,7 +4,7 @@ of the researcher's (e.g. a domain's reliability), beside the primary label
 
 Inputs are the cells' ``predictions.tsv`` (:mod:`authbench.studies.authority.predictions`),
 which carry the secondary label columns. Per model x judge x context
-(docs/decisions.md, "Secondary labels"):
+(docs/decisions/labels-from-any-score.md, "Secondary labels"):
 
 * an item's score is the mean of its values over every cell of that model,
   judge and context (weighted by how many values each cell had); items the

@@ -12,7 +12,7 @@ scorecard compares it with the paper's Perplexity column (data rows).
 ``order`` says which passage each value belongs to: ``unknown`` (nothing is
 compared per passage) or ``questions`` (value i = the normal TRUE passage of
 the dataset's i-th question, ``questions.jsonl`` order). The release does not
-state the order; docs/decisions.md ("Released perplexities") says how it was
+state the order; docs/decisions/released-knowledge-runs.md ("Released perplexities") says how it was
 checked: MARCO's lists follow ``marco_both_true.json`` (the one repeated human
 passage has the same value at the same two positions; perplexity falls with
 length as expected), NQ's do not follow ``nq_passages_*.json`` (none of the 21

@@ -385,7 +385,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
 # --- labels from another score key ------------------------------------------------------------
 
 def test_demo_songs_histogram_is_unchanged(root):
-    # docs/decisions.md's demo numbers (Eq. 1 over the 2,000-song corpus, s = smax clipped to 9)
+    # docs/decisions/entityauth-data.md's demo numbers (Eq. 1 over the 2,000-song corpus, s = smax clipped to 9)
     ents, drops = build_entities(root / "resources/data/entityauth/songs.jsonl", 2000, 13, "songs")
     levels = Counter(e.level for e in ents)
     assert [levels[lv] for lv in range(10)] == [557, 199, 305, 320, 211, 180, 99, 96, 18, 15]
