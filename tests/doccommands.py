@@ -1,6 +1,6 @@
 """The commands the docs tell a user to type, collected and classified by rule.
 
-Collected: every backticked or fenced command of README.md and docs/*.md whose
+Collected: every backticked or fenced command of README.md and docs/**/*.md whose
 program is ``make``, ``snakemake`` or ``python -m authbench...`` (also as
 ``.venv/bin/snakemake`` and ``.venv/bin/python``, and after ``VAR=value``
 assignments), and the run lines of the header comment of each
@@ -154,9 +154,24 @@ def yaml_header_commands(path: Path) -> list[Command]:
     return out
 
 
+def indexed_pages(index: Path) -> list[Path]:
+    """The pages of the folder an index page heads (docs/decisions/ for
+    docs/decisions.md), in the order the index links them, then any it does
+    not link."""
+    folder = index.with_suffix("")
+    if not folder.is_dir():
+        return []
+    linked = [index.parent / t for t in re.findall(r"\]\((" + re.escape(folder.name) + r"/[^)#\s]+\.md)\)",
+                                                     index.read_text(encoding="utf-8"))]
+    linked = [p for p in dict.fromkeys(linked) if p.is_file()]
+    return linked + [p for p in sorted(folder.rglob("*.md")) if p not in linked]
+
+
 def documented_commands(root: Path = ROOT) -> list[Command]:
     """Every documented command, README first, then docs/, examples/, config/."""
-    docs = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    docs = [root / "README.md"]
+    for page in sorted((root / "docs").glob("*.md")):
+        docs += [page, *indexed_pages(page)]
     out = [c for p in docs for c in markdown_commands(p)]
     for folder in ("examples", "config"):
         out += [c for p in sorted((root / folder).glob("*.yaml")) for c in yaml_header_commands(p)]

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # docs/decisions/ too
+NAMING_PAGES = [*PAGES, ROOT / "benchmarks" / "README.md"]  # the pages whose names and paths are checked
 MAX_README_LINES = 250
 
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -263,9 +264,9 @@ def resolves(dotted: str) -> bool:
 
 
 def named_in_pages() -> list[tuple[str, str]]:
-    """(file:line, authbench.<name>) of README.md, docs/*.md and benchmarks/README.md."""
+    """(file:line, authbench.<name>) of README.md, docs/**/*.md and benchmarks/README.md."""
     out = []
-    for page in [*PAGES, ROOT / "benchmarks" / "README.md"]:
+    for page in NAMING_PAGES:
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
             out += [(f"{page.relative_to(ROOT)}:{number}", m.group(0)) for m in DOTTED.finditer(line)]
     return out
@@ -331,7 +332,6 @@ ABSENT = {
     "resources/data/ragauth/ragauth.json": "where the user puts RAGAuth's release (not shipped)",
     "tests/workflow/test_run_own_config.py": "a timing table measured before that file was removed, marked (removed)",
 }
-PATH_PAGES = [*PAGES, ROOT / "benchmarks" / "README.md"]
 
 
 def backticked_paths(page: Path) -> list[tuple[int, str]]:
@@ -359,7 +359,7 @@ def exists(path: str) -> bool:
 
 
 def test_the_path_finder_finds_paths():
-    found = {p for page in PATH_PAGES for _, p in backticked_paths(page)}
+    found = {p for page in NAMING_PAGES for _, p in backticked_paths(page)}
     assert {"workflow/records.py", "rules/*.smk", "docs/decisions.md"} <= found, sorted(found)[:40]
     assert any(p.startswith("results/") for p in found) and len(found) >= 300
     assert exists("rules/<study>.smk") and exists("workflow/studies/<study>/")
@@ -371,7 +371,7 @@ def test_every_repository_path_the_pages_name_exists():
     exists (a moved or removed module is renamed in the docs too); output
     paths (under results/) are what a run writes, and :data:`ABSENT` lists
     the paths named on purpose."""
-    stale = [f"{page.relative_to(ROOT)}:{line}: {path}" for page in PATH_PAGES
+    stale = [f"{page.relative_to(ROOT)}:{line}: {path}" for page in NAMING_PAGES
              for line, path in backticked_paths(page)
              if not path.startswith(OUTPUT_ROOTS) and path not in ABSENT and not exists(path)]
     assert stale == []

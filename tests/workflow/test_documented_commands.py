@@ -1,6 +1,6 @@
 """Every command the docs tell a user to type, typed as written.
 
-The commands (README.md, docs/*.md, the run line of each examples/*.yaml and
+The commands (README.md, docs/**/*.md, the run line of each examples/*.yaml and
 config/*.yaml header) are collected and classified by rule
 (tests/doccommands.py), filled in, and each one runs in a new ``bash -c``
 with the PATH a user has after the README's set-up (no environment

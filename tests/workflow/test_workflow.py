@@ -76,9 +76,11 @@ def _jobs(proc) -> dict[str, int]:
 
 
 def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(grid, tmp_path):
-    """config position_consistency on a finished grid (a copy): each pair and list cell gets its reversed job
-    and its two-order rows, the reports, viewers and prompt diffs rerun, and nothing else; the reports' position_consistency table has a
-    row per pair and list cell of both models, and a second run has nothing to do."""
+    """config position_consistency on a finished grid (a copy): each pair and list cell of both studies gets
+    its reversed job and its two-order rows, the reports, viewers and prompt diffs rerun, and nothing else (a
+    dry run). DomainAuth's run (EntityAuth's jobs are the same rules): its report's position_consistency table
+    has a row per pair and list cell of both models, a second run has nothing to do, and the plan counts each
+    reversed job's calls as its run sent them."""
     run = tmp_path / "both"
     shutil.copytree(grid, run, symlinks=True)
     before = _jobs(snakemake(run, "-n", "--cores", "2"))
@@ -92,8 +94,11 @@ def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(
     assert {k: v for k, v in planned.items() if k not in before} == \
         {f"{study}_{step}": 1 for study in ("domainauth", "entityauth") for step in ("report", "viewer", "prompt_diffs")} \
         | {"all": 1}  # the viewers and prompt diffs read the reversed jobs' samples too
-    proc = snakemake(run, "--cores", "2", overlays=[both])
+    targets = [f"domainauth_{step}" for step in ("report", "viewer", "prompt_diffs")]
+    proc = snakemake(run, "--cores", "2", *targets, overlays=[both])
     assert proc.returncode == 0, proc.stderr[-4000:]
+    cells = [c for c in cells if c.parts[-6] == "domainauth"]
+    assert len(cells) == 20
     for cell in cells:  # the seeded order untouched, the reversed job's requests the same comparisons
         seeded = [json.loads(line)["request_id"] for line in (cell / "judgments.jsonl").read_text().splitlines()]
         other = [json.loads(line)["request_id"] for line in
@@ -102,16 +107,14 @@ def test_both_orders_run_only_the_reversed_jobs_and_report_position_consistency(
         if "pair" in cell.parts[-3]:
             assert {r.rsplit(":", 1)[0] + ":" + "-".join(r.rsplit(":", 1)[1].split("-")[::-1]) for r in seeded} \
                 == set(other)
-    rows = []
-    for study in ("domainauth", "entityauth"):
-        with open(run / "results" / study / "report" / "tables" / "position_consistency.csv", newline="") as fh:
-            rows += list(csv.DictReader(fh))
-        comparisons = (run / "results" / study / "report" / "comparisons.tsv").read_text()
-        assert "position consistency\t" in comparisons
+    report = run / "results" / "domainauth" / "report"
+    with open(report / "tables" / "position_consistency.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert "position consistency\t" in (report / "comparisons.tsv").read_text()
     assert len(rows) == len(cells) and {r["Model"] for r in rows} == set(MODELS)
     for r in rows:  # the three outcome shares sum to 100
         assert sum(float(r[k]) for k in ("consistent", "conflict", "partial")) == pytest.approx(100, abs=0.02)
-    assert _jobs(snakemake(run, "-n", "--cores", "2", overlays=[both])) == {}
+    assert _jobs(snakemake(run, "-n", "--cores", "2", *targets, overlays=[both])) == {}
     # the plan counts the reversed jobs' calls: each as many as its run sent
     assert snakemake(run, "--cores", "2", "plan", overlays=[both]).returncode == 0  # the target after an option
     planned_cells = {r["cell"]: int(r["requests"]) for r in read_tsv(run / "results" / "plan_cells.tsv")}
