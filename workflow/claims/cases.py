@@ -1,6 +1,6 @@
 """A claim's rows and cases: the rows its scope selects, cut by its test's
 kind into cases, each one test of the claim (a row of ``claims_cells.tsv``;
-the reports call them the claim's cells, "holds in k of n"). Shared by the
+the reports call them the claim's cells, "holds in k of n": the older word). Shared by the
 loader's checks, the published verdict and a run's verdict, so all three
 read the same cases."""
 

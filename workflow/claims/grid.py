@@ -1,4 +1,4 @@
-"""A claim's cells on a run's own grid.
+"""A claim's cases on a run's own grid.
 
 A claim *quantifies* over some parts of the published keys (``quantified``:
 "all LLMs", every context, every setting, every dataset) and *fixes* the
@@ -15,8 +15,8 @@ contexts it contrasts). On a run:
 the run names: each published row with its quantified parts replaced by the
 run's values that occur with the row's fixed parts (or, when the run has no
 key with those fixed parts, by the row's own value where the run has that
-value, else by every value the run has, so that the cells it lacks are
-listed). The claim's test kind then cuts these rows into cells
+value, else by every value the run has, so that the cases it lacks are
+listed). The claim's test kind then cuts these rows into cases
 exactly as it cuts the paper's. :func:`missing_reason` says why the run
 lacks a key.
 """

@@ -1,16 +1,16 @@
 """The test kinds of a claim: one pure function each, from the rows in a
 claim's scope (a frame with the published columns, or :class:`~.keys.Row`
-objects) to the claim's cells.
+objects) to the claim's cases.
 
-Every kind returns a list of :class:`CaseResult`: the cell (the parts that
+Every kind returns a list of :class:`CaseResult`: its ``parts`` (the parts that
 name it), the rows and values involved, the *margin* (signed, positive in the
-claimed direction, in the table's unit) and whether the cell holds. Each cell
+claimed direction, in the table's unit) and whether the case holds. Each case
 also lists its :class:`Contrast` objects, the elementary comparisons a run's units
-are tested on (:mod:`authbench.claims.run`): a cell's margin is the smallest
+are tested on (:mod:`authbench.claims.run`): a case's margin is the smallest
 of its contrasts' margins.
 
 * :func:`difference`: ``a`` − ``b`` in the claimed direction, ``b`` being the
-  ``a`` row's key with some parts replaced (the same cell keys otherwise).
+  ``a`` row's key with some parts replaced (the same case keys otherwise).
 * :func:`rate_vs_50`: a rate above, below, within ``tolerance`` of 50, or
   not above 50 + ``tolerance`` (one-sided).
 * :func:`monotone_size`: values ordered along a stated model order.
@@ -43,7 +43,7 @@ DIGITS = 9
 
 
 class KindError(ValueError):
-    """The rows cannot be cut into the kind's cells (a partner row is
+    """The rows cannot be cut into the kind's cases (a partner row is
     missing, a column lacks a picked value ...); :mod:`~.load` names the claim."""
 
 
@@ -91,11 +91,11 @@ class Contrast:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case of a claim (a row of ``claims_cells.tsv``): ``cell`` its naming parts, ``rows``/``values`` the
+    """One case of a claim (a row of ``claims_cells.tsv``): ``parts`` the parts that name it, ``rows``/``values`` the
     numbers involved (in the kind's order), ``margin`` in the claimed direction,
     ``holds``, and the ``contrasts`` a run tests."""
 
-    cell: tuple[tuple[str, Any], ...]
+    parts: tuple[tuple[str, Any], ...]
     rows: tuple[Key, ...]
     values: tuple[float, ...]
     margin: float
@@ -105,7 +105,7 @@ class CaseResult:
 
     @property
     def label(self) -> str:
-        parts = dict(self.cell)
+        parts = dict(self.parts)
         vs = parts.pop("vs", "")
         return label(parts) + (f" vs {vs}" if vs else "")
 
@@ -119,13 +119,13 @@ def _margin(contrasts: Sequence[Contrast], values: Mapping[Key, float]) -> float
                  DIGITS)
 
 
-def _cell(parts: Mapping[str, Any], rows: Sequence[Row], contrasts: Sequence[Contrast], holds: Callable,
+def _case(parts: Mapping[str, Any], rows: Sequence[Row], contrasts: Sequence[Contrast], holds: Callable,
           vs: str = "") -> CaseResult:
     values = {r.key: r.value for r in rows}
     margin = _margin(contrasts, values)
-    cell = tuple((p, parts[p]) for p in (*FIXED, *sorted(k for k in parts if k not in FIXED))
+    named = tuple((p, parts[p]) for p in (*FIXED, *sorted(k for k in parts if k not in FIXED))
                  if p in parts and parts[p] != "") + ((("vs", vs),) if vs else ())
-    return CaseResult(cell, tuple(r.key for r in rows), tuple(r.value for r in rows), margin, holds(margin),
+    return CaseResult(named, tuple(r.key for r in rows), tuple(r.value for r in rows), margin, holds(margin),
                       tuple(contrasts), tuple(r.mark for r in rows))
 
 
@@ -189,7 +189,7 @@ def _b_sides(row: Row, b: Mapping[str, Any]) -> list[tuple[dict, str, Key]]:
 
 def self_comparisons(frame, a: Mapping[str, Any], b: Mapping[str, Any], **_: Any) -> int:
     """How many of a difference's (or :func:`closer_to_50`'s) b sides are
-    the a row itself: the cells ``skip_self: true`` leaves out."""
+    the a row itself: the cases ``skip_self: true`` leaves out."""
     rows = _rows(frame)
     return sum(key == row.key for row in _a_rows(rows, a) for _, _, key in _b_sides(row, b))
 
@@ -218,30 +218,30 @@ def difference(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str
                fill: bool = False, threshold: float | None = None, skip_self: bool = False,
                **_: Any) -> list[CaseResult]:
     """Per row matching ``a`` (a value ``{same_as: <part>}``: the row's own
-    value of that part): one cell per b row (the row's key with ``b``'s parts
+    value of that part): one case per b row (the row's key with ``b``'s parts
     replaced), margin = (a − b) − ``threshold`` for ``direction``
     ``greater``, (b − a) − ``threshold`` for ``less`` (threshold default 0);
     it holds when the margin is > 0, or = 0 with ``ties: hold``. A b row
     missing from ``frame`` is a :class:`KindError` (with ``fill``, a run's
-    rows: a row without a value, the cell one the run lacks); a b row that
+    rows: a row without a value, the case one the run lacks); a b row that
     is the a row itself is a :class:`SelfComparisonError` unless
     ``skip_self`` (:func:`self_comparisons` counts them)."""
     sign = {"greater": 1, "less": -1}[direction]
     t = float(threshold or 0.0)
-    return [_cell(row.parts, [row, other], [Contrast(row.key, other.key, sign, threshold=t)],
+    return [_case(row.parts, [row, other], [Contrast(row.key, other.key, sign, threshold=t)],
                   lambda m: m > 0 or (ties == "hold" and m == 0), vs)
             for row, other, vs in _paired(_rows(frame), a, b, fill, skip_self)]
 
 
 def closer_to_50(frame, a: Mapping[str, Any], b: Mapping[str, Any], direction: str = "closer",
                  ties: str = "fail", fill: bool = False, skip_self: bool = False, **_: Any) -> list[CaseResult]:
-    """Per row matching ``a``: one cell per b row (as :func:`difference`
+    """Per row matching ``a``: one case per b row (as :func:`difference`
     pairs them), margin = |b − 50| − |a − 50| for ``direction`` ``closer``
     (a nearer 50, "relatively neutral" against b), |a − 50| − |b − 50| for
     ``farther``; it holds when the margin is > 0, or = 0 with ``ties: hold``.
     The contrast: effect |a − 50| − |b − 50| with sign −1 (closer) or +1."""
     sign = {"closer": -1, "farther": 1}[direction]
-    return [_cell(row.parts, [row, other], [Contrast(row.key, other.key, sign, centre=50.0)],
+    return [_case(row.parts, [row, other], [Contrast(row.key, other.key, sign, centre=50.0)],
                   lambda m: m > 0 or (ties == "hold" and m == 0), vs)
             for row, other, vs in _paired(_rows(frame), a, b, fill, skip_self)]
 
@@ -259,13 +259,13 @@ def rate_vs_50(frame, direction: str, tolerance: float | None = None, **_: Any) 
     for row in _rows(frame):
         if direction == "near":
             c = Contrast(row.key, None, 1, 50.0, float(tolerance))
-            out.append(_cell(row.parts, [row], [c], lambda m: m >= 0))
+            out.append(_case(row.parts, [row], [c], lambda m: m >= 0))
         elif direction == "not_above":
             c = Contrast(row.key, None, -1, 50.0 + float(tolerance))
-            out.append(_cell(row.parts, [row], [c], lambda m: m >= 0))
+            out.append(_case(row.parts, [row], [c], lambda m: m >= 0))
         else:
             c = Contrast(row.key, None, {"above": 1, "below": -1}[direction], 50.0)
-            out.append(_cell(row.parts, [row], [c], lambda m: m > 0))
+            out.append(_case(row.parts, [row], [c], lambda m: m > 0))
     return out
 
 
@@ -278,12 +278,12 @@ def bias_sign(frame, direction: str, tolerance: float | None = None, **_: Any) -
     if direction in ("not_negative", "not_positive"):
         t = 0.0 if tolerance is None else float(tolerance)
         sign, reference = (1, 0.0 - t) if direction == "not_negative" else (-1, t)
-        return [_cell(row.parts, [row], [Contrast(row.key, None, sign, reference)], lambda m: m >= 0)
+        return [_case(row.parts, [row], [Contrast(row.key, None, sign, reference)], lambda m: m >= 0)
                 for row in _rows(frame)]
     if tolerance is not None:
         raise KindError("bias_sign: a tolerance goes with direction not_negative or not_positive, and only with them")
     sign = {"positive": 1, "negative": -1}[direction]
-    return [_cell(row.parts, [row], [Contrast(row.key, None, sign, 0.0)], lambda m: m > 0) for row in _rows(frame)]
+    return [_case(row.parts, [row], [Contrast(row.key, None, sign, 0.0)], lambda m: m > 0) for row in _rows(frame)]
 
 
 def _columns(rows: Sequence[Row], over: str) -> dict[tuple, list[Row]]:
@@ -315,7 +315,7 @@ def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fil
         by_model.update({m: Row(from_parts({**dict(rest), "model": m}), math.nan) for m in missing})
         ordered = [by_model[m] for m in order]
         contrasts = [Contrast(hi.key, lo.key, sign) for lo, hi in zip(ordered, ordered[1:])]
-        out.append(_cell(dict(rest), ordered, contrasts, (lambda m: m > 0) if strict else (lambda m: m >= 0)))
+        out.append(_case(dict(rest), ordered, contrasts, (lambda m: m > 0) if strict else (lambda m: m >= 0)))
     return out
 
 
@@ -350,7 +350,7 @@ def best_in_column(frame, over: str, best: Sequence[Any], direction: str, ties: 
             top = max((sign * r.value for r in finite), default=math.nan)
             champions = [r for r in finite if sign * r.value == top] or mine[:1]  # every tied pick
         contrasts = [Contrast(c.key, r.key, sign) for c in champions for r in others]
-        out.append(_cell(dict(rest), [*mine, *others], contrasts,
+        out.append(_case(dict(rest), [*mine, *others], contrasts,
                          lambda m: m > 0 or (ties == "hold" and m == 0)))
     return out
 

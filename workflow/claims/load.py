@@ -7,13 +7,13 @@ tables hold:
   tables lack is a :class:`~authbench.errors.ConfigError` naming the file,
   the claim id, the key, the bad value and the known values;
 * a scope that selects no published row, a test whose rows do not make its
-  cells (a missing partner row, a column without a picked value) and a unit
+  cases (a missing partner row, a column without a picked value) and a unit
   missing for a scope table are named errors too;
 * ``test.significance`` must fit the marks the paper prints: ``required``
-  and ``absence`` read the mark on a cell's one number (``rate_vs_50``,
+  and ``absence`` read the mark on a case's one number (``rate_vs_50``,
   ``bias_sign``) and need scope tables that print significance marks;
   ``not_printed`` is an error when the rows in scope carry such marks on the
-  numbers the cells test.
+  numbers the cases test.
 
 An unreadable file or one that is not YAML is an
 :class:`~authbench.errors.InputError`."""
@@ -133,7 +133,7 @@ def _check_vocabulary(claim: Claim, raw_test: Mapping[str, Any], rows: list[Row]
         vocabulary.check("test.order", "model", claim.test.order)
 
 
-def _check_cells(claim: Claim, rows: list[Row]) -> None:
+def _check_cases(claim: Claim, rows: list[Row]) -> None:
     if not scope_rows(claim.scope, rows):
         shown = ", ".join(f"{n}={'/'.join(map(str, v))}" for n, v in claim.scope.selector.items())
         raise ConfigError(f"scope ({shown}) matches no published row")
@@ -144,15 +144,15 @@ def _check_cells(claim: Claim, rows: list[Row]) -> None:
                           + (f"; table(s) {', '.join(map(str, missing))} have none" if missing else "")
                           + (f"; table(s) {', '.join(map(str, extra))} are not in scope" if extra else ""))
     try:
-        cells = claim_cases(claim, rows)
+        cases = claim_cases(claim, rows)
     except KindError as exc:
         raise ConfigError(f"test ({claim.test.kind}): {exc}") from None
-    if not cells:
+    if not cases:
         raise ConfigError(f"test ({claim.test.kind}): the rows in scope make no cell")
-    for cell in cells:
-        for contrast in cell.contrasts:
+    for case in cases:
+        for contrast in case.contrasts:
             if contrast.b is not None and claim.unit(contrast.a.table) != claim.unit(contrast.b.table):
-                raise ConfigError(f"units: cell {cell.label} compares table {contrast.a.table} "
+                raise ConfigError(f"units: cell {case.label} compares table {contrast.a.table} "
                                   f"({claim.unit(contrast.a.table)}) with table {contrast.b.table} "
                                   f"({claim.unit(contrast.b.table)}); expected the same unit on both sides")
 
@@ -227,7 +227,7 @@ def load_claims(path: str | Path, published: pd.DataFrame | None = None) -> Clai
         claim = _claim(raw, paper)
         try:
             _check_vocabulary(claim, raw["test"], rows)
-            _check_cells(claim, rows)
+            _check_cases(claim, rows)
             _check_significance(claim, rows)
             _check_quantified(claim, rows)
         except ConfigError as exc:

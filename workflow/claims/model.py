@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 QUANTIFIERS = ("every", "most", "almost_all", "average")
-ALMOST_ALL = Fraction(9, 10)  # the share of cells "almost all" asks for (docs/claims.md), exact
+ALMOST_ALL = Fraction(9, 10)  # the share of cases "almost all" asks for (docs/claims.md), exact
 UNITS = ("lists", "pairs", "questions", "items")
 # how a claim's "significant(ly)" is read on the published tables (published.py)
 SIGNIFICANCE = ("required", "absence", "not_printed")
-# the kinds whose cell is one printed number against a constant: the paper's
-# significance mark on that number tests the cell's own contrast, so only they
+# the kinds whose case is one printed number against a constant: the paper's
+# significance mark on that number tests the case's own contrast, so only they
 # can read marks (significance required / absence)
 MARKED_KINDS = ("rate_vs_50", "bias_sign")
 # the ties rule a test has when the claim does not say: a difference must be
@@ -95,7 +95,7 @@ class Claim:
     read in (e.g. ``self_preference: same_factuality``; a metric not named:
     the number's own units). ``unpublished``: why the published tables cannot
     test the claim (no table prints its numbers, e.g. cost): it is tested on
-    a run only, its scope's rows giving the cells' structure."""
+    a run only, its scope's rows giving the cases' structure."""
 
     def column_of(self, metric: str) -> str | None:
         """The unit column of ``metric``'s numbers (None: their own units)."""

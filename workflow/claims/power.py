@@ -1,5 +1,5 @@
-"""How many units an undecided cell would need: the power line of a claim's
-cell on a run.
+"""How many units an undecided case would need: the power line of a claim's
+case on a run.
 
 For a contrast whose claimed effect is ``effect`` (in the paper's unit, in
 the claimed direction) and whose per-unit spread is ``sd``, a two-sided
@@ -9,11 +9,11 @@ test at raw ``alpha`` with power ``power`` needs
 
 units (the normal approximation of a paired or one-sample mean test; the
 same for McNemar's test on 0/1 pairs with the sd of the per-pair
-differences), and twice that per side for two unpaired samples. The cell
+differences), and twice that per side for two unpaired samples. The case
 needs its largest contrast's n.
 
-* Effect: the cell's own published margin where the run has that paper
-  model, else the mean margin of the claim's published cells.
+* Effect: the case's own published margin where the run has that paper
+  model, else the mean margin of the claim's published cases.
 * Spread: this run's units (two or more), else the paper's printed sd of
   the numbers involved (``sd_score``: a difference of two takes
   sqrt(sd_a² + sd_b²), as if independent), else unknown.
@@ -54,7 +54,7 @@ def printed_sd(keys: Sequence[Key], published_sd: Mapping[Key, float]) -> float:
 
 def power_line(effect: float, spreads: Sequence[tuple[float, str, bool]], near: bool, alpha: float = 0.05,
                power: float = POWER) -> str:
-    """The power line of an undecided cell: ``effect`` the published margin
+    """The power line of an undecided case: ``effect`` the published margin
     it aims at, ``spreads`` per contrast ``(sd, where the sd comes from,
     unpaired)``."""
     if near:

@@ -1,21 +1,21 @@
 """A claim against the paper's own tables: :func:`published_verdict` counts
-the cells that hold (k of n) and reads the quantifier. Every verdict is one
+the cases that hold (k of n) and reads the quantifier. Every verdict is one
 of two classes, read as the claim is worded:
 
 * *holds as worded*: ``every`` with k = n; ``most`` with k > n/2;
   ``almost_all`` with k >= 90% of n; ``average`` with a mean margin over the
-  cells in the claimed direction (> 0);
+  cases in the claimed direction (> 0);
 * *contradicted as worded (holds in k of n)* otherwise (``average``:
   *contradicted as worded (mean margin m)*).
 
 A claim that says "significant(ly)" reads the paper's significance marks
 (daggers: the self-preference study's Tables 1 and 2) by its
-``test.significance``: ``required``, a cell holds only when it goes the
+``test.significance``: ``required``, a case holds only when it goes the
 claimed way *and* its number is marked; ``absence`` ("no significant ..."),
-a cell fails only when it goes against the claim *and* is marked;
+a case fails only when it goes against the claim *and* is marked;
 ``not_printed``, the paper prints no mark for the claimed contrast, so the
 sign (or band) alone is read. Where the claim's tables print marks, the
-verdict also counts the cells with a marked number (``marked``) and how many
+verdict also counts the cases with a marked number (``marked``) and how many
 of them hold. :func:`published_verdicts` gives both papers' verdicts as rows
 for a TSV, :func:`summary_line` one line per paper."""
 
@@ -40,14 +40,14 @@ UNPUBLISHED = "not in the published tables"  # the verdict's prefix of a claim t
 CLASSES = ("hold", "contradicted", "unpublished")  # Verdict.short
 COLUMNS = ("paper", "id", "title", "kind", "quantifier", "k", "n", "marked", "marked_holding", "mean_margin",
            "verdict", "recomputed_k", "recomputed", "note")
-__all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Recomputed", "Verdict", "cell_holds",
+__all__ = ["CLASSES", "COLUMNS", "CONTRADICTED", "HOLDS", "SIGNIFICANCE_MARKS", "Recomputed", "Verdict", "case_holds",
            "paper_verdicts", "published_verdict", "published_verdicts", "read_quantifier", "recomputed_numbers",
            "summary_line", "verdict_rows"]
 
 
 @dataclass(frozen=True)
 class Recomputed:
-    """A printed number a claim's cell rests on that disagrees with its own
+    """A printed number a claim's case rests on that disagrees with its own
     tables (:func:`authbench.papers.derived_numbers`), or that is computed
     from one that does: ``key``, ``printed``, ``value`` (the number the
     recomputed verdict reads), ``relation`` and ``why`` (the relation in
@@ -75,21 +75,21 @@ def _sign(x: float) -> int:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim on the published tables: ``k`` of ``n`` cells hold; ``marked``:
-    the cells with a significance-marked number (None when the claim's tables
+    """A claim on the published tables: ``k`` of ``n`` cases hold; ``marked``:
+    the cases with a significance-marked number (None when the claim's tables
     print no such mark, or when the claim says the marks do not test its
     contrast: ``significance: not_printed``), ``marked_holding`` those of them
-    that hold; ``mean_margin``: the mean margin over the cells (in the claimed
-    direction); ``verdict``: the quantifier's reading; ``cells``: every cell,
+    that hold; ``mean_margin``: the mean margin over the cases (in the claimed
+    direction); ``verdict``: the quantifier's reading; ``cases``: every case,
     its ``holds`` as read on the published table (the significance rule
-    applied). ``disagreeing``: the labels of the cells resting on a printed
+    applied). ``disagreeing``: the labels of the cases resting on a printed
     number that disagrees with its own tables or is computed from one
     (``flagged``: those numbers, :class:`Recomputed`); the verdict reads them
     as printed, ``recomputed`` is the verdict on the recomputed numbers
-    (every claim has one: the same as ``verdict`` when no cell is flagged),
+    (every claim has one: the same as ``verdict`` when no case is flagged),
     ``recomputed_k`` its k; ``dropped_marks``: the flagged numbers whose
     printed significance mark the recomputed verdict drops (their sign
-    changed). ``skipped``: the cells a ``skip_self`` claim left out (its b
+    changed). ``skipped``: the cases a ``skip_self`` claim left out (its b
     side was the a row itself)."""
 
     claim: Claim
@@ -99,7 +99,7 @@ class Verdict:
     marked_holding: int | None
     mean_margin: float
     verdict: str
-    cells: tuple[CaseResult, ...]
+    cases: tuple[CaseResult, ...]
     disagreeing: tuple[str, ...] = ()
     recomputed: str = ""
     flagged: tuple[Recomputed, ...] = ()
@@ -110,7 +110,7 @@ class Verdict:
     @property
     def note(self) -> str:
         """What the verdict's reading leaves out: the self-comparisons left
-        out, and, read as printed, the cells resting on numbers that disagree
+        out, and, read as printed, the cases resting on numbers that disagree
         with their own tables, each number recomputed, and the verdict the
         recomputed numbers give (empty: nothing to say)."""
         parts = []
@@ -134,7 +134,7 @@ class Verdict:
 
 
 def holds_as_worded(quantifier: str, k: int, n: int, mean_margin: float) -> bool:
-    """Whether ``k`` of ``n`` holding cells (mean margin ``mean_margin``) make
+    """Whether ``k`` of ``n`` holding cases (mean margin ``mean_margin``) make
     the quantifier hold as worded (module docstring)."""
     if n == 0:
         raise ValueError("no cells: a claim without cells has no verdict")
@@ -150,7 +150,7 @@ def holds_as_worded(quantifier: str, k: int, n: int, mean_margin: float) -> bool
 
 
 def read_quantifier(quantifier: str, k: int, n: int, mean_margin: float) -> str:
-    """The verdict of ``k`` of ``n`` holding cells under ``quantifier``:
+    """The verdict of ``k`` of ``n`` holding cases under ``quantifier``:
     :data:`HOLDS` or ``contradicted as worded (holds in k of n)`` (``average``:
     ``(mean margin m)``)."""
     if holds_as_worded(quantifier, k, n, mean_margin):
@@ -164,27 +164,27 @@ def _marked_tables(frame: pd.DataFrame) -> set[int]:
     return {int(t) for t, m in zip(frame["table"], frame["mark"].fillna("")) if significant(m)}
 
 
-def _is_marked(cell: CaseResult) -> bool:
-    return any(significant(mark) for mark in cell.marks)
+def _is_marked(case: CaseResult) -> bool:
+    return any(significant(mark) for mark in case.marks)
 
 
-def cell_holds(claim: Claim, cell: CaseResult) -> bool:
+def case_holds(claim: Claim, case: CaseResult) -> bool:
     """Whether ``cell`` holds on the published table: its margin, read with
     the claim's ``test.significance`` (``required``: and a marked number;
     ``absence``: or an unmarked one)."""
     rule = claim.test.significance
     if rule == "required":
-        return cell.holds and _is_marked(cell)
+        return case.holds and _is_marked(case)
     if rule == "absence":
-        return cell.holds or not _is_marked(cell)
-    return cell.holds
+        return case.holds or not _is_marked(case)
+    return case.holds
 
 
 def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CaseResult, ...], int, int, float, str]:
-    cells = tuple(replace(c, holds=cell_holds(claim, c)) for c in claim_cases(claim, frame))
-    k, n = sum(c.holds for c in cells), len(cells)
-    mean = round(sum(c.margin for c in cells) / n, 9) if n else float("nan")
-    return cells, k, n, mean, read_quantifier(claim.quantifier, k, n, mean)
+    cases = tuple(replace(c, holds=case_holds(claim, c)) for c in claim_cases(claim, frame))
+    k, n = sum(c.holds for c in cases), len(cases)
+    mean = round(sum(c.margin for c in cases) / n, 9) if n else float("nan")
+    return cases, k, n, mean, read_quantifier(claim.quantifier, k, n, mean)
 
 
 def _key(record: dict) -> Key:
@@ -271,11 +271,11 @@ def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
     """The claim's verdict on ``published_frame`` (the rows of
     :func:`authbench.papers.load`), read as printed; and the verdict on the
     recomputed numbers (:func:`recomputed_numbers`; the paper's shipped
-    numbers only): the same where no cell rests on a disagreeing number."""
+    numbers only): the same where no case rests on a disagreeing number."""
     frame = published_frame[published_frame["paper"] == claim.paper] if "paper" in published_frame else published_frame
     if claim.unpublished:
         return Verdict(claim, 0, 0, None, None, float("nan"), f"{UNPUBLISHED} ({claim.unpublished})", ())
-    cells, k, n, mean, verdict = _read(claim, frame)
+    cases, k, n, mean, verdict = _read(claim, frame)
     skipped = 0
     if claim.test.skip_self:
         test = claim.test
@@ -283,22 +283,22 @@ def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
     marked = marked_holding = None
     if ("mark" in frame.columns and claim.test.significance != "not_printed"
             and set(claim.scope.tables) & _marked_tables(frame)):
-        flagged = [c for c in cells if _is_marked(c)]
+        flagged = [c for c in cases if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
     numbers = recomputed_numbers(claim.paper) if claim.paper in published_numbers.papers() else {}
     keys = [canonical(key) for key in zip(frame["table"].astype(int), frame["model"].astype(str),
                                           frame["judge"].astype(str), frame["context"].astype(str),
                                           frame["setting"].astype(str), frame["metric"].astype(str))]
     hit = [i for i, key in enumerate(keys) if key in numbers]
-    touched = [c for c in cells if any(key in numbers for key in c.rows)]
+    touched = [c for c in cases if any(key in numbers for key in c.rows)]
     if not touched:
-        return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, recomputed=verdict,
+        return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cases, recomputed=verdict,
                        recomputed_k=k, skipped=skipped)
     used = dict.fromkeys(key for c in touched for key in c.rows if key in numbers)
     marked_keys = {key for c in touched for key, mark in zip(c.rows, c.marks) if significant(mark)}
     dropped = tuple(key for key in used if key in marked_keys and not numbers[key].keeps_mark)
     _, rk, _, _, recomputed = _read(claim, _recomputed_frame(frame, numbers, hit, keys))
-    return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cells, tuple(c.label for c in touched),
+    return Verdict(claim, k, n, marked, marked_holding, mean, verdict, cases, tuple(c.label for c in touched),
                    recomputed, tuple(numbers[key] for key in used), rk, skipped, dropped)
 
 

@@ -7,10 +7,10 @@ per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
 the ``scale`` that puts their mean in the paper's unit and, where a unit
 pools several observations, their ``weights``.
 
-The claim's cells are the cells it names on the run's own grid
+The claim's cases are the cases it names on the run's own grid
 (:mod:`authbench.claims.grid`): its quantified parts range over what the
 run has, its fixed parts keep the paper's values (a fixed model needs a
-model of the run with that ``paper_name``). The cells the run lacks are
+model of the run with that ``paper_name``). The cases the run lacks are
 listed with their reason; the others are tested, each contrast on its units
 (:mod:`authbench.claims.inference`: the pipeline's one test per kind of
 contrast), and the p of every contrast of the claim are Holm-adjusted
@@ -19,30 +19,30 @@ together (:func:`authbench.stats.holm`).
 A contrast is *supported* when its margin is in the claimed direction and
 its adjusted p < ``alpha``, *contradicted* when the margin is the other way
 and adjusted p < ``alpha``, *undecided* otherwise (too few units, or not
-distinguishable). A cell is supported when all its contrasts are,
-contradicted when one is, undecided otherwise. The claim, over the n cells
+distinguishable). A case is supported when all its contrasts are,
+contradicted when one is, undecided otherwise. The claim, over the n cases
 it names (those the run lacks included), reads the quantifier with the same
 words as on the published tables:
 
-* ``every``: supported when every cell is; contradicted when one cell is;
-* ``most``: supported when more than n/2 cells are; contradicted when
-  n/2 or more cells are (the rest can no longer make a majority);
-* ``almost_all``: supported when at least 90% of the cells are;
+* ``every``: supported when every case is; contradicted when one case is;
+* ``most``: supported when more than n/2 cases are; contradicted when
+  n/2 or more cases are (the rest can no longer make a majority);
+* ``almost_all``: supported when at least 90% of the cases are;
   contradicted when more than 10% are (90% is out of reach);
-* ``average``: the mean of the tested cells' margins, its draws averaged
-  over the cells: supported / contradicted when it is distinguishable from
+* ``average``: the mean of the tested cases' margins, its draws averaged
+  over the cases: supported / contradicted when it is distinguishable from
   0 in / against the claimed direction;
-* otherwise *supported on k of n cells* when k cells are supported (a class
+* otherwise *supported on k of n cells* (its words; k of n cases) when k cases are supported (a class
   of its own, never counted as supported), else undecided; *not applicable
-  to this run* when no cell can be tested (a fixed paper model, a context,
+  to this run* when no case can be tested (a fixed paper model, a context,
   a unit column the run lacks), with what it needs.
 
-A cell whose numbers the judge-validity diagnostics flag (a judge that
+A case whose numbers the judge-validity diagnostics flag (a judge that
 answers by position, a near-constant one) carries the flag, and so does a
-verdict resting on it. An undecided cell gets a power line
+verdict resting on it. An undecided case gets a power line
 (:mod:`authbench.claims.power`). ties (``ties: hold``, ``strict: false``)
 only say how the paper's printed equal numbers count: on a run's units
-"maintains" is not something a test can show, so such a cell is at best
+"maintains" is not something a test can show, so such a case is at best
 undecided, never contradicted by a difference that is not distinguishable.
 """
 
@@ -81,7 +81,7 @@ class PlaceUnits:
     paper's unit: 100 for 0/1 or fraction values of a percentage) and
     ``weights`` (None: each unit is one observation; else how many
     observations each unit's value is the mean of, e.g. a question's
-    comparisons: the cell's number is then the pooled mean)."""
+    comparisons: the case's number is then the pooled mean)."""
 
     units: Sequence[Any]
     values: Sequence[float]
@@ -111,7 +111,7 @@ class PlaceUnits:
 
     @property
     def value(self) -> float:
-        """The cell's number in the paper's unit: scale × the (weighted) mean over units (NaN without units)."""
+        """The case's number in the paper's unit: scale × the (weighted) mean over units (NaN without units)."""
         if not self.values:
             return math.nan
         if self.weights is None:
@@ -125,7 +125,7 @@ class PlaceUnits:
 
 @dataclass(frozen=True)
 class ContrastTest:
-    """One contrast of a cell on the run: ``a`` against ``b`` (None: against
+    """One contrast of a case on the run: ``a`` against ``b`` (None: against
     ``reference``); ``test`` (paired bootstrap, McNemar exact, unpaired or
     one-sample bootstrap), ``n_units`` tested (shared units when paired),
     ``dropped`` (units on one side only), ``effect`` a − b (or a − reference)
@@ -159,7 +159,7 @@ class RunCase:
     every contrast's test, the judge-validity ``flags`` of its numbers and,
     undecided, its ``power`` line."""
 
-    cell: tuple
+    parts: tuple
     label: str
     rows: tuple[Key, ...]
     status: str
@@ -173,10 +173,10 @@ class RunCase:
 @dataclass(frozen=True)
 class RunVerdict:
     """A claim's verdict on a run (module docstring): its class
-    (:data:`RUN_CLASSES`), counts over the ``n`` cells it names (``missing``:
+    (:data:`RUN_CLASSES`), counts over the ``n`` cases it names (``missing``:
     those the run lacks), ``mean_margin`` with ``mean_p`` (the ``average``
     reading), ``needs`` (not applicable: what the claim needs), the
-    ``flags`` of the tested cells, the resamples used and every cell."""
+    ``flags`` of the tested cases, the resamples used and every case."""
 
     claim: Claim
     verdict: str
@@ -189,7 +189,7 @@ class RunVerdict:
     mean_p: float
     alpha: float
     resamples: int
-    cells: tuple[RunCase, ...] = field(repr=False, default=())
+    cases: tuple[RunCase, ...] = field(repr=False, default=())
     needs: str = ""
     flags: tuple[str, ...] = ()
 
@@ -218,9 +218,9 @@ def _published_rows(paper: str) -> tuple[Row, ...]:
     return tuple(rows_from_frame(published_numbers.load(paper)))
 
 
-def _units(cells: Mapping[tuple, PlaceUnits]) -> dict[Key, PlaceUnits]:
+def _units(places: Mapping[tuple, PlaceUnits]) -> dict[Key, PlaceUnits]:
     out = {}
-    for key, units in cells.items():
+    for key, units in places.items():
         try:
             canon = canonical(key)
         except (TypeError, ValueError):
@@ -246,7 +246,7 @@ def _combine(statuses: Sequence[str]) -> str:
 
 def _quantify(quantifier: str, n: int, statuses: Sequence[str], mean_margin: float, mean_p: float,
               alpha: float) -> str:
-    """The claim's class over its ``n`` named cells, ``statuses`` those of the tested ones (module docstring)."""
+    """The claim's class over its ``n`` named cases, ``statuses`` those of the tested ones (module docstring)."""
     sup, con = statuses.count(SUPPORTED), statuses.count(CONTRADICTED)
     if quantifier == "every":
         decided = SUPPORTED if sup == n else CONTRADICTED if con else None
@@ -264,22 +264,22 @@ def _quantify(quantifier: str, n: int, statuses: Sequence[str], mean_margin: flo
     return PARTLY if sup else UNDECIDED
 
 
-def _mean_margin(cells: Sequence[tuple[CaseResult, list[Inference]]]) -> tuple[float, float]:
-    """The mean of the cells' margins and the Wald p of its draws (each cell's
+def _mean_margin(cases: Sequence[tuple[CaseResult, list[Inference]]]) -> tuple[float, float]:
+    """The mean of the cases' margins and the Wald p of its draws (each case's
     draws: the smallest of its contrasts' resampled margins)."""
-    margins = [min(i.margin for i in inf) for _, inf in cells]
+    margins = [min(i.margin for i in inf) for _, inf in cases]
     mean = float(np.mean(margins)) if margins else math.nan
-    if not cells or any(not i.draws.size for _, inf in cells for i in inf):
+    if not cases or any(not i.draws.size for _, inf in cases for i in inf):
         return mean, math.nan
-    draws = np.mean([np.min([i.draws for i in inf], axis=0) for _, inf in cells], axis=0)
+    draws = np.mean([np.min([i.draws for i in inf], axis=0) for _, inf in cases], axis=0)
     return mean, wald_p(mean, draws)
 
 
-def _infer_cell(claim: Claim, cell: CaseResult, units: Mapping[Key, PlaceUnits], spec: IntervalSpec
+def _infer_case(claim: Claim, case: CaseResult, units: Mapping[Key, PlaceUnits], spec: IntervalSpec
                 ) -> list[Inference]:
-    """The test of each contrast of one cell whose numbers the run has."""
+    """The test of each contrast of one case whose numbers the run has."""
     out = []
-    for c in cell.contrasts:
+    for c in case.contrasts:
         pairs = claim.unit(c.a.table) == "pairs"
         sides = [(c.a, units[c.a].sample())] + ([] if c.b is None else [(c.b, units[c.b].sample())])
         for key, side in sides:
@@ -299,15 +299,15 @@ def _blank_why(inf: Inference, min_units: int) -> str:
     return "no interval: the resampled effects are undefined"
 
 
-def _not_applicable(claim: Claim, needs: str, alpha: float, resamples: int, cells=()) -> RunVerdict:
-    return RunVerdict(claim, NOT_APPLICABLE, len(cells), 0, 0, 0, len(cells), math.nan, math.nan, alpha, resamples,
-                      tuple(cells), needs)
+def _not_applicable(claim: Claim, needs: str, alpha: float, resamples: int, cases=()) -> RunVerdict:
+    return RunVerdict(claim, NOT_APPLICABLE, len(cases), 0, 0, 0, len(cases), math.nan, math.nan, alpha, resamples,
+                      tuple(cases), needs)
 
 
-def _needs(cells: Sequence[RunCase]) -> str:
-    reasons = list(dict.fromkeys(c.reason for c in cells if c.reason))
+def _needs(cases: Sequence[RunCase]) -> str:
+    reasons = list(dict.fromkeys(c.reason for c in cases if c.reason))
     shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
-    return f"none of its {len(cells)} cells is in this run ({shown})" if cells else "no cell"
+    return f"none of its {len(cases)} cells is in this run ({shown})" if cases else "no cell"
 
 
 def _excluded(claim: Claim, base: Sequence[Row]) -> dict[str, set[str]]:
@@ -323,10 +323,11 @@ def _excluded(claim: Claim, base: Sequence[Row]) -> dict[str, set[str]]:
     return out
 
 
-def run_verdict(claim: Claim, cells: Mapping[tuple, PlaceUnits], spec: IntervalSpec | None = None,
+def run_verdict(claim: Claim, places: Mapping[tuple, PlaceUnits], spec: IntervalSpec | None = None,
                 alpha: float = 0.05, published: pd.DataFrame | None = None,
                 flags: Mapping[tuple, Sequence[str]] | None = None, named: Iterable[str] = ()) -> RunVerdict:
-    """The claim on a run's units (module docstring). ``spec``: resamples,
+    """The claim on a run's units (module docstring): ``places`` each place key
+    (:func:`place_key`) -> its :class:`PlaceUnits`. ``spec``: resamples,
     seed and ``min_units`` (config ``intervals``; fewer units leave a
     contrast undecided); ``published``: the published numbers whose rows the
     claim reads (default: the paper's); ``flags``: key -> the judge-validity
@@ -336,7 +337,7 @@ def run_verdict(claim: Claim, cells: Mapping[tuple, PlaceUnits], spec: IntervalS
         raise ConfigError(f"run_verdict: alpha {alpha!r}; expected a number between 0 and 1")
     base_spec = spec or IntervalSpec()
     spec = IntervalSpec(base_spec.resamples, base_spec.seed, 1 - alpha, base_spec.min_units)
-    units, flags, named = _units(cells), {canonical(k): tuple(v) for k, v in (flags or {}).items()}, set(named)
+    units, flags, named = _units(places), {canonical(k): tuple(v) for k, v in (flags or {}).items()}, set(named)
     if published is None:
         base = _published_rows(claim.paper)
     else:
@@ -364,62 +365,62 @@ def run_verdict(claim: Claim, cells: Mapping[tuple, PlaceUnits], spec: IntervalS
                                claim.scope.tables)) + " too, which this run's numbers here do not have",
                                alpha, spec.resamples)
     present = [i for i, c in enumerate(structure) if all(k in units for k in c.rows)]
-    inferences = {i: _infer_cell(claim, structure[i], units, spec) for i in present}
+    inferences = {i: _infer_case(claim, structure[i], units, spec) for i in present}
     adjusted = iter(holm([inf.p for i in present for inf in inferences[i]]))
     published_margin = _published_margins(claim, in_scope)
     sd_printed = {r.key: r.value for r in base if r.key.metric == "sd_score"}
-    run_cells = []
-    for i, cell in enumerate(structure):
+    run_cases = []
+    for i, case in enumerate(structure):
         if i not in inferences:
-            missing = tuple(k for k in cell.rows if k not in units)
-            run_cells.append(RunCase(cell.cell, cell.label, cell.rows, MISSING, missing,
+            missing = tuple(k for k in case.rows if k not in units)
+            run_cases.append(RunCase(case.parts, case.label, case.rows, MISSING, missing,
                                      missing_reason(missing[0], units.keys(), named)))
             continue
         tests = []
-        for c, inf in zip(cell.contrasts, inferences[i]):
+        for c, inf in zip(case.contrasts, inferences[i]):
             p_holm = next(adjusted)
             tests.append(ContrastTest(c.a, c.b, c.reference if c.b is None else None, inf.test, inf.n_units,
                                       inf.dropped, inf.effect, inf.lo, inf.hi, inf.margin, inf.p, p_holm,
                                       _status(inf.margin, p_holm, alpha), inf.sd, _blank_why(inf, spec.min_units)))
         status = _combine([t.status for t in tests])
-        cell_flags = tuple(dict.fromkeys(f for k in cell.rows for f in flags.get(k, ())))
+        case_flags = tuple(dict.fromkeys(f for k in case.rows for f in flags.get(k, ())))
         power = ""
         if status == UNDECIDED:
-            effect = published_margin.get(cell.label, published_margin.get("", math.nan))
+            effect = published_margin.get(case.label, published_margin.get("", math.nan))
             spreads = [(t.sd if t.n_units >= 2 and math.isfinite(t.sd) else printed_sd([t.a] + ([t.b] if t.b else []),
                                                                                       sd_printed),
                         "this run's units" if t.n_units >= 2 and math.isfinite(t.sd) else "the paper's printed sd",
                         t.test == UNPAIRED) for t in tests]
-            power = power_line(effect, spreads, any(c.tolerance is not None for c in cell.contrasts), alpha)
-        run_cells.append(RunCase(cell.cell, cell.label, cell.rows, status, (), "", tuple(tests), cell_flags, power))
-    tested = [c for c in run_cells if c.status != MISSING]
+            power = power_line(effect, spreads, any(c.tolerance is not None for c in case.contrasts), alpha)
+        run_cases.append(RunCase(case.parts, case.label, case.rows, status, (), "", tuple(tests), case_flags, power))
+    tested = [c for c in run_cases if c.status != MISSING]
     if not tested:
-        return _not_applicable(claim, _needs(run_cells), alpha, spec.resamples, run_cells)
+        return _not_applicable(claim, _needs(run_cases), alpha, spec.resamples, run_cases)
     mean_margin, mean_p = _mean_margin([(structure[i], inferences[i]) for i in present])
     statuses = [c.status for c in tested]
-    verdict = _quantify(claim.quantifier, len(run_cells), statuses, mean_margin, mean_p, alpha)
+    verdict = _quantify(claim.quantifier, len(run_cases), statuses, mean_margin, mean_p, alpha)
     flagged = {}
     for c in tested:
         for f in c.flags:
             flagged[f] = flagged.get(f, 0) + 1
-    return RunVerdict(claim, verdict, len(run_cells), statuses.count(SUPPORTED), statuses.count(CONTRADICTED),
-                      statuses.count(UNDECIDED), len(run_cells) - len(tested), mean_margin, mean_p, alpha,
-                      spec.resamples, tuple(run_cells), "",
+    return RunVerdict(claim, verdict, len(run_cases), statuses.count(SUPPORTED), statuses.count(CONTRADICTED),
+                      statuses.count(UNDECIDED), len(run_cases) - len(tested), mean_margin, mean_p, alpha,
+                      spec.resamples, tuple(run_cases), "",
                       tuple(f"{f} ({n} of {len(tested)} cells)" for f, n in flagged.items()))
 
 
 def _published_margins(claim: Claim, in_scope: Sequence[Row]) -> dict[str, float]:
-    """The published margin of each cell by label, and under ``""`` their
-    mean: the effects an undecided cell's power line aims at (none for a
+    """The published margin of each case by label, and under ``""`` their
+    mean: the effects an undecided case's power line aims at (none for a
     claim the published tables cannot test)."""
     if claim.unpublished:
         return {}
     try:
-        cells = claim_cases(claim, in_scope)
+        cases = claim_cases(claim, in_scope)
     except KindError:
         return {}
-    out = {c.label: c.margin for c in cells}
-    out[""] = float(np.mean([c.margin for c in cells])) if cells else math.nan
+    out = {c.label: c.margin for c in cases}
+    out[""] = float(np.mean([c.margin for c in cases])) if cases else math.nan
     return out
 
 
@@ -427,18 +428,18 @@ def _blank(x: float) -> Any:
     return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
-def cells_frame(verdict: RunVerdict) -> pd.DataFrame:
-    """One row per contrast of a run verdict (a cell the run lacks: one row
+def cases_frame(verdict: RunVerdict) -> pd.DataFrame:
+    """One row per contrast of a run verdict (a case the run lacks: one row
     with its missing numbers and the reason); an interval or p that cannot
     be computed is blank, its reason in ``why``."""
     rows = []
-    for cell in verdict.cells:
-        base = {"claim": verdict.claim.id, "cell": cell.label, "cell_status": cell.status,
-                "flags": "; ".join(cell.flags), "power": cell.power}
-        if not cell.contrasts:
-            rows.append({**base, "units": "", "dropped": "", "missing": "; ".join(map(str, cell.missing)),
-                         "why": cell.reason})
-        for t in cell.contrasts:
+    for case in verdict.cases:
+        base = {"claim": verdict.claim.id, "cell": case.label, "cell_status": case.status,
+                "flags": "; ".join(case.flags), "power": case.power}
+        if not case.contrasts:
+            rows.append({**base, "units": "", "dropped": "", "missing": "; ".join(map(str, case.missing)),
+                         "why": case.reason})
+        for t in case.contrasts:
             rows.append({**base, "a": str(t.a), "b": "" if t.b is None else str(t.b),
                          "reference": _blank(t.reference), "test": t.test, "units": t.n_units,
                          "dropped": t.dropped, "effect": _blank(t.effect), "lo": _blank(t.lo), "hi": _blank(t.hi),

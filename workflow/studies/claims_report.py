@@ -4,11 +4,11 @@ report: every claim of the paper (``resources/claims/<paper>.yaml``,
 verdicts in the same words:
 
 * on the published tables (:func:`authbench.claims.published_verdict`, the
-  whole claim: k of n cells, *holds as worded* or *contradicted as worded*;
-  read as printed, with the verdict of recomputed numbers where a cell rests
+  whole claim: k of n cases, *holds as worded* or *contradicted as worded*;
+  read as printed, with the verdict of recomputed numbers where a case rests
   on one that disagrees with its own table);
 * on this run's units (:func:`authbench.claims.run_verdict`): the claim's
-  cells on the run's own grid (its quantified parts over the run's models,
+  cases on the run's own grid (its quantified parts over the run's models,
   contexts, settings and datasets; its fixed parts as the paper's), each
   contrast tested on the units the study keyed by published key
   (:class:`authbench.studies.keyed.Keyed`, the scorecard's numbers too),
@@ -30,7 +30,7 @@ from authbench.claims import Claim, Scope, load_paper_claims, published_verdict,
 from authbench.claims.grid import compared_parts
 from authbench.claims.kinds import KindError
 from authbench.claims.published import summary_line
-from authbench.claims.run import NOT_APPLICABLE, PARTLY, RUN_CLASSES, RunVerdict, cells_frame
+from authbench.claims.run import NOT_APPLICABLE, PARTLY, RUN_CLASSES, RunVerdict, cases_frame
 from authbench.papers import load as load_published, paper_of
 from authbench.records import atomic_write, write_frame, write_text
 from authbench.render.catalog import CLAIMS
@@ -54,7 +54,7 @@ def study_claims(paper: str, tables: Sequence[int], where: Mapping[str, str] | N
     """``(claim, claim on this study's tables)`` for each claim of ``paper``
     that reads one of ``tables`` (and, with ``where``, e.g. ``{"dataset":
     "NQ"}``, whose scope does not leave that setting out): the second has its
-    scope cut to ``tables`` when its kind still makes published cells there,
+    scope cut to ``tables`` when its kind still makes published cases there,
     else it is the whole claim."""
     published = load_published(paper)
     where = {k: str(v) for k, v in (where or {}).items()}
@@ -85,7 +85,7 @@ def write_claims(outdir: str | Path, paper: str, study: str, tables: Sequence[in
                  report=None, spec: IntervalSpec | None = None, where: Mapping[str, str] | None = None,
                  alpha: float = 0.05) -> list[Path]:
     """Write ``claims.md``, ``claims.tsv`` (one row per claim) and
-    ``claims_cells.tsv`` (one row per tested contrast or per cell this run
+    ``claims_cells.tsv`` (one row per tested contrast or per case this run
     lacks) under ``outdir``, and the numbers they read as
     ``units_keyed.parquet`` (:func:`authbench.studies.keyed.keyed_frame`). ``numbers``: the study's numbers keyed by
     published key; ``report``: the report's declaration (the claim rows link
@@ -127,13 +127,13 @@ def write_claims(outdir: str | Path, paper: str, study: str, tables: Sequence[in
                      "run_undecided": run.undecided, "run_not_in_run": run.missing,
                      "run_mean_margin": _num(run.mean_margin), "run_flags": "; ".join(run.flags),
                      "evidence": " ".join(evidence)})
-        frame = cells_frame(run)
+        frame = cases_frame(run)
         if len(frame):
             details.append(frame)
     claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
-    cells_out = pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=["claim", "cell"])
+    cases_out = pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=["claim", "cell"])
     write_frame(claims, out / "claims.tsv", sep="\t", index=False, na_rep="")
-    write_frame(cells_out, out / "claims_cells.tsv", sep="\t", index=False, na_rep="")
+    write_frame(cases_out, out / "claims_cells.tsv", sep="\t", index=False, na_rep="")
     write_text(out / "claims.md", claims_md(paper, study, verdicts, run_verdicts, rows))
     with atomic_write(out / "units_keyed.parquet", "wb") as fh:
         keyed_frame(numbers).to_parquet(fh, engine="pyarrow", index=False)
@@ -145,7 +145,7 @@ def _num(x: float, nd: int = 2) -> str:
 
 
 def run_summary(verdicts: Iterable[RunVerdict]) -> str:
-    """``this run: 1 supported, 2 supported on part of their cells, 0 contradicted, 9 undecided, 3 not
+    """``this run: 1 supported, 2 supported on part of their cases, 0 contradicted, 9 undecided, 3 not
     applicable to this run``."""
     found = [v.verdict for v in verdicts]
     return "this run: " + ", ".join(f"{found.count(s)} {RUN_SUMMARY[s]}" for s in RUN_CLASSES)
@@ -159,18 +159,18 @@ def _test_text(t) -> str:
     return f"{t.effect:+.2f}, no interval or p ({t.why}; {t.test}): {t.status}"
 
 
-def _cell_lines(run: RunVerdict, limit: int = 12) -> list[str]:
+def _case_lines(run: RunVerdict, limit: int = 12) -> list[str]:
     lines = []
-    for cell in run.cells[:limit]:
-        if not cell.contrasts:
-            lines.append(f"  - {cell.label}: not in this run ({cell.reason})")
+    for case in run.cases[:limit]:
+        if not case.contrasts:
+            lines.append(f"  - {case.label}: not in this run ({case.reason})")
             continue
-        flags = f" [flagged: {'; '.join(cell.flags)}]" if cell.flags else ""
-        lines.append(f"  - {cell.label}: {cell.status}{flags} — " + "; ".join(_test_text(t) for t in cell.contrasts))
-        if cell.power:
-            lines.append(f"    - power: {cell.power}")
-    if len(run.cells) > limit:
-        lines.append(f"  - … {len(run.cells) - limit} more cells in claims_cells.tsv")
+        flags = f" [flagged: {'; '.join(case.flags)}]" if case.flags else ""
+        lines.append(f"  - {case.label}: {case.status}{flags} — " + "; ".join(_test_text(t) for t in case.contrasts))
+        if case.power:
+            lines.append(f"    - power: {case.power}")
+    if len(run.cases) > limit:
+        lines.append(f"  - … {len(run.cases) - limit} more cells in claims_cells.tsv")
     return lines
 
 
@@ -199,7 +199,7 @@ def claims_md(paper: str, study: str, verdicts, run_verdicts, rows: Sequence[Map
                   f"{r['fixed'] or 'none'}. Tables here: {r['tables_here']} (claim: {r['tables']}).", ""]
         if r["published_note"]:
             lines += [f"Published: {r['published_note']}.", ""]
-        lines += [f"This run: {run.summary}.", ""] + _cell_lines(run) + [""]
+        lines += [f"This run: {run.summary}.", ""] + _case_lines(run) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 

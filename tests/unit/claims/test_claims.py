@@ -26,8 +26,8 @@ from authbench.errors import ConfigError, InputError
 from claims_helpers import claim_doc, frame, load_doc
 
 
-def by_label(cells):
-    return {c.label: c for c in cells}
+def by_label(cases):
+    return {c.label: c for c in cases}
 
 
 # --------------------------------------------------------------------------- kinds
@@ -35,10 +35,10 @@ def test_difference_pairs_on_the_other_parts_and_reads_the_direction():
     f = frame((1, "M1", "x", "wo_text", "", "rho", 60.0), (1, "M1", "y", "wo_text", "", "rho", 50.0),
               (1, "M2", "x", "wo_text", "", "rho", 40.0), (1, "M2", "y", "wo_text", "", "rho", 45.0),
               (1, "M2", "z", "wo_text", "", "rho", 99.0))
-    cells = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="greater")
-    assert [(c.values, c.margin, c.holds) for c in cells] == [((60.0, 50.0), 10.0, True), ((40.0, 45.0), -5.0, False)]
-    assert cells[0].rows == (place_key(1, "rho", "M1", "x", "wo_text"), place_key(1, "rho", "M1", "y", "wo_text"))
-    assert cells[0].label == "table=1 model=M1 judge=x context=wo_text metric=rho vs judge=y"
+    cases = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="greater")
+    assert [(c.values, c.margin, c.holds) for c in cases] == [((60.0, 50.0), 10.0, True), ((40.0, 45.0), -5.0, False)]
+    assert cases[0].rows == (place_key(1, "rho", "M1", "x", "wo_text"), place_key(1, "rho", "M1", "y", "wo_text"))
+    assert cases[0].label == "table=1 model=M1 judge=x context=wo_text metric=rho vs judge=y"
     less = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="less")
     assert [c.holds for c in less] == [False, True] and [c.margin for c in less] == [-10.0, 5.0]
 
@@ -54,14 +54,14 @@ def test_difference_branches_maps_and_drops_parts_of_the_b_side():
     # SP-14's shape: one a row against every listed b value
     f = frame((3, "Average", "", "", "other=Human", "self", 43.0), (3, "Average", "", "", "other=G", "self", 47.0),
               (3, "Average", "", "", "other=L", "self", 42.0))
-    cells = difference(f, a={"other": "Human"}, b={"other": ["G", "L"]}, direction="less")
-    assert [(c.label.split(" vs ")[1], c.holds) for c in cells] == [("other=G", True), ("other=L", False)]
+    cases = difference(f, a={"other": "Human"}, b={"other": ["G", "L"]}, direction="less")
+    assert [(c.label.split(" vs ")[1], c.holds) for c in cases] == [("other=G", True), ("other=L", False)]
     # AB-15's shape: table 4 -> 1, the domain dropped, the context kept
     f = frame((4, "M", "j", "wo_text", "domain=songs", "rho", 30.0), (6, "M", "j", "wo_text", "domain=songs", "rho", 80.0),
               (1, "M", "j", "wo_text", "", "rho", 50.0), (2, "M", "j", "wo_text", "", "rho", 60.0),
               (1, "M", "j", "w_text", "", "rho", 10.0))
-    cells = difference(f, a={"table": [4, 6]}, b={"table": {4: 1, 6: 2}, "domain": None}, direction="greater")
-    assert [(c.rows[1].table, c.values, c.holds) for c in cells] == [(1, (30.0, 50.0), False), (2, (80.0, 60.0), True)]
+    cases = difference(f, a={"table": [4, 6]}, b={"table": {4: 1, 6: 2}, "domain": None}, direction="greater")
+    assert [(c.rows[1].table, c.values, c.holds) for c in cases] == [(1, (30.0, 50.0), False), (2, (80.0, 60.0), True)]
 
 
 def test_difference_without_its_b_row_is_a_named_kind_error():
@@ -90,10 +90,10 @@ def test_rate_vs_50_not_above_is_one_sided_with_its_boundary():
     # preferring the other side is not the preference denied. Margin = 55 − value.
     f = frame((3, "A", "", "", "dataset=NQ", "rate", 55.0), (3, "B", "", "", "dataset=NQ", "rate", 55.01),
               (3, "C", "", "", "dataset=NQ", "rate", 20.0))
-    cells = rate_vs_50(f, direction="not_above", tolerance=5)
-    assert [(c.margin, c.holds) for c in cells] == [(0.0, True), (-0.01, False), (35.0, True)]
+    cases = rate_vs_50(f, direction="not_above", tolerance=5)
+    assert [(c.margin, c.holds) for c in cases] == [(0.0, True), (-0.01, False), (35.0, True)]
     # the run's contrast: one-sample against the bound 55 with sign −1 (a − 55 < 0 is the claimed side)
-    c = cells[2].contrasts[0]
+    c = cases[2].contrasts[0]
     assert (c.b, c.reference, c.sign, c.tolerance) == (None, 55.0, -1, None) and c.margin(c.effect(20.0)) == 35.0
 
 
@@ -144,10 +144,10 @@ def test_bias_sign_not_negative_and_not_positive_with_their_boundaries():
 def test_best_in_column_max_min_ties_and_several_picked():
     f = frame((1, "M", "p", "", "", "rho", 70.0), (1, "M", "q", "", "", "rho", 75.0), (1, "M", "r", "", "", "rho", 60.0),
               (1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 80.0), (1, "N", "r", "", "", "rho", 10.0))
-    cells = by_label(best_in_column(f, over="judge", best=["p"], direction="max"))
+    cases = by_label(best_in_column(f, over="judge", best=["p"], direction="max"))
     m, n = "table=1 model=M metric=rho", "table=1 model=N metric=rho"
-    assert not cells[m].holds and cells[m].margin == -5.0  # 70 < 75
-    assert cells[n].holds and cells[n].margin == 0  # a tie at the maximum holds by default
+    assert not cases[m].holds and cases[m].margin == -5.0  # 70 < 75
+    assert cases[n].holds and cases[n].margin == 0  # a tie at the maximum holds by default
     assert not by_label(best_in_column(f, over="judge", best=["p"], direction="max", ties="fail"))[n].holds
     both = by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max"))
     assert both[m].holds and both[m].margin == 15.0  # 75 − 60
@@ -163,9 +163,9 @@ def test_best_in_column_contrasts_every_tied_pick():
     # p and q tie at the maximum 80 over r 10: both picks are contrasted with r, not the first only
     f = frame((1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 80.0), (1, "N", "r", "", "", "rho", 10.0),
               (1, "N", "s", "", "", "rho", 30.0))
-    cell = best_in_column(f, over="judge", best=["p", "q"], direction="max")[0]
-    assert [(c.a.judge, c.b.judge) for c in cell.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
-    assert cell.margin == 50.0  # 80 − 30
+    case = best_in_column(f, over="judge", best=["p", "q"], direction="max")[0]
+    assert [(c.a.judge, c.b.judge) for c in case.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert case.margin == 50.0  # 80 − 30
 
 
 def test_best_in_column_all_best_needs_every_pick_above_every_other():
@@ -174,8 +174,8 @@ def test_best_in_column_all_best_needs_every_pick_above_every_other():
     f = frame((1, "M", "p", "", "", "rho", 70.0), (1, "M", "q", "", "", "rho", 75.0), (1, "M", "r", "", "", "rho", 60.0),
               (1, "M", "s", "", "", "rho", 65.0), (1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 55.0),
               (1, "N", "r", "", "", "rho", 60.0))
-    cells = by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max", all_best=True))
-    m, n = cells["table=1 model=M metric=rho"], cells["table=1 model=N metric=rho"]
+    cases = by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max", all_best=True))
+    m, n = cases["table=1 model=M metric=rho"], cases["table=1 model=N metric=rho"]
     assert (m.margin, m.holds, n.margin, n.holds) == (5.0, True, -5.0, False)
     # the contrasts pair every picked row with every other row
     assert [(c.a.judge, c.b.judge) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
@@ -191,9 +191,9 @@ def test_difference_threshold_shifts_the_margin():
                                                                          "acc", 14.96),
               (3, "B", "j", "w_text", "difficulty=hard", "acc", 18.72), (3, "B", "j", "wo_text", "difficulty=hard",
                                                                          "acc", 14.46))
-    cells = difference(f, a={"context": "w_text"}, b={"context": "wo_text"}, direction="greater", threshold=1.39)
-    assert [(c.margin, c.holds) for c in cells] == [(-0.15, False), (2.87, True)]
-    assert cells[0].contrasts[0].threshold == 1.39
+    cases = difference(f, a={"context": "w_text"}, b={"context": "wo_text"}, direction="greater", threshold=1.39)
+    assert [(c.margin, c.holds) for c in cases] == [(-0.15, False), (2.87, True)]
+    assert cases[0].contrasts[0].threshold == 1.39
     at = difference(f, a={"context": "w_text"}, b={"context": "wo_text"}, direction="greater", threshold=4.26)
     assert [(c.margin, c.holds) for c in at] == [(-3.02, False), (0.0, False)]
     # less: b − a must exceed the threshold
@@ -212,9 +212,9 @@ def test_difference_same_as_selects_the_own_column_and_a_self_comparison_is_name
                                                    r"\(author=A\) is the row itself; expected another row, or "
                                                    r"skip_self: true"):
         difference(SELF, a=a, b=b, direction="greater")
-    cells = difference(SELF, a=a, b=b, direction="greater", skip_self=True)
+    cases = difference(SELF, a=a, b=b, direction="greater", skip_self=True)
     # A's own 4.0 against B's 3.5 (+0.5) and C's 4.2 (−0.2); B's own 3.9 against A's 3.0 (+0.9) and C's 3.9 (tie, fails)
-    assert [(c.label.split(" vs ")[1], c.margin, c.holds) for c in cells] == [
+    assert [(c.label.split(" vs ")[1], c.margin, c.holds) for c in cases] == [
         ("author=B", 0.5, True), ("author=C", -0.2, False), ("author=A", 0.9, True), ("author=C", 0.0, False)]
     assert self_comparisons(SELF, a=a, b=b) == 2
     with pytest.raises(KindError, match="a mapping selects by reference only"):
@@ -227,9 +227,9 @@ def test_closer_to_50_compares_distances_from_50():
     f = frame((4, "LLaMA", "", "", "dataset=NQ", "gen", 38.0), (4, "GPT", "", "", "dataset=NQ", "gen", 86.0),
               (4, "LLaMA", "", "", "dataset=MARCO", "gen", 57.0), (4, "GPT", "", "", "dataset=MARCO", "gen", 75.0),
               (4, "LLaMA", "", "", "dataset=X", "gen", 45.0), (4, "GPT", "", "", "dataset=X", "gen", 55.0))
-    cells = closer_to_50(f, a={"model": "LLaMA"}, b={"model": "GPT"}, direction="closer")
-    assert [(c.margin, c.holds) for c in cells] == [(24.0, True), (18.0, True), (0.0, False)]
-    c = cells[0].contrasts[0]
+    cases = closer_to_50(f, a={"model": "LLaMA"}, b={"model": "GPT"}, direction="closer")
+    assert [(c.margin, c.holds) for c in cases] == [(24.0, True), (18.0, True), (0.0, False)]
+    c = cases[0].contrasts[0]
     assert (c.sign, c.centre, c.effect(38.0, 86.0), c.margin(c.effect(38.0, 86.0))) == (-1, 50.0, -24.0, 24.0)
     far = closer_to_50(f, a={"model": "LLaMA"}, b={"model": "GPT"}, direction="farther", ties="hold")
     assert [(c.margin, c.holds) for c in far] == [(-24.0, False), (-18.0, False), (0.0, True)]
@@ -437,10 +437,10 @@ def test_a_one_sided_bound_is_tested_against_its_edge_on_a_run(tmp_path):
                      "test": {"kind": "rate_vs_50", "direction": "not_above", "tolerance": 5}})
     claim = load_doc(tmp_path, doc, pub)["T-01"]
     ids = [f"q{i}" for i in range(40)]
-    cells = {place_key(3, "rate", "A", dataset="NQ"): PlaceUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
+    cases = {place_key(3, "rate", "A", dataset="NQ"): PlaceUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
              place_key(3, "rate", "B", dataset="NQ"): PlaceUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
-    v = run_verdict(claim, cells, published=pub)
-    a, b = (cell.contrasts[0] for cell in v.cells)
+    v = run_verdict(claim, cases, published=pub)
+    a, b = (case.contrasts[0] for case in v.cases)
     assert (a.reference, a.effect, a.margin, a.status) == (55.0, pytest.approx(-25.0), pytest.approx(25.0), SUPPORTED)
     assert (b.effect, b.margin, b.status) == (pytest.approx(25.0), pytest.approx(-25.0), RUN_CONTRADICTED)
     assert v.verdict == RUN_CONTRADICTED
@@ -467,7 +467,7 @@ def test_significance_required_needs_the_sign_and_the_mark(tmp_path):
     v = published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "negative",
                                                "significance": "required"}), SIG)
     assert (v.k, v.n, v.marked, v.marked_holding) == (1, 4, 2, 1)
-    assert [c.holds for c in v.cells] == [True, False, False, False]
+    assert [c.holds for c in v.cases] == [True, False, False, False]
     assert v.verdict == "contradicted as worded (holds in 1 of 4)" and v.short == "contradicted"
     # the same claim without the key reads the sign only: A and B -> 2 of 4
     assert published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "negative"}), SIG).k == 2
@@ -479,8 +479,8 @@ def test_significance_absence_fails_only_a_marked_cell_against_the_claim(tmp_pat
     v = published_verdict(sig_claim(tmp_path, {"kind": "bias_sign", "direction": "not_negative",
                                                "significance": "absence"}), SIG)
     assert (v.k, v.n, v.marked, v.marked_holding) == (3, 4, 2, 1)
-    assert [c.holds for c in v.cells] == [False, True, True, True]
-    assert [c.margin for c in v.cells] == [-0.5, -0.2, 0.3, 0.1]  # the margins stay the signed values
+    assert [c.holds for c in v.cases] == [False, True, True, True]
+    assert [c.margin for c in v.cases] == [-0.5, -0.2, 0.3, 0.1]  # the margins stay the signed values
 
 
 def test_significance_not_printed_reads_the_sign_and_counts_no_marks(tmp_path):

@@ -1,0 +1,84 @@
+"""docs/architecture.md's glossary gives each word one meaning; for the words
+it marks *checked*, the package's identifiers follow it."""
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+from authbench.claims import CaseResult, RunCase, RunVerdict, Verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+GLOSSARY = ROOT / "docs" / "architecture.md"
+ROW = re.compile(r"^\| \*\*(\w+)\*\*( \(checked\))? \|")
+
+
+def glossary() -> dict[str, bool]:
+    """word -> whether the glossary marks it checked."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    assert "### Glossary: one meaning per word" in text
+    return {m.group(1): bool(m.group(2)) for m in map(ROW.match, text.splitlines()) if m}
+
+
+def identifiers(source: str) -> list[tuple[int, str]]:
+    """(line, name) of every identifier of Python ``source``: names, attributes,
+    arguments, keywords, definitions and imports, f-strings' expressions
+    included; strings and comments are not read."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            out.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            out.append((node.lineno, node.attr))
+        elif isinstance(node, ast.arg):
+            out.append((node.lineno, node.arg))
+        elif isinstance(node, ast.keyword) and node.arg:
+            out.append((node.lineno, node.arg))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append((node.lineno, node.name))
+        elif isinstance(node, ast.alias):
+            out.append((node.lineno, node.asname or node.name))
+    return sorted(out)
+
+
+def names(paths) -> list[tuple[str, str]]:
+    """(file:line, identifier) of the Python files under ``paths``."""
+    return [(f"{f.relative_to(ROOT)}:{line}", name) for path in paths
+            for f in (sorted(path.rglob("*.py")) if path.is_dir() else [path])
+            for line, name in identifiers(f.read_text(encoding="utf-8"))]
+
+
+CLAIMS_CODE = [ROOT / "workflow" / "claims", ROOT / "workflow" / "studies" / "claims_report.py"]
+
+
+def check_cell() -> list[str]:
+    """A cell is a model job: the claims code says case (a claim's test) and
+    place (a run's number), never cell."""
+    bad = [f"{where}: {name}" for where, name in names(CLAIMS_CODE) if "cell" in name.lower()]
+    for cls in (CaseResult, RunCase, RunVerdict, Verdict):
+        bad += [f"{cls.__name__}.{f.name}" for f in dataclasses.fields(cls) if "cell" in f.name]
+    return bad
+
+
+CHECKS = {"cell": check_cell}
+
+
+def test_the_glossary_lists_the_words():
+    words = glossary()
+    assert {"cell", "plan", "grid", "judge", "study", "setting", "dataset"} <= set(words), words
+
+
+def test_every_checked_word_has_its_check():
+    assert {w for w, checked in glossary().items() if checked} == set(CHECKS)
+
+
+def test_the_code_names_follow_the_checked_words():
+    bad = {word: check() for word, check in CHECKS.items()}
+    assert {w: b for w, b in bad.items() if b} == {}
+
+
+def test_the_checks_read_identifiers_only():
+    """The persisted column name "cell" of claims_cells.tsv (a string) and a
+    comment pass; a variable or an f-string's name does not."""
+    src = 'COLUMNS = ["claim", "cell"]  # one row per cell\nfor cell in cases:\n    x = f"{cell_id}"\n'
+    assert [(line, name) for line, name in identifiers(src) if "cell" in name] == [(2, "cell"), (3, "cell_id")]
