@@ -3,7 +3,7 @@
 from authbench.render.catalog import plan
 from authbench.studies.authority.grid import reversed_entries
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, secondary_cells
-from authbench.studies.scorecard import grid_params
+from authbench.studies.scorecard import coverage_params
 
 
 def _domain_cells():
@@ -54,7 +54,7 @@ def get_domain_report_params(wildcards):
             "categories": config["domainauth"]["categories"],
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
-            "scorecard": grid_params(config, "domainauth"),
+            "scorecard": coverage_params(config, "domainauth"),
             "intervals": config["intervals"],
             "seed": config["seed"],
             **secondary,
@@ -90,7 +90,7 @@ def get_entity_report_params(wildcards):
             "coarse_source": config["entityauth"]["coarse_source"],
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],
-            "scorecard": grid_params(config, "entityauth"),
+            "scorecard": coverage_params(config, "entityauth"),
             "intervals": config["intervals"],
             "seed": config["seed"],
             **({"score_names": scores} if scores else {}),

@@ -2,7 +2,7 @@
 # authbench.paths, policy in the package), included at its top.
 from authbench.paths import cell_id
 from authbench.studies.ragauth.outputs import RAGAUTH
-from authbench.studies.scorecard import grid_params
+from authbench.studies.scorecard import coverage_params
 
 
 def get_rag_dataset_params(wildcards):
@@ -79,7 +79,7 @@ def get_rag_report_params(wildcards):
             "cells": cells,
             "intervals": config["intervals"],
             "seed": config["seed"],
-            "scorecard": grid_params(config, "ragauth"),
+            "scorecard": coverage_params(config, "ragauth"),
         }
     )
 

@@ -4,7 +4,7 @@ from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, plan, provenanc
 from authbench.cells.viewer import ASSETS as VIEWER_FILES
 from authbench.studies.authority.outputs import baseline_plan
 from authbench.studies.registry import final_files, viewer_folders
-from authbench.studies.scorecard import grid_params
+from authbench.studies.scorecard import coverage_params
 from authbench.studies.statistics import authority_datasets, rag_ran, selfpref_datasets
 
 # --- benchmark statistics (Table 7) ---------------------------------------------------
@@ -50,7 +50,7 @@ def get_statistics_params(wildcards):
             "hard_max_delta": sampling["hard_max_delta"],
             "selfpref": sp,
             "authors": config["selfpref"]["authors"] if sp else [],
-            "scorecard": grid_params(config, "domainauth"),
+            "scorecard": coverage_params(config, "domainauth"),
         }
     )
 

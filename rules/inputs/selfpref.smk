@@ -3,7 +3,7 @@
 from authbench.paths import cell_id
 from authbench.studies.registry import alternatives
 from authbench.studies.selfpref.study import PROMPTS as SELFPREF_PROMPTS, RUNS as SELFPREF_RUNS
-from authbench.studies.scorecard import grid_params
+from authbench.studies.scorecard import coverage_params
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS, knowledge_authors
 from authbench.studies.selfpref.outputs import other_authors
 from authbench.studies.selfpref.study import datasets_report_files
@@ -150,7 +150,7 @@ def get_sp_report_params(wildcards):
             },
             "intervals": config["intervals"],
             "seed": config["seed"],
-            "scorecard": grid_params(config, "selfpref"),
+            "scorecard": coverage_params(config, "selfpref"),
         }
     )
 

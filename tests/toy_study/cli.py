@@ -17,7 +17,7 @@ def cmd_judge(args, params) -> None:
     from authbench.cells import CellStep
 
     asked = toy.requests(params["numbers"], args.template)
-    CellStep.from_args(args, params).judge(
+    CellStep.from_args(args, params).run_cell(
         asked, parse=lambda requests, replies: toy.judgments(requests, [r.text for r in replies]),
         inputs={"numbers": (args.template, {})})
 

@@ -19,7 +19,7 @@ from authbench.render.formatting import PCT
 from authbench.render.tables import Column, build_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.keyed import Keyed
-from authbench.studies.scorecard import grid_of, write_paper_scorecard
+from authbench.studies.scorecard import coverage_of, write_paper_scorecard
 
 HERE = Path(__file__).resolve().parent
 OUTPUT = "yes_no"
@@ -76,12 +76,12 @@ class Data:
 
     rows: Mapping[str, Sequence[Mapping]]
     spec: IntervalSpec
-    scorecard_grid: Mapping | None = None
+    scorecard_coverage: Mapping | None = None
     comparisons_title: str = ""
 
     @cached_property
     def keyed(self) -> list[Keyed]:
-        return keyed(self.rows, dict(grid_of(self.scorecard_grid, "toy").names))
+        return keyed(self.rows, dict(coverage_of(self.scorecard_coverage, "toy").names))
 
     def interval(self, model: str) -> tuple[float, float]:
         lo, hi = mean_interval([float(j["correct"]) for j in self.rows[model]], self.spec, ("toy", model))
@@ -101,7 +101,7 @@ class Data:
 
     def scorecard(self, out: Path, built) -> list[Path]:
         return write_paper_scorecard(out, "Toy", "toy", (1,), self.keyed, lambda row, grid: "not run here",
-                                     self.scorecard_grid)
+                                     self.scorecard_coverage)
 
     def claims(self, out: Path, report) -> list[Path]:
         from authbench.studies.claims_report import write_claims

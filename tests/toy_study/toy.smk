@@ -44,7 +44,7 @@ if "toy" in STUDIES:
                     "models": list(MODELS),
                     "intervals": config["intervals"],
                     "seed": config["seed"],
-                    "scorecard": grid_params(config, "toy"),
+                    "scorecard": coverage_params(config, "toy"),
                 }
             ),
             outdir=outdir,

@@ -60,7 +60,25 @@ def check_cell() -> list[str]:
     return bad
 
 
-CHECKS = {"cell": check_cell}
+SCORECARD_CODE = [ROOT / "workflow" / "studies" / "scorecard.py",
+                  *sorted((ROOT / "workflow" / "studies").glob("*/keyed.py"))]
+AGNOSTIC = [ROOT / "workflow" / name for name in ("cells", "llm", "plan")]
+
+
+def check_grid() -> list[str]:
+    """A grid is AuthorityBench's product of cells: no class of the package
+    is called Grid, and the scorecard's code says coverage."""
+    bad = [f"{where}: {name}" for where, name in names([ROOT / "workflow"]) if name == "Grid"]
+    return bad + [f"{where}: {name}" for where, name in names(SCORECARD_CODE) if "grid" in name.lower()]
+
+
+def check_judge() -> list[str]:
+    """A judge is a study's way of asking and reading: the study-agnostic
+    layers (a model job's owner, the engines, the plan) name none."""
+    return [f"{where}: {name}" for where, name in names(AGNOSTIC) if name == "judge"]
+
+
+CHECKS = {"cell": check_cell, "grid": check_grid, "judge": check_judge}
 
 
 def test_the_glossary_lists_the_words():

@@ -107,9 +107,9 @@ class CellStep:
                             threads=self.threads, generate=generate, engine_config=self._engine_config(),
                             expected_scores=expected_scores)
 
-    def judge(self, requests: Sequence[Mapping], *, parse: Callable | None = None, grade: Callable | None = None,
-              inputs: Mapping | None = None, extra: Mapping | Callable | None = None, generate: Mapping | None = None,
-              constrained: bool | None = None, expected_scores: bool = False) -> CellRecord:
+    def run_cell(self, requests: Sequence[Mapping], *, parse: Callable | None = None, grade: Callable | None = None,
+                 inputs: Mapping | None = None, extra: Mapping | Callable | None = None, generate: Mapping | None = None,
+                 constrained: bool | None = None, expected_scores: bool = False) -> CellRecord:
         """The whole cell, one way: ask (:meth:`run`), read every reply
         (``parse(requests, responses)`` -> one judgment per request; default:
         by its request's reply format, :func:`authbench.llm.runner.parse_responses`),

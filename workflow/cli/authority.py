@@ -148,7 +148,7 @@ def cmd_judge(args, params) -> None:
     order = "reversed" if params.get("reversed") else "seeded"  # a cell's reversed job (config position_consistency)
     requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"], order)
     shown = judge_of(params["judge"]).shown_instances(instances, order)
-    CellStep.from_args(args, params).judge(
+    CellStep.from_args(args, params).run_cell(
         requests, expected_scores=params["expected_scores"],
         inputs={"instances": (args.instances, {"n": len(instances)})},
         grade=lambda judgments: sample_grades(params["judge"], params["setting"], shown, judgments))

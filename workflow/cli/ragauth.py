@@ -78,7 +78,7 @@ def cmd_rank(args, params) -> None:
     n_max = max(len(q["documents"]) for q in questions)
     requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
                                      _reply_budget(params, template.output, n_max))
-    record = CellStep.from_args(args, params).judge(
+    record = CellStep.from_args(args, params).run_cell(
         requests, inputs={"questions": (args.questions, {"n": len(questions)})},
         extra={"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
                **counts})
@@ -99,7 +99,7 @@ def cmd_answer(args, params) -> None:
     inputs = {"questions": (args.questions, {"n": len(questions)})}
     if args.scores:
         inputs["scores"] = (args.scores, {})
-    CellStep.from_args(args, params).judge(
+    CellStep.from_args(args, params).run_cell(
         requests, inputs=inputs,
         parse=lambda asked, replies: [answer_row(q, r.text, kept[q["qid"]]) for q, r in zip(questions, replies)],
         extra=lambda judgments: {"strategy": params["strategy"], "k": params["k"], "doc_tokens": params["doc_tokens"],

@@ -8,7 +8,7 @@ published key (table, the model the config maps to the paper's row by
 paper's units. Each study gives its numbers keyed by published key, once
 (:class:`authbench.studies.keyed.Keyed`: the scorecard and the claims read
 the same ones) and says why a published number has no counterpart (its
-``*_reason`` function and :class:`Grid`); :func:`compare` matches,
+``*_reason`` function and :class:`Coverage`); :func:`compare` matches,
 :func:`write_scorecard` writes.
 
 A row is ``model`` (a judge's or evaluator's number: it needs a configured
@@ -35,7 +35,7 @@ from authbench.records import write_frame, write_text
 from authbench.claims.keys import render_setting
 from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
 
-__all__ = ["AVERAGE", "COLUMNS", "NOT_CONFIGURED", "NO_VALUE", "Grid", "compare", "grid_of", "grid_params",
+__all__ = ["AVERAGE", "COLUMNS", "NOT_CONFIGURED", "NO_VALUE", "Coverage", "compare", "coverage_of", "coverage_params",
            "sample_sizes", "setting_parts", "write_paper_scorecard", "write_scorecard"]
 
 # the columns of a reproduced row (the key of authbench.papers.published.KEY without paper)
@@ -49,7 +49,7 @@ NOT_CONFIGURED = "model not configured (no model with this paper_name)"
 AVERAGE = "the paper's average over its models (not recomputed)"
 NO_VALUE = "in the grid, but the run gave no value"
 
-def grid_params(config: Mapping[str, Any], study: str) -> dict:
+def coverage_params(config: Mapping[str, Any], study: str) -> dict:
     """What a report step needs to tell a missing counterpart's reason
     (rules pass it as ``params["scorecard"]``; plain config values, no
     heavy import): every active model's ``paper_name`` (None: none) of
@@ -74,8 +74,8 @@ def grid_params(config: Mapping[str, Any], study: str) -> dict:
 
 
 @dataclass(frozen=True)
-class Grid:
-    """One report's grid as the scorecard reads it: ``names`` our model ->
+class Coverage:
+    """What one report's run covers, as the scorecard reads it: ``names`` our model ->
     its paper name (in this paper), and the judges, contexts, settings,
     EntityAuth datasets, RAGAuth strategies and k that ran."""
 
@@ -89,7 +89,7 @@ class Grid:
     datasets: Sequence[str] = ()  # self-preference: the paper's labels of this report's dataset
 
     @classmethod
-    def of(cls, params: Mapping[str, Any], paper: str, **more) -> Grid:
+    def of(cls, params: Mapping[str, Any], paper: str, **more) -> Coverage:
         known = paper_models(paper)
         named = {m: paper_name(given, paper, known) for m, given in params["models"].items()}
         names = {m: n for m, n in named.items() if n is not None}
@@ -229,18 +229,18 @@ def write_scorecard(outdir: str | Path, title: str, hit: pd.DataFrame, miss: pd.
 
 # --- each report's scorecard ------------------------------------------------------------------
 
-def grid_of(params: Mapping[str, Any] | None, paper: str, **more) -> Grid:
-    """The report's :class:`Grid` from :func:`grid_params` (None: no model is named)."""
-    return Grid.of(params, paper, **more) if params else Grid({}, **more)
+def coverage_of(params: Mapping[str, Any] | None, paper: str, **more) -> Coverage:
+    """The report's :class:`Coverage` from :func:`coverage_params` (None: no model is named)."""
+    return Coverage.of(params, paper, **more) if params else Coverage({}, **more)
 
 
 def write_paper_scorecard(outdir: str | Path, title: str, paper: str, tables: Iterable[int],
-                          numbers: Sequence[Keyed], reason_of: Callable[[Mapping, Grid], str],
-                          params: Mapping[str, Any] | None, extra: str = "", **grid_more) -> list[Path]:
+                          numbers: Sequence[Keyed], reason_of: Callable[[Mapping, Coverage], str],
+                          params: Mapping[str, Any] | None, extra: str = "", **coverage_more) -> list[Path]:
     """A report's scorecard (:func:`write_scorecard`): ``numbers`` this run's
     numbers keyed by published key, ``reason_of(row, grid)`` why a published
-    one has no counterpart; ``params``: :func:`grid_params` (None: no model
+    one has no counterpart; ``params``: :func:`coverage_params` (None: no model
     is named); ``extra``: a section after the numbers."""
-    grid = grid_of(params, paper, **grid_more)
-    return write_scorecard(outdir, title, *compare(paper, tables, numbers, lambda r: reason_of(r, grid)),
+    coverage = coverage_of(params, paper, **coverage_more)
+    return write_scorecard(outdir, title, *compare(paper, tables, numbers, lambda r: reason_of(r, coverage)),
                            extra=extra)

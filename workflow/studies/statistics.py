@@ -249,7 +249,7 @@ class StatisticsInputs:
     hard_max_delta: int
     sp: Sequence[tuple] = ()
     authors: Sequence[str] = ()
-    scorecard: Mapping | None = None  # authbench.studies.scorecard.grid_params (None: no model is named)
+    scorecard: Mapping | None = None  # authbench.studies.scorecard.coverage_params (None: no model is named)
 
     @cached_property
     def authority(self) -> list[DatasetStats]:

@@ -18,7 +18,7 @@ from authbench.studies.selfpref.keyed import NOT_RELEASED, selfpref_keyed, selfp
 from authbench.studies.statistics import DatasetStats, statistics_keyed, statistics_reason
 
 PUB = load("authoritybench")
-GRID = S.Grid({"qwen": "Qwen3-8B"}, judges=("point", "pair_rank"), contexts=("wo_text",), settings=("fine", "pairs"),
+GRID = S.Coverage({"qwen": "Qwen3-8B"}, judges=("point", "pair_rank"), contexts=("wo_text",), settings=("fine", "pairs"),
               entity_datasets=("songs",))
 
 
@@ -133,14 +133,14 @@ def test_table8_model_and_data_rows():
 
 
 def test_ragauth_rows_are_already_percent():
-    grid = S.Grid({"m": "Qwen3-32B"}, strategies=("no_filter", "authority"), k=("1", "3"))
+    coverage = S.Coverage({"m": "Qwen3-32B"}, strategies=("no_filter", "authority"), k=("1", "3"))
     acc = [{"model": "m", "strategy": "authority", "k": "3", "topic": "all", "accuracy": 60.0, "lo": 50.0,
             "hi": 70.0},
            {"model": "m", "strategy": "authority", "k": "3", "topic": "MED", "accuracy": 10.0, "lo": 0,
             "hi": 20}]
     units = pd.DataFrame(columns=["model", "strategy", "k", "qid", "correct"])
-    hit, miss = S.compare("authoritybench", (5,), rag_keyed(acc, units, grid.names, list(grid.names)),
-                          lambda r: rag_reason(r, grid))
+    hit, miss = S.compare("authoritybench", (5,), rag_keyed(acc, units, coverage.names, list(coverage.names)),
+                          lambda r: rag_reason(r, coverage))
     assert len(hit) == 1 and hit.iloc[0]["reproduced"] == 60.0 and hit.iloc[0]["setting"] == "k=3"
     assert hit.iloc[0]["inside"] == ("yes" if 50 <= hit.iloc[0]["published"] <= 70 else "no")
     reasons = Counter(miss["reason"])
@@ -166,13 +166,13 @@ def test_selfpref_released_knowledge_is_a_data_row():
              {"evaluator": "gpt", "other_author": "llama2", "self_pref": 70.0, "order_pref": 60.0,
               "factual_pref": 80.0},
              {"evaluator": "gpt", "other_author": "all", "self_pref": 55.0, "order_pref": 61.0, "factual_pref": 55.0}]
-    grid = S.Grid({"gpt": "GPT-3.5"}, datasets=("NQ",))
+    coverage = S.Coverage({"gpt": "GPT-3.5"}, datasets=("NQ",))
     def numbers(names):
         return selfpref_keyed("nq", knowledge=knowledge, passages=passages, summary=summary, rates=rates, units={},
                               self_map={"gpt": "gpt35"}, names=names, run_models=["gpt"],
                               released=[a for a in knowledge if a != "gpt"])
 
-    hit, miss = S.compare("selfpref", range(1, 10), numbers(grid.names), lambda r: selfpref_reason(r, grid))
+    hit, miss = S.compare("selfpref", range(1, 10), numbers(coverage.names), lambda r: selfpref_reason(r, coverage))
     k = hit[hit["metric"].str.startswith("knowledge")].set_index("metric")
     assert k.loc["knowledge_no", "reproduced"] == 50.0 and k.loc["knowledge_full", "reproduced"] == 25.0
     assert (k["kind"] == "data").all() and k.loc["knowledge_no", "published"] == 27.1
@@ -194,7 +194,7 @@ def test_selfpref_released_knowledge_is_a_data_row():
     assert reasons["perplexity: the paper's is under GPT-2, ours under config selfpref.perplexity_model"] == 5
     # with no evaluator configured only the released data is compared
     hit, miss = S.compare("selfpref", range(1, 10), numbers({}),
-                          lambda r: selfpref_reason(r, S.Grid({}, datasets=("NQ",))))
+                          lambda r: selfpref_reason(r, S.Coverage({}, datasets=("NQ",))))
     assert set(hit["kind"]) == {"data"} and len(hit) == 4
     # GPT-3.5 as an evaluator (Table 6) is not configured, though its released passages are
     t6 = miss[(miss["table"] == 6) & (miss["model"] == "GPT-3.5") & miss["setting"].str.startswith("dataset=NQ")]
@@ -207,9 +207,9 @@ def test_table7_counts_and_the_config_sample():
     songs = DatasetStats("EntityAuth", "Songs", corpus=2000, lists=Counter({10: 4500}))
     asked = {"DomainAuth": {"fine_lists": 2, "coarse_lists": 1, "easy_pairs": 3, "hard_pairs": 3},
              "EntityAuth/songs": {"corpus": 2000, "fine_lists": 4500, "coarse_lists": 2}}
-    grid = S.Grid({}, entity_datasets=("songs",))
+    coverage = S.Coverage({}, entity_datasets=("songs",))
     hit, miss = S.compare("authoritybench", (7,), statistics_keyed([dom, songs], asked),
-                          lambda r: statistics_reason(r, grid))
+                          lambda r: statistics_reason(r, coverage))
     got = {r["setting"] + " " + r["metric"]: (r["reproduced"], r["published"], r["scope"]) for r in hit.to_dict("records")}
     assert got["subtask=DomainAuth corpus_items"] == (3969, 10000, "")  # not a config choice: a plain difference
     assert got["subtask=DomainAuth;list_size=10 listwise_instances"] == (2, 4500, "sample: the config asks for 2")

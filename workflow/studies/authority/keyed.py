@@ -146,24 +146,24 @@ def categories_keyed(predictions: pd.DataFrame | None, names: Mapping[str, str],
     return out
 
 
-def authority_reason(row: Mapping, grid) -> str:
+def authority_reason(row: Mapping, coverage) -> str:
     """Why a published AuthorityBench number (Tables 1-4, 6, 8-12) has no
-    counterpart (``grid``: :class:`authbench.studies.scorecard.Grid`)."""
+    counterpart (``coverage``: :class:`authbench.studies.scorecard.Coverage`)."""
     from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED, setting_parts
 
     if row["model"] == "Average":
         return AVERAGE
-    if row["model"] and row["model"] not in grid.paper_names:
+    if row["model"] and row["model"] not in coverage.paper_names:
         return NOT_CONFIGURED
     table, setting = int(row["table"]), setting_parts(row["setting"])
     judges = DERIVATIONS.get(row["judge"], (row["judge"],))[:1] if row["judge"] else ()
-    if judges and judges[0] not in grid.judges:
+    if judges and judges[0] not in coverage.judges:
         return f"judge not in the grid ({judges[0]})"
-    if row["context"] and row["context"] not in grid.contexts:
+    if row["context"] and row["context"] not in coverage.contexts:
         return f"context not in the grid ({row['context']})"
-    if table in DOMAINAUTH_TABLES and SETTING_OF[table] not in grid.settings:
+    if table in DOMAINAUTH_TABLES and SETTING_OF[table] not in coverage.settings:
         return f"setting not in the grid ({SETTING_OF[table]})"
-    if "domain" in setting and setting["domain"] not in grid.entity_datasets:
+    if "domain" in setting and setting["domain"] not in coverage.entity_datasets:
         return f"dataset not in the grid (EntityAuth {setting['domain']})"
     if table == 8:
         return f"no {setting['category']} domain scored in this run's bias sample"

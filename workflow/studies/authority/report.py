@@ -151,7 +151,7 @@ class AuthorityData:
     show: str = "inline"  # config intervals.show
     reuse: Sequence[str] = ()  # EntityAuth: each dataset's reuse.tsv
     score_names: Mapping[str, str] | None = None  # EntityAuth: dataset -> what its labels' score is (Figure 3)
-    scorecard_grid: Mapping | None = None  # authbench.studies.scorecard.grid_params (None: no model is named)
+    scorecard_coverage: Mapping | None = None  # authbench.studies.scorecard.coverage_params (None: no model is named)
     tags: Mapping[tuple, str] = field(default_factory=dict)
 
     @cached_property
@@ -227,10 +227,10 @@ class AuthorityData:
         """The report's numbers keyed by published key, once, for the scorecard
         and the claims (:mod:`authbench.studies.authority.keyed`)."""
         from authbench.studies.authority.keyed import authority_keyed, categories_keyed
-        from authbench.studies.scorecard import grid_of
+        from authbench.studies.scorecard import coverage_of
 
-        params = self.scorecard_grid or {"models": {}}
-        names = dict(grid_of(self.scorecard_grid, "authoritybench").names)
+        params = self.scorecard_coverage or {"models": {}}
+        names = dict(coverage_of(self.scorecard_coverage, "authoritybench").names)
         rescored = params.get("rescored", "")
         spent = costs.cost_rows(self.manifests)
         tokens = {(r.benchmark, r.model, r.judge, r.context, r.setting): float(r.prompt_tokens + r.completion_tokens)
@@ -253,7 +253,7 @@ class AuthorityData:
         from authbench.studies.scorecard import write_paper_scorecard
 
         return write_paper_scorecard(out, self.name, "authoritybench", self.tables_here, self.keyed, authority_reason,
-                                     self.scorecard_grid)
+                                     self.scorecard_coverage)
 
     def claims(self, out: Path, report) -> list[Path]:
         from authbench.studies.claims_report import write_claims
@@ -353,7 +353,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     (worded in Table 8's caption); ``parse`` the parse mode the tables show;
     ``validity`` config ``judge_validity`` (None: its defaults), the rule
     behind ``†``; ``grid`` contents.md's summary of the grid; ``scorecard``
-    :func:`authbench.studies.scorecard.grid_params`; ``units`` the cells' and
+    :func:`authbench.studies.scorecard.coverage_params`; ``units`` the cells' and
     baselines' units (the paired comparisons); ``intervals``, ``show``: config
     ``intervals``."""
     from authbench.render.catalog import write_report
@@ -362,7 +362,7 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
     data = AuthorityData(DOMAINAUTH.name, read_metrics(metric_files), ["domainauth"], parse,
                   ValidityRule.from_config(validity), units, manifests, [labels],
                   predictions=read_predictions(predictions), category_order=category_order, categories=categories,
-                  intervals=intervals, show=show, scorecard_grid=scorecard)
+                  intervals=intervals, show=show, scorecard_coverage=scorecard)
     return write_report(DOMAINAUTH, data, outdir, plan, show, grid)
 
 
@@ -383,5 +383,5 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
 
     data = AuthorityData(ENTITYAUTH.name, read_metrics(metric_files), [f"entityauth/{d}" for d in datasets], parse,
                   ValidityRule.from_config(validity), units, manifests, labels, coarse_source=coarse_source,
-                  intervals=intervals, show=show, reuse=reuse, score_names=score_names, scorecard_grid=scorecard)
+                  intervals=intervals, show=show, reuse=reuse, score_names=score_names, scorecard_coverage=scorecard)
     return write_report(ENTITYAUTH, data, outdir, plan, show, grid)

@@ -38,18 +38,18 @@ def rag_keyed(accuracy: Iterable[Mapping], units: pd.DataFrame, names: Mapping[s
     return out
 
 
-def rag_reason(row: Mapping, grid) -> str:
+def rag_reason(row: Mapping, coverage) -> str:
     """Why a published Table 5 number has no counterpart (``grid``:
-    :class:`authbench.studies.scorecard.Grid`)."""
+    :class:`authbench.studies.scorecard.Coverage`)."""
     from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED, setting_parts
 
     if row["model"] == "Average":
         return AVERAGE
-    if row["model"] not in grid.paper_names:
+    if row["model"] not in coverage.paper_names:
         return NOT_CONFIGURED
-    if row["judge"] not in grid.strategies:
+    if row["judge"] not in coverage.strategies:
         return f"strategy not in the grid ({row['judge']})"
     k = setting_parts(row["setting"])["k"]
-    if k != "all" and k not in grid.k:
+    if k != "all" and k not in coverage.k:
         return f"k not in the grid (k={k})"
     return NO_VALUE

@@ -42,7 +42,7 @@ def write_rag_report(cells, spec, outdir, intervals: str = "inline", scorecard=N
     :data:`RAGAUTH`, every item written): ``units.parquet``, ``accuracy.tsv``,
     ``comparisons.tsv/.md``, the tables (``intervals``: how Markdown and
     LaTeX show the intervals), ``contents.md`` and ``scorecard.md/.tsv``
-    (``scorecard``: :func:`authbench.studies.scorecard.grid_params`; None: no
+    (``scorecard``: :func:`authbench.studies.scorecard.coverage_params`; None: no
     model is named)."""
     from authbench.render.catalog import plan, write_report
     from authbench.studies.ragauth.report import report_data

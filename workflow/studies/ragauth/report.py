@@ -302,7 +302,7 @@ class RagauthData:
     units: pd.DataFrame
     spec: IntervalSpec
     tags: Mapping[tuple, str] = field(default_factory=dict)
-    scorecard_grid: Mapping | None = None
+    scorecard_coverage: Mapping | None = None
     comparisons_title: str = "RAGAuth: paired comparisons"
 
     def compare(self):
@@ -322,10 +322,10 @@ class RagauthData:
     def keyed(self) -> list:
         """Table 5's numbers keyed by published key, once, for the scorecard and the claims."""
         from authbench.studies.ragauth.keyed import rag_keyed
-        from authbench.studies.scorecard import grid_of
+        from authbench.studies.scorecard import coverage_of
 
-        params = self.scorecard_grid or {"models": {}}
-        return rag_keyed(self.rows, self.units, dict(grid_of(self.scorecard_grid, "authoritybench").names),
+        params = self.scorecard_coverage or {"models": {}}
+        return rag_keyed(self.rows, self.units, dict(coverage_of(self.scorecard_coverage, "authoritybench").names),
                          list(params["models"]))
 
     def scorecard(self, out: Path, built: Mapping) -> list[Path]:
@@ -333,7 +333,7 @@ class RagauthData:
         from authbench.studies.scorecard import write_paper_scorecard
 
         return write_paper_scorecard(out, "RAGAuth", "authoritybench", (5,), self.keyed, rag_reason,
-                                     self.scorecard_grid)
+                                     self.scorecard_coverage)
 
     def claims(self, out: Path, report) -> list[Path]:
         from authbench.studies.claims_report import write_claims
@@ -345,11 +345,11 @@ def report_data(cells, spec: IntervalSpec, outdir: str | Path, scorecard: Mappin
     """The report data of the answer cells' records: ``units.parquet``
     (:func:`unit_frame`, written and read back: everything after reads the
     file) and the accuracy rows (:func:`accuracy_rows`); ``scorecard``: the
-    grid of :func:`authbench.studies.scorecard.grid_params` (None: no model is
+    grid of :func:`authbench.studies.scorecard.coverage_params` (None: no model is
     named)."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     with atomic_write(outdir / "units.parquet", "wb") as fh:
         unit_frame(cells).to_parquet(fh, engine="pyarrow", index=False)
     units = pd.read_parquet(outdir / "units.parquet", engine="pyarrow")
-    return RagauthData(accuracy_rows(units, spec), units, spec, scorecard_grid=scorecard)
+    return RagauthData(accuracy_rows(units, spec), units, spec, scorecard_coverage=scorecard)

@@ -14,7 +14,7 @@ from authbench.records import write_frame
 from authbench.render.catalog import SCORECARD_MARKS
 from authbench.stats import DAGGER
 from authbench.studies.keyed import Keyed
-from authbench.studies.scorecard import grid_of, write_paper_scorecard
+from authbench.studies.scorecard import coverage_of, write_paper_scorecard
 from authbench.studies.selfpref.keyed import dataset_label, selfpref_reason
 
 MARK_COLUMNS = ("table", "model", "ours", "prompt", "setting", "metric", "published_mark", "our_mark", "agree")
@@ -80,7 +80,7 @@ def write_selfpref_scorecard(outdir: str | Path, dataset: str | None, numbers: S
     from authbench.stats import SIGNIFICANCE_WORDS
 
     label = dataset_label(dataset or "")
-    names = grid_of(params, "selfpref", datasets=(label,)).names
+    names = coverage_of(params, "selfpref", datasets=(label,)).names
     agreement = mark_agreement(label, marks or {}, names)
     paths = write_paper_scorecard(
         outdir, f"self-preference, {label}", "selfpref", range(1, 10), numbers, selfpref_reason, params,

@@ -71,7 +71,7 @@ class SelfprefData:
     dataset: str | None = None
     qids: Sequence[str] = ()  # the dataset's questions in order (perplexity_released.tsv)
     released: Mapping = field(default_factory=dict)  # perplexity_order, model, knowledge/perplexity file names
-    scorecard_grid: Mapping | None = None
+    scorecard_coverage: Mapping | None = None
 
     @cached_property
     def raw(self) -> dict[str, TableSpec]:
@@ -112,11 +112,11 @@ class SelfprefData:
     def keyed(self) -> list:
         """The dataset's numbers keyed by published key, once, for the scorecard and the claims
         (:func:`authbench.studies.selfpref.keyed.selfpref_keyed`)."""
-        from authbench.studies.scorecard import grid_of
+        from authbench.studies.scorecard import coverage_of
         from authbench.studies.selfpref.keyed import dataset_label, selfpref_keyed
 
-        params = self.scorecard_grid or {"models": {}}
-        names = dict(grid_of(self.scorecard_grid, "selfpref", datasets=(dataset_label(self.dataset or ""),)).names)
+        params = self.scorecard_coverage or {"models": {}}
+        names = dict(coverage_of(self.scorecard_coverage, "selfpref", datasets=(dataset_label(self.dataset or ""),)).names)
         return selfpref_keyed(self.dataset or "", knowledge=self.knowledge_levels, passages=self.scored_passages,
                               summary=self.summary, rates=preference_rates(self.gen_rows), units=self.units,
                               self_map=self.self_map, names=names,
@@ -125,7 +125,7 @@ class SelfprefData:
                               released_perplexity=self.released_perplexity, files=self.released)
 
     def scorecard(self, out: Path, built: Mapping) -> list[Path]:
-        return write_selfpref_scorecard(out, self.dataset, self.keyed, self.scorecard_grid,
+        return write_selfpref_scorecard(out, self.dataset, self.keyed, self.scorecard_coverage,
                                         marks=our_marks(built, self.self_map), significance=self.significance)
 
     def claims(self, out: Path, report) -> list[Path]:
@@ -266,7 +266,7 @@ def write_selfpref_report(
                   perplexity_model, f"[{dataset}] " if dataset else "",
                   released_perplexity=dict(released_perplexity or {}), significance=significance,
                   scored_passages=scored, units=units, spec=spec or IntervalSpec(), dataset=dataset,
-                  qids=list(qids or []), released=dict(released or {}), scorecard_grid=scorecard)
+                  qids=list(qids or []), released=dict(released or {}), scorecard_coverage=scorecard)
     built: dict = {}
     paths = write_report(SELFPREF, data, outdir, plan(SELFPREF, {}), intervals,
                          f"Dataset: {dataset}." if dataset else "", built)

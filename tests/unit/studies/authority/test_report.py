@@ -131,7 +131,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     from authbench.studies.registry import check as check_config
     from authbench.render.catalog import plan as report_plan, report_files
     from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
-    from authbench.studies.scorecard import grid_params
+    from authbench.studies.scorecard import coverage_params
 
     config = yaml.safe_load((root / "config.yaml").read_text())
     config.update(studies=["domainauth"], settings=list(settings), contexts=list(contexts), judges=list(judges),
@@ -178,7 +178,7 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
          work / "baselines.parquet", "--labels", labels, "--predictions", *predictions, "--manifests", *manifests,
          "--outdir", out, settings=config["settings"], judges=config["judges"], contexts=config["contexts"],
          plan=report_plan(DOMAINAUTH, config), category_order=list(dom["categories"]), categories=dom["categories"],
-         parse="strict", judge_validity=None, scorecard=grid_params(config, "domainauth"), intervals=INTERVALS, seed=0)
+         parse="strict", judge_validity=None, scorecard=coverage_params(config, "domainauth"), intervals=INTERVALS, seed=0)
     return out, report_files(DOMAINAUTH, str(out), config)
 
 

@@ -196,7 +196,7 @@ def test_table1_shows_the_released_column_beside_ours():
 # --- scorecard rows -------------------------------------------------------------------------------
 
 def test_released_runs_are_data_rows_with_their_delta():
-    from authbench.studies.scorecard import Grid, compare
+    from authbench.studies.scorecard import Coverage, compare
     from authbench.studies.selfpref.keyed import selfpref_keyed, selfpref_reason
 
     levels = {"gpt35": [{"qid": f"q{i}", "level": lv, "class": c} for i, (lv, c) in
@@ -210,8 +210,8 @@ def test_released_runs_are_data_rows_with_their_delta():
     rows = selfpref_keyed("nq", knowledge=levels, passages=[], summary=[], rates=[], units={},
                           self_map={"gemma3-270m": "gpt35"}, names={}, run_models=[], released=["gpt35", "llama"],
                           released_perplexity=released_ppl, files=files)
-    grid = Grid({}, datasets=("NQ",))
-    hit, miss = compare("selfpref", (1,), rows, lambda r: selfpref_reason(r, grid))
+    coverage = Coverage({}, datasets=("NQ",))
+    hit, miss = compare("selfpref", (1,), rows, lambda r: selfpref_reason(r, coverage))
     assert set(hit["kind"]) == {"data"}
     know = hit[(hit["model"] == "GPT-3.5") & (hit["metric"] == "knowledge_no")].iloc[0]
     assert know["ours"] == "released run: nq_knowledge_gpt35.json"
