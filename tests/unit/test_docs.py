@@ -375,3 +375,18 @@ def test_every_repository_path_the_pages_name_exists():
              for line, path in backticked_paths(page)
              if not path.startswith(OUTPUT_ROOTS) and path not in ABSENT and not exists(path)]
     assert stale == []
+
+
+# --- (f) docs/decisions/: one record per topic, each headed by the code it governs, all in the index ---------
+
+DECISIONS = ROOT / "docs" / "decisions"
+
+
+def test_every_decision_record_is_in_the_index_and_names_its_code():
+    index = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(decisions/([\w-]+\.md)\)", index))
+    records = {p.name for p in DECISIONS.glob("*.md")}
+    assert len(records) >= 40 and linked == records, (records - linked, linked - records)
+    for record in sorted(DECISIONS.glob("*.md")):
+        lines = record.read_text(encoding="utf-8").splitlines()
+        assert lines[0].startswith("# ") and lines[2].startswith("Governs: `"), f"{record.name}: {lines[:3]}"
