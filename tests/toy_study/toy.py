@@ -100,7 +100,7 @@ class Data:
         return ""
 
     def scorecard(self, out: Path, built) -> list[Path]:
-        return write_paper_scorecard(out, "Toy", "toy", (1,), self.keyed, lambda row, grid: "not run here",
+        return write_paper_scorecard(out, "Toy", "toy", (1,), self.keyed, lambda row, coverage: "not run here",
                                      self.scorecard_coverage)
 
     def claims(self, out: Path, report) -> list[Path]:

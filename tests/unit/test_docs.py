@@ -387,6 +387,9 @@ def test_every_decision_record_is_in_the_index_and_names_its_code():
     linked = set(re.findall(r"\]\(decisions/([\w-]+\.md)\)", index))
     records = {p.name for p in DECISIONS.glob("*.md")}
     assert len(records) >= 40 and linked == records, (records - linked, linked - records)
+    governs = dict(re.findall(r"^\| \[[^\]]+\]\(decisions/([\w-]+\.md)\) \| (.*) \|$", index, re.M))
     for record in sorted(DECISIONS.glob("*.md")):
         lines = record.read_text(encoding="utf-8").splitlines()
         assert lines[0].startswith("# ") and lines[2].startswith("Governs: `"), f"{record.name}: {lines[:3]}"
+        # the index's code column is the record's own line, not a copy that drifts
+        assert governs.get(record.name) == lines[2].removeprefix("Governs: ").removesuffix("."), record.name
