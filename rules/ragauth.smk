@@ -3,12 +3,12 @@
 # per question -> accuracy. A rank cell (model x scoring strategy) and an
 # answer cell (model x strategy x k) are jobs like the judge cells: same
 # engines, cache and manifests. Only present when RAGAuth runs: when its
-# file exists, or is built from own data (authbench.studies.ragauth.grid.rag_plan; else
+# file exists, or is built from own data (authbench.studies.ragauth.cell_list.rag_cells; else
 # RAGAuth is left out of `all`, with a note).
-from authbench.studies.ragauth.grid import rag_plan
+from authbench.studies.ragauth.cell_list import rag_cells
 
 RA = P.study("ragauth")
-RAG = rag_plan(config, os.path.exists)
+RAG = rag_cells(config, os.path.exists)
 if RAG.note:
     logger.info(RAG.note)
 

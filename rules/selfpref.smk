@@ -4,9 +4,9 @@
 # -> Tables 1-9, Figure 3. Cells use the same engines, cache and manifests as
 # the judge cells. Present only when `selfpref` is in `studies`.
 from authbench.studies.selfpref.data import AUTHORS_ENV
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.selfpref.cell_list import selfpref_cells
 
-SELFPREF = selfpref_plan(config)
+SELFPREF = selfpref_cells(config)
 # the import orders a long-form mapping it suggests by selfpref.authors (an error message: no param)
 os.environ[AUTHORS_ENV] = json.dumps(config["selfpref"]["authors"])
 if SELFPREF.evaluators:

@@ -1,6 +1,6 @@
 # Input and params functions of rules/authority_reports.smk (wiring only:
 # paths from authbench.paths, policy in the package), included at its top.
-from authbench.render.catalog import plan
+from authbench.render.catalog import report_choice
 from authbench.studies.authority.grid import reversed_entries
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, secondary_cells
 from authbench.studies.scorecard import coverage_params
@@ -49,7 +49,7 @@ def get_domain_report_params(wildcards):
             "settings": config["settings"],
             "judges": config["judges"],
             "contexts": config["contexts"],
-            "plan": plan(DOMAINAUTH, config),
+            "plan": report_choice(DOMAINAUTH, config),
             "category_order": list(config["domainauth"]["categories"]),
             "categories": config["domainauth"]["categories"],
             "parse": config["parse"],
@@ -86,7 +86,7 @@ def get_entity_report_params(wildcards):
         {
             "datasets": names,
             "judges": config["judges"],
-            "plan": plan(ENTITYAUTH, config),
+            "plan": report_choice(ENTITYAUTH, config),
             "coarse_source": config["entityauth"]["coarse_source"],
             "parse": config["parse"],
             "judge_validity": config["judge_validity"],

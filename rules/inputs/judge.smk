@@ -5,7 +5,7 @@ from authbench.cells.viewer import TWINS
 from authbench.paths import cell_id
 from authbench.studies.authority.consistency import ORDER_SUFFIX
 from authbench.studies.authority.judges import judge_of
-from authbench.studies.authority.outputs import baseline_plan, scales
+from authbench.studies.authority.outputs import baseline_inputs, scales
 
 CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
 CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
@@ -68,7 +68,7 @@ def get_prediction_params(wildcards):
 
 
 def _baselines(wildcards):
-    return baseline_plan(config, wildcards.dataset)
+    return baseline_inputs(config, wildcards.dataset)
 
 
 def get_baseline_instances(wildcards):

@@ -1,8 +1,8 @@
 # Input and params functions of rules/report.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, plan, provenance_entry, viewer_entry
+from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, report_choice, provenance_entry, viewer_entry
 from authbench.cells.viewer import ASSETS as VIEWER_FILES
-from authbench.studies.authority.outputs import baseline_plan
+from authbench.studies.authority.outputs import baseline_inputs
 from authbench.studies.registry import final_files, viewer_folders
 from authbench.studies.scorecard import coverage_params
 from authbench.studies.statistics import authority_datasets, rag_ran, selfpref_datasets
@@ -18,7 +18,7 @@ def get_statistics_inputs(wildcards):
     return {
         "labels": [P.labels(d) for d in ds],
         "drops": [P.drops(d) for d in ds],
-        "instances": [P.instances(d, s) for d in ds for s in baseline_plan(config, d)["instance_sets"]],
+        "instances": [P.instances(d, s) for d in ds for s in baseline_inputs(config, d)["instance_sets"]],
         "rag": [P.rag_dataset()] if rag_ran(config) else [],
         "sp_questions": [f"{P.selfpref(d)}/questions.jsonl" for d in sp],
         "sp_passages": [f"{P.selfpref(d)}/imported.jsonl" for d in sp],
@@ -42,10 +42,10 @@ def get_statistics_params(wildcards):
     ds, sp = authority_datasets(config), selfpref_datasets(config)
     return _json(
         {
-            "written": plan(STATISTICS, config)["written"],
+            "written": report_choice(STATISTICS, config)["written"],
             "datasets": ds,
             "labels": [_label_block(d) for d in ds],
-            "instance_sets": [baseline_plan(config, d)["instance_sets"] for d in ds],
+            "instance_sets": [baseline_inputs(config, d)["instance_sets"] for d in ds],
             "easy_min_delta": sampling["easy_min_delta"],
             "hard_max_delta": sampling["hard_max_delta"],
             "selfpref": sp,

@@ -23,12 +23,12 @@ def cmd_judge(args, params) -> None:
 
 
 def cmd_report(args, params) -> None:
-    from authbench.render.catalog import plan, write_report
+    from authbench.render.catalog import report_choice, write_report
     from authbench.stats import IntervalSpec
 
     rows = {model: read_jsonl(path) for model, path in zip(params["models"], args.judgments)}
     data = toy.Data(rows, IntervalSpec.from_config(params), params.get("scorecard"))
-    write_report(toy.TOY, data, args.outdir, plan(toy.TOY, {}), params["intervals"]["show"])
+    write_report(toy.TOY, data, args.outdir, report_choice(toy.TOY, {}), params["intervals"]["show"])
 
 
 COMMANDS = {

@@ -9,8 +9,8 @@ import yaml
 from snakemake.utils import update_config
 from authbench.config import GenerateConfig, check_renamed, inherited, load_config, models_for, validate_schema
 from authbench.studies.authority.grid import grid, check_data
-from authbench.studies.ragauth.grid import rag_plan
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.ragauth.cell_list import rag_cells
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, PipelineError, TemplateError
 from authbench.llm.grammars import grammar_for
@@ -68,13 +68,13 @@ def test_model_studies_key_restricts_a_model(config):
     entries = grid(cfg)
     assert {c.model for c in entries} == {"gemma3-270m"}
     assert len(entries) == 14 + 5  # DomainAuth 14 + EntityAuth 5 cells (songs, fine lists) of the one model left
-    assert {m for m, _, _ in rag_plan(cfg, lambda path: True).cells} == {"gemma3-270m"}
+    assert {m for m, _, _ in rag_cells(cfg, lambda path: True).cells} == {"gemma3-270m"}
     assert list(models_for(cfg, "selfpref")) == ["gemma3-270m", "qwen2.5-coder-0.5b"]
-    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    assert selfpref_cells(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
     # a model the self-preference config uses must run it
     cfg["models"]["gemma3-270m"]["studies"] = ["domainauth", "entityauth"]
     with pytest.raises(ConfigError, match=r"model\(s\) \['gemma3-270m'\] whose 'models.<name>.studies' list leaves out"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
     cfg["models"]["gemma3-270m"]["studies"] = ["selfpref", "vibes"]
     validate_schema(cfg)  # a study of one's own may add a name: the registry's check names an unknown one
     with pytest.raises(ConfigError, match=r"config key 'models.gemma3-270m.studies' names 'vibes', not a "):
@@ -89,13 +89,13 @@ def test_selfpref_retries_need_sampling(config):
     validate_schema(cfg)
     with pytest.raises(ConfigError, match=r"'selfpref.compare.retries' is 4 but evaluator 'gemma3-270m' decodes at "
                                           r"temperature 0"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
     cfg["selfpref"]["compare"]["generate"]["temperature"] = 1.0
     cfg["selfpref"]["rerank"] = {"retries": 19, "false_answer": "evaluator", "generate": None}
     with pytest.raises(ConfigError, match=r"'selfpref.rerank.retries' is 19"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
     cfg["selfpref"]["rerank"]["generate"] = {"temperature": 1.0}
-    assert selfpref_plan(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
+    assert selfpref_cells(cfg).evaluators == ["gemma3-270m", "qwen2.5-coder-0.5b"]
     cfg["selfpref"]["rerank"]["false_answer"] = "judge"
     with pytest.raises(ConfigError, match=r"config key 'selfpref.rerank.false_answer'"):
         validate_schema(cfg)
@@ -405,9 +405,9 @@ def test_selfpref_dataset_names_must_differ_beyond_case(config):
     cfg = copy.deepcopy(config)
     cfg["selfpref"]["datasets"]["NQ"] = copy.deepcopy(cfg["selfpref"]["datasets"]["nq"])
     with pytest.raises(ConfigError, match=r"'selfpref.datasets' names one dataset twice: \['nq', 'NQ'\]"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
     cfg["selfpref"]["datasets"]["nq2"] = cfg["selfpref"]["datasets"].pop("NQ")
-    assert selfpref_plan(cfg).datasets == ["nq", "nq2"]
+    assert selfpref_cells(cfg).datasets == ["nq", "nq2"]
     cfg["selfpref"]["datasets"]["Report"] = cfg["selfpref"]["datasets"].pop("nq2")
     with pytest.raises(ConfigError, match=r"names a dataset 'Report': that name is the folder of every dataset's"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)

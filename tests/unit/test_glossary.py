@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from authbench.claims import CaseResult, RunCase, RunVerdict, Verdict
+from authbench.render.tables import TableSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "docs" / "architecture.md"
@@ -49,13 +50,14 @@ def names(paths) -> list[tuple[str, str]]:
 
 
 CLAIMS_CODE = [ROOT / "workflow" / "claims", ROOT / "workflow" / "studies" / "claims_report.py"]
+RENDER_CODE = [ROOT / "workflow" / "render"]
 
 
 def check_cell() -> list[str]:
     """A cell is a model job: the claims code says case (a claim's test) and
-    place (a run's number), never cell."""
-    bad = [f"{where}: {name}" for where, name in names(CLAIMS_CODE) if "cell" in name.lower()]
-    for cls in (CaseResult, RunCase, RunVerdict, Verdict):
+    place (a run's number), the table code entry (a table's text), never cell."""
+    bad = [f"{where}: {name}" for where, name in names(CLAIMS_CODE + RENDER_CODE) if "cell" in name.lower()]
+    for cls in (CaseResult, RunCase, RunVerdict, Verdict, TableSpec):
         bad += [f"{cls.__name__}.{f.name}" for f in dataclasses.fields(cls) if "cell" in f.name]
     return bad
 
@@ -65,11 +67,40 @@ SCORECARD_CODE = [ROOT / "workflow" / "studies" / "scorecard.py",
 AGNOSTIC = [ROOT / "workflow" / name for name in ("cells", "llm", "plan")]
 
 
+AUTHORITY_CODE = ("workflow/studies/authority/", "workflow/cli/authority.py")
+
+
 def check_grid() -> list[str]:
-    """A grid is AuthorityBench's product of cells: no class of the package
-    is called Grid, and the scorecard's code says coverage."""
-    bad = [f"{where}: {name}" for where, name in names([ROOT / "workflow"]) if name == "Grid"]
-    return bad + [f"{where}: {name}" for where, name in names(SCORECARD_CODE) if "grid" in name.lower()]
+    """A grid is AuthorityBench's product of cells: only AuthorityBench's code
+    names a grid (the scorecard says coverage, a claim says places, the report
+    catalog a summary), and no other module is called grid."""
+    bad = [f"{where}: {name}" for where, name in names([ROOT / "workflow"])
+           if "grid" in name.lower() and not where.startswith(AUTHORITY_CODE)]
+    return bad + [str(f.relative_to(ROOT)) for f in (ROOT / "workflow").rglob("grid.py")
+                  if not str(f.relative_to(ROOT)).startswith(AUTHORITY_CODE)]
+
+
+# the plan layer, and the files that hand it a study's jobs or read what it wrote
+PLAN_CODE = ("workflow/plan/", "workflow/cells/planned.py", "workflow/cli/__init__.py", "workflow/joblogs.py",
+             "workflow/paths.py", "workflow/studies/registry.py")
+
+
+def check_plan() -> list[str]:
+    """A plan is the cost estimate before a run: only the plan layer, each
+    study's plan module and the declarations that hand it jobs name one (a
+    study's list of cells is its cell list, a report's items its choice)."""
+    def planning(where: str) -> bool:
+        path = where.split(":")[0]
+        return path.startswith(PLAN_CODE) or path.endswith(("/plan.py", "/study.py"))
+    return [f"{where}: {name}" for where, name in names([ROOT / "workflow", ROOT / "tests" / "toy_study"])
+            if "plan" in name.lower() and not planning(where)]
+
+
+def check_study() -> list[str]:
+    """A study is a registered study: the papers' and claims' code, which
+    read a paper's numbers and sentences, call a paper's experiment its paper."""
+    return [f"{where}: {name}" for where, name in names([ROOT / "workflow" / "papers", ROOT / "workflow" / "claims"])
+            if "study" in name.lower()]
 
 
 def check_judge() -> list[str]:
@@ -78,7 +109,7 @@ def check_judge() -> list[str]:
     return [f"{where}: {name}" for where, name in names(AGNOSTIC) if name == "judge"]
 
 
-CHECKS = {"cell": check_cell, "grid": check_grid, "judge": check_judge}
+CHECKS = {"cell": check_cell, "grid": check_grid, "judge": check_judge, "plan": check_plan, "study": check_study}
 
 
 def test_the_glossary_lists_the_words():

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from authbench.config import schema, GenerateConfig, active_models, models_for, validate_schema
 from authbench.studies.authority.grid import entity_datasets, grid
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.registry import check as check_config
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
@@ -156,7 +156,7 @@ def test_selfpref_evaluators_are_the_papers(merged):
     """gpt-3.5-turbo, gpt-4o-mini, gemini-2.0-flash through OpenAI-compatible
     APIs, Llama-3.1-8B-Instruct and Mistral-7B-Instruct-v0.3 on vLLM; only
     the study's own models leave AuthorityBench; the authors' protocol."""
-    plan = selfpref_plan(merged)
+    plan = selfpref_cells(merged)
     assert sorted(plan.evaluators) == sorted(SELFPREF_EVALUATORS)
     models = active_models(merged)
     sp = merged["selfpref"]

@@ -186,7 +186,7 @@ def _check_quantified(claim: Claim, rows: list[Row]) -> None:
     """Every quantified part is one the run can range over: a part of the
     scope's published keys, not one the test compares; a unit column is
     named for a metric of the scope."""
-    from authbench.claims.grid import compared_parts
+    from authbench.claims.places import compared_parts
 
     in_scope = scope_rows(claim.scope, rows)
     parts = {p for r in in_scope for p in r.parts}

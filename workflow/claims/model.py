@@ -90,7 +90,7 @@ class Claim:
     """One claim of a paper, tested on its published tables and on a run.
     ``quantified``: the parts the claim ranges over ("all LLMs", every
     context, setting or dataset), which on a run range over the run's own
-    values; every other part is fixed (:mod:`authbench.claims.grid`).
+    values; every other part is fixed (:mod:`authbench.claims.places`).
     ``column``: metric -> the unit column a run's numbers of that metric are
     read in (e.g. ``self_preference: same_factuality``; a metric not named:
     the number's own units). ``unpublished``: why the published tables cannot

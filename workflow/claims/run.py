@@ -7,8 +7,8 @@ per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
 the ``scale`` that puts their mean in the paper's unit and, where a unit
 pools several observations, their ``weights``.
 
-The claim's cases are the cases it names on the run's own grid
-(:mod:`authbench.claims.grid`): its quantified parts range over what the
+The claim's cases are the places it names among the run's own numbers
+(:mod:`authbench.claims.places`): its quantified parts range over what the
 run has, its fixed parts keep the paper's values (a fixed model needs a
 model of the run with that ``paper_name``). The cases the run lacks are
 listed with their reason; the others are tested, each contrast on its units
@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 from authbench import papers as published_numbers
 from authbench.claims.cases import claim_cases, scope_rows
-from authbench.claims.grid import fixed_models, missing_reason, ranging_parts, run_rows
+from authbench.claims.places import fixed_models, missing_reason, ranging_parts, run_rows
 from authbench.claims.inference import UNPAIRED, Inference, Sample, infer
 from authbench.claims.keys import Key, Row, canonical, rows_from_frame
 from authbench.claims.kinds import CaseResult, KindError

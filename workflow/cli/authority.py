@@ -264,7 +264,7 @@ def cmd_baselines(args, params) -> None:
     from authbench.stats import IntervalSpec
     from authbench.studies.authority.evaluate import baseline_scorer, evaluate_scores, with_intervals, write_units
 
-    rows, units = [], []  # params carry authbench.studies.authority.outputs.baseline_plan (rules/common.smk)
+    rows, units = [], []  # params carry authbench.studies.authority.outputs.baseline_inputs (rules/common.smk)
     for name, spec in params["baselines"].items():
         if not spec:
             continue
@@ -289,7 +289,7 @@ def _grid(params, *keys) -> str:
 
 def cmd_domainauth_report(args, params) -> None:
     """``params["plan"]``: the tables the config produces (rules/common.smk:
-    :func:`authbench.render.catalog.plan` of DOMAINAUTH)."""
+    :func:`authbench.render.catalog.report_choice` of DOMAINAUTH)."""
     from authbench.stats import IntervalSpec
     from authbench.studies.authority.report import write_domainauth_report
 

@@ -3,11 +3,11 @@ one :class:`Table` or :class:`Figure` in that study's ``REPORT``
 (a :class:`Report`, in the study's ``outputs.py``). Everything else is
 derived from that list here:
 
-* :func:`planned` / :func:`plan` / :func:`report_files`: which items and
+* :func:`chosen_items` / :func:`report_choice` / :func:`report_files`: which items and
   files a config produces (``rules/`` asks for exactly these and passes
-  :func:`plan` to the report step; a skipped item has a reason);
+  :func:`report_choice` to the report step; a skipped item has a reason);
 * :func:`contents_md`: the report folder's ``contents.md``;
-* :func:`write_tables`: the tables (CSV/Markdown/LaTeX) of a plan, each
+* :func:`write_tables`: the tables (CSV/Markdown/LaTeX) of a choice, each
   with its written caption (:meth:`Table.written_caption`);
 * :func:`write_report`: the one writer of every study's report folder (the
   paired comparisons and their tags, the tables, the figures through
@@ -24,7 +24,7 @@ derived from that list here:
   report's files, :mod:`authbench.cells.viewer`), which contents.md links.
 
 A definition's ``needs`` gets the validated config and returns ``""`` when the
-config's grid has data for the item, the reason it is skipped (shown in
+config has data for the item, the reason it is skipped (shown in
 ``contents.md`` and the run log), or ``None`` when the config turns the item
 off (not listed at all; e.g. ``expected_scores: false``). Light imports
 only: the Snakefile loads this module on every run.
@@ -203,10 +203,10 @@ class Report:
                        f"(has: {', '.join(i.stem for i in self.items + self.closing)})")
 
 
-def planned(report: Report, config: Mapping[str, Any]) -> tuple[list[Item], dict[str, str]]:
-    """The items a config's grid has data for, and the skipped ones with the
+def chosen_items(report: Report, config: Mapping[str, Any]) -> tuple[list[Item], dict[str, str]]:
+    """The items a config has data for, and the skipped ones with the
     reason (an item the config turns off is in neither; so is an unlisted
-    item the grid has no data for)."""
+    item the config has no data for)."""
     keep, skipped = [], {}
     for it in report.items:
         reason = it.needs(config)
@@ -217,27 +217,27 @@ def planned(report: Report, config: Mapping[str, Any]) -> tuple[list[Item], dict
     return keep + list(report.closing), skipped
 
 
-def plan(report: Report, config: Mapping[str, Any]) -> dict:
-    """:func:`planned` as the report step's params: ``{"written": [stem],
+def report_choice(report: Report, config: Mapping[str, Any]) -> dict:
+    """:func:`chosen_items` as the report step's params: ``{"written": [stem],
     "skipped": {stem: reason}}`` (the step never decides this again)."""
-    keep, skipped = planned(report, config)
+    keep, skipped = chosen_items(report, config)
     return {"written": [it.stem for it in keep], "skipped": skipped}
 
 
 def report_files(report: Report, folder: str, config: Mapping[str, Any]) -> list[str]:
     """Every file of the report folder a config produces."""
-    keep, _ = planned(report, config)
+    keep, _ = chosen_items(report, config)
     return [f"{folder}/{x}" for x in report.extra] + [f for it in keep for f in it.files(folder)]
 
 
-def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
+def contents_md(report: Report, choice: Mapping[str, Any], summary: str = "",
                 status: Mapping[str, str] | None = None) -> str:
-    """``contents.md`` of a :func:`plan`: the written items, the skipped ones
+    """``contents.md`` of a :func:`report_choice`: the written items, the skipped ones
     with the reason, then the closing items; ``status`` overrides an item's
     "written" (e.g. "written, empty: ..."). Unlisted items are left out."""
-    status, skipped = status or {}, plan["skipped"]
+    status, skipped = status or {}, choice["skipped"]
     rows = [(it.title, it.where, status.get(it.stem, "written"))
-            for it in report.items if it.stem in plan["written"] and it.listed]
+            for it in report.items if it.stem in choice["written"] and it.listed]
     rows += [(it.title, "-", f"skipped: {skipped[it.stem]}") for it in report.items if it.stem in skipped]
     rows += [(it.title, it.where, status.get(it.stem, "written")) for it in report.closing if it.listed]
     if SCORECARD[0] in report.extra:
@@ -249,7 +249,7 @@ def contents_md(report: Report, plan: Mapping[str, Any], grid: str = "",
         rows.append((DIFFS_TITLE, DIFFS, "written by the prompt_diffs step"))
     if report.viewer:
         rows.append((VIEWER_TITLE, f"[{VIEWER}/index.html]({VIEWER}/index.html)", "written by its own step"))
-    head = f"# {report.name} report\n\n" + (f"{grid}\n\n" if grid else "")
+    head = f"# {report.name} report\n\n" + (f"{summary}\n\n" if summary else "")
     return (head + "| What | File | Status |\n|---|---|---|\n"
             + "".join(f"| {what} | {file} | {st} |\n" for what, file, st in rows))
 
@@ -283,14 +283,14 @@ class ReportData(Protocol):
         ``report``: the declaration, whose tables the claims link to)."""
 
 
-def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Mapping[str, Any], show: str = "inline",
-                 grid: str = "", built: dict | None = None) -> list[Path]:
+def write_report(report: Report, data: ReportData, outdir: str | Path, choice: Mapping[str, Any], show: str = "inline",
+                 summary: str = "", built: dict | None = None) -> list[Path]:
     """Write a study's report folder: the paired comparisons
     (``comparisons.tsv``/``.md``) and the data tagged with them, the study's
-    long files, every table and figure of ``plan`` (:func:`plan`: written
+    long files, every table and figure of ``choice`` (:func:`report_choice`: written
     and skipped stems; a figure through its :attr:`Figure.build`),
     ``contents.md`` and the scorecard. ``show``: config ``intervals.show``;
-    ``grid``: contents.md's one-line summary of the grid; ``built``, when
+    ``summary``: contents.md's one-line summary of the run (e.g. AuthorityBench's grid); ``built``, when
     given, receives ``stem -> (TableSpec, written caption)``. Returns the
     paths written."""
     import logging
@@ -300,7 +300,7 @@ def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Map
     out = Path(outdir)
     for sub in ("tables", "figures"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    for stem, reason in plan["skipped"].items():
+    for stem, reason in choice["skipped"].items():
         logging.getLogger("authbench").info("%s: %s skipped: %s", report.name, report.item(stem).title, reason)
     paths: list[Path] = []
     frame, compared = None, data.compare()
@@ -313,11 +313,11 @@ def write_report(report: Report, data: ReportData, outdir: str | Path, plan: Map
     files, status = data.write_files(out)
     paths += files
     built = {} if built is None else built
-    paths += write_tables(report, plan["written"], data, out, show, built)
+    paths += write_tables(report, choice["written"], data, out, show, built)
     for it in report.items + report.closing:
-        if isinstance(it, Figure) and it.build is not None and it.stem in plan["written"]:
+        if isinstance(it, Figure) and it.build is not None and it.stem in choice["written"]:
             paths.append(it.build(data, out / it.where))
-    write_text(out / "contents.md", contents_md(report, plan, grid, status) + data.contents_tail(frame))
+    write_text(out / "contents.md", contents_md(report, choice, summary, status) + data.contents_tail(frame))
     paths.append(out / "contents.md")
     paths += data.scorecard(out, built)
     return paths + (data.claims(out, report) if CLAIMS[0] in report.extra else [])

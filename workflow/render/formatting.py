@@ -2,7 +2,7 @@
 :data:`SIGNED`, :data:`COUNT`, :data:`TEXT`), the missing mark and the short
 tags appended to a value, half-up rounding to display units
 (:func:`round_half_up`, :func:`round2`) and one value's text in each output
-style (:func:`format_cell`, :func:`text_cell`; Markdown, LaTeX with
+style (:func:`format_entry`, :func:`text_entry`; Markdown, LaTeX with
 :func:`latex_escape`, CSV).  The table model is :mod:`authbench.render.tables`,
 the files :mod:`authbench.render.table_writers`.
 
@@ -30,11 +30,11 @@ __all__ = [
     "PCT",
     "SIGNED",
     "TEXT",
-    "format_cell",
+    "format_entry",
     "latex_escape",
     "round2",
     "round_half_up",
-    "text_cell",
+    "text_entry",
 ]
 
 MISSING = "–"  # en dash, as in the paper
@@ -45,7 +45,7 @@ PCT = "pct"  # already x100, two decimals
 NUM = "num"  # two decimals
 SIGNED = "signed"  # two decimals with explicit sign
 COUNT = "count"  # integer
-TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_cell
+TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_entry
 
 NOT_RANDOM_TAG = "°"  # paired comparison: not distinguishable from baseline:random
 NOT_BEST_TAG = "≈"  # paired comparison: not distinguishable from the column's best
@@ -74,7 +74,7 @@ def round2(x, scale: float = 1) -> float:
     return round_half_up(x, 2, scale)
 
 
-def text_cell(text: str, style: str = "md") -> str:
+def text_entry(text: str, style: str = "md") -> str:
     """A :data:`TEXT` cell (already formatted, e.g. ``4.50±0.58``, ``+3.00†``,
     ``–0.22``) in ``style``: md as is; csv with missing empty, ASCII minus and
     no plus sign; tex escaped, with signs before a digit in math mode."""
@@ -89,7 +89,7 @@ def text_cell(text: str, style: str = "md") -> str:
     return "$+$".join(latex_escape(part) for part in re.split(r"\+(?=\d)", signed))
 
 
-def format_cell(value: float, kind: str, style: str = "md") -> str:
+def format_entry(value: float, kind: str, style: str = "md") -> str:
     """Format one value (already in display units).
 
     ``style`` is ``"md"`` (plain text: missing as –, negative sign as –),

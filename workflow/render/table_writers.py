@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from authbench.records import atomic_write, is_missing, write_text
-from authbench.render.formatting import COUNT, NUM, TEXT, format_cell, latex_escape, text_cell
+from authbench.render.formatting import COUNT, NUM, TEXT, format_entry, latex_escape, text_entry
 from authbench.render.tables import TableSpec
 
 __all__ = ["INTERVAL_MODES", "write_table"]
@@ -51,13 +51,13 @@ def _row_display_labels(index: pd.MultiIndex) -> list[list[str]]:
 
 def _shown(table: TableSpec, vals: np.ndarray, i: int, j: int, style: str) -> str:
     if table.kinds[j] == TEXT:
-        return text_cell(table.cells.iat[i, j], style)
-    return format_cell(vals[i, j], table.kinds[j], style)
+        return text_entry(table.entries.iat[i, j], style)
+    return format_entry(vals[i, j], table.kinds[j], style)
 
 
 def _bound(table: TableSpec, frame: pd.DataFrame, i: int, j: int, style: str) -> str:
     kind = NUM if table.kinds[j] in (TEXT, COUNT) else table.kinds[j]
-    return format_cell(frame.iat[i, j], kind, style)
+    return format_entry(frame.iat[i, j], kind, style)
 
 
 def _inline_interval(table: TableSpec, i: int, j: int, style: str) -> str:
@@ -68,7 +68,7 @@ def _inline_interval(table: TableSpec, i: int, j: int, style: str) -> str:
     return r"\,{\scriptsize " + text + "}" if style == "tex" else " " + text
 
 
-def _header_cells(table: TableSpec, mode: str) -> list[tuple[str, int, str]]:
+def _header_entries(table: TableSpec, mode: str) -> list[tuple[str, int, str]]:
     """Per rendered column: (flat header, source column, part: value / lo / hi)."""
     out = []
     for j, col in enumerate(table.values.columns):
@@ -95,7 +95,7 @@ def _part(table: TableSpec, vals: np.ndarray, i: int, j: int, part: str, style: 
 
 def _render_csv(table: TableSpec, path: Path) -> None:
     names = [str(n) for n in table.values.index.names]
-    heads = _header_cells(table, "columns")
+    heads = _header_entries(table, "columns")
     with atomic_write(path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(names + [h for h, _, _ in heads])
@@ -107,7 +107,7 @@ def _render_csv(table: TableSpec, path: Path) -> None:
 
 def _render_md(table: TableSpec, caption: str, mode: str = "inline") -> str:
     names = [str(n) for n in table.values.index.names]
-    parts = _header_cells(table, mode)
+    parts = _header_entries(table, mode)
     heads = names + [h for h, _, _ in parts]
     lines = []
     cap = " ".join(s for s in (caption, table.note) if s)
@@ -118,10 +118,10 @@ def _render_md(table: TableSpec, caption: str, mode: str = "inline") -> str:
     marks = table.marks.to_numpy()
     vals = table.values.to_numpy(dtype=float)
     for i, lab in enumerate(_row_display_labels(table.values.index)):
-        cells = []
+        entries = []
         for _, j, part in parts:
             if part != "value":
-                cells.append(_part(table, vals, i, j, part, "md"))
+                entries.append(_part(table, vals, i, j, part, "md"))
                 continue
             text = _md_escape(_shown(table, vals, i, j, "md")) + table.tags.iat[i, j]
             if marks[i, j] == "best":
@@ -130,13 +130,13 @@ def _render_md(table: TableSpec, caption: str, mode: str = "inline") -> str:
                 text = f"<u>{text}</u>"
             if mode == "inline" and table.with_interval[j]:
                 text += _inline_interval(table, i, j, "md")
-            cells.append(text)
-        lines.append("| " + " | ".join([_md_escape(x) for x in lab] + cells) + " |")
+            entries.append(text)
+        lines.append("| " + " | ".join([_md_escape(x) for x in lab] + entries) + " |")
     return "\n".join(lines) + "\n"
 
 
 def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline") -> str:
-    parts = _header_cells(table, mode)
+    parts = _header_entries(table, mode)
     columns = [tuple(table.values.columns[j]) + (() if part == "value" else (part,)) for _, j, part in parts]
     nlev = max(len(c) for c in columns)
     columns = [tuple(c) + ("",) * (nlev - len(c)) for c in columns]
@@ -154,10 +154,10 @@ def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline"
     levels = [k for k in range(nlev) if any(c[k] for c in columns)]
     for pos, k in enumerate(levels):
         last = pos == len(levels) - 1
-        cells = [latex_escape(n) for n in names] if last else [""] * nrow
+        entries = [latex_escape(n) for n in names] if last else [""] * nrow
         rules = []
         if last:
-            cells += [_tex_label(table, c[k]) for c in columns]
+            entries += [_tex_label(table, c[k]) for c in columns]
         else:
             j = 0
             while j < len(columns):
@@ -166,12 +166,12 @@ def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline"
                     w += 1
                 lab = columns[j][k]
                 if lab:
-                    cells.append(r"\multicolumn{%d}{c}{%s}" % (w, _tex_label(table, lab)))
+                    entries.append(r"\multicolumn{%d}{c}{%s}" % (w, _tex_label(table, lab)))
                     rules.append(r"\cmidrule(lr){%d-%d}" % (nrow + j + 1, nrow + j + w))
                 else:
-                    cells.extend([""] * w)
+                    entries.extend([""] * w)
                 j += w
-        lines.append(" & ".join(cells) + r" \\")
+        lines.append(" & ".join(entries) + r" \\")
         if rules:
             lines.append(" ".join(rules))
     lines.append(r"\midrule")
@@ -186,10 +186,10 @@ def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline"
         if i > 0 and (new_block or (is_base and not prev_base)):
             lines.append(r"\midrule")
         prev_lab, prev_base = lab, is_base
-        cells = [latex_escape(x) for x in shown]
+        entries = [latex_escape(x) for x in shown]
         for _, j, part in parts:
             if part != "value":
-                cells.append(_part(table, vals, i, j, part, "tex"))
+                entries.append(_part(table, vals, i, j, part, "tex"))
                 continue
             text = _shown(table, vals, i, j, "tex") + latex_escape(table.tags.iat[i, j])
             if marks[i, j] == "best":
@@ -198,8 +198,8 @@ def _render_tex(table: TableSpec, caption: str, label: str, mode: str = "inline"
                 text = r"\underline{" + text + "}"
             if mode == "inline" and table.with_interval[j]:
                 text += _inline_interval(table, i, j, "tex")
-            cells.append(text)
-        lines.append(" & ".join(cells) + r" \\")
+            entries.append(text)
+        lines.append(" & ".join(entries) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 

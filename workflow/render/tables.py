@@ -9,8 +9,8 @@ stacking (:func:`stack_tables`), the baseline rows and a spec as JSON
 self-preference tables (:mod:`authbench.studies.selfpref.passage_tables` and
 its siblings) and :mod:`authbench.studies.ragauth.tables`.
 
-A :class:`TableSpec` holds the display cells, the numeric frame behind them
-(already in display units, e.g. correlations and accuracies multiplied by 100
+A :class:`TableSpec` holds the display entries (a table's text), the numeric
+frame behind them (already in display units, e.g. correlations and accuracies multiplied by 100
 and rounded to two decimals: :func:`~authbench.render.formatting.round2`), the
 best / second-best marks and a few rendering hints.  :func:`build_table` makes
 one from row keys and :class:`Column` getters; :func:`stack_tables` stacks
@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from authbench.render.formatting import MISSING, TEXT, format_cell
+from authbench.render.formatting import MISSING, TEXT, format_entry
 
 __all__ = [
     "BASELINE_PREFIX",
@@ -75,7 +75,7 @@ class TableSpec:
     """A renderer-agnostic table.
 
     ``values``  numeric frame in display units (NaN = missing);
-    ``cells``   the same shape as text (``–`` for missing, no markup);
+    ``entries`` the same shape as text (``–`` for missing, no markup; ``tables.json``'s ``cells``);
     ``marks``   ``"best"`` / ``"second"`` / ``""`` per cell;
     ``kinds``   one cell kind per column (``pct``, ``num``, ``signed``, ``count``, ``text``);
     ``highlight_groups`` group name -> column labels compared per row;
@@ -89,7 +89,7 @@ class TableSpec:
     """
 
     values: pd.DataFrame
-    cells: pd.DataFrame
+    entries: pd.DataFrame
     marks: pd.DataFrame
     kinds: tuple[str, ...]
     highlight_groups: dict[str, list[tuple]] = field(default_factory=dict)
@@ -123,7 +123,7 @@ class Column:
                ``(value, text)``: the number behind the cell (rounded as
                shown) and its Markdown text (e.g. ``4.50±0.58``, ``+3.00†``);
                for every other kind it returns the value in display units,
-               which :func:`format_cell` formats;
+               which :func:`format_entry` formats;
     ``get``    row key -> cell, as above;
     ``group``  the highlight group the column is ranked in, per row (``None``:
                never ranked);
@@ -178,12 +178,12 @@ def _rule_marks(values: pd.DataFrame, rule: Callable[[float], bool], skip: Seque
     return pd.DataFrame(marks, index=values.index, columns=values.columns)
 
 
-def _cell(col: Column, row) -> tuple[Any, str]:
+def _entry(col: Column, row) -> tuple[Any, str]:
     got = col.get(row)
     if col.kind == TEXT:
         value, text = got
         return value, text
-    return got, format_cell(got, col.kind, "md")
+    return got, format_entry(got, col.kind, "md")
 
 
 _PLACEHOLDER = Column(("",), TEXT, lambda _row: (math.nan, MISSING))
@@ -219,7 +219,7 @@ def build_table(
     if rows:
         labels = [tuple(str(x) for x in lab) for lab in labels]
         flags = [bool(b) for b in baseline] if baseline is not None else [False] * len(rows)
-        got = [[_cell(c, r) for c in cols] for r in rows]
+        got = [[_entry(c, r) for c in cols] for r in rows]
     else:
         labels = [tuple(MISSING for _ in names)]
         flags = [False]
@@ -229,7 +229,7 @@ def build_table(
     index = pd.MultiIndex.from_tuples(labels, names=list(names))
     header = pd.MultiIndex.from_tuples([c.label for c in cols])
     values = pd.DataFrame([[v for v, _ in row] for row in got], index=index, columns=header, dtype=float)
-    cells = pd.DataFrame([[t for _, t in row] for row in got], index=index, columns=header, dtype=object)
+    entries = pd.DataFrame([[t for _, t in row] for row in got], index=index, columns=header, dtype=object)
     bounds = [[c.interval(r) if (c.interval is not None and rows) else (math.nan, math.nan) for c in cols]
               for r in (rows or [None])]
     lo = pd.DataFrame([[b[0] for b in row] for row in bounds], index=index, columns=header, dtype=float)
@@ -246,7 +246,7 @@ def build_table(
         marks = _rank_marks(values, groups, flags)
     return TableSpec(
         values=values,
-        cells=cells,
+        entries=entries,
         marks=marks,
         kinds=tuple(c.kind for c in cols),
         highlight_groups={g: [cols[j].label for j in pos] for g, pos in groups.items()},
@@ -270,7 +270,7 @@ def _aligned(spec: TableSpec, columns: pd.Index, kinds: Sequence[str], with_inte
     def frame(attr: str, fill) -> pd.DataFrame:
         return getattr(spec, attr).reindex(columns=columns, fill_value=fill)
 
-    return TableSpec(frame("values", math.nan), frame("cells", MISSING), frame("marks", ""), tuple(kinds),
+    return TableSpec(frame("values", math.nan), frame("entries", MISSING), frame("marks", ""), tuple(kinds),
                      dict(spec.highlight_groups), list(spec.baseline_rows), spec.note, spec.caption,
                      dict(spec.tex_labels), lo=frame("lo", math.nan), hi=frame("hi", math.nan),
                      with_interval=tuple(with_interval), tags=frame("tags", ""))
@@ -308,7 +308,7 @@ def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, captio
         (label, *(row if isinstance(row, tuple) else (row,))) for label, spec in parts for row in spec.baseline_rows
     ]
     first = parts[0][1]
-    return TableSpec(cat("values"), cat("cells"), cat("marks"), first.kinds, dict(first.highlight_groups),
+    return TableSpec(cat("values"), cat("entries"), cat("marks"), first.kinds, dict(first.highlight_groups),
                      baseline_rows, "", caption, dict(first.tex_labels), lo=cat("lo"), hi=cat("hi"),
                      with_interval=tuple(any(spec.with_interval[j] for _, spec in parts)
                                          for j in range(len(first.kinds))),
@@ -319,7 +319,9 @@ def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, captio
 # a built table as JSON (a report's tables, read back by another report)
 # --------------------------------------------------------------------------
 _NUMERIC_FRAMES = ("values", "lo", "hi")
-_TEXT_FRAMES = ("cells", "marks", "tags")
+_TEXT_FRAMES = ("entries", "marks", "tags")
+# a frame's key in a report's tables.json where it is not the attribute's name (persisted: the older word)
+_JSON_NAME = {"entries": "cells"}
 
 
 def _label_json(label):
@@ -357,7 +359,7 @@ def spec_to_json(spec: TableSpec) -> dict:
     lists); :func:`spec_from_json` reads it back equal."""
     out: dict[str, Any] = {"index": _index_json(spec.values.index), "columns": _index_json(spec.values.columns)}
     for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
-        out[name] = [[_scalar_json(v) for v in row]
+        out[_JSON_NAME.get(name, name)] = [[_scalar_json(v) for v in row]
                      for row in getattr(spec, name).itertuples(index=False, name=None)]
     out.update(kinds=list(spec.kinds), with_interval=list(spec.with_interval), note=spec.note, caption=spec.caption,
                tex_labels=dict(spec.tex_labels), baseline_rows=[_label_json(r) for r in spec.baseline_rows],
@@ -371,13 +373,14 @@ def spec_from_json(d: Mapping) -> TableSpec:
     index, columns = _index(d["index"]), _index(d["columns"])
     frames = {}
     for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
-        rows = d[name]
+        key = _JSON_NAME.get(name, name)
+        rows = d[key]
         if len(rows) != len(index) or any(len(r) != len(columns) for r in rows):
-            raise ValueError(f"{name}: expected {len(index)} rows of {len(columns)} values")
+            raise ValueError(f"{key}: expected {len(index)} rows of {len(columns)} values")
         numeric = name in _NUMERIC_FRAMES
         data = [[math.nan if v is None else float(v) for v in r] if numeric else list(r) for r in rows]
         frames[name] = pd.DataFrame(data, index=index, columns=columns, dtype=float if numeric else object)
-    return TableSpec(frames["values"], frames["cells"], frames["marks"], tuple(d["kinds"]),
+    return TableSpec(frames["values"], frames["entries"], frames["marks"], tuple(d["kinds"]),
                      {g: [_label(c) for c in cols] for g, cols in d["highlight_groups"].items()},
                      [_label(r) for r in d["baseline_rows"]], d["note"], d["caption"], dict(d["tex_labels"]),
                      lo=frames["lo"], hi=frames["hi"], with_interval=tuple(bool(w) for w in d["with_interval"]),

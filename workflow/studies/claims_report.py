@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 from authbench.claims import Claim, Scope, load_paper_claims, published_verdict, run_verdict
-from authbench.claims.grid import compared_parts
+from authbench.claims.places import compared_parts
 from authbench.claims.kinds import KindError
 from authbench.claims.published import summary_line
 from authbench.claims.run import NOT_APPLICABLE, PARTLY, RUN_CLASSES, RunVerdict, cases_frame

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from authbench.studies.authority.grid import entity_datasets
-from authbench.studies.ragauth.grid import rag_plan
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.ragauth.cell_list import rag_cells
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
 from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
@@ -202,13 +202,13 @@ def authority_datasets(config: Mapping[str, Any]) -> list[str]:
 
 def selfpref_datasets(config: Mapping[str, Any]) -> list[str]:
     """The self-preference datasets the data table counts (none when the study has no evaluator)."""
-    plan = selfpref_plan(config)
-    return plan.datasets if plan.evaluators else []
+    cells = selfpref_cells(config)
+    return cells.datasets if cells.evaluators else []
 
 
 def rag_ran(config: Mapping[str, Any]) -> bool:
     """Whether RAGAuth runs (its file exists or is built): Table 7 counts its queries."""
-    return bool(rag_plan(config, os.path.exists).cells)
+    return bool(rag_cells(config, os.path.exists).cells)
 
 
 def _authority(config: Mapping[str, Any]) -> str | None:
@@ -299,14 +299,14 @@ def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[
     return out
 
 
-def statistics_reason(row: Mapping, grid) -> str:
+def statistics_reason(row: Mapping, coverage) -> str:
     """Why a published Table 7 number has no counterpart."""
     from authbench.studies.scorecard import setting_parts
 
     setting = setting_parts(row["setting"])
     if row["metric"].startswith("score_scale"):
         return "the label scale is the design, not a count (Table 7's text cell)"
-    if setting.get("subtask") == "EntityAuth" and setting.get("domain") not in grid.entity_datasets:
+    if setting.get("subtask") == "EntityAuth" and setting.get("domain") not in coverage.entity_datasets:
         return f"dataset not in the grid (EntityAuth {setting.get('domain')})"
     if setting.get("subtask") == "RAGAuth":
         return "RAGAuth not in this run"
@@ -314,7 +314,7 @@ def statistics_reason(row: Mapping, grid) -> str:
 
 
 def write_statistics(outdir: str | Path, written: Sequence[str], inputs: StatisticsInputs) -> list[Path]:
-    """The tables ``written`` (of :func:`authbench.render.catalog.plan` of
+    """The tables ``written`` (of :func:`authbench.render.catalog.report_choice` of
     :data:`STATISTICS`) under ``outdir/tables``; with Table 7 its scorecard
     (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""
     paths = write_tables(STATISTICS, written, inputs, outdir)

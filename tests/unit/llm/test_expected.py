@@ -374,7 +374,7 @@ def test_table_expected():
         if col not in metrics:
             metrics[col] = None
     spec = table_expected(metrics, "domainauth")
-    assert list(spec.cells.index.get_level_values("Judge")) == ["ListJudge PointScore", "ListJudge PointScore E[s]"]
+    assert list(spec.entries.index.get_level_values("Judge")) == ["ListJudge PointScore", "ListJudge PointScore E[s]"]
     values = spec.values
     assert list(values[("fine", "ρ")]) == [50.0, 75.0]
     assert list(values[("fine", "constant lists")]) == [1.0, 0.0]
@@ -390,11 +390,11 @@ def test_table_expected():
 
 
 def test_report_stems_follow_the_switch():
-    from authbench.render.catalog import plan
+    from authbench.render.catalog import report_choice
     from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH
 
     def written(report, settings, judges, expected=False):
-        return plan(report, {"settings": settings, "judges": judges, "expected_scores": expected,
+        return report_choice(report, {"settings": settings, "judges": judges, "expected_scores": expected,
                              "domainauth": {"secondary": None}})["written"]
 
     assert "expected_scores" in written(DOMAINAUTH, ["fine"], ["point"], True)
@@ -420,7 +420,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
     E[s] rows and the expected_scores table come only with the switch on."""
     import yaml
     from authbench.records import read_jsonl
-    from authbench.render.catalog import plan
+    from authbench.render.catalog import report_choice
     from authbench.studies.authority.outputs import DOMAINAUTH
     from wfrun import read_tsv
 
@@ -454,7 +454,7 @@ def test_domainauth_cells_with_and_without_expected_scores(root, tmp_path):
         _cli("domainauth-report", "--metrics", *metrics, "--units", *(m.with_name("units.parquet") for m in metrics),
              "--labels", labels, "--manifests", *manifests, "--outdir", report, intervals=intervals, seed=0,
              settings=["fine", "pairs"], judges=["point", "list_score", "pair_score"],
-             plan=plan(DOMAINAUTH, {"settings": ["fine", "pairs"], "judges": ["point", "list_score", "pair_score"],
+             plan=report_choice(DOMAINAUTH, {"settings": ["fine", "pairs"], "judges": ["point", "list_score", "pair_score"],
                                     "expected_scores": flag, "domainauth": {"secondary": None}}),
              category_order=list(da["categories"]), categories=da["categories"], parse="strict", judge_validity=None)
         out[flag] = (metrics, manifests, report)

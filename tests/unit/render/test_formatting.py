@@ -25,8 +25,8 @@ from authbench.render import formatting as F
         (7.0, F.COUNT, "md", "7"),
     ],
 )
-def test_format_cell(value, kind, style, expected):
-    assert F.format_cell(value, kind, style) == expected
+def test_format_entry(value, kind, style, expected):
+    assert F.format_entry(value, kind, style) == expected
 
 
 def test_round_half_up_on_decimal_repr():

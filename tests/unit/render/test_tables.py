@@ -106,7 +106,7 @@ def test_main_rows_order_and_shape(metrics):
 
 def test_main_values_and_cells(metrics):
     spec = A.table_main(metrics, BENCH, "fine")
-    v, c = spec.values, spec.cells
+    v, c = spec.values, spec.entries
     assert v.loc[("m1", "w/o"), ("PointJudge", "", "ρ")] == 71.35
     assert c.loc[("m1", "w/o"), ("PointJudge", "", "ρ")] == "71.35"
     # pair_score uses the "average" derivation, not bubble (0.45)
@@ -208,7 +208,7 @@ def test_main_csv_roundtrip(metrics, tmp_path):
 def test_main_coarse_is_separate(metrics):
     spec = A.table_main(metrics, BENCH, "coarse")
     assert list(spec.values.index) == [("m1", "w/o")]
-    assert spec.cells.iloc[0, 0] == "11.00"
+    assert spec.entries.iloc[0, 0] == "11.00"
 
 
 def test_main_errors(metrics):
@@ -285,7 +285,7 @@ def test_pairs_shows_both_contexts_when_present(pair_metrics):
     spec = A.table_pairs(pd.concat([pair_metrics, extra]), BENCH)
     assert ("PointJudge", "w/ ctx", "acc") in spec.values.columns
     assert spec.marks.loc[("m1", "Easy"), ("PointJudge", "w/ ctx", "acc")] == "best"
-    assert spec.cells.loc[("m1", "Easy"), ("PairJudge(PR)", "w/ ctx", "acc")] == "–"
+    assert spec.entries.loc[("m1", "Easy"), ("PairJudge(PR)", "w/ ctx", "acc")] == "–"
 
 
 def test_pairs_marks_per_row_per_context_as_the_paper():
@@ -375,7 +375,7 @@ def pred():
 def test_categories_table(pred, tmp_path):
     spec = A.table_categories(pred, ["gov", "edu", "social"])
     assert list(spec.values.index) == [("m1", "w/o"), ("m1", "w/")]
-    c = spec.cells
+    c = spec.entries
     assert c.loc[("m1", "w/o"), (".gov", "Pred")] == "8.50"
     assert c.loc[("m1", "w/o"), (".gov", "Bias")] == "+3.00"
     assert c.loc[("m1", "w/o"), (".gov", "N")] == "2"
@@ -461,7 +461,8 @@ def test_spec_json_round_trip_writes_the_same_files(tmp_path):
     for spec in (stack_tables([("a", _interval_table()), ("b", _interval_table())], "Domain"),
                  stack_tables([("nq", one), ("marco", one)], "Dataset")):
         back = spec_from_json(json.loads(json.dumps(spec_to_json(spec), allow_nan=False)))
-        for name in ("values", "cells", "marks", "lo", "hi", "tags"):
+        assert {"cells", "marks"} <= set(spec_to_json(spec)) and "entries" not in spec_to_json(spec)  # persisted keys
+        for name in ("values", "entries", "marks", "lo", "hi", "tags"):
             pd.testing.assert_frame_equal(getattr(back, name), getattr(spec, name), check_index_type=False,
                                           check_dtype=name in ("values", "lo", "hi"))  # text: str or object
         assert (back.kinds, back.with_interval, back.baseline_rows, back.highlight_groups) == (

@@ -69,7 +69,7 @@ def test_counts_of_the_demo_datasets(built):
     assert (rag.subtask, rag.name, rag.corpus, rag.documents) == ("RAGAuth", "Medical, Current Affairs", 120, 1200)
 
     spec = S.table_statistics([da, songs, rag], easy_min_delta=5, hard_max_delta=2)
-    cells = spec.cells
+    cells = spec.entries
     counts = [str(sampling[k]) for k in ("coarse_lists", "fine_lists", "hard_pairs", "easy_pairs")]
     assert list(cells.loc[("DomainAuth", "Web Domains")]) == ["PageRank", "0-9 / 0-4", "3961", *counts, "5716", "8"]
     assert list(cells.loc[("EntityAuth", "Songs")]) == ["Sitelinks", "0-9", "2000", "–", "3", "–", "–", "0", "157"]
@@ -78,9 +78,9 @@ def test_counts_of_the_demo_datasets(built):
     assert "hard (0 < gap ≤ 2) and easy (gap ≥ 5)" in spec.caption
     levels = S.table_levels([da, songs, rag])
     assert list(levels.values.index) == [("DomainAuth", "Web Domains"), ("EntityAuth", "Songs")]
-    assert levels.cells.loc[("DomainAuth", "Web Domains"), ("total", "")] == "3961"
+    assert levels.entries.loc[("DomainAuth", "Web Domains"), ("total", "")] == "3961"
     drop_table = S.table_drops([da, songs])
-    assert drop_table.cells.loc[("DomainAuth", "Web Domains", "pagerank_10"), ("count",)] == "8"
+    assert drop_table.entries.loc[("DomainAuth", "Web Domains", "pagerank_10"), ("count",)] == "8"
 
 
 def test_selfpref_statistics_of_the_released_nq(tmp_path):
@@ -98,9 +98,9 @@ def test_selfpref_statistics_of_the_released_nq(tmp_path):
     assert note.startswith("nq: 1000 questions imported, 886 with a true and a false passage of every author")
     assert "gpt35 96 (generation_failed 96)" in note and "llama 386 (duplicate_variant 198, false_answer_is_gold 4, generation_failed 184)" in note
     spec = SP.table_statistics(rows, [note])
-    assert spec.cells.loc[("nq", "human", "normal"), ("Passages", "false")] == "1000"
+    assert spec.entries.loc[("nq", "human", "normal"), ("Passages", "false")] == "1000"
     # the human false passages with Llama's false answer, kept for GPT-self evaluators (false_for)
-    assert spec.cells.loc[("nq", "human", "normal, for gpt35"), ("Passages", "false")] == "1000"
+    assert spec.entries.loc[("nq", "human", "normal, for gpt35"), ("Passages", "false")] == "1000"
 
 
 def test_cli_writes_every_table_and_refuses_mismatched_lists(built, tmp_path, capsys):
@@ -153,15 +153,15 @@ def test_levels_caption_names_each_label_rule(built):
             "'popularity' in 10 log-spaced (Eq. 1) levels over the corpus's [min, max]; maximum in level 9") in caption
     da, _ = S.collect(_datasets(built), None)
     assert da.rule == "Open PageRank integers ('page_rank') as levels 0-9; 10 dropped (the paper's 0-9 scale)"
-    assert S.table_statistics([da], 5, 2).cells.iloc[0, 0] == "PageRank"
+    assert S.table_statistics([da], 5, 2).entries.iloc[0, 0] == "PageRank"
 
 
 def test_statistics_items_follow_the_studies():
     """Table 7 and its details when an AuthorityBench dataset is built, the
     self-preference data table when that study has an evaluator."""
-    from authbench.render.catalog import plan
+    from authbench.render.catalog import report_choice
 
     config = {**CONFIG, "studies": ["domainauth"]}
-    assert plan(S.STATISTICS, config)["written"] == ["table7_statistics", "table7_levels", "table7_drops"]
+    assert report_choice(S.STATISTICS, config)["written"] == ["table7_statistics", "table7_levels", "table7_drops"]
     config = {**CONFIG, "studies": ["selfpref"]}
-    assert plan(S.STATISTICS, config)["written"] == (["selfpref_statistics"] if S.selfpref_datasets(config) else [])
+    assert report_choice(S.STATISTICS, config)["written"] == (["selfpref_statistics"] if S.selfpref_datasets(config) else [])

@@ -16,7 +16,7 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "domains": ("build_domains", "read_labels", "read_texts", "write_drops", "write_labels"),
     "entities": ("build_entities", "entity_item", "read_entities", "write_entities", "write_entity_drops"),
     "evaluate": ("METRIC_COLUMNS", "baseline_scorer", "evaluate_cell", "evaluate_scores"),
-    "outputs": ("DOMAINAUTH", "ENTITYAUTH", "baseline_plan", "scales"),
+    "outputs": ("DOMAINAUTH", "ENTITYAUTH", "baseline_inputs", "scales"),
     "prompts": ("load_template",),
     "report": ("write_domainauth_report", "write_entityauth_report"),
     "requests": ("build_requests",),

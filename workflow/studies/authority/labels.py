@@ -201,10 +201,10 @@ def _raw_levels(values: list[float], spec: LabelSpec) -> tuple[list[int], list[t
     bad = [i for i, s in enumerate(values) if s <= 0]
     if bad:
         raise LabelError(f"score #{bad[0]} is {values[bad[0]]:g}: log binning needs scores > 0")
-    grid = np.logspace(math.log10(lo), math.log10(hi), n_lv + 1)
-    raw = np.digitize(values, grid) - 1
+    edges = np.logspace(math.log10(lo), math.log10(hi), n_lv + 1)
+    raw = np.digitize(values, edges) - 1
     out = [n_lv if s == hi else int(min(max(v, 0), n_lv - 1)) for s, v in zip(values, raw)]
-    return out, [(float(grid[k]), float(grid[k + 1])) for k in range(n_lv)]
+    return out, [(float(edges[k]), float(edges[k + 1])) for k in range(n_lv)]
 
 
 def bin_scores(scores: Sequence, spec: LabelSpec) -> Binned:

@@ -244,7 +244,7 @@ def scales(config: Mapping[str, Any], dataset: str, setting: str) -> list[str]:
     return [setting]
 
 
-def baseline_plan(config: Mapping[str, Any], dataset: str) -> dict:
+def baseline_inputs(config: Mapping[str, Any], dataset: str) -> dict:
     """The non-LLM baselines of a dataset: which instance sets they read,
     which (instance set, label scale) pairs they are scored on, the contexts
     their rows are shown under, and the baselines (the TLD prior scores a

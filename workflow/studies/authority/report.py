@@ -342,13 +342,13 @@ def read_predictions(files: Sequence[str]) -> pd.DataFrame | None:
 
 
 def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], labels: str, predictions: Sequence[str],
-                            manifests: Sequence[str], plan: Mapping, category_order: Sequence[str],
+                            manifests: Sequence[str], choice: Mapping, category_order: Sequence[str],
                             categories: Mapping[str, Mapping] | None = None, parse: str = "strict",
                             validity: Mapping | None = None, grid: str = "", scorecard: Mapping | None = None,
                             units: Sequence[str] = (), intervals: IntervalSpec = IntervalSpec(),
                             show: str = "inline") -> list[Path]:
     """DomainAuth's report folder (:func:`authbench.render.catalog.write_report` of
-    :data:`~authbench.studies.authority.outputs.DOMAINAUTH`): ``plan`` its
+    :data:`~authbench.studies.authority.outputs.DOMAINAUTH`): ``choice`` its
     written and skipped stems; ``categories`` the config's category rules
     (worded in Table 8's caption); ``parse`` the parse mode the tables show;
     ``validity`` config ``judge_validity`` (None: its defaults), the rule
@@ -363,12 +363,12 @@ def write_domainauth_report(outdir: str | Path, metric_files: Sequence[str], lab
                   ValidityRule.from_config(validity), units, manifests, [labels],
                   predictions=read_predictions(predictions), category_order=category_order, categories=categories,
                   intervals=intervals, show=show, scorecard_coverage=scorecard)
-    return write_report(DOMAINAUTH, data, outdir, plan, show, grid)
+    return write_report(DOMAINAUTH, data, outdir, choice, show, grid)
 
 
 def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], datasets: Sequence[str],
                             labels: Sequence[str], reuse: Sequence[str], manifests: Sequence[str],
-                            plan: Mapping, coarse_source: str = "lists", parse: str = "strict",
+                            choice: Mapping, coarse_source: str = "lists", parse: str = "strict",
                             validity: Mapping | None = None, grid: str = "",
                             score_names: Mapping[str, str] | None = None, scorecard: Mapping | None = None,
                             units: Sequence[str] = (), intervals: IntervalSpec = IntervalSpec(),
@@ -384,4 +384,4 @@ def write_entityauth_report(outdir: str | Path, metric_files: Sequence[str], dat
     data = AuthorityData(ENTITYAUTH.name, read_metrics(metric_files), [f"entityauth/{d}" for d in datasets], parse,
                   ValidityRule.from_config(validity), units, manifests, labels, coarse_source=coarse_source,
                   intervals=intervals, show=show, reuse=reuse, score_names=score_names, scorecard_coverage=scorecard)
-    return write_report(ENTITYAUTH, data, outdir, plan, show, grid)
+    return write_report(ENTITYAUTH, data, outdir, choice, show, grid)

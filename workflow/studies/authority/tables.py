@@ -41,7 +41,7 @@ import math
 from typing import Iterable, Sequence
 
 import pandas as pd
-from authbench.render.formatting import COUNT, FAIL, NUM, PCT, SIGNED, TEXT, format_cell, round2
+from authbench.render.formatting import COUNT, FAIL, NUM, PCT, SIGNED, TEXT, format_entry, round2
 from authbench.render.intervals import shown_interval
 from authbench.render.tables import Column, TableSpec, baselines_last, build_table, is_baseline
 from authbench.stats import IntervalSpec, finite_or_nan, mean_interval
@@ -200,7 +200,7 @@ def _judge_value(label: tuple, group: str, flags: set, judge: str, look: _Lookup
     def get(r):
         v = look.value(*key(r))
         flagged = (r[0], r[1] if context is None else context, judge) in flags
-        return v, format_cell(v, PCT) + (DAGGER if flagged and not math.isnan(v) else "")
+        return v, format_entry(v, PCT) + (DAGGER if flagged and not math.isnan(v) else "")
 
     return Column(label, TEXT, get, group=group, interval=(lambda r: look.interval(*key(r))) if look.has_intervals
                   else None, tag=lambda r: look.tag(*key(r)))
@@ -510,7 +510,7 @@ def table_categories(
     for raw, cat in zip(categories_order, cats):
         name = labels.get(raw, CATEGORY_NAMES.get(cat, str(raw).capitalize()))
         d = domains[domains["cat"] == cat]
-        mean = format_cell(round2(d["level"].mean()) if len(d) else math.nan, NUM)
+        mean = format_entry(round2(d["level"].mean()) if len(d) else math.nan, NUM)
         parts.append(f"{name} {mean} (N={len(d)})")
     note = "True means: " + "; ".join(parts) + "."
     caption = (

@@ -1,7 +1,7 @@
 """What a RAGAuth config produces, decided once: its report (:data:`RAGAUTH`:
 every table declared once; :mod:`authbench.render.catalog` derives the files
 ``rules/common.smk`` asks for, contents.md and the report entries). The
-answer cells themselves are :func:`authbench.studies.ragauth.grid.rag_plan`'s."""
+answer cells themselves are :func:`authbench.studies.ragauth.cell_list.rag_cells`'s."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def write_rag_report(cells, spec, outdir, intervals: str = "inline", scorecard=N
     LaTeX show the intervals), ``contents.md`` and ``scorecard.md/.tsv``
     (``scorecard``: :func:`authbench.studies.scorecard.coverage_params`; None: no
     model is named)."""
-    from authbench.render.catalog import plan, write_report
+    from authbench.render.catalog import report_choice, write_report
     from authbench.studies.ragauth.report import report_data
 
-    return write_report(RAGAUTH, report_data(cells, spec, outdir, scorecard), outdir, plan(RAGAUTH, {}), intervals)
+    return write_report(RAGAUTH, report_data(cells, spec, outdir, scorecard), outdir, report_choice(RAGAUTH, {}),
+                        intervals)

@@ -27,15 +27,15 @@ from authbench.llm.grammars import token_budget
 from authbench.paths import cell_id
 from authbench.records import read_jsonl
 from authbench.studies.authority.plan import STAND_IN, stand_in_text
-from authbench.studies.ragauth.grid import rag_plan
+from authbench.studies.ragauth.cell_list import rag_cells
 
 RAG_QUESTIONS, RAG_DOCS = 120, 10
 
 
 def ragauth_missing(config: Mapping[str, Any], exists) -> bool:
     """Whether RAGAuth is studied but its release is not at ``ragauth.source`` (and no ``build`` makes one)."""
-    rag = rag_plan(config, exists)
-    return not rag.cells and bool(rag_plan(config, lambda _: True).cells)
+    rag = rag_cells(config, exists)
+    return not rag.cells and bool(rag_cells(config, lambda _: True).cells)
 
 
 def stand_in_ragauth(config: Mapping[str, Any], seed: int) -> list[dict]:
@@ -107,7 +107,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     from authbench.studies.ragauth.requests import answer_requests, load_rag_template, rank_requests
 
     apart = ragauth_missing(config, ctx.exists)
-    rag = rag_plan(config, (lambda _: True) if apart else ctx.exists)
+    rag = rag_cells(config, (lambda _: True) if apart else ctx.exists)
     if not rag.cells:
         return
     rc = config["ragauth"]
@@ -147,7 +147,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
     """The files :func:`plan_jobs` reads: the questions (when the release is there) and the templates."""
-    if not rag_plan(config, lambda _: True).cells:
+    if not rag_cells(config, lambda _: True).cells:
         return []
     prompts = config["prompts"]
     out = [] if ragauth_missing(config, exists) else [layout.rag_questions()]
@@ -158,4 +158,4 @@ def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
 
 def why_empty(config: Mapping[str, Any]) -> str | None:
     """Why RAGAuth plans no cell (None: it plans some)."""
-    return None if rag_plan(config, lambda _: True).cells else "ragauth: no strategy and k select a cell"
+    return None if rag_cells(config, lambda _: True).cells else "ragauth: no strategy and k select a cell"

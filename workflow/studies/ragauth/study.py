@@ -1,6 +1,6 @@
 """RAGAuth, AuthorityBench's third study, declared for the study registry
 (:mod:`authbench.studies.registry`). It runs when its file exists (or is
-built from own data): :func:`authbench.studies.ragauth.grid.rag_plan`. Light: the
+built from own data): :func:`authbench.studies.ragauth.cell_list.rag_cells`. Light: the
 Snakefile loads it on every run."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from authbench.studies.registry import Study, lazy
 from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
 
 
-rag_plan = lazy("authbench.studies.ragauth.grid:rag_plan")  # (config, exists), loaded when first asked
+rag_cells = lazy("authbench.studies.ragauth.cell_list:rag_cells")  # (config, exists), loaded when first asked
 
 
 def rank_cell(layout, model: str, strategy: str) -> str:
@@ -28,20 +28,20 @@ def answer_cell(layout, model: str, strategy: str, topk: str) -> str:
 
 def samples(config: Mapping[str, Any], layout) -> list[str]:
     """The samples of every RAGAuth model cell: the answer cells and the rank cells they read."""
-    cells = rag_plan(config, os.path.exists).cells
+    cells = rag_cells(config, os.path.exists).cells
     ranked = {(m, s) for m, s, _ in cells if s in LLM_STRATEGIES}
     return ([f"{answer_cell(layout, m, s, k)}/samples.parquet" for m, s, k in cells]
             + [f"{rank_cell(layout, m, s)}/samples.parquet" for m, s in sorted(ranked)])
 
 
 def final(config: Mapping[str, Any], layout) -> list[str]:
-    if not rag_plan(config, os.path.exists).cells:
+    if not rag_cells(config, os.path.exists).cells:
         return []
     return report_files(RAGAUTH_REPORT, layout.report("ragauth"), config) + [layout.rag_dataset()]
 
 
 def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
-    if not rag_plan(config, os.path.exists).cells:
+    if not rag_cells(config, os.path.exists).cells:
         return []
     return [("ragauth", RAGAUTH_REPORT, layout.report("ragauth"), samples(config, layout), [])]
 

@@ -28,7 +28,7 @@ such a mapping. A file with one row per passage (who wrote it, whether it is
 factual, its text) is mapped with ``rows:`` instead
 (:mod:`authbench.studies.selfpref.longform`); its rows become the same
 per-question entries, so every rule below applies to both forms. A source
-gives exactly one of the two forms (:func:`authbench.studies.selfpref.grid.selfpref_source_form`);
+gives exactly one of the two forms (:func:`authbench.studies.selfpref.cell_list.selfpref_source_form`);
 a long file mapped record-wise is a ``ConfigError`` printing the ``rows:``
 mapping to write (:func:`authbench.studies.selfpref.longform.check_not_long`).
 
@@ -86,7 +86,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from authbench.config import with_defaults
-from authbench.studies.selfpref.grid import selfpref_source_form
+from authbench.studies.selfpref.cell_list import selfpref_source_form
 from authbench.errors import ConfigError, excerpt
 from authbench.seeding import rng
 from authbench.studies.selfpref.fields import VARIANTS, check_fields, clean, field, read_passage_records

@@ -23,7 +23,7 @@ from authbench.cells.planned import PlanContext, PlanJob, PromptBatch, generate_
 from authbench.config import GenerateConfig
 from authbench.paths import Layout, cell_id
 from authbench.records import read_jsonl
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.selfpref.cell_list import selfpref_cells
 
 
 def stand_in_passages(author: str, chosen: Sequence[Mapping], passages: Sequence[Mapping],
@@ -58,7 +58,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
                                                      generation_inputs, generation_requests, knowledge_requests,
                                                      load_template, rerank_requests)
 
-    plan = selfpref_plan(config)
+    plan = selfpref_cells(config)
     if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
         return
     sp = config["selfpref"]
@@ -124,7 +124,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
     """The files :func:`plan_jobs` reads: each dataset's import and questions, and the templates."""
-    sp = selfpref_plan(config)
+    sp = selfpref_cells(config)
     out = []
     for ds in sp.datasets:
         out += [layout.selfpref_questions(ds), layout.selfpref_imported(ds)]
@@ -138,7 +138,7 @@ def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
 
 def why_empty(config: Mapping[str, Any]) -> str | None:
     """Why the study plans no model job (None: it plans some)."""
-    sp = selfpref_plan(config)
+    sp = selfpref_cells(config)
     if sp.evaluators or sp.generators or sp.perplexity_model:
         return None
     return ("selfpref: no evaluator (every selfpref.self is null), no passage writer (selfpref.generate.models) "

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 from authbench.records import atomic_write, write_text, write_tsv
-from authbench.render.catalog import contents_md, plan, write_report, write_tables
+from authbench.render.catalog import contents_md, report_choice, write_report, write_tables
 from authbench.render.comparisons import comparison_row, finish, reference_row
 from authbench.render.formatting import NOT_RANDOM_TAG
 from authbench.render.tables import TableSpec, spec_from_json, spec_to_json
@@ -268,7 +268,7 @@ def write_selfpref_report(
                   scored_passages=scored, units=units, spec=spec or IntervalSpec(), dataset=dataset,
                   qids=list(qids or []), released=dict(released or {}), scorecard_coverage=scorecard)
     built: dict = {}
-    paths = write_report(SELFPREF, data, outdir, plan(SELFPREF, {}), intervals,
+    paths = write_report(SELFPREF, data, outdir, report_choice(SELFPREF, {}), intervals,
                          f"Dataset: {dataset}." if dataset else "", built)
     if built_path is not None:
         write_text(built_path, json.dumps({stem: {"caption": caption, "table": spec_to_json(spec)}
@@ -289,7 +289,7 @@ def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[t
             return None
         if not math.isfinite(float(spec.values.loc[row, col])):
             return None
-        return str(spec.cells.loc[row, col]).endswith(DAGGER)
+        return str(spec.entries.loc[row, col]).endswith(DAGGER)
 
     if "table1_knowledge" in built:
         spec = built["table1_knowledge"][0]
@@ -334,7 +334,7 @@ def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, i
             raise InputError(f"{path}: dataset {label!r}: expected the tables a self-preference report kept "
                              f"(stem -> {{caption, table}}): {type(exc).__name__} {exc}") from exc
     outdir = Path(outdir)
-    written = plan(SELFPREF_DATASETS, {})
+    written = report_choice(SELFPREF_DATASETS, {})
     paths = write_tables(SELFPREF_DATASETS, written["written"], tables, outdir, intervals)
     contents = outdir / "contents.md"
     write_text(contents, contents_md(SELFPREF_DATASETS, written, f"Datasets: {', '.join(built)}."))

@@ -17,7 +17,7 @@ PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG s
 RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
 
 
-selfpref_plan = lazy("authbench.studies.selfpref.grid:selfpref_plan")  # loaded when first asked
+selfpref_cells = lazy("authbench.studies.selfpref.cell_list:selfpref_cells")  # loaded when first asked
 
 
 def cell(layout, dataset: str, model: str, *parts: str) -> str:
@@ -26,22 +26,22 @@ def cell(layout, dataset: str, model: str, *parts: str) -> str:
 
 def reported_datasets(config: Mapping[str, Any]) -> list[str]:
     """The datasets with a report (the config's order: NQ, then MS MARCO); none without an evaluator."""
-    plan = selfpref_plan(config)
-    return [name for name in config["selfpref"]["datasets"] if name in plan.datasets] if plan.evaluators else []
+    cells = selfpref_cells(config)
+    return [name for name in config["selfpref"]["datasets"] if name in cells.datasets] if cells.evaluators else []
 
 
 def samples(config: Mapping[str, Any], layout, dataset: str) -> list[str]:
     """The samples of every model cell of a dataset: generation, knowledge, rerank, compare."""
-    plan = selfpref_plan(config)
-    return ([f"{layout.selfpref(dataset)}/generated/{m}/samples.parquet" for m in plan.generators]
-            + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in plan.evaluators]
-            + [f"{cell(layout, dataset, m, 'rerank', p)}/samples.parquet" for m in plan.evaluators for p in PROMPTS]
-            + [f"{cell(layout, dataset, m, 'generation', r)}/samples.parquet" for m in plan.evaluators for r in RUNS])
+    cells = selfpref_cells(config)
+    return ([f"{layout.selfpref(dataset)}/generated/{m}/samples.parquet" for m in cells.generators]
+            + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in cells.evaluators]
+            + [f"{cell(layout, dataset, m, 'rerank', p)}/samples.parquet" for m in cells.evaluators for p in PROMPTS]
+            + [f"{cell(layout, dataset, m, 'generation', r)}/samples.parquet" for m in cells.evaluators for r in RUNS])
 
 
 def datasets_report_files(config: Mapping[str, Any], layout) -> list[str]:
     """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
-    if len(selfpref_plan(config).datasets) < 2:
+    if len(selfpref_cells(config).datasets) < 2:
         return []
     return report_files(SELFPREF_DATASETS, layout.selfpref_datasets_report(), config)
 
@@ -64,7 +64,7 @@ SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rule
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
                  prefixes=("selfpref",), final=final, viewers=viewers,
-                 check=lazy("authbench.studies.selfpref.grid:check_selfpref"),
+                 check=lazy("authbench.studies.selfpref.cell_list:check_selfpref"),
                  keyed="authbench.studies.selfpref.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                  plan_released=lazy(f"{PLAN}:released_replies"))

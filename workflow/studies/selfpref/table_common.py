@@ -104,7 +104,7 @@ def if_intervals(iv: Intervals | None, get):
 # --------------------------------------------------------------------------
 def number_text(x: float, nd: int) -> str:
     """Plain (md) text of a number: ``–`` when missing, en dash as minus (as
-    :func:`authbench.render.formatting.format_cell`)."""
+    :func:`authbench.render.formatting.format_entry`)."""
     if x is None or not math.isfinite(x):
         return MISSING
     r = round_half_up(x, nd)

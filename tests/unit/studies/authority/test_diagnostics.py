@@ -274,8 +274,8 @@ def test_demo_point_judges_that_barely_vary_are_flagged(root):
         for m in ("gemma", "qwen")}
     spec = A.table_main(strict, "domainauth", "fine", rule)
     for model in ("gemma", "qwen"):  # hand: ρ = (0 + √(22.5/82.5)) / 2, τ_b = (0 + 9/√(45·9)) / 2
-        assert spec.cells.loc[(model, "w/o"), ("PointJudge", "", "ρ")] == "26.11†"
-        assert spec.cells.loc[(model, "w/o"), ("PointJudge", "", "τ")] == "22.36†"
+        assert spec.entries.loc[(model, "w/o"), ("PointJudge", "", "ρ")] == "26.11†"
+        assert spec.entries.loc[(model, "w/o"), ("PointJudge", "", "τ")] == "22.36†"
     assert validity_frame(strict, rule).set_index("model")["near_constant"].to_dict() == {"gemma": 1.0, "qwen": 1.0}
 
 
@@ -412,11 +412,11 @@ def test_tables_mark_the_flagged_cell_only(metrics, tmp_path):
     strict = metrics[metrics["parse"].isna() | (metrics["parse"] == "strict")]
     spec = A.table_main(strict, "domainauth", "coarse")
     col = ("ListJudge", "PointScore", "ρ")
-    assert spec.cells.loc[("bypos", "w/o"), col].endswith("†")
-    assert spec.cells.loc[("bypos", "w/o"), ("ListJudge", "PointScore", "τ")].endswith("†")
-    assert not spec.cells.loc[("reader", "w/o"), col].endswith("†")
-    assert spec.cells.loc[("reader", "w/o"), col] == "100.00"
-    assert not spec.cells.loc[("baseline:position", "w/o"), ("PointJudge", "", "ρ")].endswith("†")
+    assert spec.entries.loc[("bypos", "w/o"), col].endswith("†")
+    assert spec.entries.loc[("bypos", "w/o"), ("ListJudge", "PointScore", "τ")].endswith("†")
+    assert not spec.entries.loc[("reader", "w/o"), col].endswith("†")
+    assert spec.entries.loc[("reader", "w/o"), col] == "100.00"
+    assert not spec.entries.loc[("baseline:position", "w/o"), ("PointJudge", "", "ρ")].endswith("†")
     # the number behind the mark is unchanged (and still takes part in bold/underline)
     assert spec.values.loc[("bypos", "w/o"), col] == pytest.approx(
         round(100 * sum(stats.spearmanr(lv, [7, 4, 3, 2, 1]).statistic for lv in COARSE_LEVELS) / 3, 2))
@@ -424,7 +424,7 @@ def test_tables_mark_the_flagged_cell_only(metrics, tmp_path):
     assert r"$^{\dagger}$" in (tmp_path / "t2.tex").read_text()
     # a stricter rule flags nothing
     lax = ValidityRule(position_constant=1.01, position_rho=1.01)
-    assert not A.table_main(strict, "domainauth", "coarse", lax).cells.loc[("bypos", "w/o"), col].endswith("†")
+    assert not A.table_main(strict, "domainauth", "coarse", lax).entries.loc[("bypos", "w/o"), col].endswith("†")
 
 
 def test_position_baseline_predicts_the_presentation_order():
@@ -437,7 +437,7 @@ def test_position_baseline_predicts_the_presentation_order():
     assert acc[0]["value"] == pytest.approx(0.4)
 
 
-T2_PLAN = {"written": ["table2_coarse"], "skipped": {}}  # the report step's plan (authbench.render.catalog.plan)
+T2_CHOICE = {"written": ["table2_coarse"], "skipped": {}}  # the report step's choice (authbench.render.catalog.report_choice)
 
 
 def test_report_captions_and_cost_table(metrics, tmp_path, root):
@@ -455,7 +455,7 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
                                  "completion_tokens": 4, "engine_seconds": 1.0}))
         manifests.append(str(m))
     out = tmp_path / "report"
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests, T2_PLAN, [], None, "strict",
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests, T2_CHOICE, [], None, "strict",
                             yaml.safe_load((root / "config.yaml").read_text())["judge_validity"])
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert ("bypos w/o ListScore: the same score vector by position in 3 of 3 lists; "
@@ -470,14 +470,14 @@ def test_report_captions_and_cost_table(metrics, tmp_path, root):
     # nothing flagged: the caption says so
     clean = metrics[metrics["model"] != "bypos"]
     clean.to_csv(mfile, sep="\t", index=False)
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_CHOICE, [], None, "strict")
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert caption.endswith("Judge validity: no cell answers by presentation position, copies the prompt's "
                             "example or barely varies its scores (judge-validity rule, docs/decisions.md; "
                             "thresholds: config judge_validity).")
     # metrics without diagnostic rows (written before them): no claim either way
     clean[clean["derivation"] != "validity"].to_csv(mfile, sep="\t", index=False)
-    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_PLAN, [], None, "strict")
+    write_domainauth_report(out, [str(mfile)], str(labels), [], manifests[1:], T2_CHOICE, [], None, "strict")
     caption = (out / "tables" / "table2_coarse.md").read_text().splitlines()[0]
     assert "Judge validity" not in caption and "†" not in caption
 

@@ -287,7 +287,7 @@ def _demo_config(root, **entityauth):
 
 
 def test_scales_and_baselines_follow_the_coarse_source(root):
-    from authbench.studies.authority.outputs import baseline_plan, scales
+    from authbench.studies.authority.outputs import baseline_inputs, scales
 
     lists, rescore = _demo_config(root, coarse_source="lists"), _demo_config(root, coarse_source="rescore")
     assert lists["entityauth"]["coarse_source"] == "lists"
@@ -295,11 +295,11 @@ def test_scales_and_baselines_follow_the_coarse_source(root):
     assert scales(lists, "entityauth/songs", "coarse") == ["coarse"]
     assert scales(rescore, "entityauth/songs", "fine") == ["fine", "coarse"]
     assert scales(rescore, "domainauth", "fine") == ["fine"]  # DomainAuth always judges its coarse lists
-    plan = baseline_plan(lists, "entityauth/songs")
-    assert plan["instance_sets"] == ["fine", "coarse"]
-    assert plan["evaluations"] == [["fine", "fine"], ["coarse", "coarse"]]
-    plan = baseline_plan(rescore, "entityauth/songs")
-    assert plan["instance_sets"] == ["fine"] and plan["evaluations"] == [["fine", "fine"], ["fine", "coarse"]]
+    inputs = baseline_inputs(lists, "entityauth/songs")
+    assert inputs["instance_sets"] == ["fine", "coarse"]
+    assert inputs["evaluations"] == [["fine", "fine"], ["coarse", "coarse"]]
+    inputs = baseline_inputs(rescore, "entityauth/songs")
+    assert inputs["instance_sets"] == ["fine"] and inputs["evaluations"] == [["fine", "fine"], ["fine", "coarse"]]
 
 
 def _cli(*args, **params):
@@ -315,7 +315,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     the fine cell's rescored ones (rescore)."""
     from authbench.studies.authority.grid import grid
     from authbench.records import read_jsonl
-    from authbench.render.catalog import plan
+    from authbench.render.catalog import report_choice
     from authbench.studies.authority.outputs import ENTITYAUTH, scales
 
     config = _demo_config(root, coarse_source=coarse_source)
@@ -369,7 +369,7 @@ def test_table6_reads_the_coarse_cells(root, tmp_path, coarse_source):
     _cli("entityauth-report", "--metrics", *metrics, "--units", *(m.with_name("units.parquet") for m in metrics),
          "--labels", labels, "--reuse", inst / "reuse.tsv",
          "--manifests", *manifests, "--outdir", out, datasets=["songs"], judges=["pair_score"],
-         plan=plan(ENTITYAUTH, {"judges": ["pair_score"], "expected_scores": False}), coarse_source=coarse_source,
+         plan=report_choice(ENTITYAUTH, {"judges": ["pair_score"], "expected_scores": False}), coarse_source=coarse_source,
          parse="strict", judge_validity=None, intervals=intervals, seed=0)
     table = pd.read_csv(out / "tables" / "table6_coarse.csv")
     assert table.iloc[0]["Domain"] == "Songs" and table.iloc[0]["Model"] == "gemma3-270m"

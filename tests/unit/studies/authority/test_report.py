@@ -129,8 +129,8 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
     from authbench.config import validate_schema
     from authbench.studies.authority.grid import grid
     from authbench.studies.registry import check as check_config
-    from authbench.render.catalog import plan as report_plan, report_files
-    from authbench.studies.authority.outputs import DOMAINAUTH, baseline_plan, scales
+    from authbench.render.catalog import report_choice, report_files
+    from authbench.studies.authority.outputs import DOMAINAUTH, baseline_inputs, scales
     from authbench.studies.scorecard import coverage_params
 
     config = yaml.safe_load((root / "config.yaml").read_text())
@@ -170,14 +170,14 @@ def _domainauth_report(root, work, settings, contexts, judges=("point", "list_ra
              intervals=INTERVALS, seed=0)
         metrics.append(d / "metrics.tsv")
         units.append(d / "units.parquet")
-    plan = baseline_plan(config, "domainauth")
+    inputs = baseline_inputs(config, "domainauth")
     _cli("authority-baselines", "--instances-dir", inst, "--metrics", work / "baselines.tsv", "--units",
-         work / "baselines.parquet", dataset="domainauth", seed=13, intervals=INTERVALS, **plan)
+         work / "baselines.parquet", dataset="domainauth", seed=13, intervals=INTERVALS, **inputs)
     out = work / "report"
     _cli("domainauth-report", "--metrics", *metrics, work / "baselines.tsv", "--units", *units,
          work / "baselines.parquet", "--labels", labels, "--predictions", *predictions, "--manifests", *manifests,
          "--outdir", out, settings=config["settings"], judges=config["judges"], contexts=config["contexts"],
-         plan=report_plan(DOMAINAUTH, config), category_order=list(dom["categories"]), categories=dom["categories"],
+         plan=report_choice(DOMAINAUTH, config), category_order=list(dom["categories"]), categories=dom["categories"],
          parse="strict", judge_validity=None, scorecard=coverage_params(config, "domainauth"), intervals=INTERVALS, seed=0)
     return out, report_files(DOMAINAUTH, str(out), config)
 
@@ -246,9 +246,9 @@ def A_TITLE(stem):
 
 
 def _plan(report, settings, judges, expected=False, secondary=None):
-    from authbench.render.catalog import plan
+    from authbench.render.catalog import report_choice
 
-    return plan(report, {"settings": settings, "judges": judges, "expected_scores": expected,
+    return report_choice(report, {"settings": settings, "judges": judges, "expected_scores": expected,
                          "domainauth": {"secondary": secondary}})
 
 
@@ -274,7 +274,7 @@ def test_tables_need_a_judge_that_fills_them():
 
 
 def test_report_items_and_files():
-    """The files of a plan: Figure 6 comes with Table 8 (never a skipped row of its own), the secondary-label
+    """The files of a choice: Figure 6 comes with Table 8 (never a skipped row of its own), the secondary-label
     table with its long files when the config names secondary labels, the cost table as CSV and Markdown."""
     from authbench.render.catalog import report_files
     from authbench.studies.authority.outputs import DOMAINAUTH

@@ -175,8 +175,8 @@ def test_secondary_rows_and_table():
     spec = table_secondary(long, RELIABILITY, 50)
     row = spec.values.loc[("m", "point", "wo_text")]
     assert row[("reliability", "AUC")] == 100.0 and row[("reliability", "n")] == 4
-    assert spec.cells.loc[("m", "point", "wo_text"), ("", "scores")] == "score"
-    assert spec.cells.loc[("m", "point", "wo_text"), ("reliability", "AUC 95% CI")].startswith("[")
+    assert spec.entries.loc[("m", "point", "wo_text"), ("", "scores")] == "score"
+    assert spec.entries.loc[("m", "point", "wo_text"), ("reliability", "AUC 95% CI")].startswith("[")
 
 
 def test_bias_cell_predictions_are_table_8s_rows():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from authbench.studies.ragauth.grid import RagPlan, rag_plan
+from authbench.studies.ragauth.cell_list import RagCells, rag_cells
 from authbench.errors import InputError, TemplateError
 from authbench.llm.engines.tokenize import WordTokenizer, load_tokenizer, truncate
 from authbench.net import tld_prior_score
@@ -830,7 +830,7 @@ def test_answer_row_empty_reply():
     assert row["answer"] is None and row["correct"] is False and row["status"] != "ok" and row["n_docs"] == 0
 
 
-# --- config.rag_plan -------------------------------------------------------------------------
+# --- rag_cells (cell_list.py) -------------------------------------------------------------------------
 
 def _config(**rag_over):
     rag = {"source": "resources/data/ragauth/ragauth.json", "strategies": ["no_filter", "relevance", "pagerank_oracle"],
@@ -856,22 +856,22 @@ def _never(path):
 def test_rag_plan_not_in_studies():
     cfg = _config()
     cfg["studies"] = ["domainauth"]
-    plan = rag_plan(cfg, exists=lambda p: True)
+    plan = rag_cells(cfg, exists=lambda p: True)
     assert plan.cells == [] and plan.note is None and plan.source is None and plan.built is False
     del cfg["studies"]
-    assert rag_plan(cfg, exists=lambda p: True).cells == []
+    assert rag_cells(cfg, exists=lambda p: True).cells == []
 
 
 def test_rag_plan_no_section():
     cfg = _config()
     cfg["ragauth"] = None
-    plan = rag_plan(cfg, exists=lambda p: True)
+    plan = rag_cells(cfg, exists=lambda p: True)
     assert plan.cells == [] and plan.note is None
 
 
 def test_rag_plan_source_missing():
     seen = []
-    plan = rag_plan(_config(), exists=lambda p: seen.append(p) or False)
+    plan = rag_cells(_config(), exists=lambda p: seen.append(p) or False)
     assert seen == ["resources/data/ragauth/ragauth.json"]
     assert plan.cells == [] and plan.built is False
     assert plan.source == "resources/data/ragauth/ragauth.json"
@@ -880,18 +880,18 @@ def test_rag_plan_source_missing():
 
 
 def test_rag_plan_source_null():
-    plan = rag_plan(_config(source=None), exists=_never)
+    plan = rag_cells(_config(source=None), exists=_never)
     assert plan.cells == [] and plan.note and "is null" in plan.note and "docs/studies.md" in plan.note
 
 
 def test_rag_plan_source_present():
-    plan = rag_plan(_config(), exists=lambda p: True)
-    assert plan == RagPlan("resources/data/ragauth/ragauth.json", False, EXPECTED_CELLS, None)
+    plan = rag_cells(_config(), exists=lambda p: True)
+    assert plan == RagCells("resources/data/ragauth/ragauth.json", False, EXPECTED_CELLS, None)
 
 
 def test_rag_plan_every_strategy():
     strategies = ["no_filter", "relevance", "utility", "authority", "pagerank_oracle", "tld_prior"]
-    plan = rag_plan(_config(strategies=strategies, k=[1, 3, 5]), exists=lambda p: True)
+    plan = rag_cells(_config(strategies=strategies, k=[1, 3, 5]), exists=lambda p: True)
     assert len(plan.cells) == 2 * (1 + 5 * 3)
     assert plan.cells.count(("m1", "no_filter", "all")) == 1
     assert ("m2", "tld_prior", "k5") in plan.cells
@@ -899,33 +899,33 @@ def test_rag_plan_every_strategy():
 
 
 def test_rag_plan_build_section():
-    plan = rag_plan(_config(build={"questions": "q.tsv", "documents": "d.tsv"}), exists=_never)
+    plan = rag_cells(_config(build={"questions": "q.tsv", "documents": "d.tsv"}), exists=_never)
     assert plan.built is True and plan.note is None
     assert plan.source == "results/ragauth/build/ragauth.json"
     assert plan.cells == EXPECTED_CELLS
 
 
 def test_rag_plan_build_null_uses_source():
-    plan = rag_plan(_config(build=None), exists=lambda p: False)
+    plan = rag_cells(_config(build=None), exists=lambda p: False)
     assert plan.built is False and plan.cells == [] and plan.note
 
 
 def test_rag_plan_models_null_left_out():
     cfg = _config()
     cfg["models"]["m2"] = None
-    plan = rag_plan(cfg, exists=lambda p: True)
+    plan = rag_cells(cfg, exists=lambda p: True)
     assert {m for m, _, _ in plan.cells} == {"m1"}
     assert plan.cells == EXPECTED_CELLS[:5]
 
 
 def test_rag_plan_shipped_config():
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
-    plan = rag_plan(cfg, exists=lambda p: False)
+    plan = rag_cells(cfg, exists=lambda p: False)
     if cfg["ragauth"].get("build"):
         assert plan.cells
     else:
         assert plan.cells == [] and "docs/studies.md" in plan.note and cfg["ragauth"]["source"] in plan.note
-        plan = rag_plan(cfg, exists=lambda p: True)
+        plan = rag_cells(cfg, exists=lambda p: True)
         n_models = sum(1 for spec in cfg["models"].values() if spec)
         per_model = sum(1 if s == "no_filter" else len(cfg["ragauth"]["k"]) for s in cfg["ragauth"]["strategies"])
         assert len(plan.cells) == n_models * per_model

@@ -237,7 +237,7 @@ def test_table5_layout_values_and_marks():
     assert set(m[("PageRank oracle",)]) == {""}
     assert set(m[(FAIL,)]) == {""}
     assert spec.highlight_groups == {"acc": [("w/o Filter",), ("Relevance",), ("Utility",), ("Authority",)]}
-    assert spec.cells.loc[("m2", "3"), ("PageRank oracle",)] == "–"
+    assert spec.entries.loc[("m2", "3"), ("PageRank oracle",)] == "–"
     assert "Answer accuracy (%) on RAGAuth across 2 models" in spec.caption
     assert "PageRank oracle" in spec.caption and "never marked" in spec.caption
     assert "TLD prior" not in spec.caption

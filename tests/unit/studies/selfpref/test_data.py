@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from authbench.config import validate_schema
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import complete_questions, drop_rows, import_sources, sample_questions, substitute
@@ -101,7 +101,7 @@ def test_another_schema_passes_config_validation(tmp_path):
     cfg["selfpref"]["datasets"]["other"] = {"sources": _write_other(tmp_path, [])}
     validate_schema(cfg)
     check_config(cfg)
-    assert selfpref_plan(cfg).datasets == ["nq", "other"]
+    assert selfpref_cells(cfg).datasets == ["nq", "other"]
     cfg["selfpref"]["datasets"]["other"]["sources"][0]["passages"][0]["variant"] = "poem"
     with pytest.raises(ConfigError, match=r"selfpref.datasets.other.sources.0.passages.0.variant"):
         validate_schema(cfg)
@@ -111,7 +111,7 @@ def test_self_author_must_be_an_author():
     cfg = json.loads(json.dumps(CONFIG))
     cfg["selfpref"]["self"] = {"gemma3-270m": "gemma"}
     with pytest.raises(ConfigError, match=r"'selfpref.self' maps evaluators to author\(s\) \['gemma'\]"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
 
 
 def test_false_for_names_a_known_author():
@@ -119,11 +119,11 @@ def test_false_for_names_a_known_author():
     cfg = json.loads(json.dumps(CONFIG))
     cfg["selfpref"]["authors"] = ["human", "llama"]
     cfg["selfpref"]["self"] = {"gemma3-270m": None, "qwen2.5-coder-0.5b": "llama"}
-    assert selfpref_plan(cfg).evaluators == ["qwen2.5-coder-0.5b"]
+    assert selfpref_cells(cfg).evaluators == ["qwen2.5-coder-0.5b"]
     # a name no entry maps, no evaluator has as self and the run does not compare: a typo
     cfg["selfpref"]["datasets"]["nq"]["sources"][1]["passages"][1]["false_for"] = ["gtp35"]
     with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['gtp35'\] that no passage entry maps"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
 
 
 def test_missing_field_names_file_record_field(tmp_path):
@@ -397,7 +397,7 @@ def test_false_for_is_checked_against_the_authors():
     assert passages[1]["false_for"] == ["gpt35"] and "text" not in passages[1]
     passages[1]["false_for"] = ["gpt-35"]
     with pytest.raises(ConfigError, match=r"false_for' names author\(s\) \['gpt-35'\]"):
-        selfpref_plan(cfg)
+        selfpref_cells(cfg)
     del passages[1]["false_text"]  # neither text nor false_text
     with pytest.raises(ConfigError, match=r"selfpref.datasets.nq.sources.1.passages.1"):
         validate_schema(cfg)

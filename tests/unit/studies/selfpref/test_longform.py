@@ -16,7 +16,7 @@ import pytest
 import yaml
 from authbench.config import validate_schema
 from authbench.studies.selfpref.fields import map_key
-from authbench.studies.selfpref.grid import selfpref_plan
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.registry import check as check_config
 from authbench.errors import ConfigError, InputError
 from authbench.studies.selfpref.data import drop_rows, import_sources
@@ -237,7 +237,7 @@ def test_config_accepts_exactly_one_mapping_form():
     cfg["selfpref"]["datasets"]["long"]["sources"][0]["rows"]["factual"]["values"] = {True: True, "no": False}
     validate_schema(cfg)
     check_config(cfg)
-    assert selfpref_plan(cfg).datasets == ["long", "nq"]
+    assert selfpref_cells(cfg).datasets == ["long", "nq"]
     # the value maps' keys are normalised in place: the config writes out as JSON, sorted
     assert cfg["selfpref"]["datasets"]["long"]["sources"][0]["rows"]["factual"]["values"] == {"true": True,
                                                                                             "false": False}

@@ -184,13 +184,13 @@ def test_table1_shows_the_released_column_beside_ours():
     passages = [{"pid": f"q{i}:{a}:normal:T", "qid": f"q{i}", "author": a, "variant": "normal", "factual": True,
                  "text": "w " * 10} for i in range(2) for a in ("human", "gpt35")]
     spec = table1({}, passages, [], "gemma3-270m", None, {"human": [30.0, 28.0], "gpt35": [20.0, 25.0]})
-    col = next(c for c in spec.cells.columns if "PPL (released GPT-2)" in str(c))
-    cells = {str(k): v for k, v in spec.cells[col].items()}
+    col = next(c for c in spec.entries.columns if "PPL (released GPT-2)" in str(c))
+    cells = {str(k): v for k, v in spec.entries[col].items()}
     assert any("gpt35" in k and v == "22.50" for k, v in cells.items())
     assert any("Human" in k and v == "29.00" for k, v in cells.items())
     assert "released GPT-2 perplexities" in spec.caption
     without = table1({}, passages, [], "gemma3-270m", None)
-    assert not any("released" in str(c) for c in without.cells.columns)
+    assert not any("released" in str(c) for c in without.entries.columns)
 
 
 # --- scorecard rows -------------------------------------------------------------------------------

@@ -105,14 +105,14 @@ def test_rerank_summary_by_hand():
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on the constant [3, 3]
 def test_table2_layout_values_and_daggers():
     spec = ST.table2(rerank_rows(), {"E": "gpt35"})
-    assert list(spec.cells.index) == [("E", "gpt35 (self)"), ("E", "llama")]
-    assert list(spec.cells.index.names) == ["Evaluator", "Model"]
-    assert list(spec.cells.columns[:5]) == [
+    assert list(spec.entries.index) == [("E", "gpt35 (self)"), ("E", "llama")]
+    assert list(spec.entries.index.names) == ["Evaluator", "Model"]
+    assert list(spec.entries.columns[:5]) == [
         ("Normal Setting", "Human", "TRUE"), ("Normal Setting", "Model", "TRUE"),
         ("Normal Setting", "Model", "FALSE"), ("Normal Setting", "Diff (H − M)", "TRUE"),
         ("Normal Setting", "Diff (H − M)", "FALSE")]
-    assert spec.cells.columns[5][0] == "RAG Setting" and spec.cells.shape[1] == 10
-    row = spec.cells.loc[("E", "gpt35 (self)")]
+    assert spec.entries.columns[5][0] == "RAG Setting" and spec.entries.shape[1] == 10
+    row = spec.entries.loc[("E", "gpt35 (self)")]
     assert row[("Normal Setting", "Human", "TRUE")] == "4.50±0.58"
     assert row[("Normal Setting", "Model", "TRUE")] == "1.50±0.58"
     assert row[("Normal Setting", "Model", "FALSE")] == "4.50±0.58"
@@ -126,7 +126,7 @@ def test_table2_layout_values_and_daggers():
     assert row[("RAG Setting", "Human", "TRUE")] == "3.00"
     assert row[("RAG Setting", "Model", "TRUE")] == "–"
     assert row[("RAG Setting", "Diff (H − M)", "TRUE")] == "–"
-    ll = spec.cells.loc[("E", "llama")]
+    ll = spec.entries.loc[("E", "llama")]
     p = stats.ttest_rel([4, 5], [3, 3]).pvalue  # q0, q1: the questions llama has; q2, q3 dropped and counted
     assert p > 0.05 and ll[("Normal Setting", "Diff (H − M)", "TRUE")] == "+1.50"
     # a difference with both sides is tested: normal TRUE and FALSE of the self author (q0-q3 on both sides: 0
@@ -141,9 +141,9 @@ def test_table2_negative_difference_and_missing_self_rows():
     rows = [_rr("human", True, s, qid=f"q{i}") for i, s in enumerate((1, 2, 1, 2))]
     rows += [_rr("gpt35", True, s, qid=f"q{i}") for i, s in enumerate((4, 5, 5, 4))]
     spec = ST.table2(rows, {"E": "llama"})  # the evaluator's self author scored nothing
-    assert list(spec.cells.index) == [("E", "llama (self)"), ("E", "gpt35")]
-    assert (spec.cells.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
-    assert spec.cells.loc[("E", "gpt35"), ("Normal Setting", "Diff (H − M)", "TRUE")] == "–3.00†"
+    assert list(spec.entries.index) == [("E", "llama (self)"), ("E", "gpt35")]
+    assert (spec.entries.loc[("E", "llama (self)")] .iloc[1:5] == "–").all()
+    assert spec.entries.loc[("E", "gpt35"), ("Normal Setting", "Diff (H − M)", "TRUE")] == "–3.00†"
     with pytest.raises(InputError, match="evaluator 'E' has no self author"):
         ST.table2(rows, {"other": "gpt35"})
 
@@ -152,14 +152,14 @@ def test_raw_score_tables():
     out = ST.raw_score_tables(rerank_rows())
     assert list(out) == ["normal_true", "normal_false", "rag_true", "rag_false"]
     nt = out["normal_true"]
-    assert list(nt.cells.index) == [("E",)]
-    assert [c[1] for c in nt.cells.columns] == ["Human", "gpt35", "llama"]
-    assert nt.cells.columns[0][0] == "Normal Setting & TRUE passages"
-    assert list(nt.cells.iloc[0]) == ["4.50±0.58", "1.50±0.58", "3.00±0.00"]
+    assert list(nt.entries.index) == [("E",)]
+    assert [c[1] for c in nt.entries.columns] == ["Human", "gpt35", "llama"]
+    assert nt.entries.columns[0][0] == "Normal Setting & TRUE passages"
+    assert list(nt.entries.iloc[0]) == ["4.50±0.58", "1.50±0.58", "3.00±0.00"]
     nf = out["normal_false"]
-    assert list(nf.cells.iloc[0]) == ["2.50±0.71", "4.50±0.58", "–"]
-    assert list(out["rag_true"].cells.iloc[0]) == ["3.00", "–", "–"]
-    assert (out["rag_false"].cells.iloc[0] == "–").all()
+    assert list(nf.entries.iloc[0]) == ["2.50±0.71", "4.50±0.58", "–"]
+    assert list(out["rag_true"].entries.iloc[0]) == ["3.00", "–", "–"]
+    assert (out["rag_false"].entries.iloc[0] == "–").all()
     assert out["normal_true"].values.iloc[0, 1] == 1.5
 
 
@@ -263,16 +263,16 @@ def test_same_factuality_self_preference_by_hand(tmp_path):
 
     # Table 3: the new column beside Self in every group, its value, bold over 50 as the others
     spec = PF.table3(RW.preference_rates(same_fact_rows()))
-    row = spec.cells.loc[("E",)]
+    row = spec.entries.loc[("E",)]
     for head in ("Human", "Aggregated", "Pooled"):
         assert (row[(head, "Self")], row[(head, "Self (same fact.)")]) == ("62.5", "75.0"), head
         assert spec.marks.loc[("E",), (head, "Self (same fact.)")] == "best"
-        assert list(spec.cells.columns).index((head, "Self (same fact.)")) == (
-            list(spec.cells.columns).index((head, "Self")) + 1)
+        assert list(spec.entries.columns).index((head, "Self (same fact.)")) == (
+            list(spec.entries.columns).index((head, "Self")) + 1)
     assert (row[("Human", "Order")], row[("Human", "Factual")], row[("Pooled", "n")]) == ("50.0", "100.0", "8")
     assert "both true or both false (TT, FF)" in spec.caption
     only = PF.table3(RW.preference_rates(same_fact_rows()[4:8]))
-    assert only.cells.loc[("E",), ("Pooled", "Self (same fact.)")] == "–"
+    assert only.entries.loc[("E",), ("Pooled", "Self (same fact.)")] == "–"
     assert only.marks.loc[("E",), ("Pooled", "Self (same fact.)")] == ""
 
     # rates.tsv: the three columns at the end, per group (TT: 1 of 2 ok; TF: none, NaN written empty)
@@ -321,9 +321,9 @@ def test_same_factuality_units_intervals_and_comparisons():
 
 def test_table3_layout_and_bold_rule():
     spec = PF.table3(RW.preference_rates(gen_rows()))
-    assert list(spec.cells.index) == [("E",)]
+    assert list(spec.entries.index) == [("E",)]
     same = "Self (same fact.)"
-    assert list(spec.cells.columns) == [
+    assert list(spec.entries.columns) == [
         ("Human", "Self"), ("Human", same), ("Human", "Order"), ("Human", "Factual"),
         ("llama", "Self"), ("llama", same), ("llama", "Order"), ("llama", "Factual"),
         ("Aggregated", "Self"), ("Aggregated", same), ("Aggregated", "Order"), ("Aggregated", "Factual"),
@@ -332,7 +332,7 @@ def test_table3_layout_and_bold_rule():
     # row 9 other -> 0/1; Aggregated (100 + 0) / 2; Pooled rows 1, 2, 9 -> 2/3.
     # Aggregated = mean of the two per-author cells: (60 + 50) / 2, (40 + 100) / 2, (200/3 + 0) / 2;
     # Pooled = over the 7 ok comparisons: 4/7 self, 4/7 first, 2/4 true
-    assert list(spec.cells.iloc[0]) == ["60.0", "100.0", "40.0", "66.7", "50.0", "0.0", "100.0", "0.0",
+    assert list(spec.entries.iloc[0]) == ["60.0", "100.0", "40.0", "66.7", "50.0", "0.0", "100.0", "0.0",
                                         "55.0", "50.0", "70.0", "33.3", "57.1", "66.7", "57.1", "50.0", "7"]
     # > 50 strictly is bold; 50.0 is not; n never
     assert list(spec.marks.iloc[0]) == ["best", "best", "", "best", "", "", "best", "",
@@ -348,17 +348,17 @@ def test_table3_average_row_and_self_column_missing():
         _g("human", T_, T_, "other_first", "other", evaluator="L", own="llama"),
     ]
     spec = PF.table3(RW.preference_rates(rows))
-    assert list(spec.cells.index) == [("E",), ("L",), ("Average",)]
-    assert spec.cells.loc[("L",), ("llama", "Self")] == "–"   # no self-vs-self column
-    assert spec.cells.loc[("E",), ("gpt35", "Self")] == "–"
+    assert list(spec.entries.index) == [("E",), ("L",), ("Average",)]
+    assert spec.entries.loc[("L",), ("llama", "Self")] == "–"   # no self-vs-self column
+    assert spec.entries.loc[("E",), ("gpt35", "Self")] == "–"
     # L vs human: 0/1 self; E vs human: 60 -> average 30
-    assert spec.cells.loc[("Average",), ("Human", "Self")] == "30.0"
-    assert spec.cells.loc[("Average",), ("gpt35", "Self")] == "50.0"  # only L has it
+    assert spec.entries.loc[("Average",), ("Human", "Self")] == "30.0"
+    assert spec.entries.loc[("Average",), ("gpt35", "Self")] == "50.0"  # only L has it
     # L: cells gpt35 50.0 and human 0.0 -> Aggregated 25.0, pooled 1/3; Average of E's 55.0 and 25.0
-    assert spec.cells.loc[("L",), ("Aggregated", "Self")] == "25.0"
-    assert spec.cells.loc[("L",), ("Pooled", "Self")] == "33.3"
-    assert spec.cells.loc[("Average",), ("Aggregated", "Self")] == "40.0"
-    assert spec.cells.loc[("Average",), ("Pooled", "n")] == "10"  # 7 + 3
+    assert spec.entries.loc[("L",), ("Aggregated", "Self")] == "25.0"
+    assert spec.entries.loc[("L",), ("Pooled", "Self")] == "33.3"
+    assert spec.entries.loc[("Average",), ("Aggregated", "Self")] == "40.0"
+    assert spec.entries.loc[("Average",), ("Pooled", "n")] == "10"  # 7 + 3
 
 
 # Table 3 of the paper (Chen et al.), evaluator x dataset rows: per-author cells Self / Order / Factual, then
@@ -400,25 +400,25 @@ def test_table3_aggregated_is_the_mean_of_the_paper_cells():
     for ev, (s, o, f) in expected.items():
         got = spec.values.loc[(ev,), [("Aggregated", "Self"), ("Aggregated", "Order"), ("Aggregated", "Factual")]]
         assert list(got) == [s, o, f], ev
-        assert spec.cells.loc[(ev,), ("Pooled", "n")] == "–"  # no pooled row given
-    assert spec.cells.loc[("GPT-3.5 NQ",), ("Aggregated", "Self")] == "43.4"
+        assert spec.entries.loc[(ev,), ("Pooled", "n")] == "–"  # no pooled row given
+    assert spec.entries.loc[("GPT-3.5 NQ",), ("Aggregated", "Self")] == "43.4"
     assert spec.marks.loc[("4o-mini TriviaQA",), ("Aggregated", "Self")] == ""  # 50.0 is not > 50
 
 
 def test_knowledge_breakdown_by_hand():
     spec = PF.knowledge_breakdown(gen_rows())
-    assert list(spec.cells.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
-    assert [c for c in spec.cells.columns] == [
+    assert list(spec.entries.index) == [("E", "no"), ("E", "partial"), ("E", "full"), ("E", "unknown")]
+    assert [c for c in spec.entries.columns] == [
         ("Self (%)", "TT"), ("Self (%)", "TF"), ("Self (%)", "FT"), ("Self (%)", "FF"), ("Self (%)", "all"),
         ("Factual (%)", "TF+FT"), ("Accuracy (%)", "TT"), ("Accuracy (%)", "TF"), ("Accuracy (%)", "FT"),
         ("Accuracy (%)", "FF"), ("Accuracy (%)", "all"), ("n", "ok"), ("n", "graded"), ("n", "not ok")]
     # no passages given: no gold, nothing graded (accuracy "–", graded 0)
-    assert list(spec.cells.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–"] + ["–"] * 5 + ["2", "0", "0"]
+    assert list(spec.entries.loc[("E", "no")]) == ["100.0", "–", "–", "–", "100.0", "–"] + ["–"] * 5 + ["2", "0", "0"]
     # full: row 3 TF other, row 6 TF self, row 4 FT other; true chosen in 4 and 6
-    assert list(spec.cells.loc[("E", "full")])[:6] == ["–", "50.0", "0.0", "–", "33.3", "66.7"]
-    assert list(spec.cells.loc[("E", "full")])[-3:] == ["3", "0", "0"]
-    assert list(spec.cells.loc[("E", "partial")])[:6] == ["–", "–", "100.0", "0.0", "50.0", "0.0"]
-    assert list(spec.cells.loc[("E", "unknown")])[-3:] == ["0", "0", "3"]
+    assert list(spec.entries.loc[("E", "full")])[:6] == ["–", "50.0", "0.0", "–", "33.3", "66.7"]
+    assert list(spec.entries.loc[("E", "full")])[-3:] == ["3", "0", "0"]
+    assert list(spec.entries.loc[("E", "partial")])[:6] == ["–", "–", "100.0", "0.0", "50.0", "0.0"]
+    assert list(spec.entries.loc[("E", "unknown")])[-3:] == ["0", "0", "3"]
 
 
 def test_answer_accuracy_by_knowledge_level_by_hand():
@@ -443,10 +443,10 @@ def test_answer_accuracy_by_knowledge_level_by_hand():
     assert RW.gold_answers(passages) == {"q1": "Linda Davis", "q2": "1998"}
     spec = PF.knowledge_breakdown(rows, passages)
     acc = [("Accuracy (%)", c) for c in ("TT", "TF", "FT", "FF", "all")]
-    assert list(spec.cells.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
-    assert list(spec.cells.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
-    assert list(spec.cells.loc[("E", "full"), acc]) == ["100.0", "–", "–", "–", "100.0"]
-    assert list(spec.cells.loc[("E", "full"), [("n", "ok"), ("n", "graded")]]) == ["2", "1"]
+    assert list(spec.entries.loc[("E", "no"), acc]) == ["100.0", "0.0", "100.0", "0.0", "50.0"]
+    assert list(spec.entries.loc[("E", "no"), [("n", "ok"), ("n", "graded"), ("n", "not ok")]]) == ["4", "4", "1"]
+    assert list(spec.entries.loc[("E", "full"), acc]) == ["100.0", "–", "–", "–", "100.0"]
+    assert list(spec.entries.loc[("E", "full"), [("n", "ok"), ("n", "graded")]]) == ["2", "1"]
     # the same grading in rates.tsv's rows
     (top,) = [r for r in RW.rates_long(rows, passages) if r["other_author"] == "all" and r["factuality"] == "all"
               and r["knowledge"] == "no"]
@@ -464,17 +464,17 @@ def test_style_tables():
         _g("human", T_, T_, "self_first", "self", variant="normal"),
     ]
     t4, t5 = PF.style_tables(rows)
-    assert [c for c in t4.cells.columns] == [("Gen-By-QA Preference (%)",), ("Order (%)",), ("n",), ("not ok",)]
-    assert list(t4.cells.index) == [("E", "Human"), ("E", "llama")]
-    assert list(t4.cells.index.names) == ["Evaluator", "Versus"]
+    assert [c for c in t4.entries.columns] == [("Gen-By-QA Preference (%)",), ("Order (%)",), ("n",), ("not ok",)]
+    assert list(t4.entries.index) == [("E", "Human"), ("E", "llama")]
+    assert list(t4.entries.index.names) == ["Evaluator", "Versus"]
     # vs human: ok rows chose self (first), self (second); one not ok
-    assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "1"]
-    assert list(t4.cells.loc[("E", "llama")]) == ["0.0", "0.0", "1", "0"]
-    assert t5.cells.columns[0] == ("Long Passage Preference (%)",)
-    assert list(t5.cells.index) == [("E", "gpt35:normal")]
-    assert list(t5.cells.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
+    assert list(t4.entries.loc[("E", "Human")]) == ["100.0", "50.0", "2", "1"]
+    assert list(t4.entries.loc[("E", "llama")]) == ["0.0", "0.0", "1", "0"]
+    assert t5.entries.columns[0] == ("Long Passage Preference (%)",)
+    assert list(t5.entries.index) == [("E", "gpt35:normal")]
+    assert list(t5.entries.loc[("E", "gpt35:normal")]) == ["0.0", "100.0", "1", "0"]
     e4, e5 = PF.style_tables([])
-    assert list(e4.cells.index) == [("–", "–")] and (e4.cells.iloc[0] == "–").all()
+    assert list(e4.entries.index) == [("–", "–")] and (e4.entries.iloc[0] == "–").all()
 
 
 def test_style_table_says_no_distinct_gen_by_qa_passages():
@@ -497,15 +497,15 @@ def test_style_table_says_no_distinct_gen_by_qa_passages():
         _g("human", T_, T_, "self_first", "other", evaluator="L", own="llama"),
     ]
     t4, t5 = PF.style_tables(rows, passages)
-    assert list(t4.cells.index) == [("E", "Human"), ("L", "Human")]
-    assert list(t4.cells.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
-    assert list(t4.cells.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
+    assert list(t4.entries.index) == [("E", "Human"), ("L", "Human")]
+    assert list(t4.entries.loc[("E", "Human")]) == ["100.0", "50.0", "2", "0"]
+    assert list(t4.entries.loc[("L", "Human")]) == ["no distinct Gen-by-QA passages", "–", "–", "–"]
     assert math.isnan(t4.values.loc[("L", "Human")].iloc[0])
     assert "L (self llama): no qa passage of llama distinct from its other variants" in t4.note
-    assert list(t5.cells.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
+    assert list(t5.entries.index) == [("L", "llama:normal")] and t5.note == ""  # Llama's long passages are there
     # without passages (or without any qa passage at all) nothing is claimed
-    assert list(PF.style_tables(rows)[0].cells.index) == [("E", "Human")]
-    assert list(PF.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].cells.index) == [("E", "Human")]
+    assert list(PF.style_tables(rows)[0].entries.index) == [("E", "Human")]
+    assert list(PF.style_tables(rows, [p for p in passages if p["variant"] != "qa"])[0].entries.index) == [("E", "Human")]
 
 
 def test_fig3_heatmaps_png_and_annotations(tmp_path):
@@ -556,23 +556,23 @@ def test_table1_by_hand():
     ppl += [_ppl("gpt35", 500.0, variant="long", qid="q1"), _ppl("human", None, qid="q4")]
     self_map = {"gemma3-270m": "gpt35", "qwen": "llama"}
     spec = PT.table1(levels, passages, ppl, self_map=self_map)
-    assert list(spec.cells.index) == [("gemma3-270m", "gpt35"), ("qwen", "llama"), ("Average", "–"),
+    assert list(spec.entries.index) == [("gemma3-270m", "gpt35"), ("qwen", "llama"), ("Average", "–"),
                                       ("gpt35 (released run)", "gpt35"), ("mistral", "mistral"), ("Human", "human")]
-    assert list(spec.cells.index.names) == ["Model", "Passages"]
+    assert list(spec.entries.index.names) == ["Model", "Passages"]
     assert spec.baseline_rows == [("gpt35 (released run)", "gpt35"), ("mistral", "mistral"), ("Human", "human")]
-    assert [c[1] for c in spec.cells.columns] == ["No (%)", "Partial (%)", "Full (%)", "n", "Average Length",
+    assert [c[1] for c in spec.entries.columns] == ["No (%)", "Partial (%)", "Full (%)", "n", "Average Length",
                                                   "Perplexity"]
     # gpt35 vs human, paired on q1-q3: differences 10, 9, 11
     assert stats.ttest_rel([20, 21, 22], [10, 12, 11]).pvalue < 0.05
-    assert list(spec.cells.loc[("gemma3-270m", "gpt35")]) == ["50.0", "0.0", "50.0", "2", "3.00", "21.00†"]
+    assert list(spec.entries.loc[("gemma3-270m", "gpt35")]) == ["50.0", "0.0", "50.0", "2", "3.00", "21.00†"]
     # llama vs human, paired on q1-q2: differences 0.5, -0.5
-    assert list(spec.cells.loc[("qwen", "llama")]) == ["50.0", "50.0", "0.0", "4", "1.00", "11.00"]
-    assert list(spec.cells.loc[("gpt35 (released run)", "gpt35")]) == ["50.0", "25.0", "25.0", "4", "3.00", "21.00†"]
-    assert list(spec.cells.loc[("mistral", "mistral")]) == ["–", "–", "–", "–", "6.00", "–"]
-    assert list(spec.cells.loc[("Human", "human")]) == ["–", "–", "–", "–", "4.00", "11.00"]
+    assert list(spec.entries.loc[("qwen", "llama")]) == ["50.0", "50.0", "0.0", "4", "1.00", "11.00"]
+    assert list(spec.entries.loc[("gpt35 (released run)", "gpt35")]) == ["50.0", "25.0", "25.0", "4", "3.00", "21.00†"]
+    assert list(spec.entries.loc[("mistral", "mistral")]) == ["–", "–", "–", "–", "6.00", "–"]
+    assert list(spec.entries.loc[("Human", "human")]) == ["–", "–", "–", "–", "4.00", "11.00"]
     # Average: the two evaluators once each (not the released run, not mistral); its perplexity test pairs the
     # mean of the evaluators' values per question (q1: 15.25, q2: 16.25, q3: 22) with the human ones
-    avg = spec.cells.loc[("Average", "–")]
+    avg = spec.entries.loc[("Average", "–")]
     assert list(avg[:3]) == ["50.0", "25.0", "25.0"] and avg.iloc[4] == "2.00"
     p_avg = stats.ttest_rel([15.25, 16.25, 22.0], [10, 12, 11]).pvalue
     assert avg.iloc[5] == "16.00" + ("†" if p_avg < 0.05 else "")
@@ -584,7 +584,7 @@ def test_table1_by_hand():
     # Welch's unpaired test (selfpref.significance: welch) on the same values
     welch = PT.table1(levels, passages, ppl, self_map=self_map, significance="welch")
     p_llama = stats.ttest_ind([10.5, 11.5], [10, 12, 11], equal_var=False).pvalue
-    assert p_llama > 0.05 and welch.cells.loc[("qwen", "llama")].iloc[5] == "11.00"
+    assert p_llama > 0.05 and welch.entries.loc[("qwen", "llama")].iloc[5] == "11.00"
     assert "Welch's unpaired t-test" in welch.caption
     assert spec.values.loc[("gemma3-270m", "gpt35")].iloc[5] == 21.0
 
@@ -604,12 +604,12 @@ def test_perplexity_anova_and_tukey_by_hand():
     assert (res["df_between"], res["df_within"]) == (2, 12) and round(f, 2) == 8.78
     assert [(pr["a"], pr["b"]) for pr in res["pairs"]] == [("human", "gpt35"), ("human", "llama"), ("gpt35", "llama")]
     spec = PT.perplexity_anova_table(rows, "gpt2")
-    assert list(spec.cells.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
+    assert list(spec.entries.index) == [("One-way ANOVA", "Human / gpt35 / llama"), ("Tukey HSD", "Human − gpt35"),
                                       ("Tukey HSD", "Human − llama"), ("Tukey HSD", "gpt35 − llama")]
-    assert spec.cells.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.cells.iloc[0, 2] == f"{res['p']:.3f}†"
-    assert spec.cells.iloc[1, 0] == "+9.50" and spec.cells.iloc[0, 1] == "–"
+    assert spec.entries.iloc[0, 0] == f"F(2, 12) = {f:.2f}" and spec.entries.iloc[0, 2] == f"{res['p']:.3f}†"
+    assert spec.entries.iloc[1, 0] == "+9.50" and spec.entries.iloc[0, 1] == "–"
     assert "Human: n = 5, mean 34.00" in spec.note and "gpt2" in spec.caption
-    assert list(PT.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).cells.iloc[0]) == ["–"] * 4
+    assert list(PT.perplexity_anova_table([_ppl("human", 1.0), _ppl("human", 2.0)]).entries.iloc[0]) == ["–"] * 4
     assert PT.perplexity_anova([]) is None
 
 
@@ -631,19 +631,19 @@ def test_table1_average_of_the_paper_grid_evaluators(tmp_path):
     above = [("gpt-3.5-turbo", "gpt35"), ("gpt-4o-mini", "gpt-4o-mini"), ("Average", "–")]
     below = [("gpt35 (released run)", "gpt35"), ("llama2-70b-chat (released run)", "llama2-70b-chat"),
              ("Human", "human")]
-    assert list(spec.cells.index) == above + below and spec.baseline_rows == below
+    assert list(spec.entries.index) == above + below and spec.baseline_rows == below
     # knowledge: gpt-3.5-turbo 50 / 0 / 50, gpt-4o-mini 0 / 0 / 100 -> 25 / 0 / 75 (with the released runs and
     # llama2-70b-chat it would be 50 / 25 / 25); length (3 + 5) / 2 = 4 (not 6 with llama2's 10 words);
     # perplexity (21 + 12.5) / 2 = 16.75 (not 44.5 with llama2's 98)
-    avg = spec.cells.loc[("Average", "–")]
+    avg = spec.entries.loc[("Average", "–")]
     assert list(avg[:3]) == ["25.0", "0.0", "75.0"] and avg.iloc[4] == "4.00"
     p_avg = stats.ttest_rel([15.5, 18.0, 21.0], [10, 12, 14]).pvalue  # per question: the evaluators' mean
     assert avg.iloc[5] == "16.75" + ("†" if p_avg < 0.05 else "")
     assert spec.values.loc[("Average", "–")].iloc[5] == pytest.approx(16.75)
     p_mini = stats.ttest_rel([11, 14], [10, 12]).pvalue  # q1, q2; q3 dropped
-    assert p_mini > 0.05 and spec.cells.loc[("gpt-4o-mini", "gpt-4o-mini")].iloc[5] == "12.50"
+    assert p_mini > 0.05 and spec.entries.loc[("gpt-4o-mini", "gpt-4o-mini")].iloc[5] == "12.50"
     assert stats.ttest_rel([100, 98, 96], [10, 12, 14]).pvalue < 0.05
-    assert list(spec.cells.loc[("llama2-70b-chat (released run)", "llama2-70b-chat")]) == [
+    assert list(spec.entries.loc[("llama2-70b-chat (released run)", "llama2-70b-chat")]) == [
         "0.0", "100.0", "0.0", "1", "10.00", "98.00†"]
     assert "Rows below the rule are outside the average" in spec.note
     assert "each configured evaluator once" in spec.note
@@ -668,23 +668,23 @@ def test_table1_average_dagger_tests_the_per_question_mean_of_the_evaluators():
     ppl = [_ppl(author, v, qid=q) for author, values in (("human", human), ("a", a), ("b", b))
            for q, v in values.items()]
     spec = PT.table1({}, [], ppl, self_map={"A": "a", "B": "b"})
-    assert list(spec.cells.index) == [("A", "a"), ("B", "b"), ("Average", "–"), ("Human", "human")]
+    assert list(spec.entries.index) == [("A", "a"), ("B", "b"), ("Average", "–"), ("Human", "human")]
     per_question = [11.1, 13.0, 15.1, 17.0, 21.0]  # q1-q4: the mean of a and b; q5: a
     p_paired = stats.ttest_rel(per_question, list(human.values())).pvalue
     p_welch = stats.ttest_ind(per_question, list(human.values()), equal_var=False).pvalue
     p_pooled = stats.ttest_ind(list(a.values()) + list(b.values()), list(human.values()), equal_var=False).pvalue
     assert p_paired < 0.05 < min(p_welch, p_pooled)
     # shown: (15.48 + 14.0) / 2 = 14.74, the mean of the rows (not 15.44, the mean of the tested sample)
-    assert spec.cells.loc[("Average", "–")].iloc[5] == "14.74†"
+    assert spec.entries.loc[("Average", "–")].iloc[5] == "14.74†"
     assert spec.values.loc[("Average", "–")].iloc[5] == pytest.approx(14.74)
     welch = PT.table1({}, [], ppl, self_map={"A": "a", "B": "b"}, significance="welch")
-    assert welch.cells.loc[("Average", "–")].iloc[5] == "14.74"
+    assert welch.entries.loc[("Average", "–")].iloc[5] == "14.74"
 
 
 def test_table1_empty_and_bad_level():
     spec = PT.table1({}, [], [])
-    assert list(spec.cells.index) == [("Human", "human")]
-    assert (spec.cells.iloc[0] == "–").all()
+    assert list(spec.entries.index) == [("Human", "human")]
+    assert (spec.entries.iloc[0] == "–").all()
     with pytest.raises(InputError, match=r"knowledge levels \(gpt35\): row 1: field 'level' is 7"):
         PT.table1({"gpt35": [{"qid": "1", "level": 7}]}, [], [])
     with pytest.raises(InputError, match="field 'class' is 'some'"):
@@ -740,7 +740,7 @@ def test_rerank_input_errors():
 # --------------------------------------------------------------------------
 # rendering and the whole report
 # --------------------------------------------------------------------------
-def test_write_table_text_cells_renders_text_cells(tmp_path):
+def test_write_table_text_entries_renders_text_entries(tmp_path):
     spec = ST.table2(rerank_rows(), {"E": "gpt35"})
     csv_p, md_p, tex_p = write_table(spec, tmp_path / "t2")
     with open(csv_p, encoding="utf-8") as fh:
@@ -755,7 +755,7 @@ def test_write_table_text_cells_renders_text_cells(tmp_path):
     assert r"$^{\dagger}$ p $<$ 0.05" in tex
 
 
-def test_write_table_text_cells_bold_and_negative(tmp_path):
+def test_write_table_text_entries_bold_and_negative(tmp_path):
     rows = gen_rows()
     spec = PF.table3(RW.preference_rates(rows))
     _, md_p, tex_p = write_table(spec, tmp_path / "t3")

@@ -1,4 +1,4 @@
-"""What RAGAuth runs (:func:`rag_plan`): its input file and its answer
+"""What RAGAuth runs (:func:`rag_cells`): its input file and its answer
 cells, or why it is left out of the run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from authbench.config import models_for
 from authbench.paths import Layout
 
 @dataclasses.dataclass(frozen=True)
-class RagPlan:
+class RagCells:
     """What RAGAuth runs: its input file, its answer cells as
     ``(model, strategy, topk)`` (``topk`` = ``all`` or ``k<k>``) and, when it
     does not run, the one line the run log shows instead."""
@@ -21,19 +21,19 @@ class RagPlan:
     note: str | None = None
 
 
-def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
+def rag_cells(config: Mapping[str, Any], exists) -> RagCells:
     """RAGAuth runs when it is listed in ``studies`` and its file exists
     (``exists`` = os.path.exists), or is built from the researcher's own data
     (``ragauth.build``). A missing file is not an error: the release is not
     redistributed, so RAGAuth is simply left out of ``all``, with a note."""
     rag = config.get("ragauth")
     if "ragauth" not in config.get("studies", ()) or not rag:
-        return RagPlan(None, False, [])
+        return RagCells(None, False, [])
     built = bool(rag.get("build"))
     source = Layout(config["results"]).rag_built() if built else rag.get("source")
     if not built and (not source or not exists(source)):
         where = f"'{source}' does not exist" if source else "is null"
-        return RagPlan(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "
+        return RagCells(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "
                        "RAGAuth release (Figure 5's JSON format) there, or build one from your own data "
                        "(docs/studies.md, 'RAGAuth').")
     cells = []
@@ -43,4 +43,4 @@ def rag_plan(config: Mapping[str, Any], exists) -> RagPlan:
                 cells.append((model, strategy, "all"))
             else:
                 cells += [(model, strategy, f"k{k}") for k in rag["k"]]
-    return RagPlan(source, built, cells)
+    return RagCells(source, built, cells)

@@ -1,4 +1,4 @@
-"""A claim's cases on a run's own grid.
+"""A claim's places on a run: the cases it names among the run's own numbers.
 
 A claim *quantifies* over some parts of the published keys (``quantified``:
 "all LLMs", every context, every setting, every dataset) and *fixes* the

@@ -1,4 +1,4 @@
-"""What the self-preference study runs (:func:`selfpref_plan`: datasets,
+"""What the self-preference study runs (:func:`selfpref_cells`: datasets,
 evaluators, passage writers, the perplexity model) and its checks across
 config keys (:func:`check_selfpref`): each source mapped in exactly one form
 (:func:`selfpref_source_form`), its long-form value maps normalised."""
@@ -49,7 +49,7 @@ def check_selfpref_sources(datasets: Mapping[str, Any]) -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class SelfPrefPlan:
+class SelfPrefCells:
     """What the self-preference study runs: datasets, evaluators (models with
     a "self" author that are active), passage generators and the perplexity model."""
 
@@ -59,10 +59,10 @@ class SelfPrefPlan:
     perplexity_model: str | None
 
 
-def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
+def selfpref_cells(config: Mapping[str, Any]) -> SelfPrefCells:
     sp = config.get("selfpref")
     if "selfpref" not in config.get("studies", ()) or not sp:
-        return SelfPrefPlan([], [], [], None)
+        return SelfPrefCells([], [], [], None)
     models = active_models(config)
     unknown = [m for m in list(sp["self"]) + list((sp.get("generate") or {}).get("models", []))
                + [sp.get("perplexity_model")] if m and m not in config["models"]]
@@ -93,20 +93,20 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
                           "(their results folders, cache keys and table rows would collide on a case-insensitive "
                           "file system and in the scorecard); rename one")
     gen = sp.get("generate") or {}
-    plan = SelfPrefPlan(
+    out = SelfPrefCells(
         datasets=sorted(name for name, spec in sp["datasets"].items() if spec),
         evaluators=[m for m, author in sp["self"].items() if author is not None and m in models],
         generators=[m for m in gen.get("models", []) if m in models],
         perplexity_model=sp.get("perplexity_model") if sp.get("perplexity_model") in models else None,
     )
-    barred = sorted({m for m in plan.evaluators + plan.generators + [plan.perplexity_model]
+    barred = sorted({m for m in out.evaluators + out.generators + [out.perplexity_model]
                      if m and not runs_study(models[m], "selfpref")})
     if barred:
         raise ConfigError(f"config key 'selfpref' uses model(s) {barred} whose 'models.<name>.studies' list "
                           "leaves out 'selfpref'")
     for step in ("compare", "rerank"):
         retries = sp[step]["retries"]
-        for m in plan.evaluators if retries else []:
+        for m in out.evaluators if retries else []:
             gen_cfg = GenerateConfig().merge(models[m].get("generate")).merge(sp[step].get("generate"))
             if gen_cfg.temperature == 0:
                 raise ConfigError(
@@ -114,7 +114,7 @@ def selfpref_plan(config: Mapping[str, Any]) -> SelfPrefPlan:
                     f"('models.{m}.generate' overlaid with 'selfpref.{step}.generate'): every retry would repeat "
                     f"the first reply. Set 'selfpref.{step}.generate.temperature' > 0 (the authors sampled at the "
                     "API default, 1.0) or retries: 0")
-    return plan
+    return out
 
 
 def check_selfpref(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = None) -> None:
