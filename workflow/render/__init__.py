@@ -11,7 +11,8 @@ from authbench import lazy_exports
 __getattr__, __all__ = lazy_exports(__name__, {
     "dag": ("export_dag",),
     "figures": ("STYLE_RC", "new_figure", "save_figure"),
-    "formatting": ("COUNT", "FAIL", "MISSING", "NUM", "PCT", "SIGNED", "TEXT", "format_entry", "round2", "round_half_up"),
+    "formatting": ("COUNT", "FAIL", "MISSING", "NUM", "PCT", "SIGNED", "TEXT", "format_entry", "round2",
+                   "round_half_up"),
     "table_writers": ("write_table",),
     "tables": ("Column", "TableSpec", "baselines_last", "build_table", "is_baseline", "stack_tables"),
 })

@@ -45,7 +45,7 @@ PCT = "pct"  # already x100, two decimals
 NUM = "num"  # two decimals
 SIGNED = "signed"  # two decimals with explicit sign
 COUNT = "count"  # integer
-TEXT = "text"  # the spec's ``cells`` text as is (mean±std, a † mark): see text_entry
+TEXT = "text"  # the spec's ``entries`` text as is (mean±std, a † mark): see text_entry
 
 NOT_RANDOM_TAG = "°"  # paired comparison: not distinguishable from baseline:random
 NOT_BEST_TAG = "≈"  # paired comparison: not distinguishable from the column's best
