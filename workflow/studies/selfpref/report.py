@@ -300,9 +300,9 @@ def our_marks(built: Mapping[str, tuple], self_map: Mapping[str, str]) -> dict[t
     if "table2_rerank" in built:
         spec = built["table2_rerank"][0]
         for ev, own in self_map.items():
-            for prompt, setting in PROMPT_LABELS.items():
+            for prompt, heading in PROMPT_LABELS.items():
                 for passage in ("TRUE", "FALSE"):
-                    got = marked(spec, (ev, f"{own} (self)"), (setting, "Diff (H − M)", passage))
+                    got = marked(spec, (ev, f"{own} (self)"), (heading, "Diff (H − M)", passage))
                     if got is not None:
                         out[(2, ev, prompt, passage)] = got
     return out

@@ -82,20 +82,20 @@ def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None,
 
     cols: list[Column] = []
     for prompt in PROMPTS:
-        setting = PROMPT_LABELS[prompt]
+        heading = PROMPT_LABELS[prompt]
 
         def human(key, p=prompt):
             x = scores(key[0], p, True, HUMAN)
             return round_half_up(mean_or_nan(x), 2), pm_text(mean_or_nan(x), sample_std(x))
 
-        cols.append(Column((setting, "Human", "TRUE"), TEXT, human, interval=if_intervals(
+        cols.append(Column((heading, "Human", "TRUE"), TEXT, human, interval=if_intervals(
             iv, lambda k, p=prompt: iv.mean("rerank", _scores_at(k[0], p, True, HUMAN), "score"))))
         for factual, lab in ((True, "TRUE"), (False, "FALSE")):
             def model(key, p=prompt, f=factual):
                 x = scores(key[0], p, f, key[1])
                 return round_half_up(mean_or_nan(x), 2), pm_text(mean_or_nan(x), sample_std(x))
 
-            cols.append(Column((setting, "Model", lab), TEXT, model, interval=if_intervals(
+            cols.append(Column((heading, "Model", lab), TEXT, model, interval=if_intervals(
                 iv, lambda k, p=prompt, f=factual: iv.mean("rerank", _scores_at(k[0], p, f, k[1]), "score"))))
         for factual, lab in ((True, "TRUE"), (False, "FALSE")):
             def diff(key, p=prompt, f=factual):
@@ -105,7 +105,7 @@ def table2(rows, self_map: Mapping[str, str], iv: Intervals | None = None,
                       if math.isfinite(d) else math.nan)
                 return round_half_up(d, 2), (signed_text(d) + mark(pv)) if math.isfinite(d) else MISSING
 
-            cols.append(Column((setting, "Diff (H − M)", lab), TEXT, diff, interval=if_intervals(
+            cols.append(Column((heading, "Diff (H − M)", lab), TEXT, diff, interval=if_intervals(
                 iv, lambda k, p=prompt, f=factual: iv.difference(
                     "rerank", _scores_at(k[0], p, True, HUMAN), _scores_at(k[0], p, f, k[1]), "score"))))
     caption = (
