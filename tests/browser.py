@@ -68,7 +68,7 @@ def shown_cells(driver) -> list[dict]:
     return driver.execute_script("""
         return Array.from(document.querySelectorAll('#catalog tbody tr')).map(function (tr) {
           var t = function (c) { var e = tr.querySelector('td.' + c); return e ? e.textContent : null; };
-          return {id: tr.dataset.cell, cell: tr.entries[0].textContent, samples: t('samples'),
+          return {id: tr.dataset.cell, cell: tr.cells[0].textContent, samples: t('samples'),
                   parse_failures: t('parse_failures'), correct: t('correct'), wrong: t('wrong'),
                   cached: t('cached'), flags: t('flag'), status: t('status')};
         });""")
