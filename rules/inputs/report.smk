@@ -1,6 +1,6 @@
 # Input and params functions of rules/report.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, report_choice, provenance_entry, viewer_entry
+from authbench.render.catalog import DIFFS, VIEWER, diffs_entry, provenance_entry, report_choice, viewer_entry
 from authbench.cells.viewer import ASSETS as VIEWER_FILES
 from authbench.studies.authority.outputs import baseline_inputs
 from authbench.studies.registry import final_files, viewer_folders

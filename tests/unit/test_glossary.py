@@ -76,8 +76,8 @@ def check_grid() -> list[str]:
     catalog a summary), and no other module is called grid."""
     bad = [f"{where}: {name}" for where, name in names([ROOT / "workflow"])
            if "grid" in name.lower() and not where.startswith(AUTHORITY_CODE)]
-    return bad + [str(f.relative_to(ROOT)) for f in (ROOT / "workflow").rglob("grid.py")
-                  if not str(f.relative_to(ROOT)).startswith(AUTHORITY_CODE)]
+    modules = [str(f.relative_to(ROOT)) for f in (ROOT / "workflow").rglob("grid.py")]
+    return bad + [m for m in modules if not m.startswith(AUTHORITY_CODE)]
 
 
 # the plan layer, and the files that hand it a study's jobs or read what it wrote

@@ -318,10 +318,9 @@ def stack_tables(parts: Sequence[tuple[str, TableSpec]], level_name: str, captio
 # --------------------------------------------------------------------------
 # a built table as JSON (a report's tables, read back by another report)
 # --------------------------------------------------------------------------
-_NUMERIC_FRAMES = ("values", "lo", "hi")
-_TEXT_FRAMES = ("entries", "marks", "tags")
-# a frame's key in a report's tables.json where it is not the attribute's name (persisted: the older word)
-_JSON_NAME = {"entries": "cells"}
+# each frame of a TableSpec -> its key in a report's tables.json (persisted: entries keep the older word, cells)
+_NUMERIC_FRAMES = {"values": "values", "lo": "lo", "hi": "hi"}
+_TEXT_FRAMES = {"entries": "cells", "marks": "marks", "tags": "tags"}
 
 
 def _label_json(label):
@@ -358,9 +357,9 @@ def spec_to_json(spec: TableSpec) -> dict:
     """A :class:`TableSpec` as plain JSON data (NaN as null, tuples as
     lists); :func:`spec_from_json` reads it back equal."""
     out: dict[str, Any] = {"index": _index_json(spec.values.index), "columns": _index_json(spec.values.columns)}
-    for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
-        out[_JSON_NAME.get(name, name)] = [[_scalar_json(v) for v in row]
-                     for row in getattr(spec, name).itertuples(index=False, name=None)]
+    for name, key in {**_NUMERIC_FRAMES, **_TEXT_FRAMES}.items():
+        out[key] = [[_scalar_json(v) for v in row]
+                    for row in getattr(spec, name).itertuples(index=False, name=None)]
     out.update(kinds=list(spec.kinds), with_interval=list(spec.with_interval), note=spec.note, caption=spec.caption,
                tex_labels=dict(spec.tex_labels), baseline_rows=[_label_json(r) for r in spec.baseline_rows],
                highlight_groups={g: [_label_json(c) for c in cols] for g, cols in spec.highlight_groups.items()})
@@ -372,8 +371,7 @@ def spec_from_json(d: Mapping) -> TableSpec:
     ``ValueError`` when ``d`` is not one)."""
     index, columns = _index(d["index"]), _index(d["columns"])
     frames = {}
-    for name in _NUMERIC_FRAMES + _TEXT_FRAMES:
-        key = _JSON_NAME.get(name, name)
+    for name, key in {**_NUMERIC_FRAMES, **_TEXT_FRAMES}.items():
         rows = d[key]
         if len(rows) != len(index) or any(len(r) != len(columns) for r in rows):
             raise ValueError(f"{key}: expected {len(index)} rows of {len(columns)} values")
