@@ -12,7 +12,8 @@ from authbench.studies.registry import Study
 
 HERE = Path(__file__).resolve().parent
 
-PAPER = register(Paper("toy", "Toy paper", HERE / "published.tsv", HERE / "claims.yaml", "toy.txt"))
+PAPER = register(Paper("toy", "Toy paper", HERE / "published.tsv", HERE / "claims.yaml", "toy.txt",
+                        parts=("model", "task")))
 
 
 def _toy():

@@ -109,7 +109,23 @@ def check_judge() -> list[str]:
     return [f"{where}: {name}" for where, name in names(AGNOSTIC) if name == "judge"]
 
 
-CHECKS = {"cell": check_cell, "grid": check_grid, "judge": check_judge, "plan": check_plan, "study": check_study}
+# the 11-column layout's reader and writer: its packed `setting` column (SETTING, parse_setting, render_setting)
+LAYOUT_CODE = ("workflow/claims/keys.py",)
+KEY_CODE = [ROOT / "workflow" / "claims", ROOT / "workflow" / "papers" / "registry.py",
+            ROOT / "workflow" / "studies" / "keyed.py"]
+
+
+def check_setting() -> list[str]:
+    """A setting is an AuthorityBench instance set: the code that keys a
+    published number (the claims, the paper registry, the keyed numbers)
+    calls what names it besides table and metric its parts; only the
+    11-column layout's converter names that layout's setting column."""
+    return [f"{where}: {name}" for where, name in names(KEY_CODE)
+            if "setting" in name.lower() and not where.startswith(LAYOUT_CODE)]
+
+
+CHECKS = {"cell": check_cell, "grid": check_grid, "judge": check_judge, "plan": check_plan, "setting": check_setting,
+          "study": check_study}
 
 
 def test_the_glossary_lists_the_words():

@@ -1,14 +1,23 @@
-"""Keys and selectors of published numbers, in the papers' vocabulary.
+"""Keys and selectors of published numbers, in each paper's own vocabulary.
 
-A number is named by its :class:`Key` (``table``, ``model``, ``judge``,
-``context``, ``setting``, ``metric``: the key of
-``resources/published/*.tsv`` without the paper). ``setting`` is
-``key=value`` pairs joined by ``;``; its canonical form sorts the keys, so
-``dataset=NQ;other=Human`` and ``other=Human;dataset=NQ`` name one number.
+A number is named by its :class:`Key`: its ``table``, its ``metric`` and
+the paper's own named *parts* (``model``, ``judge``, ``prompt``,
+``dataset``, ``k`` ...: whatever its published TSV's key columns say,
+``resources/published/README.md``). A part with an empty value is no part,
+so a key is the same however its parts were spelled or ordered.
 
-A *part* of a key is ``table``, ``model``, ``judge``, ``context``, ``metric``
-or one setting key (``domain``, ``dataset``, ``k`` ...); a claim's
-selectors name parts. A *selector* maps part names to the allowed values.
+A claim's selectors name parts (``table`` and ``metric`` are parts too). A
+*selector* maps part names to the allowed values. ``model`` is the one part
+the claims know by name: a number's evaluated or evaluating LLM, which a run
+maps to its own models.
+
+The 11-column layout (``table``, ``model``, ``judge``, ``context``,
+``setting``, ``metric``: :data:`COLUMNS`) is how keys were written before
+papers named their own parts, and how the run's persisted files
+(``scorecard.tsv``, ``units_keyed.parquet``, ``derived.tsv``) still write
+them: :func:`from_columns` and :func:`to_columns` convert, a paper's
+:attr:`authbench.papers.Paper.legacy` saying which part its ``judge`` or
+``context`` column holds.
 """
 
 from __future__ import annotations
@@ -19,32 +28,56 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 import pandas as pd
 
-FIXED = ("table", "model", "judge", "context", "metric")  # the parts that are columns
 NOT_MODELS = ("", "Average")  # left out of a scope that does not name models
 SIGNIFICANCE_MARKS = ("dagger",)  # the marks that say "significant" (resources/published/README.md)
+# the columns of a published TSV or frame that are no part of a key
+NOT_PARTS = ("paper", "table", "metric", "value", "mark", "where", "note")
+COLUMNS = ("table", "model", "judge", "context", "setting", "metric")  # the 11-column layout's key (paper aside)
+SETTING = "setting"  # that layout's column of packed parts: key=value joined by ';'
 
 
 class Key(NamedTuple):
-    """One published number's key (the TSV's key columns, ``paper`` aside)."""
+    """One published number's key: ``table``, ``metric`` and ``named``, the
+    other parts as (name, value) pairs sorted by name, none empty."""
 
     table: int
-    model: str
-    judge: str
-    context: str
-    setting: str
     metric: str
+    named: tuple[tuple[str, str], ...] = ()
 
     @property
-    def settings(self) -> dict[str, str]:
-        return parse_setting(self.setting)
+    def model(self) -> str:
+        """The ``model`` part ("" when the key has none)."""
+        return self.part("model")
+
+    def part(self, name: str) -> str:
+        """The value of the part ``name`` ("" when the key has none)."""
+        return dict(self.named).get(name, "")
 
     def parts(self) -> dict[str, Any]:
-        """Every part of the key: the fixed ones and each setting key."""
-        return {"table": self.table, "model": self.model, "judge": self.judge, "context": self.context,
-                "metric": self.metric, **self.settings}
+        """Every part of the key, ``table`` and ``metric`` included."""
+        return {"table": self.table, **dict(self.named), "metric": self.metric}
 
     def __str__(self) -> str:
         return label(self.parts())
+
+
+def lead_parts() -> tuple[str, ...]:
+    """The parts a label names first, in this order: every registered
+    paper's :attr:`~authbench.papers.Paper.parts` (the others follow sorted)."""
+    from authbench.papers.registry import papers
+
+    return tuple(dict.fromkeys(p for paper in papers().values() for p in paper.parts))
+
+
+def ordered(names: Iterable[str], metric_last: bool = True) -> list[str]:
+    """Part names in label order: ``table``, the :func:`lead_parts`, the
+    others sorted, ``metric`` (last, or after the lead parts)."""
+    names = set(names)
+    lead = [p for p in lead_parts() if p in names]
+    rest = sorted(names - set(lead) - {"table", "metric"})
+    head = [p for p in ("table",) if p in names]
+    metric = [p for p in ("metric",) if p in names]
+    return head + lead + (rest + metric if metric_last else metric + rest)
 
 
 def parse_setting(setting: str) -> dict[str, str]:
@@ -63,37 +96,59 @@ def render_setting(settings: Mapping[str, Any]) -> str:
     return ";".join(f"{k}={settings[k]}" for k in sorted(settings))
 
 
-def place_key(table: int, metric: str, model: str = "", judge: str = "", context: str = "",
-             **settings: Any) -> Key:
+def place_key(table: int, metric: str, **parts: Any) -> Key:
     """A key from its parts: ``place_key(3, "pair_accuracy", model="Qwen3-8B",
     judge="point", context="wo_text", difficulty="hard")``."""
-    return Key(int(table), str(model), str(judge), str(context), render_setting({k: str(v) for k, v in
-                                                                                 settings.items()}), str(metric))
+    return _key(int(table), str(metric), tuple(sorted((str(k), str(v)) for k, v in parts.items() if str(v) != "")))
+
+
+@functools.lru_cache(maxsize=65536)
+def _key(table: int, metric: str, named: tuple) -> Key:
+    # Memoized: a report reads the same published keys once per claim.
+    return Key(table, metric, named)
 
 
 def from_parts(parts: Mapping[str, Any]) -> Key:
-    """The key whose parts are ``parts`` (absent fixed parts are empty)."""
-    settings = {k: v for k, v in parts.items() if k not in FIXED}
-    return place_key(parts["table"], parts.get("metric", ""), parts.get("model", ""), parts.get("judge", ""),
-                    parts.get("context", ""), **settings)
+    """The key whose parts are ``parts`` (``table``; ``metric`` absent: empty)."""
+    return place_key(parts["table"], parts.get("metric", ""),
+                     **{k: v for k, v in parts.items() if k not in ("table", "metric")})
+
+
+def from_columns(record: Mapping[str, Any], legacy: Mapping[str, str] | None = None) -> Key:
+    """The key of a published row or a persisted one: ``table``, ``metric``,
+    each other column (:data:`NOT_PARTS` aside) a part, ``setting`` unpacked
+    into its parts; ``legacy``: column -> the part it holds (a paper's
+    :attr:`~authbench.papers.Paper.legacy`, e.g. ``{"judge": "prompt"}``)."""
+    names = legacy or {}
+    parts: dict[str, Any] = {}
+    for column, value in record.items():
+        if column == SETTING:
+            parts.update(parse_setting(str(value)))
+        elif column not in NOT_PARTS:
+            parts[names.get(column, column)] = value
+    return place_key(record["table"], record["metric"], **parts)
+
+
+def to_columns(key: Key, legacy: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``key`` in the 11-column layout (:data:`COLUMNS`): ``model``, ``judge``
+    and ``context`` the parts ``legacy`` maps them to (themselves by
+    default), every other part packed into ``setting`` (canonical order)."""
+    names = legacy or {}
+    rest = dict(key.named)
+    fixed = {c: rest.pop(names.get(c, c), "") for c in COLUMNS[1:4]}
+    return {"table": key.table, **fixed, SETTING: render_setting(rest), "metric": key.metric}
 
 
 def canonical(key: Iterable) -> Key:
-    """Any 6-tuple in :class:`Key` order as a canonical :class:`Key` (table an
-    int, the setting's keys sorted)."""
-    return _canonical(*key)
-
-
-@functools.lru_cache(maxsize=65536)
-def _canonical(table, model, judge, context, setting, metric) -> Key:
-    # Memoized: a report reads the same published keys once per claim.
-    return Key(int(table), str(model), str(judge), str(context), render_setting(parse_setting(str(setting))),
-               str(metric))
-
-
-@functools.lru_cache(maxsize=65536)
-def _parts(key: Key) -> dict[str, Any]:
-    return key.parts()
+    """A :class:`Key` (its parts re-read: values as strings, empty ones
+    dropped) or a 6-tuple in the 11-column layout's order (:data:`COLUMNS`)
+    as a canonical :class:`Key`."""
+    if isinstance(key, Key):
+        return from_parts(key.parts())
+    values = tuple(key)
+    if len(values) != len(COLUMNS):
+        raise ValueError(f"{values!r}: expected a Key or ({', '.join(COLUMNS)})")
+    return from_columns(dict(zip(COLUMNS, values)))
 
 
 @dataclass(frozen=True)
@@ -110,6 +165,11 @@ class Row:
             object.__setattr__(self, "parts", _parts(self.key))  # shared among equal keys: read only
 
 
+@functools.lru_cache(maxsize=65536)
+def _parts(key: Key) -> dict[str, Any]:
+    return key.parts()
+
+
 def significant(mark: str) -> bool:
     """Whether a published mark (``dagger``, ``underline+dagger`` ...) says
     the number is significant (:data:`SIGNIFICANCE_MARKS`)."""
@@ -117,16 +177,21 @@ def significant(mark: str) -> bool:
 
 
 def rows_from_frame(frame: pd.DataFrame) -> list[Row]:
-    """The rows of a frame with the columns ``table``, ``model``, ``judge``,
-    ``context``, ``setting``, ``metric``, ``value`` (and optionally ``mark``),
-    in frame order."""
-    missing = [c for c in (*FIXED, "setting", "value") if c not in frame.columns]
+    """The rows of a published frame (``table``, ``metric``, ``value``,
+    optionally ``mark``; every other column but :data:`NOT_PARTS` a part,
+    :func:`from_columns`), in frame order."""
+    missing = [c for c in ("table", "metric", "value") if c not in frame.columns]
     if missing:
         raise ValueError(f"frame lacks the column(s) {', '.join(missing)}")
     marks = frame["mark"].tolist() if "mark" in frame.columns else [""] * len(frame)
-    columns = [frame[c].tolist() for c in ("table", "model", "judge", "context", "setting", "metric", "value")]
-    return [Row(_canonical(t, mo, j, c, s, me), float(v), str(mk or ""))
-            for t, mo, j, c, s, me, v, mk in zip(*columns, marks)]
+    keys = [c for c in frame.columns if c not in ("value", "mark", "where", "note", "paper")]
+    return [Row(_from_columns(tuple(zip(keys, values))), float(v), str(mk or ""))
+            for values, v, mk in zip(zip(*(frame[c].tolist() for c in keys)), frame["value"].tolist(), marks)]
+
+
+@functools.lru_cache(maxsize=65536)
+def _from_columns(items: tuple) -> Key:
+    return from_columns(dict(items))
 
 
 def normalize_selector(selector: Mapping[str, Any] | None) -> dict[str, tuple]:
@@ -141,14 +206,13 @@ def normalize_selector(selector: Mapping[str, Any] | None) -> dict[str, tuple]:
 
 def matches(parts: Mapping[str, Any], selector: Mapping[str, tuple]) -> bool:
     """Whether a row with ``parts`` is one the (normalized) selector allows: every
-    named part present with an allowed value (a row without a named setting
-    key does not match)."""
+    named part present with an allowed value (a row without a named part
+    does not match)."""
     return all(name in parts and parts[name] in allowed for name, allowed in selector.items())
 
 
 def label(parts: Mapping[str, Any], leave_out: Iterable[str] = ()) -> str:
     """``table=1 model=Qwen3-8B judge=point context=wo_text metric=rho`` (empty
-    parts and ``leave_out`` omitted; settings after the fixed parts)."""
+    parts and ``leave_out`` omitted; :func:`ordered`)."""
     skip = set(leave_out)
-    order = [p for p in FIXED if p != "metric"] + sorted(k for k in parts if k not in FIXED) + ["metric"]
-    return " ".join(f"{p}={parts[p]}" for p in order if p in parts and p not in skip and parts[p] != "")
+    return " ".join(f"{p}={parts[p]}" for p in ordered(parts) if p not in skip and parts[p] != "")

@@ -34,7 +34,7 @@ from itertools import product
 from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
-from authbench.claims.keys import FIXED, Key, Row, from_parts, label, matches, normalize_selector, rows_from_frame
+from authbench.claims.keys import Key, Row, from_parts, label, matches, normalize_selector, ordered, rows_from_frame
 
 __all__ = ["KINDS", "CaseResult", "Contrast", "KindError", "SelfComparisonError", "best_in_column", "bias_sign",
            "closer_to_50", "difference", "monotone_size", "rate_vs_50", "self_comparisons"]
@@ -123,8 +123,8 @@ def _case(parts: Mapping[str, Any], rows: Sequence[Row], contrasts: Sequence[Con
           vs: str = "") -> CaseResult:
     values = {r.key: r.value for r in rows}
     margin = _margin(contrasts, values)
-    named = tuple((p, parts[p]) for p in (*FIXED, *sorted(k for k in parts if k not in FIXED))
-                 if p in parts and parts[p] != "") + ((("vs", vs),) if vs else ())
+    named = tuple((p, parts[p]) for p in ordered(parts, metric_last=False)
+                  if parts[p] != "") + ((("vs", vs),) if vs else ())
     return CaseResult(named, tuple(r.key for r in rows), tuple(r.value for r in rows), margin, holds(margin),
                       tuple(contrasts), tuple(r.mark for r in rows))
 
@@ -307,7 +307,7 @@ def monotone_size(frame, order: Sequence[str], direction: str, strict: bool, fil
     sign = {"increasing": 1, "decreasing": -1}[direction]
     order = [str(m) for m in order]
     out = []
-    for rest, column in _columns([r for r in _rows(frame) if r.parts["model"] in order], "model").items():
+    for rest, column in _columns([r for r in _rows(frame) if r.parts.get("model") in order], "model").items():
         by_model = {r.parts["model"]: r for r in column}
         missing = [m for m in order if m not in by_model]
         if missing and not fill:

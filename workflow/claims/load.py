@@ -3,8 +3,8 @@ against the schema (:mod:`authbench.claims.schema`) and then against the
 published numbers of its paper, so that a claim only names what the paper's
 tables hold:
 
-* a table, model, judge, context, metric or setting key/value the scope
-  tables lack is a :class:`~authbench.errors.ConfigError` naming the file,
+* a part (table, metric, model or another part of the paper's keys) or a
+  value the scope tables lack is a :class:`~authbench.errors.ConfigError` naming the file,
   the claim id, the key, the bad value and the known values;
 * a scope that selects no published row, a test whose rows do not make its
   cases (a missing partner row, a column without a picked value) and a unit
@@ -27,7 +27,7 @@ import pandas as pd
 import yaml
 from authbench import papers as published_numbers
 from authbench.claims.cases import claim_cases, scope_rows
-from authbench.claims.keys import FIXED, SIGNIFICANCE_MARKS, Row, normalize_selector, rows_from_frame, significant
+from authbench.claims.keys import SIGNIFICANCE_MARKS, Row, lead_parts, normalize_selector, rows_from_frame, significant
 from authbench.claims.kinds import KindError
 from authbench.claims.model import DEFAULT_TIES, MARKED_KINDS, Claim, Claims, Scope, Test, Where
 from authbench.claims.schema import validate
@@ -97,7 +97,7 @@ class _Vocabulary:
     def check(self, key: str, name: str, values: Iterable[Any]) -> None:
         """``key``: where the claim names the part (``scope.judge``)."""
         if name not in self.values:
-            known = sorted(self.values, key=lambda p: (p not in FIXED, p))
+            known = sorted(self.values, key=lambda p: (p not in {"table", "metric", *lead_parts()}, p))
             raise ConfigError(f"{key}: {name!r} is not a part of the {self.where()}; "
                               f"known parts: {', '.join(known)}")
         known_values = self.values[name]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Iterable, Mapping, Sequence
 
-from authbench.claims.keys import NOT_MODELS, FIXED, Key, Row, from_parts, label
+from authbench.claims.keys import NOT_MODELS, Key, Row, from_parts, label, ordered
 from authbench.claims.model import Claim
 
 
@@ -132,7 +132,7 @@ def missing_reason(key: Key, keys: Iterable[Key], named: Iterable[str] = ()) -> 
     named = set(named)
     if not any(values.values()):
         return f"table {key.table}: no number of this run"
-    for part in (*[p for p in FIXED if p != "table"], *sorted(key.settings)):
+    for part in ordered(key.parts(), metric_last=False)[1:]:  # table aside
         value = str(key.parts().get(part, ""))
         if value == "":
             continue

@@ -28,7 +28,7 @@ from typing import Iterable
 import pandas as pd
 from authbench import papers as published_numbers
 from authbench.claims.cases import claim_cases, scope_rows
-from authbench.claims.keys import SIGNIFICANCE_MARKS, Key, canonical, rows_from_frame, significant
+from authbench.claims.keys import COLUMNS as KEY_COLUMNS, SIGNIFICANCE_MARKS, Key, from_columns, rows_from_frame, significant
 from authbench.claims.kinds import CaseResult, self_comparisons
 from authbench.claims.load import load_paper_claims
 from authbench.claims.model import ALMOST_ALL, Claim, Claims
@@ -188,12 +188,12 @@ def _read(claim: Claim, frame: pd.DataFrame) -> tuple[tuple[CaseResult, ...], in
 
 
 def _key(record: dict) -> Key:
-    return canonical((record["table"], record["model"], record["judge"], record["context"], record["setting"],
-                      record["metric"]))
+    """A derived row's key (:data:`authbench.papers.derived.KEY`, the 11-column layout)."""
+    return from_columns({c: record[c] for c in KEY_COLUMNS}, published_numbers.paper_of(record["paper"]).legacy)
 
 
 def _from_key(key: tuple) -> Key:
-    return canonical(key[1:])  # a derived row's ``from`` keys lead with the paper
+    return _key(dict(zip(("paper", *KEY_COLUMNS), key)))  # a derived row's ``from`` keys lead with the paper
 
 
 def _digits(x: float) -> str:
@@ -286,9 +286,7 @@ def published_verdict(claim: Claim, published_frame: pd.DataFrame) -> Verdict:
         flagged = [c for c in cases if _is_marked(c)]
         marked, marked_holding = len(flagged), sum(c.holds for c in flagged)
     numbers = recomputed_numbers(claim.paper) if claim.paper in published_numbers.papers() else {}
-    keys = [canonical(key) for key in zip(frame["table"].astype(int), frame["model"].astype(str),
-                                          frame["judge"].astype(str), frame["context"].astype(str),
-                                          frame["setting"].astype(str), frame["metric"].astype(str))]
+    keys = [r.key for r in rows_from_frame(frame)]
     hit = [i for i, key in enumerate(keys) if key in numbers]
     touched = [c for c in cases if any(key in numbers for key in c.rows)]
     if not touched:

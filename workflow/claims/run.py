@@ -1,8 +1,7 @@
 """A claim on a run's own units: :func:`run_verdict`.
 
-The run gives, per published key (table, model, judge, context, setting,
-metric; a model keyed by its ``paper_name`` where it has one, else by its
-own name), a :class:`PlaceUnits`: the unit ids of that number and one value
+The run gives, per published key (table, metric and the paper's parts; a
+model keyed by its ``paper_name`` where it has one, else by its own name), a :class:`PlaceUnits`: the unit ids of that number and one value
 per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
 the ``scale`` that puts their mean in the paper's unit and, where a unit
 pools several observations, their ``weights``.
@@ -224,8 +223,8 @@ def _units(places: Mapping[tuple, PlaceUnits]) -> dict[Key, PlaceUnits]:
         try:
             canon = canonical(key)
         except (TypeError, ValueError):
-            raise InputError(f"run cells: key {excerpt(repr(key))}; expected (table, model, judge, context, "
-                             f"setting, metric), e.g. authbench.claims.place_key(1, 'rho', model=...)") from None
+            raise InputError(f"run cells: key {excerpt(repr(key))}; expected a published key, e.g. "
+                             "authbench.claims.place_key(1, 'rho', model=...)") from None
         if not isinstance(units, PlaceUnits):
             raise InputError(f"run cells: {canon}: {type(units).__name__}; expected a PlaceUnits")
         out[canon] = units

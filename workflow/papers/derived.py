@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 from authbench.errors import InputError, excerpt
-from authbench.papers.published import KEY, load_text
+from authbench.papers.published import KEY, as_columns, load_text
 
 __all__ = ["DERIVED", "DERIVED_COLUMNS", "GRANULAR", "REPEATED", "SHARE_OF", "TAKEN", "derived_numbers", "fits_share",
            "half_unit", "nearest_share", "printing_taken"]
@@ -253,7 +253,7 @@ def derived_numbers(paper: str | None = None, directory: str | Path | None = Non
     ``resources/published/README.md`` ("Recomputed numbers")."""
     from authbench.papers.registry import paper_of, papers
 
-    derivations = _Derivations(load_text(paper, directory), Path(directory) if directory is not None else
+    derivations = _Derivations(as_columns(load_text(paper, directory)), Path(directory) if directory is not None else
                                paper_of(paper or next(iter(papers()))).published.parent)
     for name in [paper_of(paper).name] if paper is not None else list(papers()):
         relations = RELATIONS.get(paper_of(name).derived or "")

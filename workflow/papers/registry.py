@@ -3,8 +3,9 @@ shipped ones first). The package's surface is :mod:`authbench.papers`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from authbench.errors import ConfigError
 
@@ -16,9 +17,15 @@ class Paper:
     """A paper: ``name`` (the key of its published numbers and claims),
     ``title`` (the claims' summary lines), ``published`` (its numbers' TSV),
     ``claims`` (its claims file), ``source`` (the text its quotes are taken
-    from, under ``../shared/papers/`` beside the checkout) and ``derived``
+    from, under ``../shared/papers/`` beside the checkout), ``derived``
     (the name of its relations between printed numbers in
-    :mod:`authbench.papers.derived`; None: none declared)."""
+    :mod:`authbench.papers.derived`; None: none declared), ``parts`` (the
+    parts of its keys a claim label names first, in this order;
+    :func:`authbench.claims.keys.ordered`), ``legacy`` (an 11-column TSV
+    column -> the part it holds, where that is not the column's name, e.g.
+    ``{"judge": "prompt"}``: how its 11-column TSV loads and how the run's
+    persisted 11-column files write its keys) and ``values`` (part -> the
+    values its rows may hold, checked on load; absent: any)."""
 
     name: str
     title: str
@@ -26,13 +33,18 @@ class Paper:
     claims: Path
     source: str = ""
     derived: str | None = None
+    parts: tuple[str, ...] = ("model",)
+    legacy: Mapping[str, str] = field(default_factory=dict, hash=False)
+    values: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
 SHIPPED = (
     Paper("authoritybench", "AuthorityBench", RESOURCES / "published" / "authoritybench.tsv",
-          RESOURCES / "claims" / "authoritybench.yaml", "authoritybench_submission.txt", "authoritybench"),
+          RESOURCES / "claims" / "authoritybench.yaml", "authoritybench_submission.txt", "authoritybench",
+          parts=("model", "judge", "context"), values={"context": ("", "wo_text", "w_text")}),
     Paper("selfpref", "RAG self-preference", RESOURCES / "published" / "selfpref.tsv",
-          RESOURCES / "claims" / "selfpref.yaml", "rag_self_preference.txt", "selfpref"),
+          RESOURCES / "claims" / "selfpref.yaml", "rag_self_preference.txt", "selfpref",
+          parts=("model", "prompt"), legacy={"judge": "prompt"}),
 )
 _REGISTRY: dict[str, Paper] = {p.name: p for p in SHIPPED}
 

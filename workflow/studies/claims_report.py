@@ -136,7 +136,7 @@ def write_claims(outdir: str | Path, paper: str, study: str, tables: Sequence[in
     write_frame(cases_out, out / "claims_cells.tsv", sep="\t", index=False, na_rep="")
     write_text(out / "claims.md", claims_md(paper, study, verdicts, run_verdicts, rows))
     with atomic_write(out / "units_keyed.parquet", "wb") as fh:
-        keyed_frame(numbers).to_parquet(fh, engine="pyarrow", index=False)
+        keyed_frame(numbers, paper).to_parquet(fh, engine="pyarrow", index=False)
     return [out / name for name in CLAIMS]
 
 

@@ -4,7 +4,7 @@ scorecard (the paper's number beside ours) and the claims (the paper's
 conclusions tested on the units) read them.
 
 A :class:`Keyed` is one published key (:class:`authbench.claims.Key`: table,
-model, judge, context, setting, metric) with:
+metric and the paper's own parts) with:
 
 * ``units``: the units behind the number (:class:`authbench.claims.PlaceUnits`:
   a list's ρ, a pair's 0/1, a question's share of comparisons with its count
@@ -22,7 +22,10 @@ model, judge, context, setting, metric) with:
 
 Every report writes them as ``units_keyed.parquet`` (:func:`keyed_frame`),
 one row per key, column and unit, which :func:`read_keyed` reads back (the
-self-preference cross-dataset report reads its datasets' files).
+self-preference cross-dataset report reads its datasets' files). Both, and
+:func:`scorecard_rows`, write a key in the 11-column layout
+(:func:`authbench.claims.keys.to_columns`, the paper's
+:attr:`~authbench.papers.Paper.legacy`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from authbench.claims import PlaceUnits, Key, place_key
-from authbench.claims.keys import canonical
+from authbench.claims.keys import COLUMNS as SCORECARD_KEY, from_columns, to_columns
 from authbench.errors import InputError
 from authbench.stats import finite_or_nan
 
@@ -88,10 +91,10 @@ class Keyed:
         return self.columns.get(column)
 
 
-def keyed(table: int, metric: str, *, ours: str, model: str = "", judge: str = "", context: str = "",
-          settings: Mapping[str, Any] | None = None, **fields: Any) -> Keyed:
-    """A :class:`Keyed` from its key's parts (``settings``: the setting keys)."""
-    return Keyed(place_key(table, metric, model, judge, context, **(settings or {})), ours, **fields)
+def keyed(table: int, metric: str, *, ours: str, model: str = "", parts: Mapping[str, Any] | None = None,
+          **fields: Any) -> Keyed:
+    """A :class:`Keyed` from its key: ``model`` and the paper's other ``parts``."""
+    return Keyed(place_key(table, metric, model=model, **(parts or {})), ours, **fields)
 
 
 def units_of(ids: Sequence[Any], values: Sequence[float], scale: float = 1.0,
@@ -123,17 +126,24 @@ def scaled(units: PlaceUnits | None, scale: float) -> PlaceUnits | None:
 
 # --- what the scorecard and the claims read ---------------------------------------------------
 
-SCORECARD_KEY = ("table", "model", "judge", "context", "setting", "metric")
 
 
-def scorecard_rows(numbers: Iterable[Keyed]) -> list[dict]:
+def _legacy(paper: str | None) -> Mapping[str, str]:
+    from authbench.papers import paper_of
+
+    return paper_of(paper).legacy if paper is not None else {}
+
+
+def scorecard_rows(numbers: Iterable[Keyed], paper: str | None = None) -> list[dict]:
     """The reproduced rows the scorecard matches with the published numbers:
-    every data row, and the model rows whose model is keyed by its paper name."""
+    every data row, and the model rows whose model is keyed by its paper name
+    (their keys in ``paper``'s 11-column layout)."""
+    legacy = _legacy(paper)
     out = []
     for k in numbers:
         if not k.compared or (k.kind == "model" and not k.named):
             continue
-        out.append({**k.key._asdict(), "ours": k.ours, "reproduced": finite_or_nan(k.reproduced), "lo": k.lo,
+        out.append({**to_columns(k.key, legacy), "ours": k.ours, "reproduced": finite_or_nan(k.reproduced), "lo": k.lo,
                     "hi": k.hi, "kind": k.kind, "scope": k.scope, "asked": k.asked})
     return out
 
@@ -150,12 +160,14 @@ def claim_units(numbers: Iterable[Keyed], column: str | None = None) -> dict[Key
 
 # --- units_keyed.parquet ----------------------------------------------------------------------
 
-def keyed_frame(numbers: Iterable[Keyed]) -> pd.DataFrame:
+def keyed_frame(numbers: Iterable[Keyed], paper: str | None = None) -> pd.DataFrame:
     """One row per key, unit column and unit (a key without units: one row
-    with an empty unit), :data:`FRAME_COLUMNS`."""
+    with an empty unit), :data:`FRAME_COLUMNS` (the keys in ``paper``'s
+    11-column layout)."""
+    legacy = _legacy(paper)
     rows = []
     for k in numbers:
-        base = {**k.key._asdict(), "unit_kind": k.unit_kind, "named": k.named, "ours": k.ours, "kind": k.kind,
+        base = {**to_columns(k.key, legacy), "unit_kind": k.unit_kind, "named": k.named, "ours": k.ours, "kind": k.kind,
                 "number": k.number, "lo": k.lo, "hi": k.hi, "scope": k.scope, "asked": k.asked,
                 "flags": "; ".join(k.flags), "compared": k.compared}
         columns = ([(VALUE, k.units)] if k.units is not None else []) + list(k.columns.items())
@@ -170,8 +182,10 @@ def keyed_frame(numbers: Iterable[Keyed]) -> pd.DataFrame:
                          "number": float, "lo": float, "hi": float, "asked": float})
 
 
-def read_keyed(path: str | Path) -> list[Keyed]:
-    """The numbers of a report's ``units_keyed.parquet`` (:func:`keyed_frame`)."""
+def read_keyed(path: str | Path, paper: str | None = None) -> list[Keyed]:
+    """The numbers of a report's ``units_keyed.parquet`` (:func:`keyed_frame`
+    of ``paper``)."""
+    legacy = _legacy(paper)
     try:
         frame = pd.read_parquet(path, engine="pyarrow")
     except (OSError, ValueError) as exc:
@@ -188,7 +202,7 @@ def read_keyed(path: str | Path) -> list[Keyed]:
             weights = None if c["weight"].isna().all() else c["weight"].tolist()
             columns[str(name)] = PlaceUnits(c["unit"].astype(str).tolist(), c["value"].tolist(),
                                            float(c["scale"].iloc[0]), weights)
-        out.append(Keyed(canonical(key), str(first["ours"]), str(first["kind"]), bool(first["named"]),
+        out.append(Keyed(from_columns(dict(zip(SCORECARD_KEY, key)), legacy), str(first["ours"]), str(first["kind"]), bool(first["named"]),
                          columns.pop(VALUE, None), str(first["unit_kind"]), columns, float(first["number"]),
                          float(first["lo"]), float(first["hi"]), str(first["scope"]), float(first["asked"]),
                          tuple(f for f in str(first["flags"]).split("; ") if f), bool(first["compared"])))

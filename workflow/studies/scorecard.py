@@ -3,9 +3,10 @@
 
 Every published number of a report's tables (:mod:`authbench.papers`) is
 matched to the number this run reproduced in the same place: the same
-published key (table, the model the config maps to the paper's row by
-``models.<name>.paper_name``, judge, context, setting and metric), in the
-paper's units. Each study gives its numbers keyed by published key, once
+published key (table, metric and the paper's parts, the model the config
+maps to the paper's row by ``models.<name>.paper_name``), in the paper's
+units; ``scorecard.tsv`` writes the keys in the 11-column layout
+(:func:`authbench.papers.published.as_columns`). Each study gives its numbers keyed by published key, once
 (:class:`authbench.studies.keyed.Keyed`: the scorecard and the claims read
 the same ones) and says why a published number has no counterpart (its
 ``*_reason`` function and :class:`Coverage`); :func:`compare` matches,
@@ -31,6 +32,7 @@ import pandas as pd
 from authbench.config import paper_name
 from authbench.studies.authority.grid import entity_datasets
 from authbench.papers import load, paper_models
+from authbench.papers.published import as_columns
 from authbench.records import write_frame, write_text
 from authbench.claims.keys import render_setting
 from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
@@ -133,9 +135,9 @@ def compare(paper: str, tables: Sequence[int], numbers: Sequence[Keyed], reason,
     (:data:`COLUMNS`) and the published numbers without a counterpart
     (:data:`MISSING_COLUMNS`; ``reason(row)`` says why; a number that is NaN
     is no counterpart)."""
-    pub = (load(paper) if published is None else published)
+    pub = as_columns(load(paper) if published is None else published, paper)  # the persisted columns
     pub = pub[pub["table"].isin(list(tables))].reset_index(drop=True)
-    ours = pd.DataFrame(scorecard_rows(numbers),
+    ours = pd.DataFrame(scorecard_rows(numbers, paper),
                         columns=[*KEY, "ours", "reproduced", "lo", "hi", "kind", "scope", "asked"])
     ours = ours[ours["reproduced"].notna()].astype({"table": int})
     # the keys meet in canonical form (setting keys sorted); the published setting text is what is shown

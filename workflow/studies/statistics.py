@@ -275,8 +275,8 @@ def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[
     smaller than the paper's is scoped as a sample rather than a miss."""
     out = []
 
-    def count(settings: Mapping[str, Any], metric: str, value: float, asked_for=None) -> None:
-        out.append(keyed(7, metric, ours="", settings=settings, kind="data", number=float(value),
+    def count(parts: Mapping[str, Any], metric: str, value: float, asked_for=None) -> None:
+        out.append(keyed(7, metric, ours="", parts=parts, kind="data", number=float(value),
                          asked=float("nan") if asked_for is None else float(asked_for)))
 
     for d in stats:

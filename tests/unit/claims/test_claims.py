@@ -37,7 +37,7 @@ def test_difference_pairs_on_the_other_parts_and_reads_the_direction():
               (1, "M2", "z", "wo_text", "", "rho", 99.0))
     cases = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="greater")
     assert [(c.values, c.margin, c.holds) for c in cases] == [((60.0, 50.0), 10.0, True), ((40.0, 45.0), -5.0, False)]
-    assert cases[0].rows == (place_key(1, "rho", "M1", "x", "wo_text"), place_key(1, "rho", "M1", "y", "wo_text"))
+    assert cases[0].rows == (place_key(1, "rho", model="M1", judge="x", context="wo_text"), place_key(1, "rho", model="M1", judge="y", context="wo_text"))
     assert cases[0].label == "table=1 model=M1 judge=x context=wo_text metric=rho vs judge=y"
     less = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="less")
     assert [c.holds for c in less] == [False, True] and [c.margin for c in less] == [-10.0, 5.0]
@@ -152,7 +152,7 @@ def test_best_in_column_max_min_ties_and_several_picked():
     both = by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max"))
     assert both[m].holds and both[m].margin == 15.0  # 75 − 60
     # the contrasts: the picked row with the largest value against every other row
-    assert [(c.a.judge, c.b.judge) for c in both[m].contrasts] == [("q", "r")]
+    assert [(c.a.part("judge"), c.b.part("judge")) for c in both[m].contrasts] == [("q", "r")]
     low = by_label(best_in_column(f, over="judge", best=["r"], direction="min"))
     assert low[m].holds and low[m].margin == 10.0 and low[n].margin == 70.0
     with pytest.raises(KindError, match="no picked value"):
@@ -164,7 +164,7 @@ def test_best_in_column_contrasts_every_tied_pick():
     f = frame((1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 80.0), (1, "N", "r", "", "", "rho", 10.0),
               (1, "N", "s", "", "", "rho", 30.0))
     case = best_in_column(f, over="judge", best=["p", "q"], direction="max")[0]
-    assert [(c.a.judge, c.b.judge) for c in case.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert [(c.a.part("judge"), c.b.part("judge")) for c in case.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
     assert case.margin == 50.0  # 80 − 30
 
 
@@ -178,7 +178,7 @@ def test_best_in_column_all_best_needs_every_pick_above_every_other():
     m, n = cases["table=1 model=M metric=rho"], cases["table=1 model=N metric=rho"]
     assert (m.margin, m.holds, n.margin, n.holds) == (5.0, True, -5.0, False)
     # the contrasts pair every picked row with every other row
-    assert [(c.a.judge, c.b.judge) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert [(c.a.part("judge"), c.b.part("judge")) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
     assert by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max"))[n.label].holds
     # min: every picked below every other: M r, s (60, 65) against p, q (70, 75): min(70, 75) − max(60, 65) = 5
     low = by_label(best_in_column(f, over="judge", best=["r", "s"], direction="min", all_best=True))
@@ -236,7 +236,7 @@ def test_closer_to_50_compares_distances_from_50():
 
 
 def test_a_contrast_with_a_threshold_or_a_centre():
-    k1, k2 = place_key(1, "rho", "A"), place_key(1, "rho", "B")
+    k1, k2 = place_key(1, "rho", model="A"), place_key(1, "rho", model="B")
     assert Contrast(k1, k2, 1, threshold=2.0).margin(Contrast(k1, k2).effect(10.0, 7.0)) == 1.0  # (10 − 7) − 2
     assert Contrast(k1, k2, -1, threshold=2.0).margin(-5.0) == 3.0  # −(−5) − 2
     assert Contrast(k1, k2, -1, centre=50.0).effect(60.0, 20.0) == -20.0  # |60 − 50| − |20 − 50|
@@ -437,8 +437,8 @@ def test_a_one_sided_bound_is_tested_against_its_edge_on_a_run(tmp_path):
                      "test": {"kind": "rate_vs_50", "direction": "not_above", "tolerance": 5}})
     claim = load_doc(tmp_path, doc, pub)["T-01"]
     ids = [f"q{i}" for i in range(40)]
-    cases = {place_key(3, "rate", "A", dataset="NQ"): PlaceUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
-             place_key(3, "rate", "B", dataset="NQ"): PlaceUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
+    cases = {place_key(3, "rate", model="A", dataset="NQ"): PlaceUnits(ids, [1.0] * 12 + [0.0] * 28, 100.0),
+             place_key(3, "rate", model="B", dataset="NQ"): PlaceUnits(ids, [1.0] * 32 + [0.0] * 8, 100.0)}
     v = run_verdict(claim, cases, published=pub)
     a, b = (case.contrasts[0] for case in v.cases)
     assert (a.reference, a.effect, a.margin, a.status) == (55.0, pytest.approx(-25.0), pytest.approx(25.0), SUPPORTED)
@@ -683,28 +683,28 @@ def test_every_shipped_claim_is_pinned(verdicts):
 # The numbers a claim's cells rest on that disagree with their own tables (resources/published/README.md), named
 # by the claims' key helper (place_key), never by literal key tuples.
 WO, W = "wo_text", "w_text"
-QWEN8_PAIR_RANK = {place_key(1, "rho", "Qwen3-8B", "pair_rank", c) for c in (WO, W)}  # taken: Table 1
-LLAMA31_T2 = {place_key(2, "rho", "Llama-3.1-8B-Instruct", j, WO) for j in ("pair_rank", "pair_score")}  # swapped
-T4_BASKETBALL = {place_key(4, "rho", "Qwen3-8B", "pair_score", WO, domain="basketball"),
-                 place_key(4, "rho", "Llama-3.1-8B-Instruct", "pair_rank", WO, domain="basketball")}
-T6_SONGS = {place_key(6, "rho", "Qwen3-8B", "pair_score", WO, domain="songs")}
-T5_GRANULAR = {place_key(5, "answer_accuracy", m, "authority", k=k) for m, ks in
+QWEN8_PAIR_RANK = {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=c) for c in (WO, W)}  # taken: Table 1
+LLAMA31_T2 = {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO) for j in ("pair_rank", "pair_score")}  # swapped
+T4_BASKETBALL = {place_key(4, "rho", model="Qwen3-8B", judge="pair_score", context=WO, domain="basketball"),
+                 place_key(4, "rho", model="Llama-3.1-8B-Instruct", judge="pair_rank", context=WO, domain="basketball")}
+T6_SONGS = {place_key(6, "rho", model="Qwen3-8B", judge="pair_score", context=WO, domain="songs")}
+T5_GRANULAR = {place_key(5, "answer_accuracy", model=m, judge="authority", k=k) for m, ks in
                (("Qwen3-8B", "35"), ("Llama-3.1-8B-Instruct", "135")) for k in ks}
-T9_12 = {place_key(9, "rho", "Qwen3-8B", "PairRank", c) for c in (WO, W)} | {
-    place_key(10, "rho", "Llama-3.1-8B-Instruct", j, WO) for j in ("PairRank", "PointScore_Pt")} | {
-    place_key(11, "rho", "Qwen3-8B", "PointScore_Pt", WO, domain="basketball"),
-    place_key(11, "rho", "Llama-3.1-8B-Instruct", "PairRank", WO, domain="basketball"),
-    place_key(12, "rho", "Qwen3-8B", "PointScore_Pt", WO, domain="songs")}
+T9_12 = {place_key(9, "rho", model="Qwen3-8B", judge="PairRank", context=c) for c in (WO, W)} | {
+    place_key(10, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO) for j in ("PairRank", "PointScore_Pt")} | {
+    place_key(11, "rho", model="Qwen3-8B", judge="PointScore_Pt", context=WO, domain="basketball"),
+    place_key(11, "rho", model="Llama-3.1-8B-Instruct", judge="PairRank", context=WO, domain="basketball"),
+    place_key(12, "rho", model="Qwen3-8B", judge="PointScore_Pt", context=WO, domain="songs")}
 
 
-def diff(model, judge, dataset, passage="FALSE"):
-    return place_key(2, "diff_h_minus_m", model, judge, dataset=dataset, author="self", passage=passage)
+def diff(model, prompt, dataset, passage="FALSE"):
+    return place_key(2, "diff_h_minus_m", model=model, prompt=prompt, dataset=dataset, author="self", passage=passage)
 
 
 FALSE_NORMAL = {diff(m, "normal", d) for m in ("Gemini", "LLaMA") for d in ("NQ", "MARCO", "TriviaQA")}
 FALSE_RAG = {diff("Gemini", "rag", d) for d in ("NQ", "MARCO")} | {diff("LLaMA", "rag", d) for d in (
     "NQ", "MARCO", "TriviaQA")} | {diff("Mistral", "rag", "TriviaQA")}
-T9_OWN = {place_key(9, "mean_score", m, "rag", dataset=d, author=m, passage="FALSE")
+T9_OWN = {place_key(9, "mean_score", model=m, prompt="rag", dataset=d, author=m, passage="FALSE")
           for m, d in (("Gemini", "NQ"), ("Gemini", "MARCO"), ("LLaMA", "NQ"), ("LLaMA", "MARCO"),
                        ("LLaMA", "TriviaQA"))}
 MARCO_GPT35_TRUE = {diff("GPT-3.5", "normal", "MARCO", "TRUE")}  # −0.13 printed, 3.77 − 4.00 = −0.23
@@ -716,7 +716,7 @@ RECOMPUTED = {claim: (k, verdict, frozenset()) for claim, (k, _, verdict) in PIN
     "AB-01": (25, C(25, 100), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2 | T4_BASKETBALL | T6_SONGS)),
     "AB-02": (25, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
     "AB-04": (38, C(38, 52), frozenset(QWEN8_PAIR_RANK)),
-    "AB-05": (99, C(99, 130), frozenset(QWEN8_PAIR_RANK | {place_key(2, "rho", "Llama-3.1-8B-Instruct", j, WO)
+    "AB-05": (99, C(99, 130), frozenset(QWEN8_PAIR_RANK | {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO)
                                                            for j in ("pair_rank", "pair_score")})),
     "AB-07": (86, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
     "AB-09": (11, C(11, 60), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
@@ -726,7 +726,7 @@ RECOMPUTED = {claim: (k, verdict, frozenset()) for claim, (k, _, verdict) in PIN
     "AB-12": (15, H, frozenset(T5_GRANULAR)),
     "AB-13": (28, C(28, 45), frozenset(T5_GRANULAR)),
     "AB-14": (200, H, frozenset(T4_BASKETBALL | T6_SONGS)),
-    "AB-15": (188, H, frozenset(QWEN8_PAIR_RANK - {place_key(1, "rho", "Qwen3-8B", "pair_rank", W)} | LLAMA31_T2
+    "AB-15": (188, H, frozenset(QWEN8_PAIR_RANK - {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=W)} | LLAMA31_T2
                                 | T4_BASKETBALL | T6_SONGS)),
     # Tables 9-12 take the main tables' printing: T10 Llama-3.1 w/o PointScore_Pt 63.84 < PairRank 64.26 now fails
     # (43 − 1); T9 Qwen3-8B PairRank 15.18 / 11.38, T11 86.70 and 79.90, T12 41.01 (= Bbl 41.01, still failing)
@@ -764,14 +764,14 @@ def test_the_recomputed_verdict_and_note_of_every_shipped_claim(verdicts, claim_
 def test_the_recomputed_numbers_say_which_value_they_take_and_why(verdicts):
     numbers = {f.key: f for v in verdicts.values() for f in v.flagged}
     # a number printed twice: Table 1's printing is taken, Table 9's gives way to it
-    mine, other = place_key(1, "rho", "Qwen3-8B", "pair_rank", WO), place_key(9, "rho", "Qwen3-8B", "PairRank", WO)
+    mine, other = place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=WO), place_key(9, "rho", model="Qwen3-8B", judge="PairRank", context=WO)
     assert (numbers[mine].printed, numbers[mine].value) == (15.18, 15.18)
     assert "Table 9 prints 44.19; takes this printing" in numbers[mine].why and "running text backs Table 1" in \
         numbers[mine].why
     assert (numbers[other].printed, numbers[other].value) == (44.19, 15.18)
     assert "takes Table 1's 15.18" in numbers[other].why
     # a granular number: the nearest share
-    g = numbers[place_key(5, "answer_accuracy", "Llama-3.1-8B-Instruct", "authority", k=3)]
+    g = numbers[place_key(5, "answer_accuracy", model="Llama-3.1-8B-Instruct", judge="authority", k=3)]
     assert g.value == pytest.approx(86 / 120 * 100) and "nearest is 86/120 = 71.67" in g.why
     # the sign changes of the first family and the dagger rule
     for key, printed, value, keeps in [(diff("Gemini", "normal", "NQ"), 0.23, 3.37 - 3.41, False),
@@ -794,9 +794,9 @@ def test_a_number_computed_from_a_disagreeing_one_is_flagged():
     from authbench.claims.published import recomputed_numbers
 
     numbers = recomputed_numbers("selfpref")
-    average = numbers[place_key(1, "knowledge_full", "Average", dataset="NQ")]
+    average = numbers[place_key(1, "knowledge_full", model="Average", dataset="NQ")]
     assert average.relation == "t1_average" and average.value == average.printed
-    assert "computed from" in average.why and str(place_key(1, "knowledge_full", "GPT-3.5", dataset="NQ")) in \
+    assert "computed from" in average.why and str(place_key(1, "knowledge_full", model="GPT-3.5", dataset="NQ")) in \
         average.why
     assert numbers[diff("Gemini", "normal", "NQ")].relation == "t2_false_diff_appendix"
 

@@ -24,7 +24,7 @@ SPEC = IntervalSpec(resamples=2000, seed=0, min_units=5)
 
 
 def k(model, judge, table=1, metric="rho", context="wo_text", **settings):
-    return place_key(table, metric, model, judge, context, **settings)
+    return place_key(table, metric, model=model, judge=judge, context=context, **settings)
 
 
 def lists(values, scale=100.0, prefix="l"):
@@ -76,7 +76,7 @@ def test_the_runs_own_models_are_the_quantified_models(x_beats_y):
 
 
 def test_undecided_with_too_few_units_blank_with_its_reason_and_a_power_line(x_beats_y):
-    places = {key: lists([0.9, 0.8, 0.6] if key.judge == "x" else [0.1, 0.2, 0.3]) for key in
+    places = {key: lists([0.9, 0.8, 0.6] if key.part("judge") == "x" else [0.1, 0.2, 0.3]) for key in
              (k("M1", "x"), k("M1", "y"), k("M2", "x"), k("M2", "y"))}
     v = run_verdict(x_beats_y, places, SPEC, published=LISTS)  # 3 lists < min_units 5
     t = v.cases[0].contrasts[0]
@@ -239,7 +239,7 @@ def test_best_in_column_tests_the_runs_best_picked_value_against_every_other(tmp
     places = {k("M1", "x"): lists(base + 0.05), k("M1", "y"): lists(base + 0.20), k("M1", "z"): lists(base)}
     v = run_verdict(claim, places, SPEC, published=LISTS)
     # published: x (60) is the champion; on the run y is, so y is tested against z only
-    assert [(t.a.judge, t.b.judge) for t in v.cases[0].contrasts] == [("y", "z")]
+    assert [(t.a.part("judge"), t.b.part("judge")) for t in v.cases[0].contrasts] == [("y", "z")]
     assert v.verdict == SUPPORTED and v.cases[0].contrasts[0].effect == pytest.approx(20.0)
 
 
@@ -319,13 +319,13 @@ def test_bad_units_and_keys_are_named():
 
 
 def test_run_keys_must_be_published_keys(x_beats_y):
-    with pytest.raises(InputError, match=r"key .*; expected \(table, model, judge, context, setting, metric\)"):
+    with pytest.raises(InputError, match=r"key .*; expected a published key"):
         run_verdict(x_beats_y, {("M1", "x"): lists([1.0] * 5)}, published=LISTS)
     with pytest.raises(InputError, match=r"list; expected a PlaceUnits"):
         run_verdict(x_beats_y, {k("M1", "x"): [1.0, 2.0]}, published=LISTS)
     # a key given with its setting keys in another order names the same cell
-    assert place_key(3, "m", "A", dataset="NQ", other="Human") == \
-        place_key(3, "m", "A", other="Human", dataset="NQ")
+    assert place_key(3, "m", model="A", dataset="NQ", other="Human") == \
+        place_key(3, "m", model="A", other="Human", dataset="NQ")
 
 
 # --------------------------------------------------------------------------- a threshold and closer_to_50 on a run
@@ -370,7 +370,7 @@ def test_closer_to_50_on_a_run_is_a_bootstrap_of_the_distance_difference(tmp_pat
     ids = [f"q{i}" for i in range(40)]
     llama = PlaceUnits(ids, [1.0] * 22 + [0.0] * 18, 100.0)
     gpt = PlaceUnits(ids, [1.0] * 36 + [0.0] * 4, 100.0)
-    places = {place_key(4, "gen", "LLaMA", dataset="NQ"): llama, place_key(4, "gen", "GPT", dataset="NQ"): gpt}
+    places = {place_key(4, "gen", model="LLaMA", dataset="NQ"): llama, place_key(4, "gen", model="GPT", dataset="NQ"): gpt}
     v = run_verdict(closer_claim(tmp_path), places, SPEC, published=GEN, named=["LLaMA", "GPT"])
     t = v.cases[0].contrasts[0]
     assert (t.test, t.n_units, t.effect, t.margin) == ("paired bootstrap", 40, pytest.approx(-35.0),

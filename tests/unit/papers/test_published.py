@@ -7,7 +7,8 @@ import shutil
 import pytest
 from authbench.errors import InputError
 from authbench.papers import load, paper_models, paper_of, papers
-from authbench.papers.published import COLUMNS, KEY, MARKS
+from authbench.claims.keys import rows_from_frame
+from authbench.papers.published import COLUMNS, KEY, MARKS, as_columns
 
 DIRECTORY = paper_of("authoritybench").published.parent
 PAPERS = {name: p.published.name for name, p in papers().items()}
@@ -140,7 +141,7 @@ GRIDS = [(AB, t) for t in (1, 2, 3, 4, 6, 9, 10, 11, 12)] + [(SP, t) for t in (1
 
 @pytest.fixture(scope="module")
 def frame():
-    return load()
+    return as_columns(load())  # the 11-column layout the pins are written in
 
 
 @pytest.mark.parametrize("pinned", PINNED, ids=[f"{p[0]}-T{p[1]}-{p[2]}-{p[3]}-{p[5]}-{p[6]}" for p in PINNED])
@@ -186,6 +187,33 @@ def test_columns_marks_and_vocabulary(frame):
     assert set(ab[ab["table"] == 5]["judge"]) == {"no_filter", "relevance", "utility", "authority"}
     assert all(w.startswith(f"submission Table {t},") for w, t in zip(ab["where"], ab["table"]))
     assert all(w.startswith(f"Table {t},") for w, t in zip(sp["where"], sp["table"]))
+
+
+def test_each_paper_keys_its_numbers_by_its_own_parts(tmp_path):
+    """AuthorityBench's TSV has the 11 columns; the self-preference TSV names its own parts (no judge, context or
+    setting column). The same numbers written in the 11-column layout (the paper's legacy map: judge holds the
+    prompt) load to the same keys: a paper's older file still loads."""
+    assert tuple(load(AB).columns) == COLUMNS
+    sp = load(SP)
+    assert tuple(sp.columns) == ("paper", "table", "model", "prompt", "dataset", "author", "passage", "other",
+                                 "metric", "value", "mark", "where", "note")
+    assert paper_of(SP).legacy == {"judge": "prompt"}
+    shutil.copy(DIRECTORY / PAPERS[AB], tmp_path / PAPERS[AB])
+    old = as_columns(load_text_of(SP))
+    (tmp_path / PAPERS[SP]).write_text("\t".join(COLUMNS) + "\n" + "".join(
+        "\t".join(str(r[c]) for c in COLUMNS) + "\n" for r in old.to_dict("records")), encoding="utf-8")
+    again = load(SP, directory=tmp_path)
+    assert "prompt" in again.columns and "judge" not in again.columns  # the legacy column renamed on load
+    assert [(r.key, r.value, r.mark) for r in rows_from_frame(again)] == [
+        (r.key, r.value, r.mark) for r in rows_from_frame(sp)]
+    table2 = [r.key for r in rows_from_frame(sp) if r.key.table == 2 and r.key.part("prompt") == "rag"]
+    assert len(table2) == 120 and {k.part("judge") for k in table2} == {""}
+
+
+def load_text_of(paper):
+    from authbench.papers.published import load_text
+
+    return load_text(paper)
 
 
 def test_load_one_paper_and_the_models():

@@ -46,9 +46,9 @@ def _rows(folder) -> dict:
 def test_rag_numbers_are_keyed_like_the_papers_table5_for_both_readers():
     units = _rag_units("m", 3, 2, 1)
     numbers = rag_keyed(_accuracy(units), units, {"m": "Qwen3-8B"}, ["m"])
-    key = place_key(5, "answer_accuracy", "Qwen3-8B", "authority", "", k="3")
+    key = place_key(5, "answer_accuracy", model="Qwen3-8B", judge="authority", context="", k="3")
     cells = claim_units(numbers)
-    assert set(cells) == {place_key(5, "answer_accuracy", "Qwen3-8B", s, "", k=k)
+    assert set(cells) == {place_key(5, "answer_accuracy", model="Qwen3-8B", judge=s, context="", k=k)
                           for s, k in [("no_filter", "all"), ("authority", "1"), ("authority", "3"), ("authority", "5")]}
     assert cells[key].units == ("q0", "q1", "q2") and cells[key].value == pytest.approx(200 / 3)
     # the scorecard reads the same numbers: the named model's rows
@@ -128,13 +128,13 @@ def test_authority_numbers_follow_the_papers_tables():
              ("domainauth", "pairs", "easy", "acc"): {("m", "w_text", "pair_rank", "direct"): ([5, 6], [1.0, 0.0])}}
     out = {n.key: n for n in authority_keyed(metrics, cells, {}, ["m"],
                                              flags={("domainauth", "m", "wo_text", "fine", "point"): ["by position"]})}
-    assert set(out) == {place_key(1, "rho", "m", "point", "wo_text"), place_key(1, "rho", "m", "pair_rank", "wo_text"),
-                        place_key(9, "rho", "m", "PairRank", "wo_text"),
-                        place_key(3, "pair_accuracy", "m", "pair_rank", "w_text", difficulty="easy")}
-    point = out[place_key(1, "rho", "m", "point", "wo_text")]
+    assert set(out) == {place_key(1, "rho", model="m", judge="point", context="wo_text"), place_key(1, "rho", model="m", judge="pair_rank", context="wo_text"),
+                        place_key(9, "rho", model="m", judge="PairRank", context="wo_text"),
+                        place_key(3, "pair_accuracy", model="m", judge="pair_rank", context="w_text", difficulty="easy")}
+    point = out[place_key(1, "rho", model="m", judge="point", context="wo_text")]
     assert point.units.value == pytest.approx(37.5) and point.reproduced == pytest.approx(37.5)
     assert point.flags == ("by position",) and not point.named and point.unit_kind == "lists"
-    pairs = out[place_key(3, "pair_accuracy", "m", "pair_rank", "w_text", difficulty="easy")]
+    pairs = out[place_key(3, "pair_accuracy", model="m", judge="pair_rank", context="w_text", difficulty="easy")]
     assert (pairs.units.value, pairs.lo, pairs.hi, pairs.unit_kind) == (50.0, 10.0, 90.0, "pairs")
 
 
@@ -143,7 +143,7 @@ def test_table8_cleans_categories_once_for_both_readers():
                                  "category": c} for d, lv, p, c in [("a.gov", 5, 8, ".GOV "), ("b.gov", 7, 8, "gov"),
                                                                     ("x.com", 3, 3, "")]])
     out = {n.key: n for n in categories_keyed(predictions, {"m": "Qwen3-14B"}, ["m"], "a sample")}
-    bias = out[place_key(8, "bias", "Qwen3-14B", "point", "wo_text", category="gov")]
+    bias = out[place_key(8, "bias", model="Qwen3-14B", judge="point", context="wo_text", category="gov")]
     # bias per domain: 8 − 5 = 3, 8 − 7 = 1: mean 2
     assert bias.units.units == ("a.gov", "b.gov") and bias.reproduced == pytest.approx(2.0) and bias.named
     data = out[place_key(8, "true_mean_pagerank", category="gov")]
@@ -174,16 +174,16 @@ def test_selfpref_self_preference_reads_same_factuality_pairs_and_the_pooled_rat
                              units={"comparisons": comparisons, "rerank": rerank}, self_map={"e": "own"}, names={},
                              run_models=["e"])
     out = {n.key: n for n in numbers}
-    self_pref = out[place_key(3, "self_preference", "e", "", "", dataset="NQ", other="Human")]
+    self_pref = out[place_key(3, "self_preference", model="e", judge="", context="", dataset="NQ", other="Human")]
     # q1: 2 of 2 comparisons chose self, q2: 0 of 1: pooled 2/3, the mean share would be 1/2
     assert self_pref.units.value == pytest.approx(200 / 3) and self_pref.units.weights == (2.0, 1.0)
     assert self_pref.columns["same_factuality"].units == ("q1",)
-    assert out[place_key(3, "order_preference", "e", "", "", dataset="NQ", other="Aggregated")].reproduced == \
+    assert out[place_key(3, "order_preference", model="e", judge="", context="", dataset="NQ", other="Aggregated")].reproduced == \
         pytest.approx(200 / 3)
-    diff = out[place_key(2, "diff_h_minus_m", "e", "normal", "", dataset="NQ", author="self", passage="TRUE")]
+    diff = out[place_key(2, "diff_h_minus_m", model="e", prompt="normal", dataset="NQ", author="self", passage="TRUE")]
     assert diff.units.units == ("q1", "q2") and diff.units.values == (1.0, 0.0) and not diff.compared
     assert diff.reproduced == pytest.approx(0.5)  # the summary's 4.5 − 4.0
-    assert out[place_key(6, "mean_score", "e", "normal", "", dataset="NQ", author="Human",
+    assert out[place_key(6, "mean_score", model="e", prompt="normal", dataset="NQ", author="Human",
                         passage="TRUE")].units.value == 4.5
 
 

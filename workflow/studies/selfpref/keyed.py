@@ -103,13 +103,13 @@ def selfpref_keyed(dataset: str, *, knowledge: Mapping[str, Sequence[Mapping]], 
             name, ours, note = label.get(who), who, ""
         if name is not None and total:
             for cls in ("no", "partial", "full"):
-                out.append(keyed(1, f"knowledge_{cls}", ours=ours, model=name, settings=ds,
+                out.append(keyed(1, f"knowledge_{cls}", ours=ours, model=name, parts=ds,
                                  number=100 * counts[cls] / total, kind="data" if who in released else "model",
                                  named=who in released or who in names, scope=note))
     for who, values in (released_perplexity or {}).items():
         name, ours, note = run_of(who, files.get("perplexity"))
         if name is not None and name != "Human" and len(values):
-            out.append(keyed(1, "perplexity", ours=f"{ours} ({who})", model=name, settings=ds, kind="data",
+            out.append(keyed(1, "perplexity", ours=f"{ours} ({who})", model=name, parts=ds, kind="data",
                              number=sum(values) / len(values), scope=note))
     lengths, _ = normal_true_lengths(passages)
     own_of = {own: ev for ev, own in self_map.items() if own}
@@ -117,7 +117,7 @@ def selfpref_keyed(dataset: str, *, knowledge: Mapping[str, Sequence[Mapping]], 
     for author, words in lengths.items():
         name = paper_authors.get(author, authors.get(author))
         if name is not None and words and author != "human":
-            out.append(keyed(1, "avg_length", ours=author, model=name, settings=ds,
+            out.append(keyed(1, "avg_length", ours=author, model=name, parts=ds,
                              number=sum(words) / len(words),
                              kind="data" if author in RELEASED_AUTHORS else "model",
                              named=author in RELEASED_AUTHORS or own_of.get(author) in names,
@@ -150,16 +150,16 @@ def _scores(summary, rerank: pd.DataFrame | None, label, authors, self_map, name
             continue
         g = per_q.get((ev, str(r["prompt"]), factual, str(r["author"])))
         units = per_question(g, "score") if g is not None else None
-        common = {"ours": ev, "model": label[ev], "judge": str(r["prompt"]), "named": ev in names,
-                  "unit_kind": "questions"}
-        places = [(table, {**ds, "author": author, "passage": passage})]
+        common = {"ours": ev, "model": label[ev], "named": ev in names, "unit_kind": "questions"}
+        ds_prompt = {**ds, "prompt": str(r["prompt"])}
+        places = [(table, {**ds_prompt, "author": author, "passage": passage})]
         if author == "Human" and factual:
-            places.append((2, {**ds, "author": "Human"}))
+            places.append((2, {**ds_prompt, "author": "Human"}))
         if str(r["author"]) == self_map.get(ev):
-            places.append((2, {**ds, "author": "self", "passage": passage}))
+            places.append((2, {**ds_prompt, "author": "self", "passage": passage}))
         for t, where in places:
-            out.append(keyed(t, "mean_score", settings=where, units=units, number=float(r["mean"]), **common))
-            out.append(keyed(t, "sd_score", settings=where, number=float(r["std"]), **common))
+            out.append(keyed(t, "mean_score", parts=where, units=units, number=float(r["mean"]), **common))
+            out.append(keyed(t, "sd_score", parts=where, number=float(r["std"]), **common))
         if str(r["author"]) == self_map.get(ev):
             human = per_q.get((ev, str(r["prompt"]), True, "human"))
             diff = None
@@ -171,7 +171,7 @@ def _scores(summary, rerank: pd.DataFrame | None, label, authors, self_map, name
             human_mean = next((float(s["mean"]) for s in summary if str(s["evaluator"]) == ev
                                and s["prompt"] == r["prompt"] and s["variant"] == "normal"
                                and str(s["author"]) == "human" and s["factual"] in (True, "true", "True")), None)
-            out.append(keyed(2, "diff_h_minus_m", settings={**ds, "author": "self", "passage": passage}, units=diff,
+            out.append(keyed(2, "diff_h_minus_m", parts={**ds_prompt, "author": "self", "passage": passage}, units=diff,
                              number=human_mean - float(r["mean"]) if human_mean is not None else float("nan"),
                              compared=False, **common))
     return out
@@ -199,7 +199,7 @@ def _rates(rates, comparisons: pd.DataFrame | None, label, authors, names, ds, a
                 same = scaled(per_question(mine, "self_same"), 100.0)
                 columns = {SAME_FACTUALITY: same} if same is not None else {}
             number = aggregated(rates, ev, rate) if pooled else float(r[rate])
-            out.append(keyed(3, metric, ours=ev, model=label[ev], settings={**ds, "other": other}, units=units,
+            out.append(keyed(3, metric, ours=ev, model=label[ev], parts={**ds, "other": other}, units=units,
                              columns=columns, number=number, named=ev in names, unit_kind="questions"))
     return out
 
@@ -215,7 +215,7 @@ def _styles(comparisons: pd.DataFrame | None, label, names, ds) -> list[Keyed]:
         table, metric = STYLE_TABLES[variant]
         units = scaled(per_question(g, "self_chosen"), 100.0)
         if units is not None:
-            out.append(keyed(table, metric, ours=str(ev), model=label[str(ev)], settings=ds, units=units,
+            out.append(keyed(table, metric, ours=str(ev), model=label[str(ev)], parts=ds, units=units,
                              named=str(ev) in names, unit_kind="questions"))
     return out
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
+from authbench.claims.keys import place_key, rows_from_frame
 from authbench.papers import load
 from authbench.records import write_frame
 from authbench.render.catalog import SCORECARD_MARKS
@@ -28,7 +29,7 @@ def mark_agreement(label: str, marks: Mapping[tuple, bool], names: Mapping[str, 
     mark of ours (``marks``: ``(1, evaluator, "", "")`` or ``(2, evaluator,
     prompt, "TRUE"|"FALSE")`` -> whether our cell carries †), with
     :data:`MARK_COLUMNS`."""
-    pub = load("selfpref") if published is None else published
+    pub = {r.key: r for r in rows_from_frame(load("selfpref") if published is None else published)}
     rows = []
     for ev, paper in names.items():
         for key, ours in marks.items():
@@ -36,14 +37,13 @@ def mark_agreement(label: str, marks: Mapping[tuple, bool], names: Mapping[str, 
                 continue
             table, _, prompt, passage = key
             if table == 1:
-                setting, metric = f"dataset={label}", "perplexity"
+                parts, metric = {"dataset": label}, "perplexity"
             else:
-                setting, metric = f"dataset={label};author=self;passage={passage}", "diff_h_minus_m"
-            # the self-preference prompt (normal / rag) is the published rows' judge column
-            hit = pub[(pub["table"] == table) & (pub["model"] == paper) & (pub["judge"].fillna("") == prompt)
-                      & (pub["setting"] == setting) & (pub["metric"] == metric)]
-            for r in hit.to_dict("records"):
-                theirs = str(r.get("mark") or "") == "dagger"
+                parts, metric = {"dataset": label, "author": "self", "passage": passage}, "diff_h_minus_m"
+            hit = pub.get(place_key(table, metric, model=paper, prompt=prompt, **parts))
+            if hit is not None:
+                setting = ";".join(f"{k}={v}" for k, v in parts.items())  # as the 11-column layout wrote it
+                theirs = hit.mark == "dagger"
                 rows.append({"table": table, "model": paper, "ours": ev, "prompt": prompt, "setting": setting,
                              "metric": metric, "published_mark": DAGGER if theirs else "",
                              "our_mark": DAGGER if ours else "", "agree": "yes" if theirs == ours else "no"})

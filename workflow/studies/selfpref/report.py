@@ -338,7 +338,7 @@ def write_datasets_report(built: Mapping[str, str | Path], outdir: str | Path, i
     paths = write_tables(SELFPREF_DATASETS, written["written"], tables, outdir, intervals)
     contents = outdir / "contents.md"
     write_text(contents, contents_md(SELFPREF_DATASETS, written, f"Datasets: {', '.join(built)}."))
-    numbers = [n for path in keyed for n in read_keyed(path)]
+    numbers = [n for path in keyed for n in read_keyed(path, "selfpref")]
     paths += write_claims(outdir, "selfpref", "Self-preference, all datasets", tuple(range(1, 10)), numbers,
                           SELFPREF_DATASETS, spec)
     return paths + [contents]
