@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from authbench.errors import InputError, excerpt
+from authbench.errors import InputError
 from authbench.papers.published import KEY, as_columns, load_text
 
 __all__ = ["DERIVED", "DERIVED_COLUMNS", "GRANULAR", "REPEATED", "SHARE_OF", "TAKEN", "derived_numbers", "fits_share",
@@ -90,36 +90,43 @@ def printing_taken(relation: str, key: tuple) -> tuple[bool, str]:
     return int(key[1]) in tables, why
 
 
-def _name(key: tuple) -> str:
-    return excerpt(" | ".join(map(str, key)), quote=False)
+def _with(key, **changes):
+    """``key`` with some parts changed (``table`` and ``metric`` too; ``""``: the part dropped)."""
+    from authbench.claims.keys import from_parts
 
-
-def _settings(setting: str) -> dict[str, str]:
-    return dict(part.split("=", 1) for part in setting.split(";")) if setting else {}
+    return from_parts({**key.parts(), **changes})
 
 
 class _Derivations:
-    """The rows of :func:`derived_numbers`, built one relation at a time."""
+    """The rows of :func:`derived_numbers`, built one relation at a time, on
+    the published keys (:class:`authbench.claims.Key`: each paper's own
+    parts); a row names its number in the 11-column layout (:data:`KEY`,
+    :func:`~authbench.papers.published.as_columns`)."""
 
     def __init__(self, frame: pd.DataFrame, folder: Path) -> None:
+        from authbench.claims.keys import from_columns
+
         self.folder = folder
+        self.paper = ""  # the paper whose relations run (derived_numbers sets it)
         self.rows: list[dict] = []
-        self.records = frame.to_dict("records")
-        self.text = {tuple(row[c] for c in KEY): row["value"] for row in self.records}
+        records = frame.to_dict("records")
+        self.keys = [(r["paper"], from_columns(r)) for r in records]
+        shown = as_columns(frame)[list(KEY)].itertuples(index=False, name=None)
+        self.shown = dict(zip(self.keys, shown))  # (paper, key) -> its key columns
+        self.text = {k: r["value"] for k, r in zip(self.keys, records)}
 
-    def select(self, paper: str, table: int, **columns: str) -> list[tuple[tuple, dict[str, str]]]:
-        """(key, parsed setting) of the rows of ``paper``'s ``table`` whose columns equal ``columns``."""
-        return [(tuple(row[c] for c in KEY), _settings(row["setting"])) for row in self.records
-                if row["paper"] == paper and row["table"] == table
-                and all(row[c] == want for c, want in columns.items())]
+    def select(self, table: int, **parts: str) -> list:
+        """The keys of the paper's ``table`` whose parts equal ``parts`` (``metric`` too)."""
+        return [k for p, k in self.keys if p == self.paper and k.table == table
+                and all(k.parts().get(name, "") == want for name, want in parts.items())]
 
-    def _printed(self, key: tuple, relation: str) -> str:
-        if key not in self.text:
-            raise InputError(f"{self.folder}: the number {_name(key)} is missing; "
+    def _printed(self, key, relation: str) -> str:
+        if (self.paper, key) not in self.text:
+            raise InputError(f"{self.folder}: the number {self.paper} {key} is missing; "
                              f"expected it for the relation {relation!r} (resources/published/README.md)")
-        return self.text[key]
+        return self.text[(self.paper, key)]
 
-    def add(self, key: tuple, terms: list[tuple[float, tuple]], kind: str, relation: str, rule: str,
+    def add(self, key, terms: list[tuple[float, object]], kind: str, relation: str, rule: str,
             constant: float = 0.0) -> None:
         """``key``'s printed number against ``constant + sum(coefficient * term)``, within the
         rounding allowance of :func:`derived_numbers`."""
@@ -130,100 +137,100 @@ class _Derivations:
             tolerance = max(half_unit(printed), *(half_unit(v) for _, v in values))
         else:
             tolerance = half_unit(printed) + sum(abs(c) * half_unit(v) for c, v in values)
-        self.rows.append(dict(zip(KEY, key)) | {
+        self.rows.append(dict(zip(KEY, self.shown[(self.paper, key)])) | {
             "printed": float(printed), "recomputed": recomputed, "tolerance": tolerance,
             "agrees": bool(abs(float(printed) - recomputed) <= tolerance + SLACK), "kind": kind,
-            "relation": relation, "rule": rule, "from": tuple(k for _, k in terms)})
+            "relation": relation, "rule": rule, "from": tuple(self.shown[(self.paper, k)] for _, k in terms)})
 
-    def share(self, key: tuple, n: int, relation: str, rule: str) -> None:
+    def share(self, key, n: int, relation: str, rule: str) -> None:
         """``key``'s printed percentage against the shares of ``n``: ``recomputed``
         the nearest share 100 k / n, ``agrees`` when some k gives the printed
         digits (:func:`fits_share`)."""
         printed = self._printed(key, relation)
         _, nearest = nearest_share(float(printed), n)
-        self.rows.append(dict(zip(KEY, key)) | {
+        self.rows.append(dict(zip(KEY, self.shown[(self.paper, key)])) | {
             "printed": float(printed), "recomputed": nearest, "tolerance": half_unit(printed),
             "agrees": fits_share(printed, n), "kind": GRANULAR, "relation": relation, "rule": rule, "from": ()})
 
-    def twice(self, first: tuple, second: tuple, relation: str, rule: str) -> None:
+    def twice(self, first, second, relation: str, rule: str) -> None:
         """One number printed at ``first`` and ``second``: a row for each, checked against the other."""
         self.add(first, [(1.0, second)], REPEATED, relation, rule)
         self.add(second, [(1.0, first)], REPEATED, relation, rule)
 
-    def mean(self, key: tuple, terms: list[tuple], relation: str, rule: str) -> None:
+    def mean(self, key, terms: list, relation: str, rule: str) -> None:
         if not terms:
-            raise InputError(f"{self.folder}: no numbers to average for {_name(key)}; "
+            raise InputError(f"{self.folder}: no numbers to average for {self.paper} {key}; "
                              f"expected the rows of the relation {relation!r} (resources/published/README.md)")
         self.add(key, [(1.0 / len(terms), k) for k in terms], DERIVED, relation, rule)
 
 
 def _authoritybench(d: _Derivations) -> None:
-    ab = "authoritybench"
     for table, main in MAIN_TABLE.items():  # Appendix F: PointScore_Pt "is the method we refer to as PointScore"
         for judge, (main_judge, name) in REPEATS.items():
-            for key, _ in d.select(ab, table, judge=judge, metric="rho"):
-                other = (ab, main, key[2], main_judge, key[4], key[5], "rho")
-                d.twice(key, other, f"t9_12_{main_judge}", f"printed twice: Table {table} {judge} rho = "
-                        f"Table {main} PairJudge {name} rho")
-    n, what = SHARE_OF[(ab, 3)]
-    for key, _ in d.select(ab, 3, metric="pair_accuracy"):
+            for key in d.select(table, judge=judge, metric="rho"):
+                d.twice(key, _with(key, table=main, judge=main_judge), f"t9_12_{main_judge}",
+                        f"printed twice: Table {table} {judge} rho = Table {main} PairJudge {name} rho")
+    n, what = SHARE_OF[("authoritybench", 3)]
+    for key in d.select(3, metric="pair_accuracy"):
         d.share(key, n, "t3_granular", f"a share of {n} pairs, {what}: 100 k / {n} for an integer k")
-    n, what = SHARE_OF[(ab, 5)]
-    for key, _ in d.select(ab, 5, metric="answer_accuracy"):
+    n, what = SHARE_OF[("authoritybench", 5)]
+    for key in d.select(5, metric="answer_accuracy"):
         d.share(key, n, "t5_granular", f"a share of {n} questions, {what}: 100 k / {n} for an integer k")
-    for key, _ in d.select(ab, 8, metric="bias"):  # caption: Bias = avg.(predicted - true PageRank)
-        pred, true = key[:6] + ("mean_pred_score",), (ab, 8, "", "", "", key[5], "true_mean_pagerank")
+    for key in d.select(8, metric="bias"):  # caption: Bias = avg.(predicted - true PageRank)
+        pred = _with(key, metric="mean_pred_score")
+        true = _with(key, metric="true_mean_pagerank", model="", judge="", context="")  # the caption's, per category
         d.add(key, [(1.0, pred), (-1.0, true)], DERIVED, "t8_bias",
               "Bias = Pred - the category's true mean PageRank (Table 8 caption)")
 
 
 def _selfpref(d: _Derivations) -> None:
-    sp = "selfpref"
-    for key, setting in d.select(sp, 1, model="Average"):
-        rows = [k for k, s in d.select(sp, 1, metric=key[6]) if s == setting and k[2] != "Average"]
+    def same_but(a, b, *names: str) -> bool:
+        return {p: v for p, v in a.parts().items() if p not in names} == {
+            p: v for p, v in b.parts().items() if p not in names}
+
+    for key in d.select(1, model="Average"):
+        rows = [k for k in d.select(1, metric=key.metric) if same_but(k, key, "model") and k.model != "Average"]
         d.mean(key, rows, "t1_average", "Average = mean of the 5 models' rows of the dataset")
-    for key, _ in d.select(sp, 1):
-        if key[6] in LEVELS:
-            others = [key[:6] + (level,) for level in LEVELS if level != key[6]]
+    for key in d.select(1):
+        if key.metric in LEVELS:
+            others = [_with(key, metric=level) for level in LEVELS if level != key.metric]
             d.add(key, [(-1.0, k) for k in others], DERIVED, "t1_knowledge_sum",
                   "No + Partial + Full = 100 (0, 1-4 or 5 of 5 answers correct)", constant=100.0)
-    n, what = SHARE_OF[(sp, 1)]
-    for key, _ in d.select(sp, 1):
-        if key[6] in LEVELS and key[2] != "Average":
+    n, what = SHARE_OF[("selfpref", 1)]
+    for key in d.select(1):
+        if key.metric in LEVELS and key.model != "Average":
             d.share(key, n, "t1_granular", f"a share of {n} questions, {what}: 100 k / {n} for an integer k")
-    for key, setting in d.select(sp, 2, metric="diff_h_minus_m"):
-        human = key[:5] + (f"dataset={setting['dataset']};author=Human", "mean_score")
-        d.add(key, [(1.0, human), (-1.0, key[:6] + ("mean_score",))], DERIVED, "t2_diff",
-              f"Diff = Human-Written mean - the evaluator's own {setting['passage']} mean (Table 2)")
-        if setting["passage"] == "FALSE":  # the same Diff from the appendix: Table 6/8 Human - Table 7/9 own column
-            true_table, false_table = RAW_TABLE[(key[3], "TRUE")], RAW_TABLE[(key[3], "FALSE")]
-            appendix_human = (sp, true_table, key[2], key[3], key[4],
-                              f"dataset={setting['dataset']};author=Human;passage=TRUE", "mean_score")
-            appendix_own = (sp, false_table, key[2], key[3], key[4],
-                            f"dataset={setting['dataset']};author={key[2]};passage=FALSE", "mean_score")
+    for key in d.select(2, metric="diff_h_minus_m"):
+        passage, prompt = key.part("passage"), key.part("prompt")
+        human = _with(key, metric="mean_score", author="Human", passage="")
+        d.add(key, [(1.0, human), (-1.0, _with(key, metric="mean_score"))], DERIVED, "t2_diff",
+              f"Diff = Human-Written mean - the evaluator's own {passage} mean (Table 2)")
+        if passage == "FALSE":  # the same Diff from the appendix: Table 6/8 Human - Table 7/9 own column
+            true_table, false_table = RAW_TABLE[(prompt, "TRUE")], RAW_TABLE[(prompt, "FALSE")]
+            appendix_human = _with(key, table=true_table, metric="mean_score", author="Human", passage="TRUE")
+            appendix_own = _with(key, table=false_table, metric="mean_score", author=key.model, passage="FALSE")
             d.add(key, [(1.0, appendix_human), (-1.0, appendix_own)], DERIVED, "t2_false_diff_appendix",
                   f"FALSE Diff = Table {true_table} Human mean - Table {false_table} column of the evaluator itself")
-    for key, setting in d.select(sp, 2):
-        if key[6] != "diff_h_minus_m":
-            passage = setting.get("passage", "TRUE")  # the Human-Written column: TRUE passages
-            table = RAW_TABLE[(key[3], passage)]
-            author = "Human" if setting["author"] == "Human" else key[2]
-            other = key[:1] + (table,) + key[2:5] + (f"dataset={setting['dataset']};author={author};"
-                                                     f"passage={passage}", key[6])
+    for key in d.select(2):
+        if key.metric != "diff_h_minus_m":
+            passage = key.part("passage") or "TRUE"  # the Human-Written column: TRUE passages
+            table = RAW_TABLE[(key.part("prompt"), passage)]
+            author = "Human" if key.part("author") == "Human" else key.model
+            other = _with(key, table=table, author=author, passage=passage)
             if author == "Human":
                 relation, rule = "t2_human_repeat", f"Table 2 Human-Written = Table {table} Human"
             else:
                 relation = f"t2_self_{passage.lower()}_repeat"
                 rule = f"Table 2 own {passage} = Table {table} column of the evaluator itself"
             d.twice(key, other, relation, f"printed twice: {rule} (same evaluator, dataset, prompt)")
-    table3 = d.select(sp, 3)
-    for key, setting in table3:
-        if key[2] == "Average":  # over the 15 evaluator x dataset rows (the evaluator's own column: none)
-            rows = [k for k, s in table3 if k[2] != "Average" and s["other"] == setting["other"] and k[6] == key[6]]
+    table3 = d.select(3)
+    for key in table3:
+        other = key.part("other")
+        if key.model == "Average":  # over the 15 evaluator x dataset rows (the evaluator's own column: none)
+            rows = [k for k in table3 if k.model != "Average" and k.part("other") == other and k.metric == key.metric]
             d.mean(key, rows, "t3_average", "Average = mean of the column's evaluator x dataset rows")
-        elif setting["other"] == "Aggregated":
-            rows = [k for k, s in table3 if k[2] == key[2] and s.get("dataset") == setting["dataset"]
-                    and s["other"] != "Aggregated" and k[6] == key[6]]
+        elif other == "Aggregated":
+            rows = [k for k in table3 if same_but(k, key, "other") and k.part("other") != "Aggregated"]
             d.mean(key, rows, "t3_aggregated", "Aggregated = mean of the row's 5 per-author cells")
 
 
@@ -253,11 +260,12 @@ def derived_numbers(paper: str | None = None, directory: str | Path | None = Non
     ``resources/published/README.md`` ("Recomputed numbers")."""
     from authbench.papers.registry import paper_of, papers
 
-    derivations = _Derivations(as_columns(load_text(paper, directory)), Path(directory) if directory is not None else
+    derivations = _Derivations(load_text(paper, directory), Path(directory) if directory is not None else
                                paper_of(paper or next(iter(papers()))).published.parent)
     for name in [paper_of(paper).name] if paper is not None else list(papers()):
         relations = RELATIONS.get(paper_of(name).derived or "")
         if relations is not None:
+            derivations.paper = name
             relations(derivations)
     return pd.DataFrame(derivations.rows, columns=list(DERIVED_COLUMNS))
 

@@ -143,7 +143,7 @@ def scorecard_rows(numbers: Iterable[Keyed], paper: str | None = None) -> list[d
     for k in numbers:
         if not k.compared or (k.kind == "model" and not k.named):
             continue
-        out.append({**to_columns(k.key, legacy), "ours": k.ours, "reproduced": finite_or_nan(k.reproduced), "lo": k.lo,
+        out.append({**to_columns(k.key, legacy), "key": k.key, "ours": k.ours, "reproduced": finite_or_nan(k.reproduced), "lo": k.lo,
                     "hi": k.hi, "kind": k.kind, "scope": k.scope, "asked": k.asked})
     return out
 

@@ -31,17 +31,17 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import pandas as pd
 from authbench.config import paper_name
 from authbench.studies.authority.grid import entity_datasets
+from authbench.claims.keys import COLUMNS as KEY
+from authbench.claims.keys import rows_from_frame
 from authbench.papers import load, paper_models
 from authbench.papers.published import as_columns
 from authbench.records import write_frame, write_text
-from authbench.claims.keys import render_setting
 from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
 
 __all__ = ["AVERAGE", "COLUMNS", "NOT_CONFIGURED", "NO_VALUE", "Coverage", "compare", "coverage_of", "coverage_params",
-           "sample_sizes", "setting_parts", "write_paper_scorecard", "write_scorecard"]
+           "sample_sizes", "write_paper_scorecard", "write_scorecard"]
 
-# the columns of a reproduced row (the key of authbench.papers.published.KEY without paper)
-KEY = ("table", "model", "judge", "context", "setting", "metric")
+# the columns of scorecard.tsv: a number's key in the 11-column layout (KEY, authbench.claims.keys.COLUMNS) and more
 COLUMNS = ("kind", "table", "model", "ours", "judge", "context", "setting", "metric", "reproduced", "lo", "hi",
            "published", "delta", "inside", "scope", "where")
 MISSING_COLUMNS = ("table", "model", "judge", "context", "setting", "metric", "published", "reason", "where")
@@ -103,11 +103,6 @@ class Coverage:
         return set(self.names.values())
 
 
-def setting_parts(text: str) -> dict[str, str]:
-    """A published row's ``setting`` as its parts (``k=1;dataset=NQ`` -> ``{"k": "1", "dataset": "NQ"}``)."""
-    return dict(part.split("=", 1) for part in text.split(";")) if text else {}
-
-
 # --- Table 7 ----------------------------------------------------------------------------------
 
 def sample_sizes(config: Mapping[str, Any]) -> dict[str, dict[str, int]]:
@@ -133,18 +128,21 @@ def compare(paper: str, tables: Sequence[int], numbers: Sequence[Keyed], reason,
     name: one row each; :func:`authbench.studies.keyed.scorecard_rows`: the
     data rows and the named models' rows). Returns the matched rows
     (:data:`COLUMNS`) and the published numbers without a counterpart
-    (:data:`MISSING_COLUMNS`; ``reason(row)`` says why; a number that is NaN
-    is no counterpart)."""
-    pub = as_columns(load(paper) if published is None else published, paper)  # the persisted columns
+    (:data:`MISSING_COLUMNS`; ``reason(parts)`` says why, from the published
+    number's parts: ``table``, ``metric`` and the paper's own; a number that
+    is NaN is no counterpart). The keys meet as keys; the rows show the
+    published key in the 11-column layout, as the paper's file writes it."""
+    pub = load(paper) if published is None else published
     pub = pub[pub["table"].isin(list(tables))].reset_index(drop=True)
+    rows = rows_from_frame(pub)
+    canon = [repr(tuple(r.key)) for r in rows]
+    parts = {c: r.parts for c, r in zip(canon, rows)}
+    shown = as_columns(pub, paper).assign(canon=canon)
     ours = pd.DataFrame(scorecard_rows(numbers, paper),
-                        columns=[*KEY, "ours", "reproduced", "lo", "hi", "kind", "scope", "asked"])
-    ours = ours[ours["reproduced"].notna()].astype({"table": int})
-    # the keys meet in canonical form (setting keys sorted); the published setting text is what is shown
-    pub = pub.assign(canon=[render_setting(setting_parts(str(t))) for t in pub["setting"]])
-    ours = ours.assign(canon=[render_setting(setting_parts(str(t))) for t in ours["setting"]]).drop(columns="setting")
-    on = [c for c in KEY if c != "setting"] + ["canon"]
-    merged = pub.merge(ours, on=on, how="left", indicator=True)
+                        columns=[*KEY, "key", "ours", "reproduced", "lo", "hi", "kind", "scope", "asked"])
+    ours = ours[ours["reproduced"].notna()]
+    ours = ours.assign(canon=[repr(tuple(k)) for k in ours["key"]]).drop(columns=[*KEY, "key"])
+    merged = shown.merge(ours, on="canon", how="left", indicator=True)
     hit = merged[merged["_merge"] == "both"].rename(columns={"value": "published"})
     sampled = hit["asked"].notna() & (hit["asked"] != hit["published"])
     hit = hit.assign(delta=hit["reproduced"] - hit["published"],
@@ -153,7 +151,7 @@ def compare(paper: str, tables: Sequence[int], numbers: Sequence[Keyed], reason,
               for lo, hi, p in zip(hit["lo"].astype(float), hit["hi"].astype(float), hit["published"])]
     hit = hit.assign(inside=inside)[list(COLUMNS)].reset_index(drop=True)
     miss = merged[merged["_merge"] == "left_only"].rename(columns={"value": "published"})
-    miss = miss.assign(reason=[reason(r) for r in miss.to_dict("records")])[list(MISSING_COLUMNS)]
+    miss = miss.assign(reason=[reason(parts[c]) for c in miss["canon"]])[list(MISSING_COLUMNS)]
     return hit, miss.reset_index(drop=True)
 
 

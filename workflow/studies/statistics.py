@@ -300,15 +300,12 @@ def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[
 
 
 def statistics_reason(row: Mapping, coverage) -> str:
-    """Why a published Table 7 number has no counterpart."""
-    from authbench.studies.scorecard import setting_parts
-
-    setting = setting_parts(row["setting"])
+    """Why a published Table 7 number (``row``: its parts) has no counterpart."""
     if row["metric"].startswith("score_scale"):
         return "the label scale is the design, not a count (Table 7's text cell)"
-    if setting.get("subtask") == "EntityAuth" and setting.get("domain") not in coverage.entity_datasets:
-        return f"dataset not in the grid (EntityAuth {setting.get('domain')})"
-    if setting.get("subtask") == "RAGAuth":
+    if row.get("subtask") == "EntityAuth" and row.get("domain") not in coverage.entity_datasets:
+        return f"dataset not in the grid (EntityAuth {row.get('domain')})"
+    if row.get("subtask") == "RAGAuth":
         return "RAGAuth not in this run"
     return "not built by this run"
 

@@ -308,7 +308,7 @@ def test_a_missing_number_is_named(tmp_path):
     kept = [line for line in lines if not line.startswith(gone)]
     assert len(kept) == len(lines) - 1
     path.write_text("\n".join(kept))
-    message = (r"the number selfpref \| 7 \| Gemini \| normal \|  \| dataset=NQ;author=Gemini;passage=FALSE \| "
-               r"mean_score is missing; expected it for the relation 't2_false_diff_appendix'")
+    message = (r"the number selfpref table=7 model=Gemini prompt=normal author=Gemini dataset=NQ passage=FALSE "
+               r"metric=mean_score is missing; expected it for the relation 't2_false_diff_appendix'")
     with pytest.raises(InputError, match=message):
         derived_numbers(SP, directory=tmp_path)

@@ -102,7 +102,7 @@ def test_pairs_and_derivations_find_their_tables():
 
 
 def test_reasons_of_the_other_grids():
-    row = {"table": 2, "model": "Qwen3-8B", "judge": "point", "context": "wo_text", "setting": "", "metric": "rho"}
+    row = {"table": 2, "model": "Qwen3-8B", "judge": "point", "context": "wo_text", "metric": "rho"}  # its parts
     assert AK.authority_reason(row, GRID) == "setting not in the grid (coarse)"
     assert AK.authority_reason({**row, "model": "Average"}, GRID) == S.AVERAGE
     assert AK.authority_reason({**row, "table": 10, "judge": "PointScore_Pt"}, GRID) == \

@@ -147,24 +147,26 @@ def categories_keyed(predictions: pd.DataFrame | None, names: Mapping[str, str],
 
 
 def authority_reason(row: Mapping, coverage) -> str:
-    """Why a published AuthorityBench number (Tables 1-4, 6, 8-12) has no
-    counterpart (``coverage``: :class:`authbench.studies.scorecard.Coverage`)."""
-    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED, setting_parts
+    """Why a published AuthorityBench number (Tables 1-4, 6, 8-12; ``row``:
+    its parts) has no counterpart (``coverage``:
+    :class:`authbench.studies.scorecard.Coverage`)."""
+    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED
 
-    if row["model"] == "Average":
+    model, judge, context = (row.get(p, "") for p in ("model", "judge", "context"))
+    if model == "Average":
         return AVERAGE
-    if row["model"] and row["model"] not in coverage.paper_names:
+    if model and model not in coverage.paper_names:
         return NOT_CONFIGURED
-    table, setting = int(row["table"]), setting_parts(row["setting"])
-    judges = DERIVATIONS.get(row["judge"], (row["judge"],))[:1] if row["judge"] else ()
+    table = int(row["table"])
+    judges = DERIVATIONS.get(judge, (judge,))[:1] if judge else ()
     if judges and judges[0] not in coverage.judges:
         return f"judge not in the grid ({judges[0]})"
-    if row["context"] and row["context"] not in coverage.contexts:
-        return f"context not in the grid ({row['context']})"
+    if context and context not in coverage.contexts:
+        return f"context not in the grid ({context})"
     if table in DOMAINAUTH_TABLES and SETTING_OF[table] not in coverage.settings:
         return f"setting not in the grid ({SETTING_OF[table]})"
-    if "domain" in setting and setting["domain"] not in coverage.entity_datasets:
-        return f"dataset not in the grid (EntityAuth {setting['domain']})"
+    if "domain" in row and row["domain"] not in coverage.entity_datasets:
+        return f"dataset not in the grid (EntityAuth {row['domain']})"
     if table == 8:
-        return f"no {setting['category']} domain scored in this run's bias sample"
+        return f"no {row['category']} domain scored in this run's bias sample"
     return NO_VALUE

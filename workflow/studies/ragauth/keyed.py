@@ -38,17 +38,17 @@ def rag_keyed(accuracy: Iterable[Mapping], units: pd.DataFrame, names: Mapping[s
 
 
 def rag_reason(row: Mapping, coverage) -> str:
-    """Why a published Table 5 number has no counterpart (``grid``:
+    """Why a published Table 5 number (``row``: its parts) has no counterpart (``coverage``:
     :class:`authbench.studies.scorecard.Coverage`)."""
-    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED, setting_parts
+    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED
 
-    if row["model"] == "Average":
+    if row.get("model") == "Average":
         return AVERAGE
-    if row["model"] not in coverage.paper_names:
+    if row.get("model") not in coverage.paper_names:
         return NOT_CONFIGURED
-    if row["judge"] not in coverage.strategies:
-        return f"strategy not in the grid ({row['judge']})"
-    k = setting_parts(row["setting"])["k"]
+    if row.get("judge") not in coverage.strategies:
+        return f"strategy not in the grid ({row.get('judge')})"
+    k = row["k"]
     if k != "all" and k not in coverage.k:
         return f"k not in the grid (k={k})"
     return NO_VALUE

@@ -221,29 +221,29 @@ def _styles(comparisons: pd.DataFrame | None, label, names, ds) -> list[Keyed]:
 
 
 def selfpref_reason(row: Mapping, coverage) -> str:
-    """Why a published self-preference number has no counterpart (``grid``:
-    :class:`authbench.studies.scorecard.Coverage`)."""
-    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED, setting_parts
+    """Why a published self-preference number (``row``: its parts) has no
+    counterpart (``coverage``: :class:`authbench.studies.scorecard.Coverage`)."""
+    from authbench.studies.scorecard import AVERAGE, NO_VALUE, NOT_CONFIGURED
 
-    setting, table = setting_parts(row["setting"]), int(row["table"])
-    if setting.get("dataset") in SP_UNRELEASED:
-        return f"{NOT_RELEASED} ({setting['dataset']}: the authors released NQ and MS MARCO only)"
-    if row["model"] == "Average":
+    table, model = int(row["table"]), row.get("model", "")
+    if row.get("dataset") in SP_UNRELEASED:
+        return f"{NOT_RELEASED} ({row['dataset']}: the authors released NQ and MS MARCO only)"
+    if model == "Average":
         return AVERAGE
-    if table in (4, 5) and row["model"] == "GPT":
+    if table in (4, 5) and model == "GPT":
         return "the paper's evaluator 'GPT' is not resolved to one of its GPT models"
-    if "dataset" in setting and setting["dataset"] not in coverage.datasets:
-        return f"dataset not in the grid ({setting['dataset']})"
+    if "dataset" in row and row["dataset"] not in coverage.datasets:
+        return f"dataset not in the grid ({row['dataset']})"
     if table == 1 and row["metric"] == "perplexity":
         return "perplexity: the paper's is under GPT-2, ours under config selfpref.perplexity_model"
     if table == 2 and row["metric"] == "diff_h_minus_m":
         return "a difference of two compared numbers (not compared again)"
     released = set(RELEASED_AUTHORS.values())
-    if row["model"] not in coverage.paper_names | (released if table == 1 else set()):  # Table 1: authors too
+    if model not in coverage.paper_names | (released if table == 1 else set()):  # Table 1: authors too
         return NOT_CONFIGURED
     for key in ("author", "other"):
-        if setting.get(key, "self") not in coverage.paper_names | released | {"self", "Aggregated"}:
-            return f"{key} {setting[key]} not configured (no evaluator or released passages with this name)"
+        if row.get(key, "self") not in coverage.paper_names | released | {"self", "Aggregated"}:
+            return f"{key} {row[key]} not configured (no evaluator or released passages with this name)"
     if table in (4, 5):
         return "no distinct styled passages of this evaluator in this run (Tables 4-5: selfpref.style_items)"
     return NO_VALUE
