@@ -8,7 +8,7 @@ import pytest
 from authbench.errors import InputError
 from authbench.papers import load, paper_models, paper_of, papers
 from authbench.claims.keys import rows_from_frame
-from authbench.papers.published import COLUMNS, KEY, MARKS, as_columns
+from authbench.papers.published import COLUMNS, KEY, MARKS, as_columns, load_text
 
 DIRECTORY = paper_of("authoritybench").published.parent
 PAPERS = {name: p.published.name for name, p in papers().items()}
@@ -199,7 +199,7 @@ def test_each_paper_keys_its_numbers_by_its_own_parts(tmp_path):
                                  "metric", "value", "mark", "where", "note")
     assert paper_of(SP).legacy == {"judge": "prompt"}
     shutil.copy(DIRECTORY / PAPERS[AB], tmp_path / PAPERS[AB])
-    old = as_columns(load_text_of(SP))
+    old = as_columns(load_text(SP))
     (tmp_path / PAPERS[SP]).write_text("\t".join(COLUMNS) + "\n" + "".join(
         "\t".join(str(r[c]) for c in COLUMNS) + "\n" for r in old.to_dict("records")), encoding="utf-8")
     again = load(SP, directory=tmp_path)
@@ -210,10 +210,28 @@ def test_each_paper_keys_its_numbers_by_its_own_parts(tmp_path):
     assert len(table2) == 120 and {k.part("judge") for k in table2} == {""}
 
 
-def load_text_of(paper):
-    from authbench.papers.published import load_text
+def test_a_header_names_its_parts_once_between_table_and_metric(tmp_path):
+    for name in PAPERS.values():
+        shutil.copy(DIRECTORY / name, tmp_path / name)
+    path = tmp_path / PAPERS[SP]
+    lines = path.read_text().split("\n")
+    for header in (lines[0].replace("\tother\t", "\tauthor\t"),  # a part twice
+                   lines[0].replace("\tother\t", "\tnote\t"),  # a column that is no part
+                   lines[0].replace("paper\ttable", "table\tpaper")):
+        path.write_text("\n".join([header] + lines[1:]))
+        with pytest.raises(InputError, match=r"selfpref\.tsv: line 1: header .*expected the columns paper, table, "
+                                             r"then the paper's key parts \(each once, e.g\. model\)"):
+            load(SP, directory=tmp_path)
 
-    return load_text(paper)
+
+def test_a_label_names_the_paper_parts_first():
+    from authbench.claims.keys import place_key
+
+    key = place_key(2, "diff_h_minus_m", passage="TRUE", dataset="NQ", author="self", prompt="rag", model="LLaMA")
+    assert str(key) == "table=2 model=LLaMA prompt=rag author=self dataset=NQ passage=TRUE metric=diff_h_minus_m"
+    ab = place_key(3, "pair_accuracy", difficulty="hard", context="w_text", judge="point", model="Qwen3-8B")
+    assert str(ab) == "table=3 model=Qwen3-8B judge=point context=w_text difficulty=hard metric=pair_accuracy"
+    assert place_key(1, "rho", model="M", judge="") == place_key(1, "rho", model="M")  # an empty part is none
 
 
 def test_load_one_paper_and_the_models():
