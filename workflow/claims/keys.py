@@ -14,7 +14,7 @@ maps to its own models.
 The 11-column layout (``table``, ``model``, ``judge``, ``context``,
 ``setting``, ``metric``: :data:`COLUMNS`) is how keys were written before
 papers named their own parts, and how the run's persisted files
-(``scorecard.tsv``, ``units_keyed.parquet``, ``derived.tsv``) still write
+(``scorecard.tsv``, ``units_keyed.parquet``, the derived rows) still write
 them: :func:`from_columns` and :func:`to_columns` convert, a paper's
 :attr:`authbench.papers.Paper.legacy` saying which part its ``judge`` or
 ``context`` column holds.

@@ -18,7 +18,8 @@ another part.
   :class:`~authbench.errors.InputError` naming the file, the line, the
   column and what was expected.
 * :func:`as_columns` -> the same rows in the 11-column layout the run's
-  persisted files (``scorecard.tsv``, ``derived.tsv``) write.
+  persisted files (``scorecard.tsv``, ``units_keyed.parquet``) and the
+  derived rows (:func:`authbench.papers.derived_numbers`) write.
 * :func:`paper_models` -> the model names a paper's tables use."""
 
 from __future__ import annotations
