@@ -50,8 +50,8 @@ def keyed(rows: Mapping[str, Sequence[Mapping]], names: Mapping[str, str]) -> li
     out = []
     for model, js in rows.items():
         units = PlaceUnits([str(j["number"]) for j in js], [float(j["correct"]) for j in js], 100.0)
-        out.append(Keyed(place_key(1, "accuracy", model=names.get(model, model), task="parity"), model, named=model in names,
-                         units=units, unit_kind="items"))
+        out.append(Keyed(place_key(1, "accuracy", model=names.get(model, model), task="parity"), model,
+                         named=model in names, units=units, unit_kind="items"))
     return out
 
 

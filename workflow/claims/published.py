@@ -28,7 +28,8 @@ from typing import Iterable
 import pandas as pd
 from authbench import papers as published_numbers
 from authbench.claims.cases import claim_cases, scope_rows
-from authbench.claims.keys import COLUMNS as KEY_COLUMNS, SIGNIFICANCE_MARKS, Key, from_columns, rows_from_frame, significant
+from authbench.claims.keys import COLUMNS as KEY_COLUMNS
+from authbench.claims.keys import SIGNIFICANCE_MARKS, Key, from_columns, rows_from_frame, significant
 from authbench.claims.kinds import CaseResult, self_comparisons
 from authbench.claims.load import load_paper_claims
 from authbench.claims.model import ALMOST_ALL, Claim, Claims

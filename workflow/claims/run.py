@@ -1,8 +1,9 @@
 """A claim on a run's own units: :func:`run_verdict`.
 
 The run gives, per published key (table, metric and the paper's parts; a
-model keyed by its ``paper_name`` where it has one, else by its own name), a :class:`PlaceUnits`: the unit ids of that number and one value
-per unit (a list's ρ, a pair's 0/1 correct, a question's score ...), with
+model keyed by its ``paper_name`` where it has one, else by its own name), a
+:class:`PlaceUnits`: the unit ids of that number and one value per unit (a
+list's ρ, a pair's 0/1 correct, a question's score ...), with
 the ``scale`` that puts their mean in the paper's unit and, where a unit
 pools several observations, their ``weights``.
 

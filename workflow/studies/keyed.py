@@ -143,8 +143,9 @@ def scorecard_rows(numbers: Iterable[Keyed], paper: str | None = None) -> list[d
     for k in numbers:
         if not k.compared or (k.kind == "model" and not k.named):
             continue
-        out.append({**to_columns(k.key, legacy), "key": k.key, "ours": k.ours, "reproduced": finite_or_nan(k.reproduced), "lo": k.lo,
-                    "hi": k.hi, "kind": k.kind, "scope": k.scope, "asked": k.asked})
+        out.append({**to_columns(k.key, legacy), "key": k.key, "ours": k.ours,
+                    "reproduced": finite_or_nan(k.reproduced), "lo": k.lo, "hi": k.hi, "kind": k.kind,
+                    "scope": k.scope, "asked": k.asked})
     return out
 
 
@@ -202,8 +203,9 @@ def read_keyed(path: str | Path, paper: str | None = None) -> list[Keyed]:
             weights = None if c["weight"].isna().all() else c["weight"].tolist()
             columns[str(name)] = PlaceUnits(c["unit"].astype(str).tolist(), c["value"].tolist(),
                                            float(c["scale"].iloc[0]), weights)
-        out.append(Keyed(from_columns(dict(zip(SCORECARD_KEY, key)), legacy), str(first["ours"]), str(first["kind"]), bool(first["named"]),
-                         columns.pop(VALUE, None), str(first["unit_kind"]), columns, float(first["number"]),
+        out.append(Keyed(from_columns(dict(zip(SCORECARD_KEY, key)), legacy), str(first["ours"]), str(first["kind"]),
+                         bool(first["named"]), columns.pop(VALUE, None), str(first["unit_kind"]), columns,
+                         float(first["number"]),
                          float(first["lo"]), float(first["hi"]), str(first["scope"]), float(first["asked"]),
                          tuple(f for f in str(first["flags"]).split("; ") if f), bool(first["compared"])))
     return out

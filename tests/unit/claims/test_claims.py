@@ -37,7 +37,8 @@ def test_difference_pairs_on_the_other_parts_and_reads_the_direction():
               (1, "M2", "z", "wo_text", "", "rho", 99.0))
     cases = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="greater")
     assert [(c.values, c.margin, c.holds) for c in cases] == [((60.0, 50.0), 10.0, True), ((40.0, 45.0), -5.0, False)]
-    assert cases[0].rows == (place_key(1, "rho", model="M1", judge="x", context="wo_text"), place_key(1, "rho", model="M1", judge="y", context="wo_text"))
+    assert cases[0].rows == (place_key(1, "rho", model="M1", judge="x", context="wo_text"), place_key(1, "rho",
+        model="M1", judge="y", context="wo_text"))
     assert cases[0].label == "table=1 model=M1 judge=x context=wo_text metric=rho vs judge=y"
     less = difference(f, a={"judge": "x"}, b={"judge": "y"}, direction="less")
     assert [c.holds for c in less] == [False, True] and [c.margin for c in less] == [-10.0, 5.0]
@@ -164,7 +165,8 @@ def test_best_in_column_contrasts_every_tied_pick():
     f = frame((1, "N", "p", "", "", "rho", 80.0), (1, "N", "q", "", "", "rho", 80.0), (1, "N", "r", "", "", "rho", 10.0),
               (1, "N", "s", "", "", "rho", 30.0))
     case = best_in_column(f, over="judge", best=["p", "q"], direction="max")[0]
-    assert [(c.a.part("judge"), c.b.part("judge")) for c in case.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert [(c.a.part("judge"), c.b.part("judge")) for c in case.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"),
+        ("q", "s")]
     assert case.margin == 50.0  # 80 − 30
 
 
@@ -178,7 +180,8 @@ def test_best_in_column_all_best_needs_every_pick_above_every_other():
     m, n = cases["table=1 model=M metric=rho"], cases["table=1 model=N metric=rho"]
     assert (m.margin, m.holds, n.margin, n.holds) == (5.0, True, -5.0, False)
     # the contrasts pair every picked row with every other row
-    assert [(c.a.part("judge"), c.b.part("judge")) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q", "s")]
+    assert [(c.a.part("judge"), c.b.part("judge")) for c in m.contrasts] == [("p", "r"), ("p", "s"), ("q", "r"), ("q",
+        "s")]
     assert by_label(best_in_column(f, over="judge", best=["p", "q"], direction="max"))[n.label].holds
     # min: every picked below every other: M r, s (60, 65) against p, q (70, 75): min(70, 75) − max(60, 65) = 5
     low = by_label(best_in_column(f, over="judge", best=["r", "s"], direction="min", all_best=True))
@@ -683,8 +686,10 @@ def test_every_shipped_claim_is_pinned(verdicts):
 # The numbers a claim's cells rest on that disagree with their own tables (resources/published/README.md), named
 # by the claims' key helper (place_key), never by literal key tuples.
 WO, W = "wo_text", "w_text"
-QWEN8_PAIR_RANK = {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=c) for c in (WO, W)}  # taken: Table 1
-LLAMA31_T2 = {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO) for j in ("pair_rank", "pair_score")}  # swapped
+QWEN8_PAIR_RANK = {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=c) for c in (WO,
+    W)}  # taken: Table 1
+LLAMA31_T2 = {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO) for j in ("pair_rank",
+    "pair_score")}  # swapped
 T4_BASKETBALL = {place_key(4, "rho", model="Qwen3-8B", judge="pair_score", context=WO, domain="basketball"),
                  place_key(4, "rho", model="Llama-3.1-8B-Instruct", judge="pair_rank", context=WO, domain="basketball")}
 T6_SONGS = {place_key(6, "rho", model="Qwen3-8B", judge="pair_score", context=WO, domain="songs")}
@@ -716,7 +721,8 @@ RECOMPUTED = {claim: (k, verdict, frozenset()) for claim, (k, _, verdict) in PIN
     "AB-01": (25, C(25, 100), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2 | T4_BASKETBALL | T6_SONGS)),
     "AB-02": (25, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
     "AB-04": (38, C(38, 52), frozenset(QWEN8_PAIR_RANK)),
-    "AB-05": (99, C(99, 130), frozenset(QWEN8_PAIR_RANK | {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j, context=WO)
+    "AB-05": (99, C(99, 130), frozenset(QWEN8_PAIR_RANK | {place_key(2, "rho", model="Llama-3.1-8B-Instruct", judge=j,
+        context=WO)
                                                            for j in ("pair_rank", "pair_score")})),
     "AB-07": (86, H, frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
     "AB-09": (11, C(11, 60), frozenset(QWEN8_PAIR_RANK | LLAMA31_T2)),
@@ -726,7 +732,8 @@ RECOMPUTED = {claim: (k, verdict, frozenset()) for claim, (k, _, verdict) in PIN
     "AB-12": (15, H, frozenset(T5_GRANULAR)),
     "AB-13": (28, C(28, 45), frozenset(T5_GRANULAR)),
     "AB-14": (200, H, frozenset(T4_BASKETBALL | T6_SONGS)),
-    "AB-15": (188, H, frozenset(QWEN8_PAIR_RANK - {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=W)} | LLAMA31_T2
+    "AB-15": (188, H, frozenset(QWEN8_PAIR_RANK - {place_key(1, "rho", model="Qwen3-8B", judge="pair_rank",
+        context=W)} | LLAMA31_T2
                                 | T4_BASKETBALL | T6_SONGS)),
     # Tables 9-12 take the main tables' printing: T10 Llama-3.1 w/o PointScore_Pt 63.84 < PairRank 64.26 now fails
     # (43 − 1); T9 Qwen3-8B PairRank 15.18 / 11.38, T11 86.70 and 79.90, T12 41.01 (= Bbl 41.01, still failing)
@@ -764,7 +771,8 @@ def test_the_recomputed_verdict_and_note_of_every_shipped_claim(verdicts, claim_
 def test_the_recomputed_numbers_say_which_value_they_take_and_why(verdicts):
     numbers = {f.key: f for v in verdicts.values() for f in v.flagged}
     # a number printed twice: Table 1's printing is taken, Table 9's gives way to it
-    mine, other = place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=WO), place_key(9, "rho", model="Qwen3-8B", judge="PairRank", context=WO)
+    mine, other = place_key(1, "rho", model="Qwen3-8B", judge="pair_rank", context=WO), place_key(9, "rho",
+        model="Qwen3-8B", judge="PairRank", context=WO)
     assert (numbers[mine].printed, numbers[mine].value) == (15.18, 15.18)
     assert "Table 9 prints 44.19; takes this printing" in numbers[mine].why and "running text backs Table 1" in \
         numbers[mine].why

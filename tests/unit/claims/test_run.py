@@ -370,7 +370,8 @@ def test_closer_to_50_on_a_run_is_a_bootstrap_of_the_distance_difference(tmp_pat
     ids = [f"q{i}" for i in range(40)]
     llama = PlaceUnits(ids, [1.0] * 22 + [0.0] * 18, 100.0)
     gpt = PlaceUnits(ids, [1.0] * 36 + [0.0] * 4, 100.0)
-    places = {place_key(4, "gen", model="LLaMA", dataset="NQ"): llama, place_key(4, "gen", model="GPT", dataset="NQ"): gpt}
+    places = {place_key(4, "gen", model="LLaMA", dataset="NQ"): llama, place_key(4, "gen", model="GPT",
+        dataset="NQ"): gpt}
     v = run_verdict(closer_claim(tmp_path), places, SPEC, published=GEN, named=["LLaMA", "GPT"])
     t = v.cases[0].contrasts[0]
     assert (t.test, t.n_units, t.effect, t.margin) == ("paired bootstrap", 40, pytest.approx(-35.0),

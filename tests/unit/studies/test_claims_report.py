@@ -128,9 +128,11 @@ def test_authority_numbers_follow_the_papers_tables():
              ("domainauth", "pairs", "easy", "acc"): {("m", "w_text", "pair_rank", "direct"): ([5, 6], [1.0, 0.0])}}
     out = {n.key: n for n in authority_keyed(metrics, cells, {}, ["m"],
                                              flags={("domainauth", "m", "wo_text", "fine", "point"): ["by position"]})}
-    assert set(out) == {place_key(1, "rho", model="m", judge="point", context="wo_text"), place_key(1, "rho", model="m", judge="pair_rank", context="wo_text"),
+    assert set(out) == {place_key(1, "rho", model="m", judge="point", context="wo_text"), place_key(1, "rho",
+        model="m", judge="pair_rank", context="wo_text"),
                         place_key(9, "rho", model="m", judge="PairRank", context="wo_text"),
-                        place_key(3, "pair_accuracy", model="m", judge="pair_rank", context="w_text", difficulty="easy")}
+                        place_key(3, "pair_accuracy", model="m", judge="pair_rank", context="w_text",
+                            difficulty="easy")}
     point = out[place_key(1, "rho", model="m", judge="point", context="wo_text")]
     assert point.units.value == pytest.approx(37.5) and point.reproduced == pytest.approx(37.5)
     assert point.flags == ("by position",) and not point.named and point.unit_kind == "lists"
@@ -178,7 +180,8 @@ def test_selfpref_self_preference_reads_same_factuality_pairs_and_the_pooled_rat
     # q1: 2 of 2 comparisons chose self, q2: 0 of 1: pooled 2/3, the mean share would be 1/2
     assert self_pref.units.value == pytest.approx(200 / 3) and self_pref.units.weights == (2.0, 1.0)
     assert self_pref.columns["same_factuality"].units == ("q1",)
-    assert out[place_key(3, "order_preference", model="e", judge="", context="", dataset="NQ", other="Aggregated")].reproduced == \
+    assert out[place_key(3, "order_preference", model="e", judge="", context="", dataset="NQ",
+        other="Aggregated")].reproduced == \
         pytest.approx(200 / 3)
     diff = out[place_key(2, "diff_h_minus_m", model="e", prompt="normal", dataset="NQ", author="self", passage="TRUE")]
     assert diff.units.units == ("q1", "q2") and diff.units.values == (1.0, 0.0) and not diff.compared

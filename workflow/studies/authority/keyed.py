@@ -102,7 +102,8 @@ def authority_keyed(metrics: pd.DataFrame, unit_cells: Mapping, names: Mapping[s
             columns = {PER_KTOKEN: units_of(units.units, [v / per_list for v in units.values], 100.0)}
         for table, judge, where, metric in authority_keys(*group, cell[2], cell[3]):
             out.append(keyed(table, metric, ours=model, model=label[0],
-                             parts={"judge": judge, "context": cell[1], **where}, named=label[1], units=units, columns=columns,
+                             parts={"judge": judge, "context": cell[1], **where}, named=label[1], units=units,
+                             columns=columns,
                              unit_kind="pairs" if table == 3 else "lists",
                              number=finite_or_nan(rec["value"]) * 100, lo=finite_or_nan(rec.get("lo")) * 100,
                              hi=finite_or_nan(rec.get("hi")) * 100, scope=scopes.get(table, ""), flags=flagged))
@@ -137,7 +138,8 @@ def categories_keyed(predictions: pd.DataFrame | None, names: Mapping[str, str],
             continue
         for metric, values in (("mean_pred_score", scored["pred"]), ("bias", scored["pred"] - scored["level"])):
             out.append(keyed(8, metric, ours=str(model), model=label[0],
-                             parts={"judge": POINT.name, "context": str(context), "category": cat}, named=label[1], unit_kind="items",
+                             parts={"judge": POINT.name, "context": str(context), "category": cat},
+                             named=label[1], unit_kind="items",
                              units=units_of(scored["domain"].astype(str).tolist(), values.tolist())))
     for cat, g in df.drop_duplicates("domain").groupby("category", sort=False):
         for metric, value in (("true_mean_pagerank", g["level"].mean()), ("n_domains", len(g))):

@@ -30,7 +30,8 @@ def rag_keyed(accuracy: Iterable[Mapping], units: pd.DataFrame, names: Mapping[s
         model = str(r["model"])
         if str(r["topic"]) != "all" or (model not in names and model not in run_models):
             continue
-        out.append(keyed(5, "answer_accuracy", ours=model, model=names.get(model, model), parts={"judge": str(r["strategy"]), "k": r["k"]}, named=model in names, unit_kind="questions",
+        out.append(keyed(5, "answer_accuracy", ours=model, model=names.get(model, model),
+                         parts={"judge": str(r["strategy"]), "k": r["k"]}, named=model in names, unit_kind="questions",
                          units=per_cell.get((model, str(r["strategy"]), str(r["k"]))),
                          number=finite_or_nan(r["accuracy"]), lo=finite_or_nan(r.get("lo")),
                          hi=finite_or_nan(r.get("hi"))))
