@@ -25,14 +25,12 @@ def cell_id(study: str, model: str, *parts: str) -> str:
     return "/".join((study, model, *parts))
 
 
-# studies whose cell ids carry a dataset after the study's name (entityauth/<set>, selfpref/<dataset>)
-_DATASET_STUDIES = ("entityauth", "selfpref")
-
-
-def split_cell_id(cell: str) -> tuple[str, str, tuple[str, ...]]:
-    """:func:`cell_id` read back: ``(study, model, parts)``."""
+def split_cell_id(cell: str, dataset_level: Iterable[str]) -> tuple[str, str, tuple[str, ...]]:
+    """:func:`cell_id` read back: ``(study, model, parts)``; ``dataset_level``:
+    the studies whose ids carry a dataset after the study's name
+    (:func:`authbench.studies.registry.dataset_level`)."""
     parts = cell.split("/")
-    cut = 2 if parts[0] in _DATASET_STUDIES else 1
+    cut = 2 if parts[0] in set(dataset_level) else 1
     if len(parts) <= cut:
         return cell, "", ()
     return "/".join(parts[:cut]), parts[cut], tuple(parts[cut + 1:])

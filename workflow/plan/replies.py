@@ -92,10 +92,15 @@ def expected_tries(failure: float, retries: int) -> float:
     return (1 - failure ** (retries + 1)) / (1 - failure)
 
 
-def cell_step(cell: str) -> str | None:
+def cell_step(cell: str, dataset_level: Iterable[str] | None = None) -> str | None:
     """The job kind of the cell that wrote a cache shard (:attr:`authbench.cells.planned.PlanJob.kind`:
-    the cell id's first part after the model, e.g. a judge's name, ``rerank``, ``generation``)."""
-    _, _, parts = split_cell_id(cell)
+    the cell id's first part after the model, e.g. a judge's name, ``rerank``, ``generation``);
+    ``dataset_level``: :func:`authbench.studies.registry.dataset_level` (None: of the registered studies)."""
+    if dataset_level is None:
+        from authbench.studies.registry import dataset_level as registered
+
+        dataset_level = registered()
+    _, _, parts = split_cell_id(cell, dataset_level)
     return parts[0] if parts else None
 
 
@@ -106,8 +111,10 @@ class Replies:
 
     def __init__(self, config: Mapping[str, Any], counters: Mapping[str, Any]):
         from authbench.config import split_model
+        from authbench.studies.registry import dataset_level
 
         self.config, self.counters = config, counters
+        self._levels = dataset_level(config)  # the studies whose cell ids carry a dataset
         self._measured: dict[tuple, list[float]] = defaultdict(list)  # (model, step, fmt, n, constrained) -> tokens
         self._failed: dict[tuple, list[bool]] = defaultdict(list)  # (model, step) -> settled? per reply
         self._split = split_model
@@ -124,8 +131,8 @@ class Replies:
         for writer, rec in stored_replies(root, PER_SHARD):
             if not writer or "output" not in rec or "completion_tokens" not in rec:
                 continue
-            _, model, _ = split_cell_id(writer)
-            step = cell_step(writer)
+            _, model, _ = split_cell_id(writer, self._levels)
+            step = cell_step(writer, self._levels)
             if not model or step is None:
                 continue
             model = self._split(model)[0]
@@ -141,8 +148,8 @@ class Replies:
             cell = str(m.get("cell", "")) if isinstance(m, Mapping) else ""
             if not isinstance(tries, Mapping) or not cell:
                 continue
-            _, model, _ = split_cell_id(cell)
-            step = cell_step(cell)
+            _, model, _ = split_cell_id(cell, self._levels)
+            step = cell_step(cell, self._levels)
             used = {int(k): int(v) for k, v in (tries.get("tries_used") or {}).items()}
             total = sum(used.values())
             if step and model and total and (self._split(model)[0], step) not in self._failed:

@@ -79,7 +79,10 @@ class Study:
     * ``keyed``: where its numbers are keyed by published key (the module
       the scorecard and the claims read through its report data);
     * ``check``: ``(config, overlay) -> None``: its checks across keys the
-      schema cannot express (a named error), when it runs.
+      schema cannot express (a named error), when it runs;
+    * ``dataset_level``: its cell ids carry a dataset after its name
+      (``entityauth/<set>/<model>/...``, ``selfpref/<dataset>/<model>/...``;
+      :func:`authbench.paths.split_cell_id`).
     """
 
     name: str
@@ -99,6 +102,7 @@ class Study:
     plan_released: Callable[[Mapping[str, Any], str], tuple[str, list[str]]] | None = None
     keyed: str = ""
     check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
+    dataset_level: bool = False
 
     def rule_files(self) -> list[str]:
         return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]
@@ -157,6 +161,11 @@ def studies(config: Mapping[str, Any] | None = None) -> dict[str, Study]:
             raise ConfigError(f"study {study.name!r} is declared twice; expected one Study per name")
         out[study.name] = study
     return out
+
+
+def dataset_level(config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The registered studies whose cell ids carry a dataset after the study's name."""
+    return tuple(name for name, study in studies(config).items() if study.dataset_level)
 
 
 def active(config: Mapping[str, Any]) -> list[Study]:

@@ -7,9 +7,11 @@ import json
 import pytest
 
 from authbench.llm.cache import ResponseCache
+from authbench.paths import split_cell_id
 from authbench.plan import TokenCounter
 from authbench.plan.count import CharTokens
 from authbench.plan.replies import Replies, cell_step, expected_tries, percentile
+from authbench.studies.registry import dataset_level
 
 
 def test_expected_tries_by_hand():
@@ -33,6 +35,12 @@ def test_the_step_of_a_cache_writer():
     assert cell_step("selfpref/nq/m/generation/main") == "generation"
     assert cell_step("selfpref/nq/m/rerank/rag") == "rerank"
     assert cell_step("ragauth/m/answer/no_filter/all") == "answer"
+
+    # a study's cell ids carry a dataset when its declaration says so (Study.dataset_level), not by a list of names
+    assert dataset_level() == ("entityauth", "selfpref")
+    assert cell_step("mystudy/set1/m/point/x") == "m"  # unregistered: no dataset level
+    assert cell_step("mystudy/set1/m/point/x", ("mystudy",)) == "point"
+    assert split_cell_id("mystudy/set1/m/point/x", ("mystudy",)) == ("mystudy/set1", "m", ("point", "x"))
 
 
 def _cache(tmp_path, writer, records):

@@ -93,4 +93,4 @@ _COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, 
 DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,
                    viewers=domain_viewers, check=check, **_plan("domainauth"), **_COMMON)
 ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,
-                   viewers=entity_viewers, check=entity_check, **_plan("entityauth"), **_COMMON)
+                   viewers=entity_viewers, check=entity_check, dataset_level=True, **_plan("entityauth"), **_COMMON)
