@@ -99,6 +99,8 @@ def _read(path: Path, paper: str) -> pd.DataFrame:
         _check(path, where, "table", row["table"], row["table"].isdigit() and int(row["table"]) > 0,
                "the table number (a positive integer)")
         for column in parts:
+            if column != SETTING:  # the 11-column layout packs parts joined by ';' (as_columns, to_columns)
+                _check(path, where, column, row[column], ";" not in row[column], "a value without ';'")
             part = info.legacy.get(column, column)
             allowed = info.values.get(part)
             if allowed is not None:

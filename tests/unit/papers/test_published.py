@@ -224,6 +224,20 @@ def test_a_header_names_its_parts_once_between_table_and_metric(tmp_path):
             load(SP, directory=tmp_path)
 
 
+def test_a_part_value_cannot_hold_the_packing_separator(tmp_path):
+    """A part's value with ';' would read back as two parts from the run's 11-column files: a named error."""
+    for name in PAPERS.values():
+        shutil.copy(DIRECTORY / name, tmp_path / name)
+    path = tmp_path / PAPERS[SP]
+    lines = path.read_text().split("\n")
+    fields = lines[1].split("\t")
+    fields[4] = "NQ;x"  # the dataset column
+    path.write_text("\n".join([lines[0], "\t".join(fields)] + lines[2:]))
+    with pytest.raises(InputError, match=r"selfpref\.tsv: line 2, column 'dataset': found 'NQ;x'; expected a value "
+                                         r"without ';'"):
+        load(SP, directory=tmp_path)
+
+
 def test_a_label_names_the_paper_parts_first():
     from authbench.claims.keys import place_key
 
