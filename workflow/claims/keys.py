@@ -30,8 +30,9 @@ import pandas as pd
 
 NOT_MODELS = ("", "Average")  # left out of a scope that does not name models
 SIGNIFICANCE_MARKS = ("dagger",)  # the marks that say "significant" (resources/published/README.md)
-# the columns of a published TSV or frame that are no part of a key
-NOT_PARTS = ("paper", "table", "metric", "value", "mark", "where", "note")
+# the columns of a published TSV or frame that do not name its number, and those that are no part of its key
+NOT_KEY = ("paper", "value", "mark", "where", "note")
+NOT_PARTS = ("table", "metric", *NOT_KEY)
 COLUMNS = ("table", "model", "judge", "context", "setting", "metric")  # the 11-column layout's key (paper aside)
 SETTING = "setting"  # that layout's column of packed parts: key=value joined by ';'
 
@@ -184,7 +185,7 @@ def rows_from_frame(frame: pd.DataFrame) -> list[Row]:
     if missing:
         raise ValueError(f"frame lacks the column(s) {', '.join(missing)}")
     marks = frame["mark"].tolist() if "mark" in frame.columns else [""] * len(frame)
-    keys = [c for c in frame.columns if c not in ("value", "mark", "where", "note", "paper")]
+    keys = [c for c in frame.columns if c not in NOT_KEY]
     return [Row(_from_columns(tuple(zip(keys, values))), float(v), str(mk or ""))
             for values, v, mk in zip(zip(*(frame[c].tolist() for c in keys)), frame["value"].tolist(), marks)]
 

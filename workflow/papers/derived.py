@@ -104,21 +104,22 @@ class _Derivations:
     :func:`~authbench.papers.published.as_columns`)."""
 
     def __init__(self, frame: pd.DataFrame, folder: Path) -> None:
-        from authbench.claims.keys import from_columns
+        from authbench.claims.keys import rows_from_frame
 
         self.folder = folder
         self.paper = ""  # the paper whose relations run (derived_numbers sets it)
         self.rows: list[dict] = []
-        records = frame.to_dict("records")
-        self.keys = [(r["paper"], from_columns(r)) for r in records]
+        published = rows_from_frame(frame)
+        self.keys = [(p, r.key) for p, r in zip(frame["paper"], published)]
+        self.parts = {k: r.parts for k, r in zip(self.keys, published)}  # read by every select
         shown = as_columns(frame)[list(KEY)].itertuples(index=False, name=None)
         self.shown = dict(zip(self.keys, shown))  # (paper, key) -> its key columns
-        self.text = {k: r["value"] for k, r in zip(self.keys, records)}
+        self.text = dict(zip(self.keys, frame["value"]))  # the printed text
 
     def select(self, table: int, **parts: str) -> list:
         """The keys of the paper's ``table`` whose parts equal ``parts`` (``metric`` too)."""
         return [k for p, k in self.keys if p == self.paper and k.table == table
-                and all(k.parts().get(name, "") == want for name, want in parts.items())]
+                and all(self.parts[(p, k)].get(name, "") == want for name, want in parts.items())]
 
     def _printed(self, key, relation: str) -> str:
         if (self.paper, key) not in self.text:
@@ -185,8 +186,9 @@ def _authoritybench(d: _Derivations) -> None:
 
 def _selfpref(d: _Derivations) -> None:
     def same_but(a, b, *names: str) -> bool:
-        return {p: v for p, v in a.parts().items() if p not in names} == {
-            p: v for p, v in b.parts().items() if p not in names}
+        def rest(k):
+            return k.table, k.metric, [part for part in k.named if part[0] not in names]
+        return rest(a) == rest(b)
 
     for key in d.select(1, model="Average"):
         rows = [k for k in d.select(1, metric=key.metric) if same_but(k, key, "model") and k.model != "Average"]

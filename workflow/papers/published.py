@@ -137,11 +137,13 @@ def as_columns(frame: pd.DataFrame, paper: str | None = None) -> pd.DataFrame:
     from authbench.papers.registry import paper_of
 
     parts = [c for c in frame.columns if c not in NOT_PARTS]
+    papers = frame["paper"] if "paper" in frame.columns else [paper] * len(frame)
+    # per paper: each of the layout's model, judge and context columns -> the part it shows
+    fixed_of = {p: {c: paper_of(p).legacy.get(c, c) for c in COLUMNS[2:5]} for p in set(papers)}
     out = []
-    for record in frame.to_dict("records"):
-        record.setdefault("paper", paper)
-        legacy = paper_of(record["paper"]).legacy
-        fixed = {c: legacy.get(c, c) for c in COLUMNS[2:5]}
+    for record, name in zip(frame.to_dict("records"), papers):
+        record["paper"] = name
+        fixed = fixed_of[name]
         row = {c: record.get(part, "") for c, part in fixed.items()}
         rest = [(c, record[c]) for c in parts if c not in fixed.values() and record[c] != ""]
         row[SETTING] = ";".join(str(v) if c == SETTING else f"{c}={v}" for c, v in rest)
