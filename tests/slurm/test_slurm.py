@@ -310,13 +310,15 @@ def test_slurm_time_limit_kills_the_cell_and_the_retry_resumes_from_the_cache(ti
     assert [j["TimeLimit"] for _, j in attempts] == [f"00:0{a}:00" for a in range(1, len(attempts) + 1)]
     assert [j["MinMemoryNode"] for _, j in attempts] == [f"{4000 * a}M" for a in range(1, len(attempts) + 1)]
     assert "SLURM status is: 'TIMEOUT'" in proc.stderr and "Trying to restart job" in proc.stderr
-    # one cache shard per attempt (writer = the cell): the killed ones have no index
+    # one cache shard per attempt that flushed a reply (writer = the cell; a shard is opened at its first flush,
+    # so an attempt killed while it loads the model leaves none); the killed ones have no index, and at least
+    # one killed attempt got somewhere, so the last one resumes from a cache
     shards = sorted((work / "cache_time_limit" / "shards").glob("*.jsonl"), key=lambda f: f.stat().st_mtime)
-    assert len(shards) == len(attempts), shards
+    assert 2 <= len(shards) <= len(attempts), (shards, states)
     assert all(not f.with_suffix(".idx").exists() for f in shards[:-1]) and shards[-1].with_suffix(".idx").exists()
     before_kill = [_shard_records(f) for f in shards[:-1]]
     computed_last = _shard_records(shards[-1])
-    assert all(n > 0 for n in before_kill), before_kill  # each killed attempt got somewhere
+    assert sum(before_kill) > 0, before_kill  # the last attempt has replies to resume from
     # the last attempt: cache hits = the replies finished before the kill(s), the rest computed
     cell = work / TIME_LIMIT_CELL
     manifest = json.loads((cell / "manifest.json").read_text())

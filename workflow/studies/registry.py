@@ -82,7 +82,11 @@ class Study:
       schema cannot express (a named error), when it runs;
     * ``dataset_level``: its cell ids carry a dataset after its name
       (``entityauth/<set>/<model>/...``, ``selfpref/<dataset>/<model>/...``;
-      :func:`authbench.paths.split_cell_id`).
+      :func:`authbench.paths.split_cell_id`);
+    * ``coverage``: ``config -> {part: plain value}``: what its reasons for a
+      published number without a counterpart read (the parts it adds to
+      every report's :func:`authbench.studies.scorecard.coverage_params`;
+      :func:`coverage_parts`).
     """
 
     name: str
@@ -103,6 +107,7 @@ class Study:
     keyed: str = ""
     check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
     dataset_level: bool = False
+    coverage: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def rule_files(self) -> list[str]:
         return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]
@@ -166,6 +171,20 @@ def studies(config: Mapping[str, Any] | None = None) -> dict[str, Study]:
 def dataset_level(config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     """The registered studies whose cell ids carry a dataset after the study's name."""
     return tuple(name for name, study in studies(config).items() if study.dataset_level)
+
+
+def coverage_parts(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The scorecard coverage's parts of every registered study (:attr:`Study.coverage`), whether the config runs it
+    or not (a report's params stay the same when another study joins the run); a part two studies give with
+    different values is a named error."""
+    out: dict[str, Any] = {}
+    for study in studies(config).values():
+        for part, value in (study.coverage(config) if study.coverage else {}).items():
+            if part in out and out[part] != value:
+                raise ConfigError(f"study {study.name!r} gives the scorecard coverage's part {part!r} a second value; "
+                                  "expected one value per part (Study.coverage)")
+            out[part] = value
+    return out
 
 
 def active(config: Mapping[str, Any]) -> list[Study]:

@@ -24,13 +24,12 @@ computed one; ``inside`` is then ``yes``/``no``, else ``n/a``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 from authbench.config import paper_name
-from authbench.studies.authority.grid import entity_datasets
 from authbench.claims.keys import COLUMNS as KEY
 from authbench.claims.keys import rows_from_frame
 from authbench.papers import load, paper_models
@@ -39,7 +38,7 @@ from authbench.records import write_frame, write_text
 from authbench.studies.keyed import RELEASED_RUN, Keyed, scorecard_rows
 
 __all__ = ["AVERAGE", "COLUMNS", "NOT_CONFIGURED", "NO_VALUE", "Coverage", "compare", "coverage_of", "coverage_params",
-           "sample_sizes", "write_paper_scorecard", "write_scorecard"]
+           "write_paper_scorecard", "write_scorecard"]
 
 # the columns of scorecard.tsv: a number's key in the 11-column layout (KEY, authbench.claims.keys.COLUMNS) and more
 COLUMNS = ("kind", "table", "model", "ours", "judge", "context", "setting", "metric", "reproduced", "lo", "hi",
@@ -55,68 +54,45 @@ def coverage_params(config: Mapping[str, Any], study: str) -> dict:
     """What a report step needs to tell a missing counterpart's reason
     (rules pass it as ``params["scorecard"]``; plain config values, no
     heavy import): every active model's ``paper_name`` (None: none) of
-    ``study``'s models, the judges, contexts and settings, the EntityAuth
-    datasets, RAGAuth's strategies and k."""
+    ``study``'s models, the judges, contexts and settings, and the parts
+    every registered study adds (:attr:`authbench.studies.registry.Study.coverage`:
+    AuthorityBench's EntityAuth datasets and sample sizes, RAGAuth's strategies and k)."""
     from authbench.config import models_for
+    from authbench.studies.registry import coverage_parts
 
-    rag = config.get("ragauth") or {}  # optional sections
-    sampling = config["domainauth"]["sampling"]
-    bias = [f"{k} {sampling[k]}" for k in ("bias_per_level", "bias_per_category") if sampling[k] is not None]
-    rescored = "entityauth" in config and config["entityauth"]["coarse_source"] == "rescore"
     return {"models": {name: spec.get("paper_name") for name, spec in models_for(config, study).items()},
             "judges": list(config["judges"]), "contexts": list(config["contexts"]),
-            "settings": list(config["settings"]),
-            "entity_datasets": [d.split("/", 1)[1] for d in entity_datasets(config)],
-            "strategies": list(rag.get("strategies") or []), "k": [str(k) for k in rag.get("k") or []],
-            # Table 8's domains: a sample per level and category, not every domain as in the paper
-            "bias_scope": f"sample: config domainauth.sampling {', '.join(bias)}" if bias else "",
-            # Tables 6 and 12 from the N=10 lists scored against the coarse labels, not from N=5 lists
-            "rescored": "N=10 lists rescored (entityauth.coarse_source: rescore)" if rescored else "",
-            "samples": sample_sizes(config)}
+            "settings": list(config["settings"]), **coverage_parts(config)}
+
+
+BASE = ("models", "judges", "contexts", "settings")  # coverage_params' own keys; the rest are the studies' parts
 
 
 @dataclass(frozen=True)
 class Coverage:
     """What one report's run covers, as the scorecard reads it: ``names`` our model ->
-    its paper name (in this paper), and the judges, contexts, settings,
-    EntityAuth datasets, RAGAuth strategies and k that ran."""
+    its paper name (in this paper), the judges, contexts and settings that ran,
+    and ``covered``: the parts the studies add (:attr:`authbench.studies.registry.Study.coverage`;
+    a study reads its own, e.g. ``covered.get("strategies", ())``)."""
 
     names: Mapping[str, str]
     judges: Sequence[str] = ()
     contexts: Sequence[str] = ()
     settings: Sequence[str] = ()
-    entity_datasets: Sequence[str] = ()
-    strategies: Sequence[str] = ()
-    k: Sequence[str] = ()
     datasets: Sequence[str] = ()  # self-preference: the paper's labels of this report's dataset
+    covered: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, params: Mapping[str, Any], paper: str, **more) -> Coverage:
         known = paper_models(paper)
         named = {m: paper_name(given, paper, known) for m, given in params["models"].items()}
         names = {m: n for m, n in named.items() if n is not None}
-        return cls(names, params["judges"], params["contexts"], params["settings"], params["entity_datasets"],
-                   params["strategies"], params["k"], **more)
+        return cls(names, params["judges"], params["contexts"], params["settings"],
+                   covered={k: v for k, v in params.items() if k not in BASE}, **more)
 
     @property
     def paper_names(self) -> set[str]:
         return set(self.names.values())
-
-
-# --- Table 7 ----------------------------------------------------------------------------------
-
-def sample_sizes(config: Mapping[str, Any]) -> dict[str, dict[str, int]]:
-    """What the config asks for where Table 7's count is a sampling choice:
-    per sub-benchmark (``DomainAuth``, ``EntityAuth/<set>``) ``fine_lists``,
-    ``coarse_lists``, ``easy_pairs``, ``hard_pairs``, ``corpus``."""
-    s = config["domainauth"]["sampling"]
-    out = {"DomainAuth": {k: s[k] for k in ("fine_lists", "coarse_lists", "easy_pairs", "hard_pairs")}}
-    for d in entity_datasets(config):
-        name = d.split("/", 1)[1]
-        ea = config["entityauth"]
-        out[f"EntityAuth/{name}"] = {"corpus": ea["datasets"][name]["corpus"], "fine_lists": ea["lists"],
-                                     "coarse_lists": ea["coarse_lists"]}
-    return out
 
 
 # --- matching and writing ---------------------------------------------------------------------

@@ -271,7 +271,7 @@ def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[
     (:class:`authbench.studies.keyed.Keyed`, all ``data`` numbers): corpus
     items, N=5 / N=10 lists, hard / easy pairs, RAGAuth's queries and
     documents per query. ``asked``:
-    :func:`authbench.studies.scorecard.sample_sizes`: a count the config sets
+    :func:`authbench.studies.authority.grid.sample_sizes`: a count the config sets
     smaller than the paper's is scoped as a sample rather than a miss."""
     out = []
 
@@ -303,7 +303,7 @@ def statistics_reason(row: Mapping, coverage) -> str:
     """Why a published Table 7 number (``row``: its parts) has no counterpart."""
     if row["metric"].startswith("score_scale"):
         return "the label scale is the design, not a count (Table 7's text cell)"
-    if row.get("subtask") == "EntityAuth" and row.get("domain") not in coverage.entity_datasets:
+    if row.get("subtask") == "EntityAuth" and row.get("domain") not in coverage.covered.get("entity_datasets", ()):
         return f"dataset not in the grid (EntityAuth {row.get('domain')})"
     if row.get("subtask") == "RAGAuth":
         return "RAGAuth not in this run"

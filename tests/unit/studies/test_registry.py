@@ -79,3 +79,31 @@ def test_bad_study_files_are_named(config, tmp_path):
     twice = _study_file(tmp_path, "selfpref")
     with pytest.raises(ConfigError, match=r"study 'selfpref' is declared twice"):
         R.studies({**config, "more_studies": [str(twice)]})
+
+
+def test_the_scorecard_coverage_is_each_studys_own_parts(config, tmp_path):
+    from authbench.studies.scorecard import Coverage, coverage_params
+
+    # the shipped config (config.yaml): AuthorityBench's parts (DomainAuth and EntityAuth give the same) and RAGAuth's
+    parts = R.coverage_parts(config)
+    assert parts == {
+        "entity_datasets": ["songs"],
+        "bias_scope": "sample: config domainauth.sampling bias_per_level 1, bias_per_category 1",
+        "rescored": "N=10 lists rescored (entityauth.coarse_source: rescore)",
+        "samples": {"DomainAuth": {"fine_lists": 2, "coarse_lists": 1, "easy_pairs": 3, "hard_pairs": 3},
+                    "EntityAuth/songs": {"corpus": 2000, "fine_lists": 1, "coarse_lists": 2}},
+        "strategies": ["no_filter", "relevance", "utility", "authority", "pagerank_oracle", "tld_prior"],
+        "k": ["1", "3", "5"]}
+    # the same parts whichever studies run: a report's params do not change when another study joins
+    assert R.coverage_parts({**config, "studies": ["selfpref"]})["strategies"] == parts["strategies"]
+    params = coverage_params(config, "selfpref")
+    assert list(params)[:4] == ["models", "judges", "contexts", "settings"] and params["k"] == ["1", "3", "5"]
+    assert Coverage.of(params, "selfpref").covered == parts
+    # a study file of one's own adds its part; a part given twice with another value is named
+    mine = _study_file(tmp_path, body='STUDY = __import__("dataclasses").replace(STUDY, coverage=lambda c: '
+                                      '{"levels": [1, 2]})')
+    assert R.coverage_parts({**config, "more_studies": [str(mine)]})["levels"] == [1, 2]
+    clash = _study_file(tmp_path, "clash", body='STUDY = __import__("dataclasses").replace(STUDY, '
+                                                'coverage=lambda c: {"k": ["9"]})')
+    with pytest.raises(ConfigError, match=r"study 'clash' gives the scorecard coverage's part 'k' a second value"):
+        R.coverage_parts({**config, "more_studies": [str(clash)]})

@@ -19,7 +19,7 @@ from authbench.studies.statistics import DatasetStats, statistics_keyed, statist
 
 PUB = load("authoritybench")
 GRID = S.Coverage({"qwen": "Qwen3-8B"}, judges=("point", "pair_rank"), contexts=("wo_text",), settings=("fine", "pairs"),
-              entity_datasets=("songs",))
+              covered={"entity_datasets": ("songs",)})
 
 
 def _metric(model, judge, derivation, metric, value, setting="fine", difficulty="all", context="wo_text",
@@ -133,7 +133,7 @@ def test_table8_model_and_data_rows():
 
 
 def test_ragauth_rows_are_already_percent():
-    coverage = S.Coverage({"m": "Qwen3-32B"}, strategies=("no_filter", "authority"), k=("1", "3"))
+    coverage = S.Coverage({"m": "Qwen3-32B"}, covered={"strategies": ("no_filter", "authority"), "k": ("1", "3")})
     acc = [{"model": "m", "strategy": "authority", "k": "3", "topic": "all", "accuracy": 60.0, "lo": 50.0,
             "hi": 70.0},
            {"model": "m", "strategy": "authority", "k": "3", "topic": "MED", "accuracy": 10.0, "lo": 0,
@@ -208,7 +208,7 @@ def test_table7_counts_and_the_config_sample():
     songs = DatasetStats("EntityAuth", "Songs", corpus=2000, lists=Counter({10: 4500}))
     asked = {"DomainAuth": {"fine_lists": 2, "coarse_lists": 1, "easy_pairs": 3, "hard_pairs": 3},
              "EntityAuth/songs": {"corpus": 2000, "fine_lists": 4500, "coarse_lists": 2}}
-    coverage = S.Coverage({}, entity_datasets=("songs",))
+    coverage = S.Coverage({}, covered={"entity_datasets": ("songs",)})
     hit, miss = S.compare("authoritybench", (7,), statistics_keyed([dom, songs], asked),
                           lambda r: statistics_reason(r, coverage))
     got = {r["setting"] + " " + r["metric"]: (r["reproduced"], r["published"], r["scope"]) for r in hit.to_dict("records")}

@@ -43,6 +43,35 @@ def entity_datasets(config: Mapping[str, Any]) -> list[str]:
     return [f"entityauth/{name}" for name, spec in config["entityauth"]["datasets"].items() if spec]
 
 
+def coverage(config: Mapping[str, Any]) -> dict[str, Any]:
+    """AuthorityBench's parts of every report's scorecard coverage
+    (:func:`authbench.studies.scorecard.coverage_params`): the EntityAuth
+    datasets, Table 8's scope (a sample per level and category, not every
+    domain as in the paper), whether Tables 6 and 12 come from the N=10 lists
+    rescored, and Table 7's sample sizes (:func:`sample_sizes`)."""
+    sampling = config["domainauth"]["sampling"]
+    bias = [f"{k} {sampling[k]}" for k in ("bias_per_level", "bias_per_category") if sampling[k] is not None]
+    rescored = "entityauth" in config and config["entityauth"]["coarse_source"] == "rescore"
+    return {"entity_datasets": [d.split("/", 1)[1] for d in entity_datasets(config)],
+            "bias_scope": f"sample: config domainauth.sampling {', '.join(bias)}" if bias else "",
+            "rescored": "N=10 lists rescored (entityauth.coarse_source: rescore)" if rescored else "",
+            "samples": sample_sizes(config)}
+
+
+def sample_sizes(config: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """What the config asks for where Table 7's count is a sampling choice:
+    per sub-benchmark (``DomainAuth``, ``EntityAuth/<set>``) ``fine_lists``,
+    ``coarse_lists``, ``easy_pairs``, ``hard_pairs``, ``corpus``."""
+    s = config["domainauth"]["sampling"]
+    out = {"DomainAuth": {k: s[k] for k in ("fine_lists", "coarse_lists", "easy_pairs", "hard_pairs")}}
+    for d in entity_datasets(config):
+        name = d.split("/", 1)[1]
+        ea = config["entityauth"]
+        out[f"EntityAuth/{name}"] = {"corpus": ea["datasets"][name]["corpus"], "fine_lists": ea["lists"],
+                                     "coarse_lists": ea["coarse_lists"]}
+    return out
+
+
 def entity_rescores(config: Mapping[str, Any]) -> bool:
     """``entityauth.coarse_source: rescore``: no coarse EntityAuth cells; Table 6
     scores the N=10 lists' judgments against the coarse labels instead."""

@@ -167,7 +167,7 @@ def authority_reason(row: Mapping, coverage) -> str:
         return f"context not in the grid ({context})"
     if table in DOMAINAUTH_TABLES and SETTING_OF[table] not in coverage.settings:
         return f"setting not in the grid ({SETTING_OF[table]})"
-    if "domain" in row and row["domain"] not in coverage.entity_datasets:
+    if "domain" in row and row["domain"] not in coverage.covered.get("entity_datasets", ()):
         return f"dataset not in the grid (EntityAuth {row['domain']})"
     if table == 8:
         return f"no {row['category']} domain scored in this run's bias sample"

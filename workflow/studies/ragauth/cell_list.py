@@ -21,6 +21,13 @@ class RagCells:
     note: str | None = None
 
 
+def coverage(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """RAGAuth's parts of every report's scorecard coverage
+    (:func:`authbench.studies.scorecard.coverage_params`): its strategies and k."""
+    rag = config.get("ragauth") or {}  # an optional section
+    return {"strategies": list(rag.get("strategies") or []), "k": [str(k) for k in rag.get("k") or []]}
+
+
 def rag_cells(config: Mapping[str, Any], exists) -> RagCells:
     """RAGAuth runs when it is listed in ``studies`` and its file exists
     (``exists`` = os.path.exists), or is built from the researcher's own data

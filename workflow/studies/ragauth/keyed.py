@@ -47,9 +47,9 @@ def rag_reason(row: Mapping, coverage) -> str:
         return AVERAGE
     if row.get("model") not in coverage.paper_names:
         return NOT_CONFIGURED
-    if row.get("judge") not in coverage.strategies:
+    if row.get("judge") not in coverage.covered.get("strategies", ()):
         return f"strategy not in the grid ({row.get('judge')})"
     k = row["k"]
-    if k != "all" and k not in coverage.k:
+    if k != "all" and k not in coverage.covered.get("k", ()):
         return f"k not in the grid (k={k})"
     return NO_VALUE

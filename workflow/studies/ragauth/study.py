@@ -52,4 +52,5 @@ RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rule
                 words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.cli.ragauth",
                 prefixes=("ragauth",), final=final, viewers=viewers,
                 keyed="authbench.studies.ragauth.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
-                plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"))
+                plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
+                coverage=lazy("authbench.studies.ragauth.cell_list:coverage"))
