@@ -33,7 +33,7 @@ from authbench.scheduling import MODEL_PRIORITY, MODEL_RETRIES, cell_model_param
 from authbench.scheduling import model_resources
 from authbench.studies.registry import active, check as check_config, environment, reports as study_reports
 from authbench.studies.registry import rule_files, schema_blocks, wildcard_constraints
-from authbench.studies.statistics import STATISTICS
+from authbench.studies.statistics import statistics_report
 
 # Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one
 # running Snakemake, checked here to import the package (or, with --sdm conda or
@@ -52,6 +52,7 @@ validate_schema(config)  # fills every default the schema (and each study's bloc
 OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
 STUDIES = [s.name for s in active(config)]  # the config's `studies`, each checked against the registry
+STATISTICS = statistics_report(config)  # the benchmark statistics: every registered study's tables
 
 R = config["results"]
 P = Layout(R)  # every path under results/ (authbench.paths)

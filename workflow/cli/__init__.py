@@ -74,26 +74,11 @@ def cmd_models_serve(args, params) -> None:
 
 def cmd_benchmark_statistics(args, params) -> None:
     """The benchmark statistics of every study (:mod:`authbench.studies.statistics`):
-    ``params["written"]`` its tables this config produces; AuthorityBench's
-    datasets ``--labels``/``--drops`` in the order of ``params["datasets"]``,
-    ``--instances`` in that order with ``params["instance_sets"]`` files each;
-    ``--rag``: RAGAuth's dataset report; ``--sp-*`` in the order of
-    ``params["selfpref"]``; under ``--outdir``/tables."""
-    from authbench.errors import InputError
-    from authbench.studies.statistics import StatisticsInputs, write_statistics
+    ``params["written"]`` its tables this config produces; each study's input
+    files (its hook's ``ARGS``) and params; under ``--outdir``/tables."""
+    from authbench.studies.statistics import write_statistics
 
-    names, sets = params["datasets"], params["instance_sets"]
-    if not len(names) == len(args.labels) == len(args.drops) == len(sets):
-        raise InputError("benchmark-statistics: --labels, --drops and params datasets/instance_sets differ in length")
-    datasets, start = [], 0
-    for name, labels, drops, n_sets, block in zip(names, args.labels, args.drops, sets, params["labels"]):
-        datasets.append({"dataset": name, "labels": labels, "drops": drops, "label": block,
-                         "instances": args.instances[start:start + len(n_sets)]})
-        start += len(n_sets)
-    write_statistics(args.outdir, params["written"], StatisticsInputs(
-        datasets, args.rag, params["easy_min_delta"], params["hard_max_delta"],
-        list(zip(params["selfpref"], args.sp_questions, args.sp_passages, args.sp_drops)), params["authors"],
-        params.get("scorecard")))
+    write_statistics(args.outdir, vars(args), params)
 
 
 def cmd_prompt_diffs(args, params) -> None:
@@ -134,8 +119,7 @@ def cmd_progress(args, params) -> None:
 GENERAL = {
     "plan": (cmd_plan, ["md", "tsv", "cells?", "workers?"]),
     "progress": (cmd_progress, ["results?"]),
-    "benchmark-statistics": (cmd_benchmark_statistics, ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
-                                                        "sp_passages*", "sp_drops*", "outdir"]),
+    "benchmark-statistics": (cmd_benchmark_statistics, "authbench.studies.statistics:statistics_args"),
     "models-serve": (cmd_models_serve, ["model_dir", "out"]),
     "models-assemble": (cmd_models_assemble, ["out"]),
     "models-convert": (cmd_models_convert, ["gguf", "out"]),
@@ -192,6 +176,10 @@ def build_parser(names=None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in names or command_names():
         _, options = command(name)
+        if isinstance(options, str):  # "module:function": the options its studies give (a hook)
+            from authbench.studies.registry import lazy
+
+            options = lazy(options)()
         p = sub.add_parser(name)
         p.add_argument("--params", default="{}", help="JSON object of the rule's parameters")
         for opt in options:

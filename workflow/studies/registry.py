@@ -86,7 +86,10 @@ class Study:
     * ``coverage``: ``config -> {part: plain value}``: what its reasons for a
       published number without a counterpart read (the parts it adds to
       every report's :func:`authbench.studies.scorecard.coverage_params`;
-      :func:`coverage_parts`).
+      :func:`coverage_parts`);
+    * ``statistics``: the module of its part of the benchmark statistics
+      (:mod:`authbench.studies.statistics`: its tables, the step's files and
+      params it adds, how it reads them); studies sharing one use it once.
     """
 
     name: str
@@ -108,6 +111,7 @@ class Study:
     check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
     dataset_level: bool = False
     coverage: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    statistics: str = ""
 
     def rule_files(self) -> list[str]:
         return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]

@@ -1,325 +1,78 @@
-"""The benchmark statistics of every study (:data:`STATISTICS`, written by
-:func:`write_statistics`): AuthorityBench's Table 7, counted from the
-datasets this run built: per sub-benchmark and entity set the corpus size
-(labelled items), the items per fine level, the N=5 / N=10 lists, the hard /
-easy pairs and the drops of the build; RAGAuth's questions and documents when
-RAGAuth runs; and the self-preference study's data table.
+"""The benchmark statistics of every study (``results/statistics/``): one
+report and one step (the ``benchmark_statistics`` rule, CLI
+``benchmark-statistics``) that count the datasets a run built, no model
+job first. Each study gives its part through its hook
+(:attr:`authbench.studies.registry.Study.statistics`): a module that defines
 
-Inputs are the build's own files: ``labels.tsv`` (a ``level`` column, one
-row per item), ``drops.tsv`` (``reason, unit, count``; the ``kept`` row is
-not a drop) and the instance files (JSON lines; a list's N is its number of
-items, a pair has a ``difficulty``). The self-preference study's counts are
-:mod:`authbench.studies.selfpref.statistics`'s (its own table, next to this one).
+* ``TABLES``: its report items (:class:`authbench.render.catalog.Table`),
+  built from what its ``load`` returns;
+* ``ARGS``: the step's input files it reads, as CLI options (``name*``: a
+  list, ``name?``: one file or none);
+* ``inputs(config, layout) -> {name: [file]}``: those files (no file I/O);
+* ``params(config) -> dict``: the plain values its ``load`` reads (the step's
+  params: every hook's, and ``written``);
+* ``load(files, params)``: what its tables build from (``files``: its ARGS
+  by name);
+* optionally ``write(outdir, written, loaded) -> [Path]``: more files (a
+  scorecard).
+
+Studies that share a hook module (DomainAuth, EntityAuth and RAGAuth share
+Table 7) use it once; this module loops over the hooks and names no study.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import os
-from collections import Counter
-from dataclasses import dataclass, field
-from functools import cached_property
+import importlib
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Mapping
 
-from authbench.studies.authority.grid import entity_datasets
-from authbench.studies.ragauth.cell_list import rag_cells
-from authbench.studies.selfpref.cell_list import selfpref_cells
-from authbench.errors import InputError, excerpt
-from authbench.records import read_jsonl, read_utf8
-from authbench.render.catalog import SCORECARD, Report, Table, builders_caption, write_tables
-from authbench.render.formatting import COUNT, MISSING, TEXT
-from authbench.render.tables import Column, TableSpec, build_table
-from authbench.studies.authority.labels import FINE_LEVELS
-from authbench.studies.keyed import Keyed, keyed
+from authbench.render.catalog import Report, report_choice, write_tables
 
-# Sub-benchmark -> (authority proxy, score scale) as Table 7 of the paper.
-PROXY = {"DomainAuth": ("PageRank", "0-9 / 0-4"), "EntityAuth": ("Sitelinks", "0-9"), "RAGAuth": ("–", "N/A")}
+TITLE = "Benchmark statistics"
 
 
-@dataclass
-class DatasetStats:
-    subtask: str                      # DomainAuth, EntityAuth, RAGAuth
-    name: str                         # Web Domains, Basketball, ... (Table 7's "Domain")
-    corpus: int = 0
-    levels: Counter = field(default_factory=Counter)
-    lists: Counter = field(default_factory=Counter)    # N -> lists
-    pairs: Counter = field(default_factory=Counter)    # difficulty -> pairs
-    drops: list[dict] = field(default_factory=list)     # reason, unit, count
-    documents: int | None = None      # RAGAuth only
-    proxy: str | None = None          # the authority proxy when a label block names another score
-    rule: str = ""                    # how the scores became levels (labels.describe_label)
+def hooks(config: Mapping[str, Any] | None = None) -> list[ModuleType]:
+    """The statistics hook module of every registered study, each once, in registry order."""
+    from authbench.studies.registry import studies
+
+    names = dict.fromkeys(s.statistics for s in studies(config).values() if s.statistics)
+    return [importlib.import_module(name) for name in names]
 
 
-def _tsv(path: str | Path, columns: Sequence[str], expected: str) -> list[dict]:
-    reader = csv.DictReader(io.StringIO(read_utf8(path, expected)), delimiter="\t")
-    missing = [c for c in columns if c not in (reader.fieldnames or [])]
-    if missing:
-        raise InputError(f"{path}: line 1: missing column(s) {missing} (expected {expected})")
-    return list(reader)
+def statistics_report(config: Mapping[str, Any] | None = None) -> Report:
+    """The report of every hook's tables (its folder: ``Layout.statistics``)."""
+    return Report(TITLE, items=tuple(item for hook in hooks(config) for item in hook.TABLES))
 
 
-def _int(value: str, path, line: int, column: str) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{path}: line {line}, column '{column}': {excerpt(value)} is not an integer") from None
+def statistics_args(config: Mapping[str, Any] | None = None) -> list[str]:
+    """The step's CLI options: every hook's input files, and ``outdir``."""
+    return [arg for hook in hooks(config) for arg in hook.ARGS] + ["outdir"]
 
 
-def dataset_stats(subtask: str, name: str, labels: str | Path, drops: str | Path,
-                  instances: Sequence[str | Path]) -> DatasetStats:
-    """Counts of one built dataset (DomainAuth or one EntityAuth set)."""
-    stats = DatasetStats(subtask, name)
-    rows = _tsv(labels, ["level"], "a label table with a level column")
-    stats.corpus = len(rows)
-    stats.levels = Counter(_int(r["level"], labels, i, "level") for i, r in enumerate(rows, start=2))
-    for i, r in enumerate(_tsv(drops, ["reason", "unit", "count"], "a drop table: reason, unit, count"), start=2):
-        if r["reason"] != "kept":
-            stats.drops.append({"reason": r["reason"], "unit": r["unit"], "count": _int(r["count"], drops, i, "count")})
-    for path in instances:
-        for inst in read_jsonl(path):
-            if "difficulty" in inst:
-                stats.pairs[inst["difficulty"]] += 1
-            elif len(inst["items"]) > 1:  # a list (the bias sample holds single items)
-                stats.lists[len(inst["items"])] += 1
-    return stats
+def statistics_inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
+    """The step's named input files, every hook's."""
+    return {name: files for hook in hooks(config) for name, files in hook.inputs(config, layout).items()}
 
 
-def rag_stats(dataset_report: str | Path) -> DatasetStats:
-    """RAGAuth's questions and documents from the ``ragauth_dataset`` step's report (``what, count``)."""
-    counts = {r["what"]: _int(r["count"], dataset_report, i, "count")
-              for i, r in enumerate(_tsv(dataset_report, ["what", "count"], "RAGAuth's dataset report: what, count"),
-                                    start=2)}
-    topics = [w.split(":", 1)[1] for w in counts if w.startswith("topic:")]
-    stats = DatasetStats("RAGAuth", ", ".join(t.title() for t in topics) or "Questions")
-    stats.corpus, stats.documents = counts.get("questions", 0), counts.get("documents", 0)
-    return stats
-
-
-def _cell(text: str):
-    return (float("nan"), text)
-
-
-def _instances(d: DatasetStats, counts: Counter, key) -> int | None:
-    """A count of lists or pairs; – (None) where the sub-benchmark has none of
-    that kind (EntityAuth's pairs, as in the paper; everything of RAGAuth)."""
-    if d.subtask == "RAGAuth" or (d.subtask == "EntityAuth" and not counts.get(key)):
-        return None
-    return counts.get(key, 0)
-
-
-def table_statistics(datasets: Sequence[DatasetStats], easy_min_delta: int, hard_max_delta: int) -> TableSpec:
-    """Table 7: one row per sub-benchmark (and entity set), the paper's columns
-    with the counts of this run, and the drops of each build."""
-    rows = list(datasets)
-
-    def count(get):
-        return lambda d: float(get(d)) if get(d) is not None else float("nan")
-
-    cols = [
-        Column(("Authority proxy", ""), TEXT, lambda d: _cell(d.proxy or PROXY.get(d.subtask, ("–", "–"))[0])),
-        Column(("Score scale", ""), TEXT, lambda d: _cell(
-            "0-9 / 0-4" if d.subtask == "EntityAuth" and d.lists.get(5) else PROXY.get(d.subtask, ("–", "–"))[1])),
-        Column(("Corpus", ""), COUNT, count(lambda d: d.corpus)),
-        Column(("Listwise", "N=5"), COUNT, count(lambda d: _instances(d, d.lists, 5))),
-        Column(("Listwise", "N=10"), COUNT, count(lambda d: _instances(d, d.lists, 10))),
-        Column(("Pairwise", "hard"), COUNT, count(lambda d: _instances(d, d.pairs, "hard"))),
-        Column(("Pairwise", "easy"), COUNT, count(lambda d: _instances(d, d.pairs, "easy"))),
-        Column(("Dropped", "rows"), COUNT, count(
-            lambda d: sum(x["count"] for x in d.drops if x["unit"] == "row") if d.subtask != "RAGAuth" else None)),
-        Column(("Dropped", "items"), COUNT, count(
-            lambda d: sum(x["count"] for x in d.drops if x["unit"] != "row") if d.subtask != "RAGAuth" else None)),
-    ]
-    rag = [d for d in rows if d.subtask == "RAGAuth"]
-    note = "".join(f" RAGAuth: {d.corpus} queries, {d.documents} documents"
-                   + (f" ({d.documents / d.corpus:.1f} per query)." if d.corpus else ".") for d in rag)
-    caption = ("Overview of the AuthorityBench built by this run (the paper's Table 7). Corpus: unique labelled "
-               "items (RAGAuth: queries). Listwise: N=5 (coarse, one item per level 0-4) and N=10 (fine, one per "
-               f"level 0-9) lists. Pairwise: hard (0 < gap ≤ {hard_max_delta}) and easy (gap ≥ {easy_min_delta}) "
-               "pairs, gap = difference of the two PageRank levels. Dropped: input rows and items (domains, entities) the "
-               "build removed, per reason in table7_drops; items per level in table7_levels.")
-    return build_table(rows, [(d.subtask, d.name) for d in rows], ["Sub-task", "Domain"], cols,
-                       caption=caption, note=note.strip())
-
-
-def table_levels(datasets: Sequence[DatasetStats]) -> TableSpec:
-    """Items per fine level (0-9) of every labelled corpus (Figure 3's counts)."""
-    rows = [d for d in datasets if d.subtask != "RAGAuth"]
-    cols = [Column(("level", str(lv)), COUNT, lambda d, lv=lv: float(d.levels.get(lv, 0))) for lv in FINE_LEVELS]
-    cols.append(Column(("total", ""), COUNT, lambda d: float(d.corpus)))
-    rules = "; ".join(f"{d.name}: {d.rule}" for d in rows if d.rule)
-    return build_table(rows, [(d.subtask, d.name) for d in rows], ["Sub-task", "Domain"], cols,
-                       caption="Items per authority level (0-9) of each labelled corpus."
-                       + (f" Levels from {rules}." if rules else ""))
-
-
-def table_drops(datasets: Sequence[DatasetStats]) -> TableSpec:
-    """Every drop reason of every build (zeros included), with its unit."""
-    rows = [(d, x) for d in datasets for x in d.drops]
-    cols = [Column(("unit",), TEXT, lambda r: _cell(r[1]["unit"] or MISSING)),
-            Column(("count",), COUNT, lambda r: float(r[1]["count"]))]
-    return build_table(rows, [(d.subtask, d.name, x["reason"]) for d, x in rows], ["Sub-task", "Domain", "Reason"],
-                       cols, caption="What the dataset builds dropped, per reason (rows of the input, or items).")
-
-
-def entity_title(dataset: str) -> str:
-    """``entityauth/songs`` -> ``Songs`` (Table 7's Domain column)."""
-    return dataset.split("/", 1)[-1].replace("_", " ").title()
-
-
-def collect(datasets: Sequence[Mapping], rag: str | Path | None) -> list[DatasetStats]:
-    """``datasets``: one mapping per DomainAuth/EntityAuth dataset with
-    ``dataset`` (``domainauth`` or ``entityauth/<set>``), ``labels``, ``drops``
-    and ``instances`` (paths), and optionally ``label`` (its config ``label:``
-    block; None = the dataset's default rule); ``rag``: RAGAuth's dataset
-    report, if it runs."""
-    from authbench.studies.authority.labels import describe_label, label_spec
-
-    out = []
-    for d in datasets:
-        entity = d["dataset"].startswith("entityauth/")
-        stats = dataset_stats("EntityAuth" if entity else "DomainAuth",
-                              entity_title(d["dataset"]) if entity else "Web Domains",
-                              d["labels"], d["drops"], d["instances"])
-        block = d.get("label")
-        spec = label_spec(block, "popularity" if entity else "page_rank", "log" if entity else "integer")
-        stats.rule = describe_label(spec)
-        if block and spec.column != ("popularity" if entity else "page_rank"):
-            stats.proxy = f"{spec.column} ({spec.binning.replace('_', '-')})"
-        out.append(stats)
-    if rag:
-        out.append(rag_stats(rag))
+def statistics_params(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The step's params: the tables this config writes (``written``) and every hook's params."""
+    out = {"written": report_choice(statistics_report(config), config)["written"]}
+    for hook in hooks(config):
+        out.update(hook.params(config))
     return out
 
 
-# --- what a config counts, the report declared once, the writer ------------------------------
-
-def authority_datasets(config: Mapping[str, Any]) -> list[str]:
-    """The AuthorityBench datasets Table 7 counts: DomainAuth (when it runs) and every EntityAuth set."""
-    return (["domainauth"] if "domainauth" in config["studies"] else []) + entity_datasets(config)
-
-
-def selfpref_datasets(config: Mapping[str, Any]) -> list[str]:
-    """The self-preference datasets the data table counts (none when the study has no evaluator)."""
-    cells = selfpref_cells(config)
-    return cells.datasets if cells.evaluators else []
-
-
-def rag_ran(config: Mapping[str, Any]) -> bool:
-    """Whether RAGAuth runs (its file exists or is built): Table 7 counts its queries."""
-    return bool(rag_cells(config, os.path.exists).cells)
-
-
-def _authority(config: Mapping[str, Any]) -> str | None:
-    return "" if authority_datasets(config) or rag_ran(config) else None
-
-
-def _selfpref(config: Mapping[str, Any]) -> str | None:
-    return "" if selfpref_datasets(config) else None
-
-
-STATISTICS = Report("Benchmark statistics", items=(
-    Table("table7_statistics", "Table 7: benchmark statistics",
-          "Table 7: overview of the AuthorityBench datasets this run built: corpus size, N=5 / N=10 lists, hard / "
-          "easy pairs and the rows and items each build dropped (RAGAuth: queries and documents).", _authority,
-          build=lambda x: table_statistics(x.authority, x.easy_min_delta, x.hard_max_delta),
-          caption_of=builders_caption, also=SCORECARD),  # Table 7's counts beside the paper's (write_statistics)
-    Table("table7_levels", "Table 7 (detail): items per level",
-          "Table 7 (detail): items per authority level 0-9 of each labelled corpus (DomainAuth, each EntityAuth "
-          "set).", _authority, build=lambda x: table_levels(x.authority), caption_of=builders_caption),
-    Table("table7_drops", "Table 7 (detail): drops per reason",
-          "Table 7 (detail): every drop reason of every dataset build, with its unit (input row or item) and count.",
-          _authority, build=lambda x: table_drops(x.authority), caption_of=builders_caption),
-    Table("selfpref_statistics", "Self-preference study data",
-          "Self-preference study data: imported questions and true / false passages per author and variant, usable "
-          "questions and the import's drops.", _selfpref, build=lambda x: x.selfpref(), caption_of=builders_caption),
-))
-
-
-@dataclass
-class StatisticsInputs:
-    """The built datasets: ``datasets`` (one mapping each, as :func:`collect`
-    reads them), RAGAuth's dataset report, the Pairwise gap thresholds, and the
-    self-preference imports (``sp``: dataset, questions, passages, drops each)."""
-
-    datasets: Sequence[Mapping]
-    rag: str | None
-    easy_min_delta: int
-    hard_max_delta: int
-    sp: Sequence[tuple] = ()
-    authors: Sequence[str] = ()
-    scorecard: Mapping | None = None  # authbench.studies.scorecard.coverage_params (None: no model is named)
-
-    @cached_property
-    def authority(self) -> list[DatasetStats]:
-        return collect(self.datasets, self.rag)
-
-    def selfpref(self) -> TableSpec:
-        from authbench.studies.selfpref import statistics as SP
-
-        rows, notes = [], []
-        for ds, questions, passages, drops in self.sp:
-            got, note = SP.dataset_rows(ds, questions, passages, drops, self.authors)
-            rows += got
-            notes.append(note)
-        return SP.table_statistics(rows, notes)
-
-
-def statistics_keyed(stats: Sequence[DatasetStats], asked: Mapping[str, Mapping[str, int]]) -> list[Keyed]:
-    """Table 7's counts from the built datasets, keyed by published key
-    (:class:`authbench.studies.keyed.Keyed`, all ``data`` numbers): corpus
-    items, N=5 / N=10 lists, hard / easy pairs, RAGAuth's queries and
-    documents per query. ``asked``:
-    :func:`authbench.studies.authority.grid.sample_sizes`: a count the config sets
-    smaller than the paper's is scoped as a sample rather than a miss."""
-    out = []
-
-    def count(parts: Mapping[str, Any], metric: str, value: float, asked_for=None) -> None:
-        out.append(keyed(7, metric, ours="", parts=parts, kind="data", number=float(value),
-                         asked=float("nan") if asked_for is None else float(asked_for)))
-
-    for d in stats:
-        if d.subtask == "RAGAuth":
-            count({"subtask": "RAGAuth"}, "queries", d.corpus)
-            if d.corpus:
-                count({"subtask": "RAGAuth"}, "docs_per_query", (d.documents or 0) / d.corpus)
+def write_statistics(outdir: str | Path, files: Mapping[str, Any], params: Mapping[str, Any]) -> list[Path]:
+    """Every hook's tables of ``params["written"]`` under ``outdir/tables``, and its more files."""
+    paths: list[Path] = []
+    for hook in hooks():
+        written = [item.stem for item in hook.TABLES if item.stem in params["written"]]
+        if not written:
             continue
-        entity = d.subtask == "EntityAuth"
-        sizes = asked.get(f"EntityAuth/{d.name.lower()}" if entity else "DomainAuth", {})
-        base = {"subtask": d.subtask, **({"domain": d.name.lower()} if entity else {})}
-        count(base, "corpus_items", d.corpus, sizes.get("corpus"))
-        for n, what in ((5, "coarse_lists"), (10, "fine_lists")):
-            if d.lists.get(n) or not entity:
-                count({**base, "list_size": n}, "listwise_instances", d.lists.get(n, 0), sizes.get(what))
-        if not entity:
-            for diff in ("hard", "easy"):
-                count({**base, "difficulty": diff}, "pairwise_instances", d.pairs.get(diff, 0),
-                      sizes.get(f"{diff}_pairs"))
-    return out
-
-
-def statistics_reason(row: Mapping, coverage) -> str:
-    """Why a published Table 7 number (``row``: its parts) has no counterpart."""
-    if row["metric"].startswith("score_scale"):
-        return "the label scale is the design, not a count (Table 7's text cell)"
-    if row.get("subtask") == "EntityAuth" and row.get("domain") not in coverage.covered.get("entity_datasets", ()):
-        return f"dataset not in the grid (EntityAuth {row.get('domain')})"
-    if row.get("subtask") == "RAGAuth":
-        return "RAGAuth not in this run"
-    return "not built by this run"
-
-
-def write_statistics(outdir: str | Path, written: Sequence[str], inputs: StatisticsInputs) -> list[Path]:
-    """The tables ``written`` (of :func:`authbench.render.catalog.report_choice` of
-    :data:`STATISTICS`) under ``outdir/tables``; with Table 7 its scorecard
-    (Table 7's counts beside the paper's: :mod:`authbench.studies.scorecard`)."""
-    paths = write_tables(STATISTICS, written, inputs, outdir)
-    if "table7_statistics" in written:
-        from authbench.studies.scorecard import write_paper_scorecard
-
-        asked = inputs.scorecard["samples"] if inputs.scorecard else {}
-        paths += write_paper_scorecard(outdir, "benchmark statistics (Table 7)", "authoritybench", (7,),
-                                       statistics_keyed(inputs.authority, asked), statistics_reason,
-                                       inputs.scorecard)
+        loaded = hook.load({arg.rstrip("?*+"): files[arg.rstrip("?*+")] for arg in hook.ARGS}, params)
+        paths += write_tables(Report(TITLE, items=hook.TABLES), written, loaded, outdir)
+        if hasattr(hook, "write"):
+            paths += hook.write(outdir, written, loaded)
     return paths
+

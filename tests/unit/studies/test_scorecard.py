@@ -15,7 +15,7 @@ from authbench.studies.keyed import scorecard_rows
 from authbench.studies.ragauth.keyed import rag_keyed, rag_reason
 from authbench.studies.selfpref import marks as M
 from authbench.studies.selfpref.keyed import NOT_RELEASED, selfpref_keyed, selfpref_reason
-from authbench.studies.statistics import DatasetStats, statistics_keyed, statistics_reason
+from authbench.studies.authority.statistics import DatasetStats, statistics_keyed, statistics_reason
 
 PUB = load("authoritybench")
 GRID = S.Coverage({"qwen": "Qwen3-8B"}, judges=("point", "pair_rank"), contexts=("wo_text",), settings=("fine", "pairs"),

@@ -9,7 +9,8 @@ import yaml
 from authbench.cli import main
 from authbench.records import write_jsonl, write_tsv
 from wfrun import read_tsv
-from authbench.studies import statistics as S
+from authbench.studies import statistics as SHARED
+from authbench.studies.authority import statistics as S
 from authbench.studies.authority.domains import build_domains, write_drops, write_labels
 from authbench.studies.authority.entities import build_entities, entity_item, write_entities, write_entity_drops
 from authbench.studies.authority.sampling import add_anchors, sample_all, sample_lists
@@ -161,7 +162,27 @@ def test_statistics_items_follow_the_studies():
     self-preference data table when that study has an evaluator."""
     from authbench.render.catalog import report_choice
 
+    report = SHARED.statistics_report(CONFIG)  # every registered study's hook, in registry order
+    assert [it.stem for it in report.items] == ["table7_statistics", "table7_levels", "table7_drops",
+                                                "selfpref_statistics"]
     config = {**CONFIG, "studies": ["domainauth"]}
-    assert report_choice(S.STATISTICS, config)["written"] == ["table7_statistics", "table7_levels", "table7_drops"]
+    assert report_choice(report, config)["written"] == ["table7_statistics", "table7_levels", "table7_drops"]
     config = {**CONFIG, "studies": ["selfpref"]}
-    assert report_choice(S.STATISTICS, config)["written"] == (["selfpref_statistics"] if S.selfpref_datasets(config) else [])
+    assert SP.selfpref_datasets(config) == ["nq"]
+    assert report_choice(report, config)["written"] == ["selfpref_statistics"]
+
+
+def test_the_step_is_every_hooks_files_and_params():
+    """The benchmark_statistics rule's inputs, params and CLI options, gathered from the studies' hooks."""
+    from authbench.paths import Layout
+
+    config = {**CONFIG, "studies": ["domainauth", "selfpref"]}
+    got = SHARED.statistics_inputs(config, Layout("results"))
+    assert list(got) == ["labels", "drops", "instances", "rag", "sp_questions", "sp_passages", "sp_drops"]
+    assert got["labels"] == ["results/domainauth/labels.tsv"] and got["rag"] == []
+    assert got["sp_drops"] == ["results/selfpref/nq/drops.tsv"]
+    params = SHARED.statistics_params(config)
+    assert params["written"] == ["table7_statistics", "table7_levels", "table7_drops", "selfpref_statistics"]
+    assert (params["datasets"], params["selfpref"], params["easy_min_delta"]) == (["domainauth"], ["nq"], 5)
+    assert SHARED.statistics_args(config) == ["labels*", "drops*", "instances*", "rag?", "sp_questions*",
+                                              "sp_passages*", "sp_drops*", "outdir"]

@@ -90,7 +90,8 @@ def _plan(study: str) -> dict:
 
 _COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, commands="authbench.cli.authority",
                prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed",
-               coverage=lazy("authbench.studies.authority.grid:coverage"))
+               coverage=lazy("authbench.studies.authority.grid:coverage"),
+               statistics="authbench.studies.authority.statistics")
 DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,
                    viewers=domain_viewers, check=check, **_plan("domainauth"), **_COMMON)
 ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,

@@ -1,8 +1,10 @@
 """The self-preference study's data statistics (its paper has no such table;
-the pipeline writes it next to AuthorityBench's Table 7): per dataset the
-imported questions, the passages per author and variant (true / false), the
-questions usable for the main comparisons and the import's drops. Counted
-from the ``selfpref_import`` step's files, so no model has to run first."""
+the pipeline writes it next to AuthorityBench's Table 7, in the benchmark
+statistics of :mod:`authbench.studies.statistics`, its hook ``Study.statistics``):
+per dataset the imported questions, the passages per author and variant
+(true / false), the questions usable for the main comparisons and the
+import's drops. Counted from the ``selfpref_import`` step's files, so no
+model has to run first."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ import csv
 import io
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from authbench.errors import InputError, excerpt
 from authbench.records import read_jsonl, read_utf8
+from authbench.render.catalog import Table, builders_caption
 from authbench.render.formatting import COUNT
 from authbench.render.tables import Column, TableSpec, build_table
+from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.selfpref.data import complete_questions
 
 
@@ -64,3 +68,52 @@ def table_statistics(rows: Sequence[dict], notes: Sequence[str]) -> TableSpec:
                        ["Dataset", "Author", "Variant"], cols, note=" ".join(notes),
                        caption="Self-preference study (Chen et al.): imported questions and passages per author "
                                "and variant (true / false answer).")
+
+
+# --- the hook: what a config counts, its table, the step's files and params ----------------------------
+
+def selfpref_datasets(config: Mapping[str, Any]) -> list[str]:
+    """The self-preference datasets the data table counts (none when the study has no evaluator)."""
+    cells = selfpref_cells(config)
+    return cells.datasets if cells.evaluators else []
+
+
+def _counted(config: Mapping[str, Any]) -> str | None:
+    return "" if selfpref_datasets(config) else None
+
+
+def _table(imports: Sequence[tuple], authors: Sequence[str]) -> TableSpec:
+    rows, notes = [], []
+    for ds, questions, passages, drops in imports:
+        got, note = dataset_rows(ds, questions, passages, drops, authors)
+        rows += got
+        notes.append(note)
+    return table_statistics(rows, notes)
+
+
+TABLES = (
+    Table("selfpref_statistics", "Self-preference study data",
+          "Self-preference study data: imported questions and true / false passages per author and variant, usable "
+          "questions and the import's drops.", _counted, build=lambda x: _table(*x), caption_of=builders_caption),
+)
+# the step's input files (its CLI options): each dataset's imported questions, passages and drops, in the order
+# of params "selfpref"
+ARGS = ("sp_questions*", "sp_passages*", "sp_drops*")
+
+
+def inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
+    sp = selfpref_datasets(config)
+    return {"sp_questions": [f"{layout.selfpref(d)}/questions.jsonl" for d in sp],
+            "sp_passages": [f"{layout.selfpref(d)}/imported.jsonl" for d in sp],
+            "sp_drops": [layout.drops(f"selfpref/{d}") for d in sp]}
+
+
+def params(config: Mapping[str, Any]) -> dict[str, Any]:
+    sp = selfpref_datasets(config)
+    return {"selfpref": sp, "authors": config["selfpref"]["authors"] if sp else []}
+
+
+def load(files: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[list[tuple], list[str]]:
+    """``(imports, authors)``: one ``(dataset, questions, passages, drops)`` per dataset."""
+    return (list(zip(params["selfpref"], files["sp_questions"], files["sp_passages"], files["sp_drops"])),
+            params["authors"])
