@@ -20,6 +20,12 @@ from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 from authbench.errors import QUOTE_LIMIT, InputError, OutputError, excerpt
 
 
+def mkparent(*paths: str | Path) -> None:
+    """Create each path's parent folder (a step's outputs' folders, before it writes them)."""
+    for p in paths:
+        Path(p).parent.mkdir(parents=True, exist_ok=True)
+
+
 def read_utf8(path: str | Path, expected: str) -> str:
     """The whole text of a user-supplied file (a UTF-8 BOM is dropped). An empty
     file, or bytes that are not UTF-8, raise :class:`InputError` naming the file,

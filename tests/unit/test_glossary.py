@@ -67,7 +67,7 @@ SCORECARD_CODE = [ROOT / "workflow" / "studies" / "scorecard.py",
 AGNOSTIC = [ROOT / "workflow" / name for name in ("cells", "llm", "plan")]
 
 
-AUTHORITY_CODE = ("workflow/studies/authority/", "workflow/cli/authority.py")
+AUTHORITY_CODE = ("workflow/studies/authority/",)
 
 
 def check_grid() -> list[str]:

@@ -25,7 +25,7 @@ import resource
 import sys
 import time
 
-from authbench.cli.common import mkparent
+from authbench.records import mkparent
 from authbench.errors import PipelineError
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 
-from authbench.cli.common import mkparent
+from authbench.records import mkparent
 from authbench.errors import FetchError
 
 log = logging.getLogger("authbench")

@@ -39,8 +39,9 @@ def test_an_unknown_study_word_is_named(config):
 
 
 def test_cli_steps_are_routed_to_their_studys_commands(config):
-    assert R.command_module("domainauth-build") == R.command_module("authority-judge") == "authbench.cli.authority"
-    assert R.command_module("selfpref-compare") == "authbench.cli.selfpref"
+    assert R.command_module("domainauth-build") == R.command_module("authority-judge") == \
+        "authbench.studies.authority.cli"
+    assert R.command_module("selfpref-compare") == "authbench.studies.selfpref.cli"
     assert R.command_module("plan") is None  # a shared step
 
 

@@ -42,7 +42,7 @@ from authbench.studies.authority.rows import (
     expected_derivation,
 )
 
-# METRIC_COLUMNS, PARSE_MODES and evaluate_scores are the evaluate and baseline steps' (authbench.cli.authority)
+# METRIC_COLUMNS, PARSE_MODES and evaluate_scores are the evaluate and baseline steps' (authbench.studies.authority.cli)
 __all__ = ["METRIC_COLUMNS", "PARSE_MODES", "baseline_scorer", "comparisons_by_instance", "evaluate_cell",
            "evaluate_expected", "evaluate_scores", "sample_grades", "with_intervals", "write_units"]
 

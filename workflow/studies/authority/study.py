@@ -88,7 +88,8 @@ def _plan(study: str) -> dict:
                 plan_empty=lazy(f"{module}:why_empty", study))
 
 
-_COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, commands="authbench.cli.authority",
+_COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words,
+               commands="authbench.studies.authority.cli",
                prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed",
                coverage=lazy("authbench.studies.authority.grid:coverage"),
                statistics="authbench.studies.authority.statistics")

@@ -49,7 +49,7 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 PLAN = "authbench.studies.ragauth.plan"
 RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rules/ragauth.smk",),
                 schema=Path(__file__).parent / "schema.yaml", reports=(RAGAUTH_REPORT,),
-                words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.cli.ragauth",
+                words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.studies.ragauth.cli",
                 prefixes=("ragauth",), final=final, viewers=viewers,
                 keyed="authbench.studies.ragauth.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                 plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),

@@ -62,7 +62,7 @@ def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
 PLAN = "authbench.studies.selfpref.plan"
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
-                 words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.cli.selfpref",
+                 words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.studies.selfpref.cli",
                  prefixes=("selfpref",), final=final, viewers=viewers,
                  check=lazy("authbench.studies.selfpref.cell_list:check_selfpref"),
                  keyed="authbench.studies.selfpref.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),

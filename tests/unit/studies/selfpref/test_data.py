@@ -253,7 +253,7 @@ def test_complete_questions_need_true_and_false_of_every_author():
 def _shipped(tmp_path, questions, source=None, match="exact"):
     from types import SimpleNamespace
 
-    from authbench.cli.selfpref import cmd_shipped_knowledge
+    from authbench.studies.selfpref.cli import cmd_shipped_knowledge
     from authbench.records import write_jsonl
 
     write_jsonl(questions, tmp_path / "questions.jsonl")

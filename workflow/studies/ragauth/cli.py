@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import logging
 
-from authbench.cli.common import mkparent
 from authbench.config import GenerateConfig
 from authbench.errors import ConfigError, TemplateError
-from authbench.records import read_jsonl, write_jsonl, write_tsv
+from authbench.records import mkparent, read_jsonl, write_jsonl, write_tsv
 
 log = logging.getLogger("authbench")
 

@@ -8,9 +8,8 @@ import logging
 from collections import Counter
 from pathlib import Path
 
-from authbench.cli.common import mkparent
 from authbench.errors import InputError, TemplateError
-from authbench.records import read_jsonl, write_jsonl, write_tsv
+from authbench.records import mkparent, read_jsonl, write_jsonl, write_tsv
 
 log = logging.getLogger("authbench")
 

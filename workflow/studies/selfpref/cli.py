@@ -7,11 +7,15 @@ import logging
 import os
 from pathlib import Path
 
-from authbench.cli.common import index, mkparent
 from authbench.errors import InputError
-from authbench.records import read_jsonl, write_jsonl, write_text, write_tsv
+from authbench.records import mkparent, read_jsonl, write_jsonl, write_text, write_tsv
 
 log = logging.getLogger("authbench")
+
+
+def index(rows, key: str = "pid") -> dict:
+    """Rows by their ``key`` (a passage's ``pid``, a question's ``qid``)."""
+    return {r[key]: r for r in rows}
 
 
 def cmd_import(args, params) -> None:

@@ -1,0 +1,90 @@
+"""No shared module names a study. "Shared" is every file of the package
+outside the shipped studies' folders (``workflow/studies/<folder>/``, from
+the registry's declarations) and every rules file no study includes (a
+study's rules files and what they include, rules/inputs/ too). "Naming" is
+an identifier, a string or an import path that holds a study's word or its
+folder's name; docstrings and comments do not count. What is left to move
+into the studies is listed, file by file, in NOT_YET: the test fails on a
+new name anywhere, and on a listed file that no longer names one (take it
+off the list)."""
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+from authbench.studies import registry as R
+
+ROOT = R.ROOT
+INCLUDE = re.compile(r"^\s*include:\s*\"([^\"]+)\"", re.M)
+# shared files that still name a study, with how many names: the paths of the studies' own files (paths.py), the
+# paper registry and the papers' derived relations (a paper's name is its study's word), the shipped studies'
+# list (BUILTIN), the plan's line for numbers a study left out, the fetchers' user agent (the project's name)
+NOT_YET = {"workflow/paths.py": 14, "workflow/papers/derived.py": 13, "workflow/papers/registry.py": 10,
+           "workflow/studies/registry.py": 4, "workflow/plan/report.py": 1, "workflow/cli/fetch.py": 1}
+
+
+def study_words() -> tuple[str, ...]:
+    studies = R.studies().values()
+    folders = {spec.split(":")[0].split(".")[2] for spec in R.BUILTIN}
+    return tuple(sorted({s.name.lower() for s in studies} | folders))
+
+
+def study_files() -> set[Path]:
+    """Every file of the shipped studies: their folders, their rules files and what those include."""
+    out = {p for spec in R.BUILTIN for p in (ROOT / "workflow" / "studies" / spec.split(".")[2]).rglob("*")}
+    todo = [Path(f) for s in R.studies().values() for f in s.rule_files()]
+    while todo:
+        path = todo.pop()
+        if path in out:
+            continue
+        out.add(path)
+        todo += [path.parent / m for m in INCLUDE.findall(path.read_text(encoding="utf-8"))]
+    return out
+
+
+def shared_files() -> list[Path]:
+    own = study_files()
+    files = [*(ROOT / "workflow").rglob("*.py"), ROOT / "Snakefile", *(ROOT / "rules").rglob("*.smk")]
+    return sorted(p for p in files if p not in own)
+
+
+def names(path: Path, words: tuple[str, ...]) -> list[str]:
+    """The identifiers and strings of ``path`` holding one of ``words`` (docstrings and comments left out)."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline))
+    skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+    found, last = [], None
+    for i, tok in enumerate(tokens):
+        if tok.type in skip:
+            continue
+        nxt = next((t for t in tokens[i + 1:] if t.type != tokenize.COMMENT), None)
+        alone = last is None or last.type == tokenize.NEWLINE or last.string == ":"
+        docstring = (tok.type == tokenize.STRING and alone
+                     and (nxt is None or nxt.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)))
+        named = any(w in tok.string.lower() for w in words)
+        if tok.type in (tokenize.NAME, tokenize.STRING) and not docstring and named:
+            found.append(f"{tok.start[0]}: {tok.string[:60]}")
+        last = tok
+    return found
+
+
+def test_the_reader_sees_names_not_docstrings_or_comments(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text('"""About selfpref."""\n# selfpref\nfrom authbench.studies.selfpref import x\n'
+                    'def f():\n    """selfpref too."""\n    return "selfpref/a", selfpref_cells\n')
+    assert names(path, ("selfpref",)) == ["3: selfpref", "6: \"selfpref/a\"", "6: selfpref_cells"]
+
+
+def test_the_studies_and_their_files_are_found():
+    assert {"domainauth", "entityauth", "ragauth", "selfpref", "authority"} <= set(study_words())
+    own = study_files()
+    assert ROOT / "rules" / "inputs" / "selfpref.smk" in own and ROOT / "rules" / "judge.smk" in own
+    assert ROOT / "workflow" / "studies" / "authority" / "cli.py" in own
+    shared = shared_files()
+    assert ROOT / "rules" / "report.smk" in shared and ROOT / "workflow" / "studies" / "statistics.py" in shared
+
+
+def test_no_shared_module_names_a_study():
+    words = study_words()
+    found = {str(p.relative_to(ROOT)): n for p in shared_files() if (n := names(p, words))}
+    assert {f: len(n) for f, n in found.items()} == NOT_YET, {f: n for f, n in found.items() if f not in NOT_YET}
