@@ -27,6 +27,7 @@ import time
 
 from authbench.records import mkparent
 from authbench.errors import PipelineError
+from authbench.studies.registry import lazy
 
 
 def cmd_models_assemble(args, params) -> None:
@@ -119,7 +120,8 @@ def cmd_progress(args, params) -> None:
 GENERAL = {
     "plan": (cmd_plan, ["md", "tsv", "cells?", "workers?"]),
     "progress": (cmd_progress, ["results?"]),
-    "benchmark-statistics": (cmd_benchmark_statistics, "authbench.studies.statistics:statistics_args"),
+    # its options: every study's statistics files (authbench.studies.statistics), asked when the parser is built
+    "benchmark-statistics": (cmd_benchmark_statistics, lazy("authbench.studies.statistics:statistics_args")),
     "models-serve": (cmd_models_serve, ["model_dir", "out"]),
     "models-assemble": (cmd_models_assemble, ["out"]),
     "models-convert": (cmd_models_convert, ["gguf", "out"]),
@@ -176,10 +178,8 @@ def build_parser(names=None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in names or command_names():
         _, options = command(name)
-        if isinstance(options, str):  # "module:function": the options its studies give (a hook)
-            from authbench.studies.registry import lazy
-
-            options = lazy(options)()
+        if callable(options):
+            options = options()
         p = sub.add_parser(name)
         p.add_argument("--params", default="{}", help="JSON object of the rule's parameters")
         for opt in options:

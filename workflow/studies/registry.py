@@ -182,10 +182,14 @@ def coverage_parts(config: Mapping[str, Any]) -> dict[str, Any]:
     or not (a report's params stay the same when another study joins the run); a part two studies give with
     different values is a named error."""
     out: dict[str, Any] = {}
+    hooks: dict[Callable, str] = {}
     for study in studies(config).values():
-        for part, value in (study.coverage(config) if study.coverage else {}).items():
+        if study.coverage:
+            hooks.setdefault(study.coverage, study.name)  # a hook two studies share (DomainAuth, EntityAuth): once
+    for hook, name in hooks.items():
+        for part, value in hook(config).items():
             if part in out and out[part] != value:
-                raise ConfigError(f"study {study.name!r} gives the scorecard coverage's part {part!r} a second value; "
+                raise ConfigError(f"study {name!r} gives the scorecard coverage's part {part!r} a second value; "
                                   "expected one value per part (Study.coverage)")
             out[part] = value
     return out

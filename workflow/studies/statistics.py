@@ -70,7 +70,8 @@ def write_statistics(outdir: str | Path, files: Mapping[str, Any], params: Mappi
         written = [item.stem for item in hook.TABLES if item.stem in params["written"]]
         if not written:
             continue
-        loaded = hook.load({arg.rstrip("?*+"): files[arg.rstrip("?*+")] for arg in hook.ARGS}, params)
+        names = [arg.rstrip("?*+") for arg in hook.ARGS]
+        loaded = hook.load({name: files[name] for name in names}, params)
         paths += write_tables(Report(TITLE, items=hook.TABLES), written, loaded, outdir)
         if hasattr(hook, "write"):
             paths += hook.write(outdir, written, loaded)

@@ -28,6 +28,7 @@ from authbench.render.formatting import COUNT, MISSING, TEXT
 from authbench.render.tables import Column, TableSpec, build_table
 from authbench.studies.authority.grid import entity_datasets
 from authbench.studies.authority.labels import FINE_LEVELS
+from authbench.studies.authority.outputs import baseline_inputs
 from authbench.studies.keyed import Keyed, keyed
 from authbench.studies.ragauth.cell_list import rag_cells
 
@@ -245,8 +246,6 @@ def _label_block(config: Mapping[str, Any], dataset: str) -> Mapping | None:
 def inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
     """The built datasets Table 7 counts: every AuthorityBench dataset's labels, drops and sampled instance
     sets (those its baselines read), and RAGAuth's dataset report."""
-    from authbench.studies.authority.outputs import baseline_inputs
-
     ds = authority_datasets(config)
     return {"labels": [layout.labels(d) for d in ds], "drops": [layout.drops(d) for d in ds],
             "instances": [layout.instances(d, s) for d in ds for s in baseline_inputs(config, d)["instance_sets"]],
@@ -256,7 +255,6 @@ def inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
 def params(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the step reads besides its files: the datasets in the order of its files, their label blocks
     and instance sets, the Pairwise gap thresholds, and the scorecard's coverage."""
-    from authbench.studies.authority.outputs import baseline_inputs
     from authbench.studies.scorecard import coverage_params
 
     sampling = config["domainauth"]["sampling"]
