@@ -240,6 +240,7 @@ class Campaign:
     unexpected_failures: int = 0  # restarts that failed with no kill behind them
     repeated: list = field(default_factory=list)  # replies stored again after each kill
     restarts_unlocked: int = 0
+    hangs: int = 0  # drivers still running ``hang_after`` seconds after their fault: killed (SIGKILL) and restarted
     wall: float = 0.0
     log: list = field(default_factory=list)
 
@@ -254,9 +255,12 @@ def reference(work: Path, cfg: dict) -> float:
     return time.perf_counter() - start_t
 
 
-def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, engine: str) -> Campaign:
+def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, engine: str,
+             hang_after: float = 1800.0) -> Campaign:
     """Start, kill at a seeded random moment, restart, until ``kills`` faults
-    were delivered with work pending; then let the run finish."""
+    were delivered with work pending; then let the run finish. A driver still
+    running ``hang_after`` seconds later is hung (Snakemake's driver can
+    deadlock after a fault): it is killed like any other, counted and restarted."""
     rng = random.Random(seed)
     prepare(work, cfg)
     out = Campaign(engine)
@@ -292,10 +296,12 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
                     out.faults["driver" if hit == "driver" else "job", signal.Signals(sig).name] += 1
                     out.log.append(f"kill {out.kills}: {signal.Signals(sig).name} {hit} after {delay:.1f}s")
             try:
-                code = driver.wait(timeout=1800)
+                code = driver.wait(timeout=hang_after)
             except subprocess.TimeoutExpired:
                 os.killpg(driver.pid, signal.SIGKILL)
                 code = driver.wait()
+                out.hangs += 1
+                out.log.append(f"segment {segment}: driver hung (running {hang_after:.0f}s on): SIGKILL, restart")
         after = cache_counts(work)
         if segment:  # replies stored again since the last kill (their keys were already stored)
             out.repeated.append((after[0] - before[0]) - (after[1] - before[1]))
@@ -315,22 +321,25 @@ def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, eng
 
 
 def run_all(root: Path, engine: str, kills: int, seed: int, max_delay: float,
-            studies=("domainauth", "entityauth", "ragauth", "selfpref")) -> dict:
+            studies=("domainauth", "entityauth", "ragauth", "selfpref"), hang_after: float | None = None) -> dict:
     """Reference + campaign passes under ``root``; the table's figures as a dict.
     A pass whose run completes before all ``kills`` were delivered is checked
     and followed by another pass from scratch (``campaign.<n>``, seed + n),
     until ``kills`` faults were delivered in all: a small grid gives K faults
-    at random moments without the delays shrinking to its start-up."""
+    at random moments without the delays shrinking to its start-up. A driver
+    is hung when it runs ``hang_after`` seconds (default: six reference runs,
+    at least two minutes) after its last fault."""
     cfg = grid_config(engine, studies)
     ref_wall = reference(root / "reference", cfg)
     ref_records, ref_keys, _ = cache_counts(root / "reference")
+    hang_after = hang_after or max(120.0, 6 * ref_wall)
     r = {"engine": engine, "K": kills, "kills": 0, "faults": Counter(), "finished_before_kill": 0,
          "unexpected_failures": 0, "survived": 0, "differing": [], "repeated_total": 0, "repeated_max_per_kill": 0,
          "chunk": 4096 if engine == "instant" else 1, "damaged_in_cache": 0, "damaged_found_by_jobs": 0,
-         "unlocks": 0, "reference_wall": ref_wall, "campaign_wall": 0.0, "log": [], "passes": 0}
+         "unlocks": 0, "hangs": 0, "reference_wall": ref_wall, "campaign_wall": 0.0, "log": [], "passes": 0}
     while r["kills"] < kills:
         name = "campaign" if not r["passes"] else f"campaign.{r['passes']}"
-        camp = campaign(root / name, cfg, kills - r["kills"], seed + r["passes"], max_delay, engine)
+        camp = campaign(root / name, cfg, kills - r["kills"], seed + r["passes"], max_delay, engine, hang_after)
         diffs = [f"{name}: {d}" for d in differing(root / "reference", root / name)]
         records, keys, damaged = cache_counts(root / name)
         completed = not camp.unexpected_failures and (root / name / "results").is_dir()
@@ -346,6 +355,7 @@ def run_all(root: Path, engine: str, kills: int, seed: int, max_delay: float,
         r["log"] += [f"{name}: {line}" for line in camp.log]
         for key, value in (("finished_before_kill", camp.finished_before_kill),
                            ("unexpected_failures", camp.unexpected_failures), ("unlocks", camp.restarts_unlocked),
+                           ("hangs", camp.hangs),
                            ("campaign_wall", camp.wall)):
             r[key] += value
         if not camp.kills or camp.unexpected_failures:  # no fault lands in this grid, or restarts fail: stop
@@ -368,6 +378,7 @@ def table(r: dict) -> str:
         ("damaged cache lines (in the cache at the end; skipped by jobs)",
          f"{r['damaged_in_cache']}; {r['damaged_found_by_jobs']}"),
         ("restarts that needed --unlock", r["unlocks"]),
+        ("drivers hung after a fault (killed, restarted)", r["hangs"]),
         ("wall time (reference; campaign)", f"{r['reference_wall']:.0f} s; {r['campaign_wall']:.0f} s"),
     ]
     buf = io.StringIO()
@@ -384,12 +395,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-delay", type=float, default=15.0, help="a kill comes 0.5..this many seconds after a start")
     ap.add_argument("--workdir", default=None, help="folder for both runs (default: a temporary one)")
+    ap.add_argument("--hang-after", type=float, default=None,
+                    help="seconds after which a driver is hung (default: six reference runs, at least 120)")
     ap.add_argument("--studies", nargs="+", default=["domainauth", "entityauth", "ragauth", "selfpref"])
     args = ap.parse_args()
     root = Path(args.workdir or tempfile.mkdtemp(prefix="chaos-"))
     if (root / "campaign").exists() or (root / "reference").exists():
         raise SystemExit(f"{root}: holds an earlier campaign; give an empty --workdir")
-    r = run_all(root, args.engine, args.kills, args.seed, args.max_delay, args.studies)
+    r = run_all(root, args.engine, args.kills, args.seed, args.max_delay, args.studies, args.hang_after)
     print("\n".join(r["log"]))
     for f in r["differing"]:
         print(f"differs: {f}")
