@@ -36,8 +36,8 @@ rule domainauth_secondary:
         source=config["domainauth"]["source"],
         labels=P.labels("domainauth"),
     output:
-        secondary=P.secondary(),
-        drops=P.secondary_drops(),
+        secondary=authority_layout.secondary(P),
+        drops=authority_layout.secondary_drops(P),
     log:
         f"{LOGS}/domainauth/secondary.log",
     conda:

@@ -42,7 +42,7 @@ if RAG.built:
             documents=config["ragauth"]["build"]["documents"],
             labels=get_rag_build_labels,
         output:
-            dataset=P.rag_built(),
+            dataset=rag_layout.built(P),
             drops=f"{RA}/build/drops.tsv",
         log:
             f"{LOGS}/ragauth/build.log",
@@ -62,8 +62,8 @@ if RAG.cells:
         input:
             RAG.source,
         output:
-            questions=P.rag_questions(),
-            report=P.rag_dataset(),
+            questions=rag_layout.questions(P),
+            report=rag_layout.dataset(P),
         log:
             f"{LOGS}/ragauth/dataset.log",
         priority: MODEL_PRIORITY
@@ -77,9 +77,9 @@ if RAG.cells:
 
     rule ragauth_prior:
         input:
-            P.rag_questions(),
+            rag_layout.questions(P),
         output:
-            P.rag_prior("{strategy}"),
+            rag_layout.prior(P, "{strategy}"),
         log:
             f"{LOGS}/ragauth/prior_{{strategy}}.log",
         wildcard_constraints:
@@ -94,7 +94,7 @@ if RAG.cells:
 
     rule ragauth_rank:
         input:
-            questions=P.rag_questions(),
+            questions=rag_layout.questions(P),
             template=f"{PROMPTS}/ragauth/{{strategy}}.yaml",
             model=get_model_file,
         output:
@@ -126,7 +126,7 @@ if RAG.cells:
 
     rule ragauth_answer:
         input:
-            questions=P.rag_questions(),
+            questions=rag_layout.questions(P),
             scores=get_rag_scores,
             template=f"{PROMPTS}/ragauth/answer.yaml",
             model=get_model_file,

@@ -36,8 +36,8 @@ if SELFPREF.datasets:
         input:
             sp_sources,
         output:
-            questions=P.selfpref_questions("{spds}"),
-            passages=P.selfpref_imported("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
+            passages=sp_layout.imported(P, "{spds}"),
             drops=f"{SP}/drops.tsv",
         log:
             f"{LOGS}/selfpref/{{spds}}/import.log",
@@ -52,8 +52,8 @@ if SELFPREF.datasets:
 
     rule selfpref_generate:
         input:
-            questions=P.selfpref_questions("{spds}"),
-            passages=P.selfpref_imported("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
+            passages=sp_layout.imported(P, "{spds}"),
             templates=get_sp_generate_templates,
             model=get_model_file,
         output:
@@ -84,7 +84,7 @@ if SELFPREF.datasets:
 
     rule selfpref_sample:
         input:
-            passages=P.selfpref_imported("{spds}"),
+            passages=sp_layout.imported(P, "{spds}"),
             generated=expand(f"{SP}/generated/{{model}}/passages.jsonl", model=SELFPREF.generators, allow_missing=True),
         output:
             sample=f"{SP}/sample.json",
@@ -103,7 +103,7 @@ if SELFPREF.datasets:
     rule selfpref_shipped_knowledge:
         input:
             source=get_sp_shipped_knowledge,
-            questions=P.selfpref_questions("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
         output:
             levels=f"{SP}/knowledge/{{author}}.jsonl",
             check=f"{SP}/knowledge/{{author}}_check.tsv",
@@ -120,7 +120,7 @@ if SELFPREF.datasets:
 
     rule selfpref_knowledge:
         input:
-            questions=P.selfpref_questions("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
             sample=f"{SP}/sample.json",
             template=f"{PROMPTS}/selfpref/knowledge.yaml",
             model=get_model_file,
@@ -177,7 +177,7 @@ if SELFPREF.datasets:
 
     rule selfpref_rerank:
         input:
-            questions=P.selfpref_questions("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
             template=f"{PROMPTS}/selfpref/rerank_{{prompt}}.yaml",
@@ -209,7 +209,7 @@ if SELFPREF.datasets:
 
     rule selfpref_compare:
         input:
-            questions=P.selfpref_questions("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
             knowledge=f"{KNOWLEDGE}/levels.jsonl",
@@ -256,7 +256,7 @@ if SELFPREF.datasets:
             ),
             passages=f"{SP}/passages.jsonl",
             sample=f"{SP}/sample.json",
-            questions=P.selfpref_questions("{spds}"),
+            questions=sp_layout.questions(P, "{spds}"),
             released_perplexity=get_sp_released_perplexity,
         output:
             reported(report_outputs(SELFPREF_REPORT, f"{SP}/report"), "Self-preference"),

@@ -113,12 +113,6 @@ class Layout:
     def baseline_units(self, dataset: str) -> str:  # the units behind the baselines' metric rows
         return f"{self.root}/{dataset}/baselines/units.parquet"
 
-    def secondary(self) -> str:  # DomainAuth's secondary label columns
-        return f"{self.root}/domainauth/secondary.tsv"
-
-    def secondary_drops(self) -> str:  # the rows and domains that gave no secondary label, by reason
-        return f"{self.root}/domainauth/secondary_drops.tsv"
-
     # --- models -------------------------------------------------------------------------
 
     def gguf(self, model: str) -> str:  # assembled from its packages
@@ -130,31 +124,6 @@ class Layout:
     def server(self, model: str) -> str:  # vllm.serve's service file
         return f"{self.root}/servers/{model}.json"
 
-    # --- RAGAuth --------------------------------------------------------------------------
-
-    def rag_built(self) -> str:  # ragauth.build's RAGAuth file
-        return f"{self.root}/ragauth/build/ragauth.json"
-
-    def rag_questions(self) -> str:
-        return f"{self.root}/ragauth/questions.jsonl"
-
-    def rag_dataset(self) -> str:
-        return f"{self.root}/ragauth/dataset.tsv"
-
-    def rag_prior(self, strategy: str) -> str:
-        return f"{self.root}/ragauth/scores/{strategy}.jsonl"
-
-    # --- self-preference ("{spds}": a dataset of selfpref.datasets) ---------------------------
-
-    def selfpref(self, dataset: str) -> str:
-        return f"{self.root}/selfpref/{dataset}"
-
-    def selfpref_questions(self, dataset: str) -> str:  # the import's questions
-        return f"{self.root}/selfpref/{dataset}/questions.jsonl"
-
-    def selfpref_imported(self, dataset: str) -> str:  # the import's passages
-        return f"{self.root}/selfpref/{dataset}/imported.jsonl"
-
     # --- the plan (before any model runs) -----------------------------------------------
 
     def plan(self, ext: str) -> str:  # plan.md, plan.tsv
@@ -162,7 +131,3 @@ class Layout:
 
     def plan_cells(self) -> str:  # per model job: what the progress view compares a run with
         return f"{self.root}/plan_cells.tsv"
-
-    def selfpref_datasets_report(self) -> str:
-        """Every dataset's tables in one report (two or more datasets; no dataset may be named ``report``)."""
-        return f"{self.root}/selfpref/report"

@@ -1,6 +1,7 @@
 # Input and params functions of rules/datasets.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
 from authbench.studies.authority.study import SETTINGS
+from authbench.studies.authority import layout as authority_layout
 
 
 def get_build_params(wildcards):

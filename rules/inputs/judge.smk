@@ -6,6 +6,7 @@ from authbench.paths import cell_id
 from authbench.studies.authority.consistency import ORDER_SUFFIX
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.outputs import baseline_inputs, scales
+from authbench.studies.authority import layout as authority_layout
 
 CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
 CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
@@ -56,7 +57,7 @@ def get_evaluate_params(wildcards):
 
 
 def get_prediction_secondary(wildcards):
-    return [P.secondary()] if SECONDARY and wildcards.dataset == "domainauth" else []
+    return [authority_layout.secondary(P)] if SECONDARY and wildcards.dataset == "domainauth" else []
 
 
 def prediction_secondary_arg(wildcards, input):

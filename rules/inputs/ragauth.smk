@@ -3,6 +3,7 @@
 from authbench.paths import cell_id
 from authbench.studies.ragauth.outputs import RAGAUTH
 from authbench.studies.scorecard import coverage_params
+from authbench.studies.ragauth import layout as rag_layout
 
 
 def get_rag_dataset_params(wildcards):
@@ -36,7 +37,7 @@ def get_rag_scores(wildcards):
     if wildcards.strategy == "no_filter":
         return []
     if wildcards.strategy in ("pagerank_oracle", "tld_prior"):
-        return P.rag_prior(wildcards.strategy)
+        return rag_layout.prior(P, wildcards.strategy)
     return f"{rag_rank_cell(wildcards.model, wildcards.strategy)}/scores.jsonl"
 
 

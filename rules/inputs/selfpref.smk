@@ -7,8 +7,9 @@ from authbench.studies.scorecard import coverage_params
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS, knowledge_authors
 from authbench.studies.selfpref.outputs import other_authors
 from authbench.studies.selfpref.study import datasets_report_files
+from authbench.studies.selfpref import layout as sp_layout
 
-SP = P.selfpref("{spds}")
+SP = sp_layout.folder(P, "{spds}")
 
 
 def sp_cell(dataset, model, *parts):
@@ -126,7 +127,7 @@ def get_sp_compare_params(wildcards):
 
 
 def get_sp_knowledge_levels(wildcards):
-    shipped = [f"{P.selfpref(wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_released_knowledge(wildcards)]
+    shipped = [f"{sp_layout.folder(P, wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_released_knowledge(wildcards)]
     return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
 
 

@@ -17,22 +17,20 @@ from authbench.studies import registry as R
 
 ROOT = R.ROOT
 INCLUDE = re.compile(r"^\s*include:\s*\"([^\"]+)\"", re.M)
-# shared files that still name a study, with how many names: the paths of the studies' own files (paths.py), the
-# paper registry and the papers' derived relations (a paper's name is its study's word), the shipped studies'
-# list (BUILTIN), the plan's line for numbers a study left out, the fetchers' user agent (the project's name)
-NOT_YET = {"workflow/paths.py": 14, "workflow/papers/derived.py": 13, "workflow/papers/registry.py": 10,
-           "workflow/studies/registry.py": 4, "workflow/plan/report.py": 1, "workflow/cli/fetch.py": 1}
+# shared files that still name a study, with how many names: the paper registry and the papers' derived relations
+# (a paper's name is its study's word)
+NOT_YET = {"workflow/papers/derived.py": 13, "workflow/papers/registry.py": 10}
 
 
 def study_words() -> tuple[str, ...]:
     studies = R.studies().values()
-    folders = {spec.split(":")[0].split(".")[2] for spec in R.BUILTIN}
+    folders = set(R.BUILTIN)
     return tuple(sorted({s.name.lower() for s in studies} | folders))
 
 
 def study_files() -> set[Path]:
     """Every file of the shipped studies: their folders, their rules files and what those include."""
-    out = {p for spec in R.BUILTIN for p in (ROOT / "workflow" / "studies" / spec.split(".")[2]).rglob("*")}
+    out = {p for folder in R.BUILTIN for p in (ROOT / "workflow" / "studies" / folder).rglob("*")}
     todo = [Path(f) for s in R.studies().values() for f in s.rule_files()]
     while todo:
         path = todo.pop()

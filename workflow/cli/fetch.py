@@ -15,7 +15,7 @@ log = logging.getLogger("authbench")
 def _http_client(params, guard=None):
     from authbench.net import HttpClient, RetryPolicy
 
-    agent = params.get("user_agent") or "authbench-pipeline (AuthorityBench rebuild; set fetch.user_agent)"
+    agent = params.get("user_agent") or "authbench-pipeline (LLM-as-judge studies rebuild; set fetch.user_agent)"
     return HttpClient(agent, RetryPolicy.from_config(params.get("http")), guard=guard)
 
 

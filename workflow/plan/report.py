@@ -123,7 +123,8 @@ def plan_markdown(plan, config_files: str = "") -> str:
                     var += (float(r["engine_hours_with_reuse_ci"]) * gpus / Z95) ** 2
         lines.append("| **all with a rate** | | | " + " | ".join(f"**{v:,.1f}**" for v in sums.values()) + " |")
         if any(apart.values()):
-            lines.append("| all with a rate, once RAGAuth's release is there | | | "
+            later = ", ".join(sorted({r["study"] for r in timed if r["in_run"] == "no" and r["study"] != "all"}))
+            lines.append(f"| all with a rate, with {later} (not in this run) | | | "
                          + " | ".join(f"{sums[k] + apart[k]:,.1f}" for k in sums) + " |")
         lines += ["", f"GPU-hours with reuse at the estimate: {sums['gpu_hours_with_reuse']:,.1f} "
                       f"± {Z95 * var ** 0.5:,.2f} (the sampled token counts' 95% interval; the reply-length estimate "

@@ -20,7 +20,8 @@ the shared layers loop over :func:`studies` instead of naming a study:
 A study names the paper it reproduces (:attr:`Study.paper`,
 :mod:`authbench.papers`); its numbers keyed by published key are its report
 data's (``keyed``: :mod:`authbench.studies.keyed`). The shipped studies are
-:data:`BUILTIN`; a study of one's own is a Python file that defines
+:data:`BUILTIN` (each folder here with a ``study.py`` that declares its
+``STUDIES``); a study of one's own is a Python file that defines
 ``STUDY`` (and, for a paper of its own, registers it:
 :func:`authbench.papers.register`), named in the config's ``more_studies``
 list (docs/architecture.md, "Add a study"). Its path reaches every job of the
@@ -45,9 +46,9 @@ from authbench.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: rules files are relative to it
 MORE_STUDIES_ENV = "AUTHBENCH_MORE_STUDIES"  # JSON list of the study files of config `more_studies`
-# the shipped studies, in the order the Snakefile includes them: "module:attribute" of each Study
-BUILTIN = ("authbench.studies.authority.study:DOMAINAUTH", "authbench.studies.authority.study:ENTITYAUTH",
-           "authbench.studies.ragauth.study:RAGAUTH", "authbench.studies.selfpref.study:SELFPREF")
+# the shipped studies' folders, in the order the Snakefile includes their studies: every folder of this package
+# with a study.py (its STUDIES, or its STUDY)
+BUILTIN = tuple(sorted(p.parent.name for p in Path(__file__).parent.glob("*/study.py")))
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,15 @@ class Study:
         return [str(Path(r) if Path(r).is_absolute() else ROOT / r) for r in self.rules]
 
 
+def _declared(module: Any) -> tuple[Study, ...]:
+    """The studies a study.py declares: its ``STUDIES`` (several studies of one folder), else its ``STUDY``."""
+    found = tuple(getattr(module, "STUDIES", None) or [getattr(module, "STUDY", None)])
+    if not all(isinstance(s, Study) for s in found):
+        raise ConfigError(f"{module.__file__}: expected STUDIES (a tuple) or STUDY, each an "
+                          "authbench.studies.registry.Study")
+    return found
+
+
 def _attribute(spec: str) -> Any:
     module, _, name = spec.partition(":")
     return getattr(importlib.import_module(module), name)
@@ -165,7 +175,8 @@ def studies(config: Mapping[str, Any] | None = None) -> dict[str, Study]:
     then those of :func:`more_study_files`. Two studies of one name are a
     named error."""
     out: dict[str, Study] = {}
-    for study in [_attribute(s) for s in BUILTIN] + [load_file(p) for p in more_study_files(config)]:
+    shipped = [s for folder in BUILTIN for s in _declared(importlib.import_module(f"{__package__}.{folder}.study"))]
+    for study in shipped + [load_file(p) for p in more_study_files(config)]:
         if study.name in out and out[study.name] is not study:
             raise ConfigError(f"study {study.name!r} is declared twice; expected one Study per name")
         out[study.name] = study

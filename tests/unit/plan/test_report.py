@@ -80,3 +80,15 @@ def test_absent_model_file_is_counted_with_the_character_proxy(tmp_path):
     counter, gguf = counter_for("mine", spec, Layout(str(tmp_path)))
     assert gguf is None
     assert counter.name.startswith("proxy: characters/4") and "missing.gguf is absent" in counter.name
+
+
+def test_the_time_table_adds_the_jobs_not_in_this_run_on_a_line_of_their_own():
+    hours = dict(engine="vllm", prompt_rate=1000.0, engine_hours_with_reuse=1.0, engine_hours_with_reuse_ci=0.0)
+    rows = [_row(study="all", gpu_hours=2.0, gpu_hours_with_reuse=1.5, gpu_hours_at_cap=3.0,
+                 gpu_hours_at_cap_with_reuse=2.5, load_hours=0.5, **hours),
+            _row(study="ragauth", in_run="no", gpu_hours=0.25, gpu_hours_with_reuse=0.25, gpu_hours_at_cap=0.5,
+                 gpu_hours_at_cap_with_reuse=0.5, load_hours=0.0, **hours)]
+    md = plan_markdown(Plan(rows, [], Estimated()))
+    assert "| **all with a rate** | | | **2.0** | **1.5** | **3.0** | **2.5** | **0.5** |" in md
+    assert "| all with a rate, with ragauth (not in this run) | | | 2.2 | 1.8 | 3.5 | 3.0 | 0.5 |" in md
+    assert "with a rate, with" not in plan_markdown(Plan(rows[:1], [], Estimated()))

@@ -30,6 +30,17 @@ def test_the_shipped_studies_and_their_papers(config):
                                                             "rules/selfpref.smk")]
     assert [p.parent.name for p in R.schema_blocks(config)] == ["authority", "ragauth", "selfpref"]
     assert [s.name for s in R.active({**config, "studies": ["selfpref", "domainauth"]})] == ["domainauth", "selfpref"]
+    # found, not listed: every folder of workflow/studies/ with a study.py, in alphabetical order
+    assert R.BUILTIN == ("authority", "ragauth", "selfpref")
+
+
+def test_a_shipped_folder_without_a_declaration_is_named():
+    import types
+
+    assert R._declared(types.SimpleNamespace(STUDIES=(R.Study("a", "p", "A", ()), R.Study("b", "p", "B", ())),
+                                             __file__="x/study.py"))[1].name == "b"
+    with pytest.raises(ConfigError, match=r"x/study.py: expected STUDIES \(a tuple\) or STUDY"):
+        R._declared(types.SimpleNamespace(STUDY="not a study", __file__="x/study.py"))
 
 
 def test_an_unknown_study_word_is_named(config):

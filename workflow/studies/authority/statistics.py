@@ -31,6 +31,7 @@ from authbench.studies.authority.labels import FINE_LEVELS
 from authbench.studies.authority.outputs import baseline_inputs
 from authbench.studies.keyed import Keyed, keyed
 from authbench.studies.ragauth.cell_list import rag_cells
+from authbench.studies.ragauth import layout as rag_layout
 
 # Sub-benchmark -> (authority proxy, score scale) as Table 7 of the paper.
 PROXY = {"DomainAuth": ("PageRank", "0-9 / 0-4"), "EntityAuth": ("Sitelinks", "0-9"), "RAGAuth": ("–", "N/A")}
@@ -249,7 +250,7 @@ def inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
     ds = authority_datasets(config)
     return {"labels": [layout.labels(d) for d in ds], "drops": [layout.drops(d) for d in ds],
             "instances": [layout.instances(d, s) for d in ds for s in baseline_inputs(config, d)["instance_sets"]],
-            "rag": [layout.rag_dataset()] if rag_ran(config) else []}
+            "rag": [rag_layout.dataset(layout)] if rag_ran(config) else []}
 
 
 def params(config: Mapping[str, Any]) -> dict[str, Any]:

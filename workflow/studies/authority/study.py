@@ -97,3 +97,4 @@ DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,
                    viewers=domain_viewers, check=check, **_plan("domainauth"), **_COMMON)
 ENTITYAUTH = Study("entityauth", title="EntityAuth", reports=(ENTITYAUTH_REPORT,), final=entity_final,
                    viewers=entity_viewers, check=entity_check, dataset_level=True, **_plan("entityauth"), **_COMMON)
+STUDIES = (DOMAINAUTH, ENTITYAUTH)  # the registry's, in this order

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from authbench.config import models_for
 from authbench.paths import Layout
+from authbench.studies.ragauth import layout as rag_layout
 
 @dataclasses.dataclass(frozen=True)
 class RagCells:
@@ -37,7 +38,7 @@ def rag_cells(config: Mapping[str, Any], exists) -> RagCells:
     if "ragauth" not in config.get("studies", ()) or not rag:
         return RagCells(None, False, [])
     built = bool(rag.get("build"))
-    source = Layout(config["results"]).rag_built() if built else rag.get("source")
+    source = rag_layout.built(Layout(config["results"])) if built else rag.get("source")
     if not built and (not source or not exists(source)):
         where = f"'{source}' does not exist" if source else "is null"
         return RagCells(source, False, [], f"RAGAuth is left out of this run: ragauth.source {where}. Put the "

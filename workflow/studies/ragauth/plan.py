@@ -28,6 +28,7 @@ from authbench.paths import cell_id
 from authbench.records import read_jsonl
 from authbench.studies.authority.plan import STAND_IN, stand_in_text
 from authbench.studies.ragauth.cell_list import rag_cells
+from authbench.studies.ragauth import layout as rag_layout
 
 RAG_QUESTIONS, RAG_DOCS = 120, 10
 
@@ -111,7 +112,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     if not rag.cells:
         return
     rc = config["ragauth"]
-    questions = rag_questions(config, ctx.estimated) if apart else read_jsonl(ctx.layout.rag_questions())
+    questions = rag_questions(config, ctx.estimated) if apart else read_jsonl(rag_layout.questions(ctx.layout))
     cutters: dict[int, _CuttingMemo] = {}
     prompts = config["prompts"]
     constrained = config["constrained_decoding"]
@@ -150,7 +151,7 @@ def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
     if not rag_cells(config, lambda _: True).cells:
         return []
     prompts = config["prompts"]
-    out = [] if ragauth_missing(config, exists) else [layout.rag_questions()]
+    out = [] if ragauth_missing(config, exists) else [rag_layout.questions(layout)]
     out += [f"{prompts}/ragauth/answer.yaml"]
     return out + [f"{prompts}/ragauth/{s}.yaml" for s in config["ragauth"]["strategies"]
                   if s in ("relevance", "utility", "authority")]

@@ -13,6 +13,7 @@ from authbench.render.catalog import report_files
 from authbench.studies.ragauth.outputs import RAGAUTH as RAGAUTH_REPORT
 from authbench.studies.registry import Study, lazy
 from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
+from authbench.studies.ragauth import layout as rag_layout
 
 
 rag_cells = lazy("authbench.studies.ragauth.cell_list:rag_cells")  # (config, exists), loaded when first asked
@@ -37,7 +38,7 @@ def samples(config: Mapping[str, Any], layout) -> list[str]:
 def final(config: Mapping[str, Any], layout) -> list[str]:
     if not rag_cells(config, os.path.exists).cells:
         return []
-    return report_files(RAGAUTH_REPORT, layout.report("ragauth"), config) + [layout.rag_dataset()]
+    return report_files(RAGAUTH_REPORT, layout.report("ragauth"), config) + [rag_layout.dataset(layout)]
 
 
 def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
@@ -55,3 +56,4 @@ RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rule
                 plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                 coverage=lazy("authbench.studies.ragauth.cell_list:coverage"),
                 statistics="authbench.studies.authority.statistics")  # Table 7 counts RAGAuth's queries
+STUDY = RAGAUTH  # the registry finds a folder's STUDY (or its STUDIES)

@@ -24,6 +24,7 @@ from authbench.config import GenerateConfig
 from authbench.paths import Layout, cell_id
 from authbench.records import read_jsonl
 from authbench.studies.selfpref.cell_list import selfpref_cells
+from authbench.studies.selfpref import layout as sp_layout
 
 
 def stand_in_passages(author: str, chosen: Sequence[Mapping], passages: Sequence[Mapping],
@@ -66,8 +67,8 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     prompts = f"{config['prompts']}/selfpref"
     constrained = config["constrained_decoding"]
     for ds in plan.datasets:
-        questions = read_jsonl(ctx.layout.selfpref_questions(ds))
-        imported = read_jsonl(ctx.layout.selfpref_imported(ds))
+        questions = read_jsonl(sp_layout.questions(ctx.layout, ds))
+        imported = read_jsonl(sp_layout.imported(ctx.layout, ds))
         by_qid = {q["qid"]: q for q in questions}
         gen = sp.get("generate") or {}  # null: no passage writers (as the grid reads it)
         chosen, human = generation_inputs(questions, imported, gen["items"]) if plan.generators else ([], [])
@@ -81,7 +82,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
             stand_ins += stand_in_passages(model, chosen, imported, gen["kinds"])
         notes = (STAND_IN_NOTE,) if stand_ins else ()
         sample, passages = sample_questions(imported, stand_ins, sp["authors"], sp["items"], sp["style_items"],
-                                            config["seed"], ds, ctx.layout.selfpref_imported(ds))
+                                            config["seed"], ds, sp_layout.imported(ctx.layout, ds))
         scope = scoped_questions(sample, sp["rerank"]["scope"])
         main = [by_qid[q] for q in sample["main"]]
         if plan.perplexity_model:
@@ -127,7 +128,7 @@ def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
     sp = selfpref_cells(config)
     out = []
     for ds in sp.datasets:
-        out += [layout.selfpref_questions(ds), layout.selfpref_imported(ds)]
+        out += [sp_layout.questions(layout, ds), sp_layout.imported(layout, ds)]
     if sp.datasets:
         prompts = f"{config['prompts']}/selfpref"
         names = ["knowledge", "rerank_normal", "rerank_rag", "generation"] if sp.evaluators else []
@@ -174,7 +175,7 @@ def _released(config: Mapping[str, Any], kind: str) -> Iterator[str]:
                 if isinstance(rec, Mapping) and isinstance(rec.get("AI_answer"), str):
                     yield rec["AI_answer"]
         else:
-            path = Path(layout.selfpref_imported(ds))
+            path = Path(sp_layout.imported(layout, ds))
             if not path.is_file():
                 continue
             for p in read_jsonl(path):

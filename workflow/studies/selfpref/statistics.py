@@ -21,6 +21,7 @@ from authbench.render.formatting import COUNT
 from authbench.render.tables import Column, TableSpec, build_table
 from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.selfpref.data import complete_questions
+from authbench.studies.selfpref import layout as sp_layout
 
 
 def dataset_rows(dataset: str, questions: str | Path, passages: str | Path, drops: str | Path,
@@ -103,8 +104,8 @@ ARGS = ("sp_questions*", "sp_passages*", "sp_drops*")
 
 def inputs(config: Mapping[str, Any], layout) -> dict[str, list[str]]:
     sp = selfpref_datasets(config)
-    return {"sp_questions": [f"{layout.selfpref(d)}/questions.jsonl" for d in sp],
-            "sp_passages": [f"{layout.selfpref(d)}/imported.jsonl" for d in sp],
+    return {"sp_questions": [sp_layout.questions(layout, d) for d in sp],
+            "sp_passages": [sp_layout.imported(layout, d) for d in sp],
             "sp_drops": [layout.drops(f"selfpref/{d}") for d in sp]}
 
 

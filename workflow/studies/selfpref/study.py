@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from authbench.render.catalog import report_files
 from authbench.studies.registry import Study, lazy
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
+from authbench.studies.selfpref import layout as sp_layout
 
 PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG settings)
 RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
@@ -33,7 +34,7 @@ def reported_datasets(config: Mapping[str, Any]) -> list[str]:
 def samples(config: Mapping[str, Any], layout, dataset: str) -> list[str]:
     """The samples of every model cell of a dataset: generation, knowledge, rerank, compare."""
     cells = selfpref_cells(config)
-    return ([f"{layout.selfpref(dataset)}/generated/{m}/samples.parquet" for m in cells.generators]
+    return ([f"{sp_layout.folder(layout, dataset)}/generated/{m}/samples.parquet" for m in cells.generators]
             + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in cells.evaluators]
             + [f"{cell(layout, dataset, m, 'rerank', p)}/samples.parquet" for m in cells.evaluators for p in PROMPTS]
             + [f"{cell(layout, dataset, m, 'generation', r)}/samples.parquet" for m in cells.evaluators for r in RUNS])
@@ -43,19 +44,19 @@ def datasets_report_files(config: Mapping[str, Any], layout) -> list[str]:
     """The report of every dataset's tables, one block of rows each: only when two or more datasets run."""
     if len(selfpref_cells(config).datasets) < 2:
         return []
-    return report_files(SELFPREF_DATASETS, layout.selfpref_datasets_report(), config)
+    return report_files(SELFPREF_DATASETS, sp_layout.datasets_report(layout), config)
 
 
 def final(config: Mapping[str, Any], layout) -> list[str]:
     out = []
     for dataset in reported_datasets(config):
-        out += report_files(SELFPREF_REPORT, f"{layout.selfpref(dataset)}/report", config)
+        out += report_files(SELFPREF_REPORT, f"{sp_layout.folder(layout, dataset)}/report", config)
         out.append(layout.drops(f"selfpref/{dataset}"))
     return out + datasets_report_files(config, layout)
 
 
 def viewers(config: Mapping[str, Any], layout) -> list[tuple]:
-    return [(f"selfpref_{re.sub(r'[^A-Za-z0-9]+', '_', d)}", SELFPREF_REPORT, f"{layout.selfpref(d)}/report",
+    return [(f"selfpref_{re.sub(r'[^A-Za-z0-9]+', '_', d)}", SELFPREF_REPORT, f"{sp_layout.folder(layout, d)}/report",
              samples(config, layout, d), []) for d in reported_datasets(config)]
 
 
@@ -69,3 +70,4 @@ SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rule
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                  plan_released=lazy(f"{PLAN}:released_replies"), dataset_level=True,
                  statistics="authbench.studies.selfpref.statistics")
+STUDY = SELFPREF  # the registry finds a folder's STUDY (or its STUDIES)
