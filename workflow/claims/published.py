@@ -214,7 +214,7 @@ def _explain(record: dict) -> tuple[float, str]:
         return float(record["recomputed"]), (f"printed twice; takes Table {other.table}'s "
                                              f"{_digits(record['recomputed'])}, {reason}")
     if record["kind"] == derived_relations.GRANULAR:
-        n = derived_relations.SHARE_OF[(record["paper"], int(record["table"]))][0]
+        n = derived_relations.share_of(record["paper"], record["table"])[0]
         k, share = derived_relations.nearest_share(float(record["printed"]), n)
         return share, f"no integer k gives it as a share of {n}; the nearest is {k}/{n} = {share:.2f}"
     return float(record["recomputed"]), f"{record['rule']} = {_digits(record['recomputed'])}"

@@ -5,8 +5,8 @@ and source text. A study names the paper it reproduces
 (:attr:`authbench.studies.registry.Study.paper`); AuthorityBench is one paper
 with three studies (DomainAuth, EntityAuth, RAGAuth).
 
-* :func:`papers` -> the registered papers by name, the two shipped ones
-  first (:data:`SHIPPED`); :func:`register` adds one (a study module of
+* :func:`papers` -> the registered papers by name, the shipped ones first
+  (:data:`SHIPPED`, from ``resources/papers/``); :func:`register` adds one (a study module of
   one's own declares its paper so: docs/architecture.md, "Add a paper");
 * :func:`paper_of` -> one paper, a named error for an unknown name;
 * :func:`load`, :func:`paper_models` (:mod:`~authbench.papers.published`),

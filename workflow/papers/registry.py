@@ -1,5 +1,6 @@
-"""The paper registry: :class:`Paper` and the registered papers (the two
-shipped ones first). The package's surface is :mod:`authbench.papers`."""
+"""The paper registry: :class:`Paper` and the registered papers (the shipped
+ones first: each declared by a file ``resources/papers/<name>.yaml``, in
+name order). The package's surface is :mod:`authbench.papers`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Mapping
 from authbench.errors import ConfigError
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+PAPERS = RESOURCES / "papers"  # one <name>.yaml per shipped paper: Paper's fields, paths relative to RESOURCES
 
 
 @dataclass(frozen=True)
@@ -18,7 +20,7 @@ class Paper:
     ``title`` (the claims' summary lines), ``published`` (its numbers' TSV),
     ``claims`` (its claims file), ``source`` (the text its quotes are taken
     from, under ``../shared/papers/`` beside the checkout), ``derived``
-    (the name of its relations between printed numbers in
+    (the module of its relations between printed numbers,
     :mod:`authbench.papers.derived`; None: none declared), ``parts`` (the
     parts of its keys a claim label names first, in this order;
     :func:`authbench.claims.keys.ordered`), ``legacy`` (an 11-column TSV
@@ -38,14 +40,33 @@ class Paper:
     values: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
-SHIPPED = (
-    Paper("authoritybench", "AuthorityBench", RESOURCES / "published" / "authoritybench.tsv",
-          RESOURCES / "claims" / "authoritybench.yaml", "authoritybench_submission.txt", "authoritybench",
-          parts=("model", "judge", "context"), values={"context": ("", "wo_text", "w_text")}),
-    Paper("selfpref", "RAG self-preference", RESOURCES / "published" / "selfpref.tsv",
-          RESOURCES / "claims" / "selfpref.yaml", "rag_self_preference.txt", "selfpref",
-          parts=("model", "prompt"), legacy={"judge": "prompt"}),
-)
+_FIELDS = ("title", "published", "claims", "source", "derived", "parts", "legacy", "values")
+
+
+def shipped(folder: Path = PAPERS) -> tuple[Paper, ...]:
+    """The papers declared in ``folder`` (``<name>.yaml``: ``title``, ``published`` and ``claims`` relative to
+    :data:`RESOURCES`, optionally ``source``, ``derived``, ``parts``, ``legacy``, ``values``), in name order;
+    a file missing a field, or with one it does not know, is a named error."""
+    import yaml
+
+    out = []
+    for path in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping of {', '.join(_FIELDS)}")
+        wrong = [f"unknown key {k!r}" for k in sorted(set(data) - set(_FIELDS))]
+        wrong += [f"no {k!r}" for k in _FIELDS[:3] if k not in data]
+        if wrong:
+            raise ConfigError(f"{path}: {'; '.join(wrong)}; expected the keys {', '.join(_FIELDS)} (the first three "
+                              "required)")
+        out.append(Paper(path.stem, data["title"], RESOURCES / data["published"], RESOURCES / data["claims"],
+                         data.get("source") or "", data.get("derived"), tuple(data.get("parts") or ("model",)),
+                         dict(data.get("legacy") or {}),
+                         {part: tuple(v) for part, v in (data.get("values") or {}).items()}))
+    return tuple(out)
+
+
+SHIPPED = shipped()
 _REGISTRY: dict[str, Paper] = {p.name: p for p in SHIPPED}
 
 

@@ -9,7 +9,7 @@ import pytest
 from authbench.errors import InputError
 from authbench.papers import derived_numbers, load, paper_of, papers
 from authbench.papers.derived import (DERIVED, DERIVED_COLUMNS, GRANULAR, REPEATED, fits_share, half_unit,
-                                     nearest_share, printing_taken)
+                                     nearest_share, printing_taken, share_of)
 from authbench.papers.published import KEY, as_columns, load_text
 
 DIRECTORY = paper_of("authoritybench").published.parent
@@ -284,6 +284,23 @@ def test_which_printing_a_recomputed_verdict_takes():
                                                        "dataset=NQ;author=self;passage=FALSE", "mean_score"))[0]
     with pytest.raises(ValueError, match="not a relation of numbers printed twice"):
         printing_taken("t2_diff", (SP, 2, "Gemini", "normal", "", "", "diff_h_minus_m"))
+
+
+def test_each_paper_declares_its_shares_and_relations_in_its_module(tmp_path):
+    assert share_of(AB, 5)[0] == 120 and share_of(AB, "3")[0] == 5000 and share_of(SP, 1)[0] == 700
+    with pytest.raises(ValueError, match=r"paper 'selfpref' table 2 prints no shares of a count; .*: 1$"):
+        share_of(SP, 2)
+    assert paper_of(AB).derived == "authbench.studies.authority.derived"
+    from authbench.errors import ConfigError
+    from authbench.papers.registry import shipped
+
+    assert [p.name for p in shipped()] == [AB, SP]  # every resources/papers/<name>.yaml, in name order
+    (tmp_path / "bad.yaml").write_text("title: Bad\npublished: x.tsv\nderivd: m\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: unknown key 'derivd'; no 'claims'; expected the keys title, "):
+        shipped(tmp_path)
+    (tmp_path / "bad.yaml").write_text("- a list\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: expected a mapping of title, published"):
+        shipped(tmp_path)
 
 
 def test_half_unit():
