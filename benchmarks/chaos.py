@@ -256,7 +256,7 @@ def reference(work: Path, cfg: dict) -> float:
 
 
 def campaign(work: Path, cfg: dict, kills: int, seed: int, max_delay: float, engine: str,
-             hang_after: float = 1800.0) -> Campaign:
+             hang_after: float) -> Campaign:
     """Start, kill at a seeded random moment, restart, until ``kills`` faults
     were delivered with work pending; then let the run finish. A driver still
     running ``hang_after`` seconds later is hung (Snakemake's driver can

@@ -21,7 +21,7 @@ A study names the paper it reproduces (:attr:`Study.paper`,
 :mod:`authbench.papers`); its numbers keyed by published key are its report
 data's (``keyed``: :mod:`authbench.studies.keyed`). The shipped studies are
 :data:`BUILTIN` (each folder here with a ``study.py`` that declares its
-``STUDIES``); a study of one's own is a Python file that defines
+``STUDY`` or ``STUDIES``); a study of one's own is a Python file that defines
 ``STUDY`` (and, for a paper of its own, registers it:
 :func:`authbench.papers.register`), named in the config's ``more_studies``
 list (docs/architecture.md, "Add a study"). Its path reaches every job of the
