@@ -32,7 +32,7 @@ from authbench.render.catalog import report_entry, report_files
 from authbench.scheduling import MODEL_PRIORITY, MODEL_RETRIES, cell_model_params, model_env as env_of
 from authbench.scheduling import model_resources
 from authbench.studies.registry import active, check as check_config, environment, reports as study_reports
-from authbench.studies.registry import rule_files, schema_blocks, wildcard_constraints
+from authbench.studies.registry import job_kinds, rule_files, rule_params, schema_blocks, wildcard_constraints
 from authbench.studies.statistics import statistics_report
 
 # Every job's interpreter, $AUTHBENCH_PYTHON in each rule's shell (authbench.env): the one
@@ -53,6 +53,8 @@ OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
 STUDIES = [s.name for s in active(config)]  # the config's `studies`, each checked against the registry
 STATISTICS = statistics_report(config)  # the benchmark statistics: every registered study's tables
+JOB_KINDS = job_kinds(config)  # each model job kind (authbench.studies.jobs), by its rule's name
+RULE_PARAMS = rule_params(config)  # the params of the studies' other rules, by rule name (called with the config)
 
 R = config["results"]
 P = Layout(R)  # every path under results/ (authbench.paths)

@@ -1,49 +1,32 @@
-"""A study of one's own, kept under tests/ and named only in a test config
-(`more_studies: [tests/toy_study/study.py]`): it registers its paper (its
-published numbers and claims) and declares its study. Nothing of the
-pipeline's shared modules names it."""
-
-from __future__ import annotations
+"""The toy study: a study of one's own in one folder, named only in a test config (`more_studies:
+[tests/toy_study]`). Its declaration: its paper, its one job kind, its hooks and CLI steps (its logic: toy.py)."""
 
 from pathlib import Path
 
 from authbench.papers import Paper, register
+from authbench.render.catalog import report_files
+from authbench.studies.jobs import JobKind
 from authbench.studies.registry import Study
 
+from . import toy
+
 HERE = Path(__file__).resolve().parent
-
 PAPER = register(Paper("toy", "Toy paper", HERE / "published.tsv", HERE / "claims.yaml", "toy.txt",
-                        parts=("model", "task")))
-
-
-def _toy():
-    import sys
-
-    sys.path.insert(0, str(HERE))
-    import toy
-
-    return toy
+                       parts=("model", "task")))
+JUDGE = JobKind("toy_judge", "toy/{model}/parity", jobs=toy.jobs, params=toy.judge_params, requests=toy.requests,
+                files=("template",), inputs=toy.judge_inputs, parse=toy.judgments)
+COMMANDS = {"toy-judge": JUDGE.command(), "toy-report": (toy.report, ["judgments+", "outdir"])}
 
 
 def final(config, layout):
-    from authbench.render.catalog import report_files
-
-    return report_files(_toy().TOY, layout.report("toy"), config)
+    return report_files(toy.TOY, layout.report("toy"), config)
 
 
-def plan_jobs(config, ctx):
-    from authbench.cells.planned import PlanJob, generate_of, prompt_batch
-    from authbench.config import models_for
-    from authbench.paths import cell_id
-
-    toy = _toy()
-    asked = toy.requests(config["toy"]["numbers"], config["toy"].get("prompt") or str(HERE / "prompt.yaml"))
-    for model, spec in models_for(config, "toy").items():
-        cell = cell_id("toy", model, "parity")
-        yield PlanJob("toy", model, cell, "parity",
-                      [prompt_batch(asked, generate_of(spec), config["constrained_decoding"], cell)])
+def viewers(config, layout):
+    return [("toy", toy.TOY, layout.report("toy"), JUDGE.files_of(layout, config, "samples"), [])]
 
 
 STUDY = Study("toy", paper="toy", title="Toy", rules=(str(HERE / "toy.smk"),), schema=HERE / "schema.yaml",
-              reports=(_toy().TOY,), words=lambda config: {}, commands=str(HERE / "cli.py"), prefixes=("toy",),
-              final=final, plan_jobs=plan_jobs, keyed="toy.keyed")
+              reports=(toy.TOY,), commands=__name__, prefixes=("toy",), final=final, viewers=viewers, jobs=(JUDGE,),
+              params={"toy_report": toy.report_params}, check=toy.check, statistics=toy.__name__,
+              plan_inputs=lambda config, layout, exists: [toy.template(config)])

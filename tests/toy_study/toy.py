@@ -1,8 +1,7 @@
-"""The toy study's logic: its requests (one yes/no question per number),
-its judgments, its numbers keyed by published key and its report data. A
-study of one's own needs no more than this, its declaration (study.py), its
-rules (toy.smk), its CLI steps (cli.py), its config block (schema.yaml) and,
-for a paper of its own, its published numbers and claims."""
+"""The toy study's logic: its judge jobs (which, their params and inputs, one yes/no question per number, the
+judgments), its config check, its numbers keyed by published key, its report and its part of the benchmark
+statistics. A study of one's own needs no more than this, its declaration (study.py), its rules (toy.smk), its
+config block (schema.yaml) and, for a paper of its own, its published numbers and claims."""
 
 from __future__ import annotations
 
@@ -12,33 +11,66 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from authbench.claims import PlaceUnits, place_key
+from authbench.config import models_for
+from authbench.errors import ConfigError
+from authbench.records import read_jsonl
+from authbench.studies.jobs import CellParams
 from authbench.llm.parse import parse_reply
 from authbench.llm.prompts import check_placeholders, read_template_file
 from authbench.render.catalog import CLAIMS, SCORECARD, Report, Table
-from authbench.render.formatting import PCT
+from authbench.render.formatting import COUNT, PCT
 from authbench.render.tables import Column, build_table
 from authbench.stats import IntervalSpec, mean_interval
 from authbench.studies.keyed import Keyed
-from authbench.studies.scorecard import coverage_of, write_paper_scorecard
+from authbench.studies.scorecard import coverage_of, coverage_params, write_paper_scorecard
 
 HERE = Path(__file__).resolve().parent
 OUTPUT = "yes_no"
 
 
-def requests(numbers: int, template: str) -> list[dict]:
+@dataclass(frozen=True)
+class JudgeParams(CellParams):
+    """A judge job's params: the shared cell params and how many numbers it asks about."""
+
+    numbers: int
+
+
+def jobs(config: Mapping) -> list[dict]:
+    """One judge job per model that runs the study."""
+    return [{"model": model} for model in models_for(config, "toy")]
+
+
+def template(config: Mapping) -> str:
+    return config["toy"].get("prompt") or str(HERE / "prompt.yaml")
+
+
+def judge_inputs(config: Mapping, wildcards: Mapping) -> dict:
+    return {"template": template(config)}
+
+
+def judge_params(config: Mapping, wildcards: Mapping, shared: dict) -> JudgeParams:
+    return JudgeParams(numbers=config["toy"]["numbers"], **shared)
+
+
+def requests(params: Mapping, inputs: Mapping[str, str]) -> list[dict]:
     """One yes/no question per number 1..``numbers``."""
-    text = read_template_file(Path(template), ("template",))["template"]
-    check_placeholders(text, template, {"number"})
+    text = read_template_file(Path(inputs["template"]), ("template",))["template"]
+    check_placeholders(text, inputs["template"], {"number"})
     return [{"request_id": f"n{i}", "prompt": text.format(number=i), "output": OUTPUT, "n": 1}
-            for i in range(1, numbers + 1)]
+            for i in range(1, params["numbers"] + 1)]
 
 
-def judgments(asked: Sequence[Mapping], replies: Sequence[str]) -> list[dict]:
+def check(config: Mapping, overlay: Mapping | None) -> None:
+    if not Path(template(config)).is_file():
+        raise ConfigError(f"config key 'toy.prompt': {template(config)!r} is not a file; expected a prompt YAML file")
+
+
+def judgments(asked: Sequence[Mapping], replies: Sequence) -> list[dict]:
     """Each reply parsed and graded against the number's parity."""
     out = []
     for req, reply in zip(asked, replies):
         number = int(req["request_id"][1:])
-        parsed = parse_reply(OUTPUT, reply)
+        parsed = parse_reply(OUTPUT, reply.text)
         gold = "yes" if number % 2 == 0 else "no"
         out.append({"request_id": req["request_id"], "number": number, "gold": gold, "answer": parsed.value,
                     "status": parsed.status, "correct": parsed.value == gold})
@@ -64,7 +96,7 @@ def table1(data: "Data"):
                        caption="Toy Table 1: parity accuracy per model.")
 
 
-TOY = Report("Toy", extra=("contents.md", *SCORECARD, *CLAIMS), viewer=False, items=(
+TOY = Report("Toy", extra=("contents.md", *SCORECARD, *CLAIMS), items=(
     Table("table1_toy", "Toy Table 1: parity accuracy", "Toy Table 1: parity accuracy (%) per model, 95% interval "
           "over the numbers.", build=table1),
 ))
@@ -107,3 +139,36 @@ class Data:
         from authbench.studies.claims_report import write_claims
 
         return write_claims(out, "toy", "Toy", (1,), self.keyed, report, self.spec)
+
+
+def report_params(config: Mapping) -> dict:
+    return {"models": [job["model"] for job in jobs(config)], "intervals": config["intervals"], "seed": config["seed"],
+            "scorecard": coverage_params(config, "toy")}
+
+
+def report(args, params) -> None:
+    """The CLI step ``toy-report``: the report of every model's judgments."""
+    from authbench.render.catalog import report_choice, write_report
+
+    rows = {model: read_jsonl(path) for model, path in zip(params["models"], args.judgments)}
+    data = Data(rows, IntervalSpec.from_config(params), params.get("scorecard"))
+    write_report(TOY, data, args.outdir, report_choice(TOY, {}), params["intervals"]["show"])
+
+
+# its part of the benchmark statistics (authbench.studies.statistics): the questions asked, by gold answer
+ARGS: list[str] = []
+TABLES = (Table("table_toy_statistics", "Toy statistics: the parity questions", "The parity questions by gold answer.",
+                build=lambda numbers: build_table(["yes", "no"], [("yes",), ("no",)], ["Gold answer"], [
+                    Column(("Questions",), COUNT, lambda gold: numbers // 2 + (gold == "no") * (numbers % 2))])),)
+
+
+def inputs(config: Mapping, layout) -> dict:
+    return {}
+
+
+def params(config: Mapping) -> dict:
+    return {"toy_numbers": config["toy"]["numbers"]}
+
+
+def load(files: Mapping, params: Mapping) -> int:
+    return params["toy_numbers"]

@@ -1,53 +1,34 @@
-# The toy study's rules: one parity cell per model, and its report.
+# The toy study's rules: its judge job (study.py's JUDGE: outputs, inputs and params) and its report.
 if "toy" in STUDIES:
-    TOY_CELL = P.cell("toy", "{model}", "parity")
-    TOY_PROMPT = config["toy"].get("prompt") or os.path.join(str(workflow.current_basedir), "prompt.yaml")
+    TOY_JUDGE = JOB_KINDS["toy_judge"]
 
     rule toy_judge:
         input:
-            template=TOY_PROMPT,
+            unpack(TOY_JUDGE.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{TOY_CELL}/responses.jsonl",
-            samples=f"{TOY_CELL}/samples.parquet",
-            judgments=f"{TOY_CELL}/judgments.jsonl",
-            manifest=f"{TOY_CELL}/manifest.json",
+            **TOY_JUDGE.outputs(P),
         log:
             f"{LOGS}/toy/{{model}}.log",
         threads: model_threads
         params:
-            p=lambda wildcards: _json(
-                {
-                    "cell": f"toy/{wildcards.model}/parity",
-                    "numbers": config["toy"]["numbers"],
-                    "model": _model_params(wildcards),
-                    "cache": config.get("cache"),
-                    "constrained": config["constrained_decoding"],
-                }
-            ),
+            p=TOY_JUDGE.params_function(config),
             model_arg=model_file_arg,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli toy-judge --template {input.template} {params.model_arg} "
-            "--responses {output.responses} --samples {output.samples} --judgments {output.judgments} "
-            "--manifest {output.manifest} --threads {threads} --params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli toy-judge --template {input.template:q} {params.model_arg} "
+            "--responses {output.responses:q} --samples {output.samples:q} --judgments {output.judgments:q} "
+            "--manifest {output.manifest:q} --threads {threads} --params {params.p:q} 2> {log:q}"
 
     rule toy_report:
         input:
-            expand(f"{TOY_CELL}/judgments.jsonl", model=list(MODELS)),
+            TOY_JUDGE.files_of(P, config, "judgments"),
         output:
             reported(report_outputs(REPORTS["Toy"], P.report("toy")), "Toy"),
         log:
             f"{LOGS}/toy/report.log",
         params:
-            p=_json(
-                {
-                    "models": list(MODELS),
-                    "intervals": config["intervals"],
-                    "seed": config["seed"],
-                    "scorecard": coverage_params(config, "toy"),
-                }
-            ),
+            p=_json(RULE_PARAMS["toy_report"](config)),
             outdir=outdir,
         shell:
-            "$AUTHBENCH_PYTHON -m authbench.cli toy-report --judgments {input} --outdir {params.outdir} "
-            "--params {params.p:q} 2> {log}"
+            "$AUTHBENCH_PYTHON -m authbench.cli toy-report --judgments {input:q} --outdir {params.outdir:q} "
+            "--params {params.p:q} 2> {log:q}"

@@ -82,7 +82,7 @@ def check_grid() -> list[str]:
 
 # the plan layer, and the files that hand it a study's jobs or read what it wrote
 PLAN_CODE = ("workflow/plan/", "workflow/cells/planned.py", "workflow/cli/__init__.py", "workflow/joblogs.py",
-             "workflow/paths.py", "workflow/studies/registry.py")
+             "workflow/paths.py", "workflow/studies/registry.py", "workflow/studies/jobs.py")
 
 
 def check_plan() -> list[str]:

@@ -1,6 +1,8 @@
 """Every model job a config runs, with the requests it will send, built
 before any model runs (:func:`model_jobs`): each study the config runs
-lists its own (:attr:`authbench.studies.registry.Study.plan_jobs`, as
+lists its own (its job kinds' :meth:`~authbench.studies.jobs.JobKind.plan_jobs`,
+:attr:`authbench.studies.registry.Study.jobs`, or its
+:attr:`~authbench.studies.registry.Study.plan_jobs`, as
 :class:`~authbench.cells.planned.PlanJob` s), from the files the workflow
 writes before its first model job; where such a file cannot exist yet the
 study estimates it and says so (:class:`~authbench.cells.planned.Estimated`).
@@ -27,6 +29,8 @@ def model_jobs(config: Mapping[str, Any], tokenizers: Mapping[str, Any] | None =
     ctx = PlanContext(Layout(config["results"]), exists, tokenizers or {},
                       estimated if estimated is not None else Estimated(), workers)
     for study in active(config):
+        for kind in study.jobs:
+            yield from kind.plan_jobs(study.name, config)
         if study.plan_jobs is not None:
             yield from study.plan_jobs(config, ctx)
 

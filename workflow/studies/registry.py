@@ -19,12 +19,13 @@ the shared layers loop over :func:`studies` instead of naming a study:
 
 A study names the paper it reproduces (:attr:`Study.paper`,
 :mod:`authbench.papers`); its numbers keyed by published key are its report
-data's (``keyed``: :mod:`authbench.studies.keyed`). The shipped studies are
+data's (:mod:`authbench.studies.keyed`). The shipped studies are
 :data:`BUILTIN` (each folder here with a ``study.py`` that declares its
-``STUDY`` or ``STUDIES``); a study of one's own is a Python file that defines
-``STUDY`` (and, for a paper of its own, registers it:
-:func:`authbench.papers.register`), named in the config's ``more_studies``
-list (docs/architecture.md, "Add a study"). Its path reaches every job of the
+``STUDY`` or ``STUDIES``); a study of one's own is a folder whose
+``study.py`` (or a Python file that) defines ``STUDY`` (and, for a paper of
+its own, registers it: :func:`authbench.papers.register`), named in the
+config's ``more_studies`` list (docs/architecture.md, "Add a study"), its
+folder imported as a package (:func:`load_file`). Its path reaches every job of the
 run through :data:`MORE_STUDIES_ENV`, so the CLI of a job finds its steps.
 
 Light: loading the registry imports only the studies' declarations.
@@ -32,7 +33,9 @@ Light: loading the registry imports only the studies' declarations.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -68,17 +71,20 @@ class Study:
     * ``commands``: the module of its CLI steps (a ``COMMANDS`` dict, or a
       file path), ``prefixes``: their names' first words;
     * ``final``: ``(config, layout) -> files`` of ``all`` when it runs;
-    * ``viewers``: ``(config, layout) -> [(name, report, folder, samples)]``:
+    * ``viewers``: ``(config, layout) -> [(name, report, folder, samples, costs)]``:
       each report folder with a sample viewer and prompt diffs;
+    * ``jobs``: its model job kinds (:class:`authbench.studies.jobs.JobKind`,
+      one per kind): each one's rule, cell id pattern, jobs, inputs, params
+      and requests, read by its rules, the plan and its CLI steps;
+    * ``params``: ``{rule: config -> plain values}``: the params of its rules
+      that are not model jobs (a rule's ``p=_json(RULE_PARAMS[<rule>](config))``);
     * ``plan_jobs``: ``(config, context) -> PlanJob iterator``: its model
-      jobs with the requests they will send (:mod:`authbench.cells.planned`:
-      ``PlanJob``, ``PlanContext``); ``plan_inputs``: ``(config, layout,
+      jobs not declared as kinds, with the requests they will send
+      (:mod:`authbench.cells.planned`: ``PlanJob``, ``PlanContext``); ``plan_inputs``: ``(config, layout,
       exists) -> files`` they read, all written before any model job;
       ``plan_empty``: ``config -> reason | None``: why it plans no job;
       ``plan_released``: ``(config, job kind) -> (what, texts)``: replies its
       paper's authors released, the plan's reply-length proxy;
-    * ``keyed``: where its numbers are keyed by published key (the module
-      the scorecard and the claims read through its report data);
     * ``check``: ``(config, overlay) -> None``: its checks across keys the
       schema cannot express (a named error), when it runs;
     * ``dataset_level``: its cell ids carry a dataset after its name
@@ -104,11 +110,12 @@ class Study:
     prefixes: tuple[str, ...] = ()
     final: Callable[[Mapping[str, Any], Any], list[str]] | None = None
     viewers: Callable[[Mapping[str, Any], Any], list[tuple]] | None = None
+    jobs: tuple = ()
+    params: Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None
     plan_jobs: Callable[..., Iterable] | None = None
     plan_inputs: Callable[..., list[str]] | None = None
     plan_empty: Callable[[Mapping[str, Any]], str | None] | None = None
     plan_released: Callable[[Mapping[str, Any], str], tuple[str, list[str]]] | None = None
-    keyed: str = ""
     check: Callable[[Mapping[str, Any], Mapping[str, Any] | None], None] | None = None
     dataset_level: bool = False
     coverage: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
@@ -144,19 +151,21 @@ def lazy(spec: str, *bound: Any) -> Callable[..., Any]:
 
 
 def load_file(path: str | Path) -> Study:
-    """The ``STUDY`` of a study file of one's own (imported once, by its absolute path)."""
+    """The ``STUDY`` of a study of one's own: a folder (its ``study.py``) or a Python file. The file's folder is
+    imported as a package (once, named after its absolute path), so the study's modules import one another
+    relatively (``from . import logic``) and its declaration names them as ``f"{__package__}.logic"``."""
     path = Path(path).resolve()
+    path = path / "study.py" if path.is_dir() else path
     if not path.is_file():
-        raise ConfigError(f"config key 'more_studies': {str(path)!r} is not a file; expected a Python file that "
-                          "defines STUDY (docs/architecture.md, 'Add a study')")
-    name = f"authbench_study_{abs(hash(str(path))):x}"
-    module = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    study = getattr(module, "STUDY", None)
+        raise ConfigError(f"config key 'more_studies': {str(path)!r} is not a study folder or file; expected a "
+                          "folder with a study.py, or a Python file, that defines STUDY (docs/architecture.md, "
+                          "'Add a study')")
+    package = f"authbench_study_{hashlib.sha256(str(path.parent).encode()).hexdigest()[:12]}"
+    if package not in sys.modules:
+        spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+        spec.submodule_search_locations = [str(path.parent)]
+        sys.modules[package] = importlib.util.module_from_spec(spec)
+    study = getattr(importlib.import_module(f"{package}.{path.stem}"), "STUDY", None)
     if not isinstance(study, Study):
         raise ConfigError(f"config key 'more_studies': {path} defines no STUDY (an authbench.studies.registry.Study)")
     return study
@@ -269,6 +278,26 @@ def wildcard_constraints(config: Mapping[str, Any], models: Iterable[str]) -> di
         joined = "|".join(pats) if len(pats) == 1 else "|".join(f"(?:{p})" for p in pats)
         out[name] = f"{out[name]}|{joined}" if name in out else joined
     return out
+
+
+def _by_rule(config: Mapping[str, Any] | None, what: str, of: Callable[[Study], Iterable[tuple[str, Any]]]) -> dict:
+    out: dict[str, Any] = {}
+    for study in studies(config).values():
+        for rule, value in of(study):
+            if rule in out and out[rule] is not value:
+                raise ConfigError(f"study {study.name!r} declares a second {what} of rule {rule!r}; expected one")
+            out[rule] = value
+    return out
+
+
+def job_kinds(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Rule name -> its job kind (:attr:`Study.jobs`), of every registered study: a rule asks for its own."""
+    return _by_rule(config, "job kind (Study.jobs)", lambda study: [(kind.rule, kind) for kind in study.jobs])
+
+
+def rule_params(config: Mapping[str, Any] | None = None) -> dict[str, Callable]:
+    """Rule name -> its params (:attr:`Study.params`), of every registered study."""
+    return _by_rule(config, "params (Study.params)", lambda study: (study.params or {}).items())
 
 
 def command_module(step: str, config: Mapping[str, Any] | None = None) -> str | None:

@@ -82,7 +82,7 @@ def test_a_study_file_of_ones_own_joins_the_registry_and_its_jobs(config, tmp_pa
 
 
 def test_bad_study_files_are_named(config, tmp_path):
-    with pytest.raises(ConfigError, match=r"'more_studies': .*nofile.py' is not a file"):
+    with pytest.raises(ConfigError, match=r"'more_studies': .*nofile.py' is not a study folder or file"):
         R.studies({**config, "more_studies": [str(tmp_path / "nofile.py")]})
     empty = tmp_path / "empty.py"
     empty.write_text("X = 1\n")
@@ -91,6 +91,39 @@ def test_bad_study_files_are_named(config, tmp_path):
     twice = _study_file(tmp_path, "selfpref")
     with pytest.raises(ConfigError, match=r"study 'selfpref' is declared twice"):
         R.studies({**config, "more_studies": [str(twice)]})
+
+
+def test_a_study_folder_is_imported_as_a_package(config, tmp_path):
+    folder = tmp_path / "my study"
+    folder.mkdir()
+    (folder / "logic.py").write_text("WORDS = ('x', 'y')\n")
+    _study_file(folder, "study", body="from . import logic; "
+                "STUDY = __import__('dataclasses').replace(STUDY, words=lambda c: {'thing': logic.WORDS}, "
+                "commands=__name__, statistics=logic.__name__)")
+    study = R.studies({**config, "more_studies": [str(folder)]})["study"]
+    assert R.wildcard_constraints({**config, "more_studies": [str(folder)]}, ["m"])["thing"] == "x|y"
+    # its modules are named by the package: the CLI and the statistics import them by name
+    package, name = study.commands.rsplit(".", 1)
+    assert name == "study" and study.statistics == f"{package}.logic"
+    assert R.load_file(folder / "study.py") is study  # the folder or its study.py: one import
+
+
+def test_job_kinds_and_rule_params_are_found_by_rule(config, tmp_path):
+    path = _study_file(tmp_path, body="from authbench.studies.jobs import JobKind; "
+                       "KIND = JobKind('mine_judge', 'mine/{model}/x', jobs=lambda c: [], params=None, "
+                       "requests=None); "
+                       "STUDY = __import__('dataclasses').replace(STUDY, jobs=(KIND,), "
+                       "params={'mine_report': lambda c: {'seed': c['seed']}})")
+    mine = {**config, "more_studies": [str(path)]}
+    assert R.job_kinds(mine)["mine_judge"].pattern == "mine/{model}/x"
+    assert R.rule_params(mine)["mine_report"](mine) == {"seed": config["seed"]}
+    assert "mine_judge" not in R.job_kinds(config)
+    other = _study_file(tmp_path, "other", body="from authbench.studies.jobs import JobKind; "
+                        "STUDY = __import__('dataclasses').replace(STUDY, jobs=(JobKind('mine_judge', 'o/{model}', "
+                        "jobs=None, params=None, requests=None),))")
+    with pytest.raises(ConfigError, match=r"study 'other' declares a second job kind \(Study.jobs\) of rule "
+                                          r"'mine_judge'; expected one"):
+        R.job_kinds({**config, "more_studies": [str(path), str(other)]})
 
 
 def test_the_scorecard_coverage_is_each_studys_own_parts(config, tmp_path):

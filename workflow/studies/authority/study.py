@@ -90,7 +90,7 @@ def _plan(study: str) -> dict:
 
 _COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words,
                commands="authbench.studies.authority.cli",
-               prefixes=("domainauth", "entityauth", "authority"), keyed="authbench.studies.authority.keyed",
+               prefixes=("domainauth", "entityauth", "authority"),
                coverage=lazy("authbench.studies.authority.grid:coverage"),
                statistics="authbench.studies.authority.statistics")
 DOMAINAUTH = Study("domainauth", title="DomainAuth", reports=(DOMAINAUTH_REPORT,), final=domain_final,

@@ -52,7 +52,7 @@ RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rule
                 schema=Path(__file__).parent / "schema.yaml", reports=(RAGAUTH_REPORT,),
                 words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.studies.ragauth.cli",
                 prefixes=("ragauth",), final=final, viewers=viewers,
-                keyed="authbench.studies.ragauth.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
+                plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                 plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                 coverage=lazy("authbench.studies.ragauth.cell_list:coverage"),
                 statistics="authbench.studies.authority.statistics")  # Table 7 counts RAGAuth's queries

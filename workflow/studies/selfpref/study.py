@@ -66,7 +66,7 @@ SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rule
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.studies.selfpref.cli",
                  prefixes=("selfpref",), final=final, viewers=viewers,
                  check=lazy("authbench.studies.selfpref.cell_list:check_selfpref"),
-                 keyed="authbench.studies.selfpref.keyed", plan_jobs=lazy(f"{PLAN}:plan_jobs"),
+                 plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                  plan_released=lazy(f"{PLAN}:released_replies"), dataset_level=True,
                  statistics="authbench.studies.selfpref.statistics")

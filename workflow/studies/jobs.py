@@ -1,0 +1,151 @@
+"""A study's model job kind, declared once (:class:`JobKind`): one per kind
+of job, never one per job. It holds the rule it backs, the one spelling of
+its cell id pattern, the one enumeration of its jobs for a config, the names
+and paths of its input files (pure: no file I/O), its params (a frozen
+dataclass, :class:`CellParams` and the kind's own fields, written as the
+rule's params JSON) and the requests it sends. Everything that needs a job
+reads it:
+
+* the rule stays hand-written, its shell line literal; it asks the kind for
+  its outputs (``output: **KIND.outputs(P)``), its inputs
+  (``input: unpack(KIND.input_function(config))``) and its params
+  (``params: p=KIND.params_function(config)``), the kind found by its rule's
+  name (:func:`authbench.studies.registry.job_kinds`);
+* the files of ``all``, the viewers and the tests list its jobs with
+  :meth:`JobKind.jobs` and their files with :meth:`JobKind.files`;
+* the plan (:func:`authbench.plan.jobs.model_jobs`) counts
+  :meth:`JobKind.plan_jobs`: each job's requests, from the params JSON the
+  rule writes and the inputs it names;
+* the CLI step (:meth:`JobKind.command`) builds the same requests from the
+  same JSON and inputs and runs them through the shared cell step
+  (:class:`authbench.cells.CellStep`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+CELL_FILES = {"responses": "responses.jsonl", "samples": "samples.parquet", "judgments": "judgments.jsonl",
+              "manifest": "manifest.json"}  # what the shared cell step writes (authbench.cells.step.OUTPUTS)
+
+
+@dataclass(frozen=True)
+class CellParams:
+    """What every model cell's params carry (:meth:`authbench.cells.CellStep.from_args`): its id, its model's
+    config as cells see it, the response cache and the constrained-decoding switch. A kind's params extend it."""
+
+    cell: str
+    model: Mapping[str, Any]
+    cache: Any
+    constrained: bool
+
+
+def cell_params(config: Mapping[str, Any], cell: str, model: str) -> dict[str, Any]:
+    """The :class:`CellParams` fields of the cell ``cell`` of ``model`` (``<model>`` or ``<model>@<set>``)."""
+    from authbench.config import active_models, split_model
+    from authbench.scheduling import cell_model_params
+
+    spec = active_models(config)[split_model(model)[0]]
+    return {"cell": cell, "model": cell_model_params(spec), "cache": config.get("cache"),
+            "constrained": config["constrained_decoding"]}
+
+
+def _plain(wildcards: Any) -> dict[str, str]:
+    """A rule's wildcards (Snakemake's object) or a mapping, as a plain dict."""
+    return dict(wildcards.items()) if hasattr(wildcards, "items") else dict(wildcards)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of model job of a study.
+
+    * ``rule``: the rule it backs;
+    * ``pattern``: its cell id with wildcards, the one spelling (``<study>/{model}/<kind>``: the cell's folder is
+      :meth:`authbench.paths.Layout.cell` of its parts); ``{model}`` is one of them;
+    * ``jobs``: ``config -> [wildcards]``: every job the config runs, once;
+    * ``params``: ``(config, wildcards, shared) -> params``: a frozen dataclass extending :class:`CellParams`
+      (``shared``: its fields, :func:`cell_params`);
+    * ``requests``: ``(params, inputs) -> [request]``: what the job sends (``params``: the params JSON read back,
+      ``inputs``: its input files by name), called by the plan and the CLI step alike;
+    * ``files``: the names of its input files (the CLI step's options), ``inputs``: ``(config, wildcards) ->
+      {name: path}`` (no file I/O);
+    * ``parse``: ``(requests, replies) -> judgments`` (default: by each request's reply format);
+    * ``kind``: its word in the plan's tables (default: the pattern's last part).
+    """
+
+    rule: str
+    pattern: str
+    jobs: Callable[[Mapping[str, Any]], Iterable[Mapping[str, str]]]
+    params: Callable[[Mapping[str, Any], Mapping[str, str], dict], CellParams]
+    requests: Callable[[Mapping[str, Any], Mapping[str, str]], list[dict]]
+    files: tuple[str, ...] = ()
+    inputs: Callable[[Mapping[str, Any], Mapping[str, str]], Mapping[str, str]] | None = None
+    parse: Callable | None = None
+    kind: str = ""
+
+    def cell(self, wildcards: Any) -> str:
+        """The cell id of one job."""
+        return self.pattern.format(**_plain(wildcards))
+
+    def folder(self, layout: Any, wildcards: Any = None) -> str:
+        """The cell folder of one job, or the rule's pattern (``wildcards`` None)."""
+        return layout.cell(*(self.pattern if wildcards is None else self.cell(wildcards)).split("/"))
+
+    def outputs(self, layout: Any) -> dict[str, str]:
+        """The rule's outputs: the shared cell step's files in the pattern's folder."""
+        return {name: f"{self.folder(layout)}/{file}" for name, file in CELL_FILES.items()}
+
+    def files_of(self, layout: Any, config: Mapping[str, Any], name: str) -> list[str]:
+        """The file ``name`` (a :data:`CELL_FILES` name) of every job the config runs."""
+        return [f"{self.folder(layout, wc)}/{CELL_FILES[name]}" for wc in self.jobs(config)]
+
+    def input_paths(self, config: Mapping[str, Any], wildcards: Any) -> dict[str, str]:
+        found = dict(self.inputs(config, _plain(wildcards))) if self.inputs else {}
+        if set(found) != set(self.files):
+            raise ValueError(f"job kind {self.rule!r}: inputs gave {sorted(found)}, its files are {list(self.files)}")
+        return found
+
+    def params_json(self, config: Mapping[str, Any], wildcards: Any) -> str:
+        """The rule's params JSON of one job: its params dataclass, keys sorted, compact."""
+        wc = _plain(wildcards)
+        value = self.params(config, wc, cell_params(config, self.cell(wc), wc["model"]))
+        if not (dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen):
+            raise TypeError(f"job kind {self.rule!r}: params gave {type(value).__name__}, expected a frozen dataclass")
+        return json.dumps(dataclasses.asdict(value), sort_keys=True, separators=(",", ":"))
+
+    def input_function(self, config: Mapping[str, Any]) -> Callable[[Any], dict[str, str]]:
+        """The rule's ``input: unpack(...)``."""
+        return lambda wildcards: self.input_paths(config, wildcards)
+
+    def params_function(self, config: Mapping[str, Any]) -> Callable[[Any], str]:
+        """The rule's ``params: p=...``."""
+        return lambda wildcards: self.params_json(config, wildcards)
+
+    def plan_jobs(self, study: str, config: Mapping[str, Any]) -> Iterator[Any]:
+        """Every job of the config as the plan counts it: its requests from the rule's params JSON and inputs."""
+        from authbench.cells.planned import PlanJob, generate_of, prompt_batch
+        from authbench.config import split_model
+
+        for wc in self.jobs(config):
+            wc = _plain(wc)
+            cell, params = self.cell(wc), json.loads(self.params_json(config, wc))
+            asked = self.requests(params, self.input_paths(config, wc))
+            batch = prompt_batch(asked, generate_of(params["model"]), params["constrained"], cell)
+            yield PlanJob(study, split_model(wc["model"])[0], cell, self.kind or self.pattern.rsplit("/", 1)[-1],
+                          [batch])
+
+    def command(self) -> tuple[Callable, list[str]]:
+        """The CLI step of the rule: ``(function, options)`` for a study's ``COMMANDS``."""
+
+        def run(args: Any, params: Mapping[str, Any]) -> None:
+            from authbench.cells import CellStep
+
+            inputs = {name: getattr(args, name) for name in self.files}
+            asked = self.requests(params, inputs)
+            CellStep.from_args(args, params).run_cell(asked, parse=self.parse,
+                                                      inputs={name: (path, {}) for name, path in inputs.items()})
+
+        return run, [*self.files, "model_file?", *CELL_FILES, "threads?"]
