@@ -38,7 +38,10 @@ from authbench.records import write_jsonl, write_text
 log = logging.getLogger("authbench")
 
 HISTORY_ENV = "AUTHBENCH_HISTORY"  # JSON {"root": <results>/history, "versions": N}
-OUTPUTS = ("responses", "judgments", "manifest", "samples")
+# the files a cell writes, by their rule output's name (a job kind's rule outputs: authbench.studies.jobs)
+FILES = {"responses": "responses.jsonl", "samples": "samples.parquet", "judgments": "judgments.jsonl",
+         "manifest": "manifest.json"}
+OUTPUTS = tuple(FILES)
 
 
 @dataclass(frozen=True)

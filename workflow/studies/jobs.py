@@ -12,7 +12,7 @@ reads it:
   (``params: p=KIND.params_function(config)``), the kind found by its rule's
   name (:func:`authbench.studies.registry.job_kinds`);
 * the files of ``all``, the viewers and the tests list its jobs with
-  :meth:`JobKind.jobs` and their files with :meth:`JobKind.files`;
+  :meth:`JobKind.jobs` and their files with :meth:`JobKind.files_of`;
 * the plan (:func:`authbench.plan.jobs.model_jobs`) counts
   :meth:`JobKind.plan_jobs`: each job's requests, from the params JSON the
   rule writes and the inputs it names;
@@ -28,8 +28,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-CELL_FILES = {"responses": "responses.jsonl", "samples": "samples.parquet", "judgments": "judgments.jsonl",
-              "manifest": "manifest.json"}  # what the shared cell step writes (authbench.cells.step.OUTPUTS)
+from authbench.cells.step import FILES
 
 
 @dataclass(frozen=True)
@@ -96,11 +95,11 @@ class JobKind:
 
     def outputs(self, layout: Any) -> dict[str, str]:
         """The rule's outputs: the shared cell step's files in the pattern's folder."""
-        return {name: f"{self.folder(layout)}/{file}" for name, file in CELL_FILES.items()}
+        return {name: f"{self.folder(layout)}/{file}" for name, file in FILES.items()}
 
     def files_of(self, layout: Any, config: Mapping[str, Any], name: str) -> list[str]:
-        """The file ``name`` (a :data:`CELL_FILES` name) of every job the config runs."""
-        return [f"{self.folder(layout, wc)}/{CELL_FILES[name]}" for wc in self.jobs(config)]
+        """The file ``name`` (a :data:`authbench.cells.step.FILES` name) of every job the config runs."""
+        return [f"{self.folder(layout, wc)}/{FILES[name]}" for wc in self.jobs(config)]
 
     def input_paths(self, config: Mapping[str, Any], wildcards: Any) -> dict[str, str]:
         found = dict(self.inputs(config, _plain(wildcards))) if self.inputs else {}
@@ -148,4 +147,4 @@ class JobKind:
             CellStep.from_args(args, params).run_cell(asked, parse=self.parse,
                                                       inputs={name: (path, {}) for name, path in inputs.items()})
 
-        return run, [*self.files, "model_file?", *CELL_FILES, "threads?"]
+        return run, [*self.files, "model_file?", *FILES, "threads?"]
