@@ -12,8 +12,9 @@ prints nothing, so nothing is reinstalled); the one file edited in it is
 config.yaml, whose models are set to ``engine: instant``.
 
 Then: the plan of every config run for real equals what the run did (its
-model jobs, each job's requests: the plan-equals-run rule); every example
-and config file has a plan.md; a long-form file mapped record-wise stops
+model jobs, each job's requests: the plan-equals-run rule); the paper
+grid's plan (config/paper.yaml, which cannot run here) holds exactly the
+model jobs its dry run schedules; every example and config file has a plan.md; a long-form file mapped record-wise stops
 ``make run`` with the import's diagnosis on the console.
 """
 
@@ -32,6 +33,7 @@ import pytest
 import yaml
 from doccommands import (ROOT, UnknownPlaceholder, classify, documented_commands, fetches_from_the_web,
                          readme_activation, writes_passages)
+from dryrun import scheduled_cells
 from wfrun import read_tsv
 
 VENV = Path(sys.prefix)
@@ -228,6 +230,25 @@ def test_the_plan_is_what_the_run_did(typed):
     assert {k: v for k, v in computed.items() if k[1] != "selfpref"} == \
         {k: v for k, v in planned.items() if k[1] != "selfpref"}
     assert all(0 < computed[k] <= planned[k] for k in planned if k[1] == "selfpref"), (computed, planned)
+
+
+def test_the_paper_plan_is_what_its_dry_run_schedules(typed):
+    """config/paper.yaml cannot run here (GPU models, API keys, data fetched
+    from the web), but Snakemake schedules it: the model jobs of its dry run
+    (each named by the cell its params give) are exactly the plan's in-run
+    jobs (the plan the documented ``snakemake plan --configfile
+    config/paper.yaml`` made), and the jobs the plan puts apart (RAGAuth
+    without its release) are not scheduled."""
+    copy, _, _ = typed
+    results = yaml.safe_load((copy / "config" / "paper.yaml").read_text())["results"]
+    rows = read_tsv(copy / results / "plan_cells.tsv")
+    proc = bash(copy, ".venv/bin/snakemake -n -p --cores 8 --configfile config/paper.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    scheduled = scheduled_cells(proc.stdout + proc.stderr)
+    planned = {r["cell"] for r in rows if r["in_run"] == "yes"}
+    assert set(scheduled) == planned, (sorted(set(scheduled) - planned)[:20], sorted(planned - set(scheduled))[:20])
+    assert len(planned) > 300 and {"authority_judge", "selfpref_generate", "selfpref_rerank"} <= set(scheduled.values())
+    assert {r["cell"] for r in rows if r["in_run"] != "yes"}, "the paper grid plans RAGAuth apart (no release here)"
 
 
 def test_every_example_and_config_plans(typed):
