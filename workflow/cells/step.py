@@ -41,7 +41,6 @@ HISTORY_ENV = "AUTHBENCH_HISTORY"  # JSON {"root": <results>/history, "versions"
 # the files a cell writes, by their rule output's name (a job kind's rule outputs: authbench.studies.jobs)
 FILES = {"responses": "responses.jsonl", "samples": "samples.parquet", "judgments": "judgments.jsonl",
          "manifest": "manifest.json"}
-OUTPUTS = tuple(FILES)
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class Retried:
 class CellStep:
     """A model cell's step: ``cell`` its id (manifest, cache writer), ``model``
     the model's config as the cell's params carry it, ``outputs`` the paths of
-    :data:`OUTPUTS` (``samples`` may be absent), ``template`` the template
+    :data:`FILES` (``samples`` may be absent), ``template`` the template
     file(s) it read, ``model_file``, ``cache`` (folder or None),
     ``constrained``, ``threads``, ``server`` (a served model's service file)."""
 
@@ -77,10 +76,10 @@ class CellStep:
 
     @classmethod
     def from_args(cls, args, params: Mapping[str, Any]) -> "CellStep":
-        """The step of a rule's command line: ``--responses`` ... (:data:`OUTPUTS`),
+        """The step of a rule's command line: ``--responses`` ... (:data:`FILES`),
         ``--template``, ``--model-file``, ``--threads``, ``--server``, and the
         params ``cell``, ``model``, ``cache``, ``constrained``."""
-        outputs = {name: getattr(args, name) for name in OUTPUTS if getattr(args, name, None)}
+        outputs = {name: getattr(args, name) for name in FILES if getattr(args, name, None)}
         return cls(params["cell"], params["model"], outputs, getattr(args, "template", None),
                    getattr(args, "model_file", None), params.get("cache"), params.get("constrained", True),
                    getattr(args, "threads", None), getattr(args, "server", None))
@@ -187,7 +186,7 @@ class CellStep:
 
     def write(self, run: Run, judgments: Sequence[Mapping] = (), inputs: Mapping | None = None,
               extra: Mapping | None = None, grades: Mapping[str, Mapping] | None = None) -> CellRecord:
-        """Build the cell's record once and write every file of :data:`OUTPUTS`
+        """Build the cell's record once and write every file of :data:`FILES`
         the rule names, then keep the samples in the cell's history; a served
         model's server goes into the manifest's ``server``."""
         more = {**({"server": dict(self.served)} if self.served else {}), **(extra or {})}
