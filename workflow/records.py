@@ -186,12 +186,33 @@ def _read_table(path: Path, text: str, fmt: str, quoted_tsv: bool, pad_short: bo
     if first is None:
         raise InputError(f"{path}: line 1: no header row")
     columns = first[1]
+    if len(columns) == 1:
+        _check_delimiter(path, columns[0], fmt)
     rows = []
     for n, fields in lines:
         if len(fields) > len(columns) or (len(fields) < len(columns) and not pad_short):
             raise InputError(f"{path}: line {n}: {len(fields)} fields, header has {len(columns)}")
         rows.append((f"line {n}", dict(zip(columns, fields + [None] * (len(columns) - len(fields))))))
     return Records(fmt, columns, rows)
+
+
+# what another delimiter in a header of one column means (a column name holds none of them)
+_DELIMITERS = {";": "semicolon", "\t": "tab", ",": "comma", "|": "pipe"}
+
+
+def _check_delimiter(path: Path, header: str, fmt: str) -> None:
+    """A header read as one column that holds another delimiter: the file is
+    not in the format its name says (a spreadsheet saves "CSV" with semicolons
+    where the decimal mark is a comma): an :class:`InputError` saying which."""
+    found = [(d, name) for d, name in _DELIMITERS.items() if d in header and d != ("\t" if fmt == "tsv" else ",")]
+    if not found:
+        return
+    d, name = max(found, key=lambda f: header.count(f[0]))
+    fix = {"\t": "name it .tsv", ",": "name it .csv"}.get(d, "save it comma-separated (.csv) or tab-separated "
+                                                              "(.tsv), with a point as the decimal mark")
+    read = "TSV (tab-separated)" if fmt == "tsv" else "CSV (comma-separated)"
+    raise InputError(f"{path}: line 1: the header is one column, {excerpt(header)}, which holds {name}s: the file "
+                     f"looks {name}-separated, but it is read as {read}; {fix}")
 
 
 def _read_parquet(path: Path, expected: str) -> Records:

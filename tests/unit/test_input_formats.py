@@ -260,6 +260,32 @@ def test_csv_row_with_more_fields_than_the_header(tmp_path):
         read_records(path, "domains")
 
 
+@pytest.mark.parametrize("name, text, found, fix", [
+    # a spreadsheet's "CSV" where the decimal mark is a comma: semicolons, a BOM and CRLF
+    ("d.csv", "\ufeffdomain;centrality\r\na.com;0,5\r\nb.com;1\r\n", "semicolon-separated, but it is read as CSV",
+     "save it comma-separated"),
+    ("d.csv", "domain\tpagerank\na.com\t3\n", "tab-separated, but it is read as CSV", "name it .tsv"),
+    ("d.tsv", "domain,pagerank\na.com,3\n", "comma-separated, but it is read as TSV", "name it .csv"),
+    ("d.csv", "domain|pagerank\na.com|3\n", "pipe-separated", "save it comma-separated"),
+])
+def test_a_table_in_another_delimiter_names_it(tmp_path, name, text, found, fix):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    with pytest.raises(InputError) as err:
+        read_records(path, "domains")
+    assert f"{name}: line 1: the header is one column" in str(err.value)
+    assert found in str(err.value) and fix in str(err.value)
+
+
+def test_a_table_of_one_column_reads(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("domain\na.com\nb.com\n", encoding="utf-8")
+    assert [rec for _, rec in read_records(path, "domains").rows] == [{"domain": "a.com"}, {"domain": "b.com"}]
+    path = tmp_path / "d.tsv"
+    path.write_text("domain name\na.com\n", encoding="utf-8")  # a space is no delimiter
+    assert read_records(path, "domains").columns == ["domain name"]
+
+
 def test_json_lines_in_a_file_named_json_still_read(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"domain": "a.com"}\n{"domain": "b.com"}\n', encoding="utf-8")

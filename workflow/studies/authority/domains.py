@@ -238,12 +238,10 @@ def read_secondary(source: str | Path, status_filter: str | None, specs: Sequenc
     path = Path(source)
     table = read_records(path, "a table with the secondary label columns", key="domain")
     columns = table.columns
-    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
-    for column in (url_column, *(s.name for s in specs)):
+    url_column = _domain_column(path, columns)
+    for column in (s.name for s in specs):
         if column not in columns:
-            raise InputError(f"{path}: line 1: missing column '{column}' (found: "
-                             f"{excerpt(', '.join(columns) or 'none', quote=False)}); "
-                             "secondary.labels names the columns to carry")
+            raise InputError(f"{_missing(path, column, columns)}; secondary.labels names the columns to carry")
     counts = Counter() if counts is None else counts
     wanted = set(domains)
     values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -286,14 +284,38 @@ def write_secondary(labels: Mapping[str, Mapping[str, str]], specs: Sequence[Sec
     write_tsv([{"domain": d, **row} for d, row in labels.items()], path, ["domain", *names])
 
 
+def _missing(path: Path, column: str, columns: Sequence[str]) -> str:
+    """A missing column's error: what was found, and the found column that differs only in case or spaces."""
+    near = [c for c in columns if str(c).strip().lower() == column.lower()]
+    hint = f"; column names match exactly: {excerpt(near[0])} is not {column!r}" if near else ""
+    found = excerpt(", ".join(columns) or "none", quote=False)
+    return f"{path}: line 1: missing column {column!r} (found: {found}){hint}"
+
+
+def _domain_column(path: Path, columns: Sequence[str]) -> str:
+    """The column of a domain table that names each row's URL or domain:
+    ``url``, else ``domain`` (a label table from the PageRank fetchers names
+    domains), else the one that reads ``url`` or ``domain`` in another case
+    or with spaces around it (a spreadsheet's ``Domain``); none of them is an
+    :class:`InputError` listing the columns found."""
+    for name in ("url", "domain"):
+        if name in columns:
+            return name
+    for name in ("url", "domain"):
+        near = [c for c in columns if str(c).strip().lower() == name]
+        if len(near) == 1:
+            return near[0]
+    raise InputError(f"{path}: line 1: missing column 'url' or 'domain' (the URL or domain of each row; found: "
+                     f"{excerpt(', '.join(columns) or 'none', quote=False)}); name that column url or domain")
+
+
 def _url_column(path: Path, columns: Sequence[str], spec: LabelSpec, status_filter: str | None) -> str:
     """The column that names each row's URL or domain (a label table from the
     PageRank fetchers names domains, not URLs), after checking the columns
     the build reads."""
-    url_column = "url" if "url" in columns or "domain" not in columns else "domain"
-    for column in (url_column, spec.column):
-        if column not in columns:
-            raise InputError(f"{path}: line 1: missing column '{column}' (found: {excerpt(', '.join(columns) or 'none', quote=False)})")
+    url_column = _domain_column(path, columns)
+    if spec.column not in columns:
+        raise InputError(_missing(path, spec.column, columns))
     if status_filter is not None and "status" not in columns:
         raise InputError(f"{path}: line 1: domainauth.status_filter is {status_filter!r} but there is no column "
                          f"'status' (found: {excerpt(', '.join(columns), quote=False)}); set "

@@ -25,8 +25,9 @@ Rules:
   Cells are trimmed.
 * **Questions** (``qid``, ``question``, ``answer``; optional ``topic``,
   ``language``): ``answer`` is yes or no in any case with optional trailing
-  punctuation (``Yes``, ``no.``, ``YES!``) and becomes ``ground_truth`` "Yes" or
-  "No". ``language`` defaults to "en" (missing column or empty cell); ``topic``
+  punctuation (``Yes``, ``no.``, ``YES!``), or a boolean (JSON ``true`` /
+  ``false``, or those words in any case: BoolQ's and StrategyQA's answers,
+  true = yes), and becomes ``ground_truth`` "Yes" or "No". ``language`` defaults to "en" (missing column or empty cell); ``topic``
   is written only when the cell is non-empty. Records keep the questions file's
   order.
 * **Documents** (``qid``, ``url``, ``text``; optional ``docid``): a question's
@@ -173,11 +174,17 @@ def _read_table(path: str | Path, required: Sequence[str], optional: Sequence[st
 # questions
 
 
+BOOLEAN_ANSWERS = {"true": "Yes", "false": "No"}  # a yes/no question's answer as a boolean (BoolQ, StrategyQA)
+
+
 def _answer(value: str, path: Path, line: str) -> str:
+    if value.strip().lower() in BOOLEAN_ANSWERS:
+        return BOOLEAN_ANSWERS[value.strip().lower()]
     word = normalise_gold(value)
     if word is None:
         raise InputError(f"{path}: {line}, column 'answer': {excerpt(value)} is not yes or no "
-                         "(expected Yes or No in any case, optional trailing punctuation such as 'no.')")
+                         "(expected Yes or No in any case, optional trailing punctuation such as 'no.', "
+                         "or true / false)")
     return word.capitalize()
 
 

@@ -76,11 +76,26 @@ def test_texts_join_and_drop(tmp_path):
     assert [d.domain for d in domains] == ["a.com"] and drops["no_text"] == 1
 
 
+@pytest.mark.parametrize("header", ["Domain", " URL ", "domain"])
+def test_the_domain_column_in_another_case_reads(tmp_path, header):
+    path = write(tmp_path, f"{header},page_rank\nhttp://a.com,1\nb.org,3\n")
+    domains, _ = build_domains(path, None, CATS)
+    assert [(d.domain, d.level) for d in domains] == [("a.com", 1), ("b.org", 3)]
+
+
+def test_two_domain_columns_in_other_cases_are_not_guessed(tmp_path):
+    path = write(tmp_path, "Domain,DOMAIN,page_rank\na.com,b.com,1\n")
+    with pytest.raises(InputError, match="missing column 'url' or 'domain'"):
+        build_domains(path, None, CATS)
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
         ("", "the file is empty"),
-        ("address,page_rank\nhttp://a.com,1\n", "missing column 'url'"),
+        ("address,page_rank\nhttp://a.com,1\n", "missing column 'url' or 'domain' (the URL or domain of each row; "
+                                                  "found: address, page_rank); name that column url or domain"),
+        ("url,Page_Rank\nhttp://a.com,1\n", "column names match exactly: 'Page_Rank' is not 'page_rank'"),
         ("url,rank\nhttp://a.com,1\n", "missing column 'page_rank'"),
         ("url,page_rank\nhttp://a.com,1\nhttp://b.com,high\n", "line 3, column 'page_rank': 'high' is not an integer"),
         ("url,page_rank\nhttp://a.com,4.5\n", "line 2, column 'page_rank': '4.5' is not an integer"),

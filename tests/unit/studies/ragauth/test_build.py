@@ -20,6 +20,7 @@ from authbench.studies.ragauth.build import (
     build_ragauth,
     domains_of_documents,
     read_labels,
+    read_questions,
     write_build_drops,
     write_domain_list,
     write_ragauth,
@@ -93,14 +94,22 @@ def test_happy_path_hand_checked(tmp_path):
 
 
 @pytest.mark.parametrize("value, truth", [("Yes", "Yes"), ("no.", "No"), ("YES", "Yes"), (" nO ", "No"),
-                                          ("yes!", "Yes"), ("No?!", "No")])
+                                          ("yes!", "Yes"), ("No?!", "No"), ("true", "Yes"), ("FALSE", "No"),
+                                          (" True ", "Yes")])
 def test_answers_any_case_trailing_punctuation(tmp_path, value, truth):
     records, _, _ = build(tmp_path, questions=f"qid\tquestion\tanswer\nQ1\tx?\t{value}\n",
                           documents="qid\turl\ttext\nQ1\twho.int\tt\n")
     assert records[0]["ground_truth"] == truth
 
 
-@pytest.mark.parametrize("value", ["maybe", "y", "yes no", "", "true", ".no"])
+def test_json_boolean_answers_are_yes_and_no(tmp_path):
+    rows = [{"qid": "Q1", "question": "a?", "answer": True}, {"qid": "Q2", "question": "b?", "answer": False}]
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [q["ground_truth"] for q in read_questions(path)] == ["Yes", "No"]
+
+
+@pytest.mark.parametrize("value", ["maybe", "y", "yes no", "", "true.", "1", ".no"])
 def test_bad_answer_names_file_line_column(tmp_path, value):
     with pytest.raises(InputError) as err:
         build(tmp_path, questions=f"qid\tquestion\tanswer\nQ1\tok?\tYes\nQ2\tx?\t{value}\n")
