@@ -34,8 +34,8 @@ def test_a_json_file_given_as_the_url_table_is_not_printed_whole(tmp_path):
     with pytest.raises(InputError) as err:
         build_domains(path, None, {})
     message = str(err.value)
-    assert message.startswith(f"{path}: line 1: missing column 'url' or 'domain' (the URL or domain of each row; "
-                              f"found: [{{\"url\": \"https://site0.example.com")
+    assert message.startswith(f"{path}: line 1: missing column 'url' or 'domain' (found: [{{\"url\": "
+                              f"\"https://site0.example.com")
     assert len(message) < len(str(path)) + 300 and "characters)" in message
 
 

@@ -305,8 +305,8 @@ def _domain_column(path: Path, columns: Sequence[str]) -> str:
         near = [c for c in columns if str(c).strip().lower() == name]
         if len(near) == 1:
             return near[0]
-    raise InputError(f"{path}: line 1: missing column 'url' or 'domain' (the URL or domain of each row; found: "
-                     f"{excerpt(', '.join(columns) or 'none', quote=False)}); name that column url or domain")
+    raise InputError(f"{path}: line 1: missing column 'url' or 'domain' (found: "
+                     f"{excerpt(', '.join(columns) or 'none', quote=False)})")
 
 
 def _url_column(path: Path, columns: Sequence[str], spec: LabelSpec, status_filter: str | None) -> str:

@@ -93,8 +93,7 @@ def test_two_domain_columns_in_other_cases_are_not_guessed(tmp_path):
     "content, message",
     [
         ("", "the file is empty"),
-        ("address,page_rank\nhttp://a.com,1\n", "missing column 'url' or 'domain' (the URL or domain of each row; "
-                                                  "found: address, page_rank); name that column url or domain"),
+        ("address,page_rank\nhttp://a.com,1\n", "missing column 'url' or 'domain' (found: address, page_rank)"),
         ("url,Page_Rank\nhttp://a.com,1\n", "column names match exactly: 'Page_Rank' is not 'page_rank'"),
         ("url,rank\nhttp://a.com,1\n", "missing column 'page_rank'"),
         ("url,page_rank\nhttp://a.com,1\nhttp://b.com,high\n", "line 3, column 'page_rank': 'high' is not an integer"),
