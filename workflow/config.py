@@ -117,8 +117,24 @@ def validate_schema(config: Mapping[str, Any]) -> None:
     validator = _filling_validator()(schema())
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
-        lines = [f"config key '{_key_path(e)}': {e.message}" for e in errors]
+        lines = [f"config key '{_key_path(e)}': {e.message}{_did_you_mean(e)}" for e in errors]
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
+
+
+def _did_you_mean(error: Any) -> str:
+    """For a key the schema does not allow (a typo: ``fine_list``), the
+    allowed keys that come close to it; else nothing."""
+    import difflib
+
+    if error.validator != "additionalProperties" or not isinstance(error.instance, Mapping):
+        return ""
+    allowed = list((error.schema.get("properties") or {}))
+    hints = []
+    for key in error.instance:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=2, cutoff=0.7)
+            hints += [f"'{key}': did you mean {' or '.join(repr(c) for c in close)}?"] if close else []
+    return f" ({'; '.join(hints)})" if hints else ""
 
 
 def inherited(overlay: Mapping[str, Any] | None, key: str) -> bool:

@@ -106,6 +106,11 @@ def test_selfpref_retries_need_sampling(config):
     [
         (lambda c: c.update(judges=["point", "vibes"]), "config key 'judges.1': 'vibes' is not one of"),
         (lambda c: c.update(colour="red"), "Additional properties are not allowed ('colour' was unexpected)"),
+        # a typo gets the allowed keys that come close (test_a_key_close_to_none_gets_no_hint: nothing else does)
+        (lambda c: c["domainauth"]["sampling"].update(fine_list=2),
+         "config key 'domainauth.sampling': Additional properties are not allowed ('fine_list' was unexpected) "
+         "('fine_list': did you mean 'fine_lists'?)"),
+        (lambda c: c["selfpref"]["rerank"].update(retrys=2), "('retrys': did you mean 'retries'?)"),
         (lambda c: c["domainauth"]["sampling"].update(fine_lists=0), "config key 'domainauth.sampling.fine_lists'"),
         (lambda c: c["entityauth"].update(coarse_lists=0), "config key 'entityauth.coarse_lists'"),
         (lambda c: c["entityauth"].update(coarse_source="both"), "config key 'entityauth.coarse_source'"),
@@ -127,6 +132,14 @@ def test_bad_config_names_key(config, mutate, message):
         validate_schema(bad)
         check_config(bad)
     assert message in str(err.value)
+
+
+def test_a_key_close_to_none_gets_no_hint(config):
+    bad = copy.deepcopy(config)
+    bad["colour"] = "red"
+    with pytest.raises(ConfigError) as err:
+        validate_schema(bad)
+    assert str(err.value).endswith("Additional properties are not allowed ('colour' was unexpected)")
 
 
 def test_renamed_key_is_named(config, tmp_path):
