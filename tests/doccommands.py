@@ -48,6 +48,7 @@ PLACEHOLDERS = {
     "your key": "not-a-key",
     "OPENPAGERANK_API_KEY": "not-a-key",
     "your cluster profile": "slurm",
+    "claims file": "resources/claims/authoritybench.yaml",  # a claims file of one's own: a shipped one stands in
 }
 PLACEHOLDER = re.compile(r"<([^<>]+)>")
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")

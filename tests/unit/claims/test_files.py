@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from authbench.claims import load_paper_claims
+from authbench.claims import load_claims, load_paper_claims
 from authbench.claims.__main__ import main
 from authbench.claims.published import COLUMNS
 from authbench.claims.schema import schema
@@ -138,3 +138,32 @@ def test_the_command_prints_every_claim_and_writes_the_tsv(tmp_path, capsys):
     rows = pd.read_csv(tmp_path / "verdicts.tsv", sep="\t", keep_default_na=False)
     assert tuple(rows.columns) == COLUMNS and len(rows) == 43
     assert (rows["k"] <= rows["n"]).all() and set(rows.loc[rows["paper"] == "selfpref", "marked"]) > {""}
+
+
+def _docs_example(tmp_path) -> Path:
+    """The claims file docs/claims.md shows under "A claims file", written alone to a file."""
+    text = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
+    block = text.split("## A claims file", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "my_claims.yaml"
+    path.write_text(block, encoding="utf-8")
+    return path
+
+
+def test_the_documented_example_is_a_claims_file_the_command_tests(tmp_path, capsys):
+    path = _docs_example(tmp_path)
+    claims = load_claims(path)
+    assert [c.id for c in claims] == ["AB-03"] and claims.paper == "authoritybench"
+    assert main(["--claims", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # the shipped AB-03's verdict (above), and only this file's claims
+    assert out == ["AB-03\t30 of 40\tcontradicted as worded (holds in 30 of 40)", "",
+                   "AuthorityBench: 1 claim — published tables: 0 hold as worded, 1 contradicted as worded"]
+
+
+def test_a_bad_claims_file_of_ones_own_is_one_line_and_exit_2(tmp_path, capsys):
+    path = _docs_example(tmp_path)
+    path.write_text(path.read_text().replace("kind: difference", "kind: diference"), encoding="utf-8")
+    assert main(["--claims", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: the claims file does not follow the schema")
+    assert "'diference' is not one of the known kinds" in err
