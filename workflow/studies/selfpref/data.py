@@ -74,7 +74,9 @@ Rules (each drop counted per reason and author in ``drops.tsv``):
   replaced by substitution. A record without a mapped field that other
   records have, or whose value is not a string, is an ``InputError`` naming
   the file, the record and the field; only ``false_answer`` may be null
-  (counted as ``no_false_answer``).
+  (counted as ``no_false_answer``). The gold and a false answer may be JSON
+  numbers (a year), read as their text; a list of answers is an error (one
+  answer is substituted).
 """
 
 from __future__ import annotations
@@ -236,11 +238,11 @@ def import_sources(dataset: str, sources: Sequence[Mapping], authors: Sequence[s
             if isinstance(rec.get(source["question"]), str):  # errors name the record and its question
                 where = f"{where} (question {excerpt(clean(rec[source['question']]), 80)})"
             question = field(rec, source["question"], path, where)
-            gold = field(rec, source["answer"], path, where).strip()
+            gold = field(rec, source["answer"], path, where, answer=True).strip()
             q = found.question(question, gold)
             for spec, for_self in specs:
                 text = field(rec, spec.get("text"), path, where)
-                false_answer = field(rec, spec.get("false_answer"), path, where, nullable=True)
+                false_answer = field(rec, spec.get("false_answer"), path, where, nullable=True, answer=True)
                 false_text = field(rec, spec.get("false_text"), path, where)
                 found.entry(q, gold, spec["author"], spec["variant"], text, false_text, false_answer, for_self)
     return found.result()

@@ -5,11 +5,12 @@ one row per passage: :mod:`authbench.studies.selfpref.longform`)."""
 from __future__ import annotations
 
 import difflib
+import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from authbench.errors import ConfigError, InputError, excerpt
-from authbench.records import read_records
+from authbench.records import read_records, text_of
 
 _BOOLEAN_WORDS = {"true": "true", "yes": "true", "on": "true", "1": "true",
                   "false": "false", "no": "false", "off": "false", "0": "false"}
@@ -66,11 +67,14 @@ def read_passage_records(path: str | Path) -> list[tuple[str, dict]]:
     return read_records(path, "records with the fields the mapping names", key="id", default="json-or-lines").rows
 
 
-def field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool = False) -> str | None:
+def field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool = False,
+          answer: bool = False) -> str | None:
     """The string a mapped field holds; None when nothing is mapped, or when
     ``nullable`` (``false_answer``: counted as ``no_false_answer``) and the
-    value is null. A record without the field, or with a value that is not
-    a string, is an :class:`InputError` naming the file, record and field."""
+    value is null; an ``answer`` (the gold, a false answer) may also be a
+    JSON number, read as its text (a year: ``1989``). A record without the
+    field, or with a value that is not a string, is an :class:`InputError`
+    naming the file, record and field (a list: say that one answer is read)."""
     if name is None:
         return None
     if name not in rec:
@@ -79,8 +83,12 @@ def field(rec: Mapping, name: str | None, path: Path, where: str, nullable: bool
     value = rec[name]
     if value is None and nullable:
         return None
+    if answer and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return text_of(value)  # a JSON number (a year as the answer: 1989) is its text
     if not isinstance(value, str):
-        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {excerpt(value)}")
+        hint = ("; a list of answers is not read: map a field holding the one answer to substitute"
+                if answer and isinstance(value, (list, tuple)) else "")
+        raise InputError(f"{path}: {where}: field '{name}': expected a string, got {excerpt(value)}{hint}")
     return value
 
 

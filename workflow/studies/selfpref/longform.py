@@ -179,14 +179,15 @@ def read_rows(source: Mapping, records: Sequence[tuple[str, Mapping]], n_source:
         if isinstance(rec.get(rows["question"]), str):  # errors name the row and its question
             where = f"{where} (question {excerpt(clean(rec[rows['question']]), 80)})"
         qid = _qid(rec, rows["qid"], path, where)
-        question, gold = field(rec, rows["question"], path, where), field(rec, rows["answer"], path, where)
+        question = field(rec, rows["question"], path, where)
+        gold = field(rec, rows["answer"], path, where, answer=True)
         author = maps.value("author", rec.get(rows["author"]["field"]), where)
         factual = maps.value("factual", rec.get(rows["factual"]["field"]), where)
         variant = (maps.value("variant", rec.get(rows["variant"]["field"]), where) if "variant" in maps.maps
                    else "normal")
         text = field(rec, rows["text"], path, where)
-        false_answer = field(rec, rows["false_answer"], path, where, nullable=True) if rows["false_answer"] in rec \
-            else None
+        false_answer = (field(rec, rows["false_answer"], path, where, nullable=True, answer=True)
+                        if rows["false_answer"] in rec else None)
         carries = None
         if "false_for" in maps.maps and factual is False and map_key(rec.get(rows["false_for"]["field"])):
             carries = maps.value("false_for", rec.get(rows["false_for"]["field"]), where)

@@ -134,6 +134,26 @@ def test_missing_field_names_file_record_field(tmp_path):
     assert "other.jsonl: line 1 (question 'Q?'): field 'bot_doc': expected a string, got 5" in str(err.value)
 
 
+def test_a_number_as_the_answer_is_its_text(tmp_path):
+    """NQ's "when" questions: a JSON file may hold the gold and false answers as numbers."""
+    sources = _write_other(tmp_path, [{"query": "When did the Berlin Wall fall?", "gold": 1989,
+                                       "doc": "The wall fell in 1989.", "bot_doc": "It fell in 1989, in November.",
+                                       "bot_wrong": 1991, "bot_long": "In 1989."}])
+    questions, passages, _ = import_sources("other", sources)
+    assert questions[0]["answer"] == "1989"
+    by_pid = {p["pid"]: p for p in passages}
+    assert by_pid["other-0001:bot:normal:F"]["text"] == "It fell in 1991, in November."
+
+
+def test_a_list_of_answers_says_one_is_read(tmp_path):
+    sources = _write_other(tmp_path, [{"query": "Q?", "gold": ["A", "a"], "doc": "A.", "bot_doc": "A",
+                                       "bot_wrong": "B", "bot_long": "A"}])
+    with pytest.raises(InputError) as err:
+        import_sources("other", sources)
+    assert ("other.jsonl: line 1 (question 'Q?'): field 'gold': expected a string, got [\"A\", \"a\"]; a list of "
+            "answers is not read: map a field holding the one answer to substitute") in str(err.value)
+
+
 def test_misspelt_mapped_field_is_a_config_error(tmp_path):
     """`false_text: human_false_lama` (a field no record has) stops the import, naming the mapping key, the
     file and its fields, instead of falling back to substitution silently (69 passages changed)."""
