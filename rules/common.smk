@@ -23,7 +23,14 @@ except ModuleNotFoundError as err:
         "then from the repository root `make run CONFIG=<your overlay>` (or `.venv/bin/snakemake ...`)"
     ) from None
 from authbench.cells import HISTORY_ENV
-from authbench.config import active_models, add_schema_block, check_renamed, split_model, validate_schema
+from authbench.config import (
+    active_models,
+    add_schema_block,
+    check_overlay_paths,
+    check_renamed,
+    split_model,
+    validate_schema,
+)
 from authbench.joblogs import failure_summary, run_summary
 from authbench.plan.progress import progress_lines
 from authbench.llm.models import model_file
@@ -51,6 +58,7 @@ validate_schema(config)  # fills every default the schema (and each study's bloc
 # value they left to config.yaml (the demo's) says so (authbench.config.origin)
 OVERLAY = getattr(workflow.config_settings, "overwrite_config", None)
 check_config(config, OVERLAY)
+check_overlay_paths(workflow.config_settings.configfiles)  # a relative path meant from another overlay's folder
 STUDIES = [s.name for s in active(config)]  # the config's `studies`, each checked against the registry
 STATISTICS = statistics_report(config)  # the benchmark statistics: every registered study's tables
 JOB_KINDS = job_kinds(config)  # each model job kind (authbench.studies.jobs), by its rule's name

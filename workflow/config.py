@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import re
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from authbench.errors import ConfigError
 
@@ -170,6 +170,54 @@ def check_config(config: Mapping[str, Any], overlay: Mapping[str, Any] | None = 
     check_hosting(config)
     check_paper_names(config)
     check_no_secrets(config)
+
+
+def check_overlay_paths(configfiles: Sequence[str | Path], workdir: str | Path = ".") -> None:
+    """A config file from another folder (``make run CONFIG=~/proj/mine.yaml``)
+    whose relative path names a file that is not there from ``workdir`` (the
+    workflow's working folder, where paths in a config are read from) but is
+    next to the config file: the user meant the config's folder, and the
+    run would stop on a missing input; a :class:`ConfigError` naming the key
+    and the path to write instead. A path found from ``workdir``, or in
+    neither place, is left to the steps that read it."""
+    import yaml
+
+    here = Path(workdir).resolve()
+    wrong = []
+    for configfile in configfiles:
+        folder = Path(configfile).resolve().parent
+        if folder == here:
+            continue
+        try:
+            data = yaml.safe_load(Path(configfile).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # Snakemake reads it too, and says what is wrong
+        for key, value in _strings(data):
+            if not value or "\n" in value or len(value) > 4096 or Path(value).is_absolute() or not (
+                    "/" in value or Path(value).suffix):
+                continue  # not a relative path (a word such as a study's name may be a folder's name too)
+            try:
+                misplaced = not (here / value).exists() and (folder / value).exists()
+            except (OSError, ValueError):  # not a path (a NUL byte, a name too long)
+                continue
+            if misplaced:
+                wrong.append(f"config key '{key}' in {configfile}: {value!r} is read from {here} (the folder the "
+                             f"workflow runs in), where it does not exist; {folder / value}, next to the config "
+                             "file, does: write that path")
+    if wrong:
+        raise ConfigError("\n  ".join(wrong))
+
+
+def _strings(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted key, value) of every string in a config's nested mappings and lists."""
+    if isinstance(data, Mapping):
+        for k, v in data.items():
+            yield from _strings(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _strings(v, f"{prefix}.{i}")
+    elif isinstance(data, str):
+        yield prefix, data
 
 
 # a name that looks like it holds a secret (vllm.env entries must not: they are job params)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake.utils import update_config
-from authbench.config import GenerateConfig, check_renamed, inherited, load_config, models_for, validate_schema
+from authbench.config import (GenerateConfig, check_overlay_paths, check_renamed, inherited, load_config, models_for,
+                              validate_schema)
 from authbench.studies.authority.grid import grid, check_data
 from authbench.studies.ragauth.cell_list import rag_cells
 from authbench.studies.selfpref.cell_list import selfpref_cells
@@ -424,3 +425,24 @@ def test_selfpref_dataset_names_must_differ_beyond_case(config):
     cfg["selfpref"]["datasets"]["Report"] = cfg["selfpref"]["datasets"].pop("nq2")
     with pytest.raises(ConfigError, match=r"names a dataset 'Report': that name is the folder of every dataset's"):
         selfpref_cells(cfg)
+
+
+def test_a_path_meant_from_the_overlays_folder_is_named(tmp_path):
+    """`make run CONFIG=~/proj/mine.yaml` with `source: mine.csv` beside it: paths are read from the
+    workflow's folder, so the run would stop on a missing input; the check names the key and the path."""
+    repo, proj = tmp_path / "repo", tmp_path / "proj"
+    (proj / "selfpref").mkdir(parents=True)
+    repo.mkdir()
+    (proj / "mine.csv").write_text("domain,score\n")
+    overlay = proj / "mine.yaml"
+    overlay.write_text(yaml.safe_dump({"studies": ["selfpref"],  # a word, though proj/selfpref/ exists
+                                       "domainauth": {"source": "mine.csv", "text": str(proj / "mine.csv")},
+                                       "results": "results/mine"}))
+    with pytest.raises(ConfigError) as err:
+        check_overlay_paths([overlay], repo)
+    assert str(err.value) == (f"config key 'domainauth.source' in {overlay}: 'mine.csv' is read from {repo} (the "
+                              f"folder the workflow runs in), where it does not exist; {proj / 'mine.csv'}, next to "
+                              "the config file, does: write that path")
+    (repo / "mine.csv").write_text("domain,score\n")  # there from the workflow's folder too: it is read there
+    check_overlay_paths([overlay], repo)
+    check_overlay_paths([overlay], proj)  # the config file in the workflow's folder
