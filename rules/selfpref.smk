@@ -29,8 +29,8 @@ if SELFPREF.datasets:
         spds=alternatives(SELFPREF.datasets),
 
     KNOWLEDGE = sp_cell("{spds}", "{model}", "knowledge")
-    RERANK = sp_cell("{spds}", "{model}", "rerank", "{prompt}")
-    GENERATION = sp_cell("{spds}", "{model}", "generation", "{run}")
+    SP_RERANK = JOB_KINDS["selfpref_rerank"]  # authbench.studies.selfpref.kinds: outputs, inputs, params
+    SP_COMPARE = JOB_KINDS["selfpref_compare"]
 
     rule selfpref_import:
         input:
@@ -177,16 +177,10 @@ if SELFPREF.datasets:
 
     rule selfpref_rerank:
         input:
-            questions=sp_layout.questions(P, "{spds}"),
-            sample=f"{SP}/sample.json",
-            passages=f"{SP}/passages.jsonl",
-            template=f"{PROMPTS}/selfpref/rerank_{{prompt}}.yaml",
+            unpack(SP_RERANK.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{RERANK}/responses.jsonl",
-            samples=f"{RERANK}/samples.parquet",
-            judgments=f"{RERANK}/judgments.jsonl",
-            manifest=f"{RERANK}/manifest.json",
+            **SP_RERANK.outputs(P),
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/rerank_{{prompt}}.log",
         priority: MODEL_PRIORITY
@@ -197,7 +191,7 @@ if SELFPREF.datasets:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_sp_rerank_params,
+            p=SP_RERANK.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -209,17 +203,10 @@ if SELFPREF.datasets:
 
     rule selfpref_compare:
         input:
-            questions=sp_layout.questions(P, "{spds}"),
-            sample=f"{SP}/sample.json",
-            passages=f"{SP}/passages.jsonl",
-            knowledge=f"{KNOWLEDGE}/levels.jsonl",
-            template=f"{PROMPTS}/selfpref/generation.yaml",
+            unpack(SP_COMPARE.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{GENERATION}/responses.jsonl",
-            samples=f"{GENERATION}/samples.parquet",
-            judgments=f"{GENERATION}/judgments.jsonl",
-            manifest=f"{GENERATION}/manifest.json",
+            **SP_COMPARE.outputs(P),
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/generation_{{run}}.log",
         priority: MODEL_PRIORITY
@@ -230,7 +217,7 @@ if SELFPREF.datasets:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_sp_compare_params,
+            p=SP_COMPARE.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -242,12 +229,8 @@ if SELFPREF.datasets:
 
     rule selfpref_report:
         input:
-            rerank=expand(
-                f"{RERANK}/judgments.jsonl", model=SELFPREF.evaluators, prompt=SELFPREF_PROMPTS, allow_missing=True
-            ),
-            generation=expand(
-                f"{GENERATION}/judgments.jsonl", model=SELFPREF.evaluators, run=SELFPREF_RUNS, allow_missing=True
-            ),
+            rerank=lambda wildcards: SP_RERANK.files_of(P, config, "judgments", spds=wildcards.spds),
+            generation=lambda wildcards: SP_COMPARE.files_of(P, config, "judgments", spds=wildcards.spds),
             knowledge=get_sp_knowledge_levels,
             perplexity=expand(
                 f"{SP}/perplexity/{{model}}/perplexity.jsonl",

@@ -2,10 +2,8 @@
 # authbench.paths, policy in the package), included at its top.
 from authbench.paths import cell_id
 from authbench.studies.registry import alternatives
-from authbench.studies.selfpref.study import PROMPTS as SELFPREF_PROMPTS, RUNS as SELFPREF_RUNS
 from authbench.studies.scorecard import coverage_params
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS, knowledge_authors
-from authbench.studies.selfpref.outputs import other_authors
 from authbench.studies.selfpref.study import datasets_report_files
 from authbench.studies.selfpref import layout as sp_layout
 
@@ -96,34 +94,6 @@ def get_sp_knowledge_params(wildcards):
 
 def get_sp_perplexity_params(wildcards):
     return sp_cell_params(wildcards, "perplexity", scope=config["selfpref"]["rerank"]["scope"])
-
-
-def get_sp_rerank_params(wildcards):
-    rerank = config["selfpref"]["rerank"]
-    return sp_cell_params(
-        wildcards,
-        f"rerank/{wildcards.prompt}",
-        prompt=wildcards.prompt,
-        evaluator=wildcards.model,
-        self_author=config["selfpref"]["self"][wildcards.model],
-        retries=rerank["retries"],
-        false_answer=rerank["false_answer"],
-        scope=rerank["scope"],
-        generate=rerank.get("generate"),
-    )
-
-
-def get_sp_compare_params(wildcards):
-    return sp_cell_params(
-        wildcards,
-        f"generation/{wildcards.run}",
-        run=wildcards.run,
-        evaluator=wildcards.model,
-        self_author=config["selfpref"]["self"][wildcards.model],
-        others=other_authors(config, wildcards.model),
-        generate=config["selfpref"]["compare"]["generate"],
-        retries=config["selfpref"]["compare"]["retries"],
-    )
 
 
 def get_sp_knowledge_levels(wildcards):

@@ -87,11 +87,11 @@ PLAN_CODE = ("workflow/plan/", "workflow/cells/planned.py", "workflow/cli/__init
 
 def check_plan() -> list[str]:
     """A plan is the cost estimate before a run: only the plan layer, each
-    study's plan module and the declarations that hand it jobs name one (a
+    study's plan module and the declarations that hand it jobs (study.py, kinds.py) name one (a
     study's list of cells is its cell list, a report's items its choice)."""
     def planning(where: str) -> bool:
         path = where.split(":")[0]
-        return path.startswith(PLAN_CODE) or path.endswith(("/plan.py", "/study.py"))
+        return path.startswith(PLAN_CODE) or path.endswith(("/plan.py", "/study.py", "/kinds.py"))
     return [f"{where}: {name}" for where, name in names([ROOT / "workflow", ROOT / "tests" / "toy_study"])
             if "plan" in name.lower() and not planning(where)]
 

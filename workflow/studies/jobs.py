@@ -72,7 +72,15 @@ class JobKind:
     * ``files``: the names of its input files (the CLI step's options), ``inputs``: ``(config, wildcards) ->
       {name: path}`` (no file I/O);
     * ``parse``: ``(requests, replies) -> judgments`` (default: by each request's reply format);
-    * ``kind``: its word in the plan's tables (default: the pattern's last part).
+    * ``kind``: its word in the plan's tables (default: the pattern's last part);
+    * ``planned_by_study``: its inputs include files the run writes before it (the self-preference question
+      sample), which a plan stands in for: the study's plan hook plans its jobs (:meth:`plan_job` with the
+      stand-ins), and :func:`authbench.plan.jobs.model_jobs` does not;
+    * ``constrained``: False for a kind whose replies are never constrained (free text), whatever the config's
+      ``constrained_decoding`` (None: as its params say).
+
+    A pattern with parts before ``{model}`` (``selfpref/{spds}/{model}/rerank/{prompt}``) has them as the
+    study of :meth:`authbench.paths.Layout.cell` (``selfpref/<dataset>``).
     """
 
     rule: str
@@ -84,6 +92,8 @@ class JobKind:
     inputs: Callable[[Mapping[str, Any], Mapping[str, str]], Mapping[str, str]] | None = None
     parse: Callable | None = None
     kind: str = ""
+    planned_by_study: bool = False
+    constrained: bool | None = None
 
     def cell(self, wildcards: Any) -> str:
         """The cell id of one job."""
@@ -91,15 +101,19 @@ class JobKind:
 
     def folder(self, layout: Any, wildcards: Any = None) -> str:
         """The cell folder of one job, or the rule's pattern (``wildcards`` None)."""
-        return layout.cell(*(self.pattern if wildcards is None else self.cell(wildcards)).split("/"))
+        cut = self.pattern.split("/").index("{model}")
+        parts = (self.pattern if wildcards is None else self.cell(wildcards)).split("/")
+        return layout.cell("/".join(parts[:cut]), *parts[cut:])
 
     def outputs(self, layout: Any) -> dict[str, str]:
         """The rule's outputs: the shared cell step's files in the pattern's folder."""
         return {name: f"{self.folder(layout)}/{file}" for name, file in FILES.items()}
 
-    def files_of(self, layout: Any, config: Mapping[str, Any], name: str) -> list[str]:
-        """The file ``name`` (a :data:`authbench.cells.step.FILES` name) of every job the config runs."""
-        return [f"{self.folder(layout, wc)}/{FILES[name]}" for wc in self.jobs(config)]
+    def files_of(self, layout: Any, config: Mapping[str, Any], name: str, **fixed: str) -> list[str]:
+        """The file ``name`` (a :data:`authbench.cells.step.FILES` name) of every job the config runs (``fixed``:
+        of those whose wildcards have these values, as one dataset's report reads its own)."""
+        return [f"{self.folder(layout, wc)}/{FILES[name]}" for wc in self.jobs(config)
+                if all(wc[k] == v for k, v in fixed.items())]
 
     def input_paths(self, config: Mapping[str, Any], wildcards: Any) -> dict[str, str]:
         found = dict(self.inputs(config, _plain(wildcards))) if self.inputs else {}
@@ -124,17 +138,29 @@ class JobKind:
         return lambda wildcards: self.params_json(config, wildcards)
 
     def plan_jobs(self, study: str, config: Mapping[str, Any]) -> Iterator[Any]:
-        """Every job of the config as the plan counts it: its requests from the rule's params JSON and inputs."""
+        """Every job of the config as the plan counts it: its requests from the rule's params JSON and inputs
+        (none of a kind ``planned_by_study``: its study's plan hook plans it)."""
+        if self.planned_by_study:
+            return
+        for wc in self.jobs(config):
+            yield self.plan_job(study, config, wc)
+
+    def plan_job(self, study: str, config: Mapping[str, Any], wildcards: Any,
+                 inputs: Mapping[str, Any] | None = None, **details: Any) -> Any:
+        """One job as the plan counts it (:class:`authbench.cells.planned.PlanJob`): its requests from the rule's
+        params JSON and its inputs (``inputs``: what the plan stands in for some of them), asked with the
+        params' ``generate`` (the model's own without one); ``details``: the PlanJob's other fields (notes,
+        retries)."""
         from authbench.cells.planned import PlanJob, generate_of, prompt_batch
         from authbench.config import split_model
 
-        for wc in self.jobs(config):
-            wc = _plain(wc)
-            cell, params = self.cell(wc), json.loads(self.params_json(config, wc))
-            asked = self.requests(params, self.input_paths(config, wc))
-            batch = prompt_batch(asked, generate_of(params["model"]), params["constrained"], cell)
-            yield PlanJob(study, split_model(wc["model"])[0], cell, self.kind or self.pattern.rsplit("/", 1)[-1],
-                          [batch])
+        wc = _plain(wildcards)
+        cell, params = self.cell(wc), json.loads(self.params_json(config, wc))
+        asked = self.requests(params, {**self.input_paths(config, wc), **(inputs or {})})
+        constrained = params["constrained"] if self.constrained is None else self.constrained
+        batch = prompt_batch(asked, generate_of(params["model"], params.get("generate")), constrained, cell)
+        return PlanJob(study, split_model(wc["model"])[0], cell, self.kind or self.pattern.rsplit("/", 1)[-1],
+                       [batch], **details)
 
     def command(self) -> tuple[Callable, list[str]]:
         """The CLI step of the rule: ``(function, options)`` for a study's ``COMMANDS``."""

@@ -73,3 +73,24 @@ def test_a_kind_that_breaks_its_declaration_is_named(config):
         replace(KIND, inputs=lambda c, wc: {"other": "x"}).input_paths(config, {"model": "gemma3-270m"})
     with pytest.raises(TypeError, match=r"job kind 'mine_ask': params gave dict, expected a frozen dataclass"):
         replace(KIND, params=lambda c, wc, shared: dict(shared)).params_json(config, {"model": "gemma3-270m"})
+
+
+def test_a_study_with_datasets_keeps_them_before_the_model_and_plans_its_own_kinds(config):
+    """A pattern with a dataset before {model} (the self-preference kinds): its folder is the study's
+    `<study>/<dataset>`'s cell; files_of narrows to one dataset; a kind planned by its study is not in
+    plan_jobs, and plan_job takes what the plan stands in for, with the params' generate and the kind's
+    constrained."""
+    from dataclasses import replace
+
+    kind = replace(KIND, pattern="mine/{ds}/{model}/ask",
+                   jobs=lambda c: [{"ds": d, "model": "gemma3-270m"} for d in ("a", "b")],
+                   params=lambda c, wc, shared: AskParams(numbers=2, **shared), planned_by_study=True,
+                   constrained=False)
+    layout = Layout("res")
+    assert kind.outputs(layout)["manifest"] == "res/mine/{ds}/cells/{model}/ask/manifest.json"
+    assert kind.files_of(layout, config, "judgments", ds="b") == ["res/mine/b/cells/gemma3-270m/ask/judgments.jsonl"]
+    assert list(kind.plan_jobs("mine", config)) == []
+    job = kind.plan_job("mine", config, {"ds": "b", "model": "gemma3-270m"}, {"template": "stood in"}, notes=("n",))
+    assert (job.cell, job.notes) == ("mine/b/gemma3-270m/ask", ("n",))
+    batch = job.batches[0]
+    assert batch.prompt(1) == "stood in: 1?" and batch.constrained is False and batch.generate.max_tokens == 8

@@ -171,36 +171,29 @@ def cmd_perplexity(args, params) -> None:
     step.write(run)
 
 
+def _job_inputs(args, kind) -> dict:
+    """A job kind's input files as the CLI step got them (by name)."""
+    return {name: getattr(args, name) for name in kind.files}
+
+
 def cmd_rerank(args, params) -> None:
     """Pointwise reranking: every normal passage of the sampled questions
     (``scope``: ``sample``, the paper's 700; ``sample_and_generated``: also
     those a configured model wrote passages for),
     retried (``retries``) while its reply has no well-formed score; FALSE
-    passages per ``false_answer`` (author | evaluator, see requests.py)."""
+    passages per ``false_answer`` (author | evaluator, see requests.py).
+    Its requests: :func:`authbench.studies.selfpref.kinds.rerank_job`, as the plan counts them."""
     from authbench.cells import CellStep, tries_summary
-    from authbench.studies.selfpref.data import rerank_passages, scoped_questions
-    from authbench.studies.selfpref.requests import (
-        evaluator_false_passages,
-        load_template,
-        rerank_requests,
-        rerank_rows,
-        rerank_settled,
-    )
+    from authbench.studies.selfpref.kinds import RERANK, rerank_job
+    from authbench.studies.selfpref.requests import rerank_rows, rerank_settled
 
     prompt = params["prompt"]
-    template = load_template(args.template, f"rerank_{prompt}")
-    sample = json.loads(Path(args.sample).read_text())
-    questions = index(read_jsonl(args.questions), "qid")
-    passages = rerank_passages(read_jsonl(args.passages), scoped_questions(sample, params["scope"]))
-    mode = params["false_answer"]
+    requests, passages, false_passages = rerank_job(params, _job_inputs(args, RERANK))
     extra = {"prompt": prompt}
-    if mode == "evaluator":
-        passages, drops = evaluator_false_passages(passages, params["self_author"])
-        extra["false_passages"] = {"false_answer": "evaluator", "self_author": params["self_author"],
-                                   "made": sum(not p["factual"] for p in passages), "drops": drops}
+    if false_passages:
+        extra["false_passages"] = false_passages
         log.info("false passages with %s's false answer: %d made, drops %s", params["self_author"],
-                 extra["false_passages"]["made"], drops)
-    requests = rerank_requests(questions, passages, template, prompt)
+                 false_passages["made"], false_passages["drops"])
     retries = int(params["retries"])
     step = CellStep.from_args(args, params)
     asked = step.run_retried(requests, lambda i, text: rerank_settled(text), retries, generate=params["generate"])
@@ -212,34 +205,21 @@ def cmd_rerank(args, params) -> None:
 
 def cmd_compare(args, params) -> None:
     """The generation phase of one evaluator (main or style run), retried
-    (``retries``) while a reply names no single passage."""
+    (``retries``) while a reply names no single passage. Its requests:
+    :func:`authbench.studies.selfpref.kinds.compare_job`, as the plan counts them."""
     from authbench.cells import CellStep, tries_summary
-    from authbench.studies.selfpref.requests import (
-        comparison_grades,
-        comparison_requests,
-        comparison_rows,
-        comparison_settled,
-        comparisons,
-        load_template,
-    )
+    from authbench.studies.selfpref.kinds import COMPARE, compare_job
+    from authbench.studies.selfpref.requests import comparison_grades, comparison_rows, comparison_settled
 
-    template = load_template(args.template, "generation")
-    sample = json.loads(Path(args.sample).read_text())
-    questions = index(read_jsonl(args.questions), "qid")
-    passages = read_jsonl(args.passages)
-    style = params["run"] == "style"
-    qids = sample["style"] if style else sample["main"]
-    comps = comparisons(qids, passages, params["self_author"], params["others"], style=style)
-    by_pid = index(passages)
-    requests = comparison_requests(comps, questions, by_pid, template)
+    requests, comps, by_pid = compare_job(params, _job_inputs(args, COMPARE))
     knowledge = {r["qid"]: r["class"] for r in read_jsonl(args.knowledge)} if args.knowledge else None
     retries = int(params["retries"])
     step = CellStep.from_args(args, params)
     asked = step.run_retried(requests, lambda i, text: comparison_settled(comps[i], by_pid, text), retries,
-                             generate=params["generate"], constrained=False)
+                             generate=params["generate"], constrained=COMPARE.constrained)
     rows = comparison_rows(comps, requests, by_pid, [r.text for r in asked.final], params["evaluator"], knowledge,
                            asked.tries)
-    step.write(asked.run, rows, {"passages": (args.passages, {"n": len(passages)})},
+    step.write(asked.run, rows, {"passages": (args.passages, {"n": len(by_pid)})},
                {"run": params["run"], "self_author": params["self_author"],
                 "tries": tries_summary(asked.tries, sum(r["status"] != "ok" for r in rows), retries)},
                comparison_grades(rows))

@@ -52,12 +52,10 @@ STAND_IN_NOTE = ("passages the model writes (selfpref.generate) stand in as the 
 
 def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     """Every self-preference model job of the config, dataset by dataset, with its batches."""
-    from authbench.studies.selfpref.data import (perplexity_passages, rerank_passages, sample_questions,
-                                                 scoped_questions)
-    from authbench.studies.selfpref.outputs import other_authors
-    from authbench.studies.selfpref.requests import (comparison_requests, comparisons, evaluator_false_passages,
-                                                     generation_inputs, generation_requests, knowledge_requests,
-                                                     load_template, rerank_requests)
+    from authbench.studies.selfpref.data import perplexity_passages, sample_questions, scoped_questions
+    from authbench.studies.selfpref.kinds import COMPARE, RERANK
+    from authbench.studies.selfpref.requests import (generation_inputs, generation_requests, knowledge_requests,
+                                                     load_template)
 
     plan = selfpref_cells(config)
     if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
@@ -65,7 +63,6 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     sp = config["selfpref"]
     models = config["models"]
     prompts = f"{config['prompts']}/selfpref"
-    constrained = config["constrained_decoding"]
     for ds in plan.datasets:
         questions = read_jsonl(sp_layout.questions(ctx.layout, ds))
         imported = read_jsonl(sp_layout.imported(ctx.layout, ds))
@@ -91,36 +88,24 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
             cell = cell_id(f"selfpref/{ds}", m, "perplexity")
             yield PlanJob("selfpref", m, cell, "perplexity", [PromptBatch(texts, generate_of(models[m]), False, cell)],
                           perplexity=True, notes=notes)
-        by_pid = {p["pid"]: p for p in passages}
+        # the rerank and compare jobs (authbench.studies.selfpref.kinds) on the sample drawn here: what the
+        # sample step will write
+        drawn = {"questions": by_qid, "sample": sample, "passages": passages}
         for model in plan.evaluators:
-            spec, self_author = models[model], sp["self"][model]
             kn = sp["knowledge"]
             template = load_template(f"{prompts}/knowledge.yaml", "knowledge")
             probe = knowledge_requests(main, template)
-            base = generate_of(spec, kn.get("generate"))
+            base = generate_of(models[model], kn.get("generate"))
             cell = cell_id(f"selfpref/{ds}", model, "knowledge")
             yield PlanJob("selfpref", model, cell, "knowledge",
                           [prompt_batch(probe, GenerateConfig(**{**base.__dict__, "seed": base.seed + t}), False, cell)
                            for t in range(int(kn["tries"]))])
-            scored = rerank_passages(passages, scope)
-            if sp["rerank"]["false_answer"] == "evaluator":
-                scored, _ = evaluator_false_passages(scored, self_author)
-            for prompt in ("normal", "rag"):
-                reqs = rerank_requests(by_qid, scored, load_template(f"{prompts}/rerank_{prompt}.yaml",
-                                                                      f"rerank_{prompt}"), prompt)
-                cell = cell_id(f"selfpref/{ds}", model, "rerank", prompt)
-                yield PlanJob("selfpref", model, cell, "rerank",
-                              [prompt_batch(reqs, generate_of(spec, sp["rerank"].get("generate")), constrained, cell)],
-                              notes=notes, retries=int(sp["rerank"]["retries"]), retries_key="selfpref.rerank.retries")
-            template = load_template(f"{prompts}/generation.yaml", "generation")
-            for run in ("main", "style"):
-                qids = sample["style"] if run == "style" else sample["main"]
-                comps = comparisons(qids, passages, self_author, other_authors(config, model), style=run == "style")
-                reqs = comparison_requests(comps, by_qid, by_pid, template)
-                cell = cell_id(f"selfpref/{ds}", model, "generation", run)
-                yield PlanJob("selfpref", model, cell, "generation",
-                              [prompt_batch(reqs, generate_of(spec, sp["compare"]["generate"]), False, cell)],
-                              notes=notes, retries=int(sp["compare"]["retries"]), retries_key="selfpref.compare.retries")
+            for kind, key in ((RERANK, "selfpref.rerank.retries"), (COMPARE, "selfpref.compare.retries")):
+                for wc in kind.jobs(config):
+                    if wc["spds"] == ds and wc["model"] == model:
+                        retries = int(json.loads(kind.params_json(config, wc))["retries"])
+                        yield kind.plan_job("selfpref", config, wc, drawn, notes=notes, retries=retries,
+                                            retries_key=key)
 
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:

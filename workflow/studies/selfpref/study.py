@@ -11,11 +11,9 @@ from typing import Any, Mapping
 
 from authbench.render.catalog import report_files
 from authbench.studies.registry import Study, lazy
+from authbench.studies.selfpref.kinds import COMPARE, PROMPTS, RERANK, RUNS
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
 from authbench.studies.selfpref import layout as sp_layout
-
-PROMPTS = ("normal", "rag")  # the reranking prompts (Table 2's normal and RAG settings)
-RUNS = ("main", "style")  # the generation phase's runs: every author pair, the writing-style variants
 
 
 selfpref_cells = lazy("authbench.studies.selfpref.cell_list:selfpref_cells")  # loaded when first asked
@@ -36,8 +34,8 @@ def samples(config: Mapping[str, Any], layout, dataset: str) -> list[str]:
     cells = selfpref_cells(config)
     return ([f"{sp_layout.folder(layout, dataset)}/generated/{m}/samples.parquet" for m in cells.generators]
             + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in cells.evaluators]
-            + [f"{cell(layout, dataset, m, 'rerank', p)}/samples.parquet" for m in cells.evaluators for p in PROMPTS]
-            + [f"{cell(layout, dataset, m, 'generation', r)}/samples.parquet" for m in cells.evaluators for r in RUNS])
+            + RERANK.files_of(layout, config, "samples", spds=dataset)
+            + COMPARE.files_of(layout, config, "samples", spds=dataset))
 
 
 def datasets_report_files(config: Mapping[str, Any], layout) -> list[str]:
@@ -64,7 +62,7 @@ PLAN = "authbench.studies.selfpref.plan"
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.studies.selfpref.cli",
-                 prefixes=("selfpref",), final=final, viewers=viewers,
+                 prefixes=("selfpref",), final=final, viewers=viewers, jobs=(RERANK, COMPARE),
                  check=lazy("authbench.studies.selfpref.cell_list:check_selfpref"),
                  plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
