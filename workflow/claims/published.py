@@ -338,6 +338,7 @@ def summary_line(title: str, verdicts: Iterable[Verdict]) -> str:
     claim is tested on a run only), counted from ``verdicts``."""
     verdicts = list(verdicts)
     count = {s: sum(v.short == s for v in verdicts) for s in CLASSES}
-    return (f"{title}: {len(verdicts)} claim{'' if len(verdicts) == 1 else 's'} — published tables: {count['hold']} hold as worded, "
+    claims = f"{len(verdicts)} claim{'' if len(verdicts) == 1 else 's'}"
+    return (f"{title}: {claims} — published tables: {count['hold']} hold as worded, "
             f"{count['contradicted']} contradicted as worded"
             + (f", {count['unpublished']} {UNPUBLISHED}" if count["unpublished"] else ""))

@@ -27,8 +27,9 @@ Rules:
   ``language``): ``answer`` is yes or no in any case with optional trailing
   punctuation (``Yes``, ``no.``, ``YES!``), or a boolean (JSON ``true`` /
   ``false``, or those words in any case: BoolQ's and StrategyQA's answers,
-  true = yes), and becomes ``ground_truth`` "Yes" or "No". ``language`` defaults to "en" (missing column or empty cell); ``topic``
-  is written only when the cell is non-empty. Records keep the questions file's
+  true = yes), and becomes ``ground_truth`` "Yes" or "No". ``language``
+  defaults to "en" (missing column or empty cell); ``topic`` is written only
+  when the cell is non-empty. Records keep the questions file's
   order.
 * **Documents** (``qid``, ``url``, ``text``; optional ``docid``): a question's
   documents keep file order (= retrieval order). ``url`` is written as given
