@@ -38,7 +38,7 @@ def test_failing_job_shows_its_error_line_and_logs_under_results(tmp_path):
     proc = run(tmp_path, overlay)
     assert proc.returncode != 0
     log = tmp_path / "out" / "run1" / "logs" / "domainauth" / "build_domainauth.log"
-    error = "error: urls.csv: line 1: missing column 'url' (found: a)"
+    error = "error: urls.csv: line 1: missing column 'url' or 'domain' (found: a)"
     assert log.read_text().strip() == error
     assert not (tmp_path / "logs").exists()
     console = proc.stderr
