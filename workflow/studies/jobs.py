@@ -149,8 +149,8 @@ class JobKind:
                  inputs: Mapping[str, Any] | None = None, **details: Any) -> Any:
         """One job as the plan counts it (:class:`authbench.cells.planned.PlanJob`): its requests from the rule's
         params JSON and its inputs (``inputs``: what the plan stands in for some of them), asked with the
-        params' ``generate`` (the model's own without one); ``details``: the PlanJob's other fields (notes,
-        retries)."""
+        params' ``generate`` (the model's own without one) and, with ``retries_key`` among ``details``, its
+        ``retries``; ``details``: the PlanJob's other fields (notes, retries_key)."""
         from authbench.cells.planned import PlanJob, generate_of, prompt_batch
         from authbench.config import split_model
 
@@ -159,6 +159,8 @@ class JobKind:
         asked = self.requests(params, {**self.input_paths(config, wc), **(inputs or {})})
         constrained = params["constrained"] if self.constrained is None else self.constrained
         batch = prompt_batch(asked, generate_of(params["model"], params.get("generate")), constrained, cell)
+        if "retries_key" in details:
+            details = {**details, "retries": int(params["retries"])}
         return PlanJob(study, split_model(wc["model"])[0], cell, self.kind or self.pattern.rsplit("/", 1)[-1],
                        [batch], **details)
 

@@ -66,9 +66,10 @@ def _shared(config: Mapping[str, Any], wildcards: Mapping[str, str], shared: dic
 
 
 def _sample_inputs(config: Mapping[str, Any], wildcards: Mapping[str, str]) -> dict[str, str]:
-    folder = sp_layout.folder(Layout(config["results"]), wildcards["spds"])
-    return {"questions": sp_layout.questions(Layout(config["results"]), wildcards["spds"]),
-            "sample": f"{folder}/sample.json", "passages": f"{folder}/passages.jsonl"}
+    layout, dataset = Layout(config["results"]), wildcards["spds"]
+    folder = sp_layout.folder(layout, dataset)
+    return {"questions": sp_layout.questions(layout, dataset), "sample": f"{folder}/sample.json",
+            "passages": f"{folder}/passages.jsonl"}
 
 
 def load_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -103,9 +103,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
             for kind, key in ((RERANK, "selfpref.rerank.retries"), (COMPARE, "selfpref.compare.retries")):
                 for wc in kind.jobs(config):
                     if wc["spds"] == ds and wc["model"] == model:
-                        retries = int(json.loads(kind.params_json(config, wc))["retries"])
-                        yield kind.plan_job("selfpref", config, wc, drawn, notes=notes, retries=retries,
-                                            retries_key=key)
+                        yield kind.plan_job("selfpref", config, wc, drawn, notes=notes, retries_key=key)
 
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
