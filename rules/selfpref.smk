@@ -28,8 +28,10 @@ if SELFPREF.datasets:
     wildcard_constraints:
         spds=alternatives(SELFPREF.datasets),
 
-    KNOWLEDGE = sp_cell("{spds}", "{model}", "knowledge")
-    SP_RERANK = JOB_KINDS["selfpref_rerank"]  # authbench.studies.selfpref.kinds: outputs, inputs, params
+    SP_GENERATE = JOB_KINDS["selfpref_generate"]  # authbench.studies.selfpref.kinds: outputs, inputs, params
+    SP_PERPLEXITY = JOB_KINDS["selfpref_perplexity"]
+    SP_KNOWLEDGE = JOB_KINDS["selfpref_knowledge"]
+    SP_RERANK = JOB_KINDS["selfpref_rerank"]
     SP_COMPARE = JOB_KINDS["selfpref_compare"]
 
     rule selfpref_import:
@@ -52,17 +54,10 @@ if SELFPREF.datasets:
 
     rule selfpref_generate:
         input:
-            questions=sp_layout.questions(P, "{spds}"),
-            passages=sp_layout.imported(P, "{spds}"),
-            templates=get_sp_generate_templates,
+            unpack(SP_GENERATE.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{SP}/generated/{{model}}/responses.jsonl",
-            samples=f"{SP}/generated/{{model}}/samples.parquet",
-            judgments=f"{SP}/generated/{{model}}/judgments.jsonl",
-            manifest=f"{SP}/generated/{{model}}/manifest.json",
-            passages=f"{SP}/generated/{{model}}/passages.jsonl",
-            drops=f"{SP}/generated/{{model}}/drops.tsv",
+            **SP_GENERATE.outputs(P),
         log:
             f"{LOGS}/selfpref/{{spds}}/generate_{{model}}.log",
         priority: MODEL_PRIORITY
@@ -73,7 +68,7 @@ if SELFPREF.datasets:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_sp_generate_params,
+            p=SP_GENERATE.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -85,7 +80,7 @@ if SELFPREF.datasets:
     rule selfpref_sample:
         input:
             passages=sp_layout.imported(P, "{spds}"),
-            generated=expand(f"{SP}/generated/{{model}}/passages.jsonl", model=SELFPREF.generators, allow_missing=True),
+            generated=lambda wildcards: SP_GENERATE.files_of(P, config, "passages", spds=wildcards.spds),
         output:
             sample=f"{SP}/sample.json",
             passages=f"{SP}/passages.jsonl",
@@ -120,16 +115,10 @@ if SELFPREF.datasets:
 
     rule selfpref_knowledge:
         input:
-            questions=sp_layout.questions(P, "{spds}"),
-            sample=f"{SP}/sample.json",
-            template=f"{PROMPTS}/selfpref/knowledge.yaml",
+            unpack(SP_KNOWLEDGE.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{KNOWLEDGE}/responses.jsonl",
-            samples=f"{KNOWLEDGE}/samples.parquet",
-            judgments=f"{KNOWLEDGE}/judgments.jsonl",
-            manifest=f"{KNOWLEDGE}/manifest.json",
-            levels=f"{KNOWLEDGE}/levels.jsonl",
+            **SP_KNOWLEDGE.outputs(P),
         log:
             f"{LOGS}/selfpref/{{spds}}/{{model}}/knowledge.log",
         priority: MODEL_PRIORITY
@@ -140,7 +129,7 @@ if SELFPREF.datasets:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_sp_knowledge_params,
+            p=SP_KNOWLEDGE.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -151,12 +140,10 @@ if SELFPREF.datasets:
 
     rule selfpref_perplexity:
         input:
-            passages=f"{SP}/passages.jsonl",
-            sample=f"{SP}/sample.json",
+            unpack(SP_PERPLEXITY.input_function(config)),
             model=get_model_file,
         output:
-            scores=f"{SP}/perplexity/{{model}}/perplexity.jsonl",
-            manifest=f"{SP}/perplexity/{{model}}/manifest.json",
+            **SP_PERPLEXITY.outputs(P),
         log:
             f"{LOGS}/selfpref/{{spds}}/perplexity_{{model}}.log",
         priority: MODEL_PRIORITY
@@ -167,7 +154,7 @@ if SELFPREF.datasets:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_sp_perplexity_params,
+            p=SP_PERPLEXITY.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -232,11 +219,7 @@ if SELFPREF.datasets:
             rerank=lambda wildcards: SP_RERANK.files_of(P, config, "judgments", spds=wildcards.spds),
             generation=lambda wildcards: SP_COMPARE.files_of(P, config, "judgments", spds=wildcards.spds),
             knowledge=get_sp_knowledge_levels,
-            perplexity=expand(
-                f"{SP}/perplexity/{{model}}/perplexity.jsonl",
-                model=[SELFPREF.perplexity_model] if SELFPREF.perplexity_model else [],
-                allow_missing=True,
-            ),
+            perplexity=lambda wildcards: SP_PERPLEXITY.files_of(P, config, "scores", spds=wildcards.spds),
             passages=f"{SP}/passages.jsonl",
             sample=f"{SP}/sample.json",
             questions=sp_layout.questions(P, "{spds}"),

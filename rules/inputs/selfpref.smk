@@ -1,6 +1,5 @@
 # Input and params functions of rules/selfpref.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.paths import cell_id
 from authbench.studies.registry import alternatives
 from authbench.studies.scorecard import coverage_params
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS, knowledge_authors
@@ -8,10 +7,6 @@ from authbench.studies.selfpref.study import datasets_report_files
 from authbench.studies.selfpref import layout as sp_layout
 
 SP = sp_layout.folder(P, "{spds}")
-
-
-def sp_cell(dataset, model, *parts):
-    return P.cell(f"selfpref/{dataset}", model, *parts)
 
 
 def sp_config(wildcards):
@@ -34,28 +29,8 @@ def sp_params(wildcards, **extra):
     )
 
 
-def sp_cell_params(wildcards, cell, **extra):
-    return sp_params(
-        wildcards,
-        cell=cell_id(f"selfpref/{wildcards.spds}", wildcards.model, cell),
-        model=_model_params(wildcards),
-        **extra,
-    )
-
-
 def get_sp_import_params(wildcards):
     return sp_params(wildcards, sources=sp_config(wildcards)["sources"])
-
-
-def get_sp_generate_templates(wildcards):
-    return [f"{PROMPTS}/selfpref/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]]
-
-
-def get_sp_generate_params(wildcards):
-    gen = config["selfpref"]["generate"]
-    return sp_cell_params(
-        wildcards, "generate", author=wildcards.model, **{k: gen[k] for k in ("items", "kinds", "generate")}
-    )
 
 
 def get_sp_sample_params(wildcards):
@@ -88,17 +63,9 @@ def get_sp_released_perplexity(wildcards):
     return [spec["file"]] if spec else []
 
 
-def get_sp_knowledge_params(wildcards):
-    return sp_cell_params(wildcards, "knowledge", **config["selfpref"]["knowledge"])
-
-
-def get_sp_perplexity_params(wildcards):
-    return sp_cell_params(wildcards, "perplexity", scope=config["selfpref"]["rerank"]["scope"])
-
-
 def get_sp_knowledge_levels(wildcards):
     shipped = [f"{sp_layout.folder(P, wildcards.spds)}/knowledge/{a}.jsonl" for a in sp_released_knowledge(wildcards)]
-    return shipped + [f"{sp_cell(wildcards.spds, m, 'knowledge')}/levels.jsonl" for m in SELFPREF.evaluators]
+    return shipped + JOB_KINDS["selfpref_knowledge"].files_of(P, config, "levels", spds=wildcards.spds)
 
 
 def get_sp_report_params(wildcards):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import string
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -77,7 +78,16 @@ class JobKind:
       sample), which a plan stands in for: the study's plan hook plans its jobs (:meth:`plan_job` with the
       stand-ins), and :func:`authbench.plan.jobs.model_jobs` does not;
     * ``constrained``: False for a kind whose replies are never constrained (free text), whatever the config's
-      ``constrained_decoding`` (None: as its params say).
+      ``constrained_decoding`` (None: as its params say);
+    * ``extra``: the rule's outputs besides the cell step's four files, ``(name, file)`` in the cell's folder, after
+      them (the knowledge probes' ``levels.jsonl``);
+    * ``tries``: the params field holding how often every request is asked (a probe repeated by design, try ``t``
+      with seed + ``t``: :meth:`authbench.cells.CellStep.run_tries`); empty: once;
+    * ``cell_files``: False for a kind whose outputs are its ``extra`` alone (no responses, samples, judgments);
+    * ``where``: ``(layout, wildcards) -> folder`` of a kind whose files are not in its cell's folder (the
+      self-preference passage writers' and perplexity's); None: :meth:`authbench.paths.Layout.cell` of its parts;
+    * ``perplexity``: its requests are texts scored whole (``{"id", "text"}``:
+      :meth:`authbench.cells.CellStep.score`), with no reply.
 
     A pattern with parts before ``{model}`` (``selfpref/{spds}/{model}/rerank/{prompt}``) has them as the
     study of :meth:`authbench.paths.Layout.cell` (``selfpref/<dataset>``).
@@ -94,25 +104,42 @@ class JobKind:
     kind: str = ""
     planned_by_study: bool = False
     constrained: bool | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+    tries: str = ""
+    cell_files: bool = True
+    where: Callable[[Any, Mapping[str, str]], str] | None = None
+    perplexity: bool = False
 
     def cell(self, wildcards: Any) -> str:
         """The cell id of one job."""
         return self.pattern.format(**_plain(wildcards))
 
     def folder(self, layout: Any, wildcards: Any = None) -> str:
-        """The cell folder of one job, or the rule's pattern (``wildcards`` None)."""
+        """The folder of one job's files, or the rule's pattern (``wildcards`` None)."""
+        if wildcards is None:  # each wildcard as itself
+            wc = {name: f"{{{name}}}" for _, name, _, _ in string.Formatter().parse(self.pattern) if name}
+        else:
+            wc = _plain(wildcards)
+        if self.where:
+            return self.where(layout, wc)
         cut = self.pattern.split("/").index("{model}")
-        parts = (self.pattern if wildcards is None else self.cell(wildcards)).split("/")
+        parts = self.cell(wc).split("/")
         return layout.cell("/".join(parts[:cut]), *parts[cut:])
 
+    def output_files(self) -> dict[str, str]:
+        """The rule's output names and files: the shared cell step's (without ``cell_files``: none), then the
+        kind's ``extra``."""
+        return {**(FILES if self.cell_files else {}), **dict(self.extra)}
+
     def outputs(self, layout: Any) -> dict[str, str]:
-        """The rule's outputs: the shared cell step's files in the pattern's folder."""
-        return {name: f"{self.folder(layout)}/{file}" for name, file in FILES.items()}
+        """The rule's outputs, in the pattern's folder."""
+        return {name: f"{self.folder(layout)}/{file}" for name, file in self.output_files().items()}
 
     def files_of(self, layout: Any, config: Mapping[str, Any], name: str, **fixed: str) -> list[str]:
-        """The file ``name`` (a :data:`authbench.cells.step.FILES` name) of every job the config runs (``fixed``:
-        of those whose wildcards have these values, as one dataset's report reads its own)."""
-        return [f"{self.folder(layout, wc)}/{FILES[name]}" for wc in self.jobs(config)
+        """The output ``name`` (:meth:`output_files`) of every job the config runs (``fixed``: of those whose
+        wildcards have these values, as one dataset's report reads its own)."""
+        file = self.output_files()[name]
+        return [f"{self.folder(layout, wc)}/{file}" for wc in self.jobs(config)
                 if all(wc[k] == v for k, v in fixed.items())]
 
     def input_paths(self, config: Mapping[str, Any], wildcards: Any) -> dict[str, str]:
@@ -149,20 +176,27 @@ class JobKind:
                  inputs: Mapping[str, Any] | None = None, **details: Any) -> Any:
         """One job as the plan counts it (:class:`authbench.cells.planned.PlanJob`): its requests from the rule's
         params JSON and its inputs (``inputs``: what the plan stands in for some of them), asked with the
-        params' ``generate`` (the model's own without one) and, with ``retries_key`` among ``details``, its
-        ``retries``; ``details``: the PlanJob's other fields (notes, retries_key)."""
-        from authbench.cells.planned import PlanJob, generate_of, prompt_batch
+        params' ``generate`` (the model's own without one), once or, with :attr:`tries`, once per try (seed + try)
+        and, with ``retries_key`` among ``details``, its ``retries``; ``details``: the PlanJob's other fields
+        (notes, retries_key)."""
+        from authbench.cells.planned import PlanJob, PromptBatch, generate_of, prompt_batch
         from authbench.config import split_model
 
         wc = _plain(wildcards)
         cell, params = self.cell(wc), json.loads(self.params_json(config, wc))
         asked = self.requests(params, {**self.input_paths(config, wc), **(inputs or {})})
         constrained = params["constrained"] if self.constrained is None else self.constrained
-        batch = prompt_batch(asked, generate_of(params["model"], params.get("generate")), constrained, cell)
+        generate = generate_of(params["model"], params.get("generate"))
+        tries = int(params[self.tries]) if self.tries else 1
+        if self.perplexity:
+            batches = [PromptBatch([(r["text"], "free", 1) for r in asked], generate, False, cell)]
+        else:
+            batches = [prompt_batch(asked, dataclasses.replace(generate, seed=generate.seed + t), constrained, cell)
+                       for t in range(tries)]
         if "retries_key" in details:
             details = {**details, "retries": int(params["retries"])}
         return PlanJob(study, split_model(wc["model"])[0], cell, self.kind or self.pattern.rsplit("/", 1)[-1],
-                       [batch], **details)
+                       batches, perplexity=self.perplexity, **details)
 
     def command(self) -> tuple[Callable, list[str]]:
         """The CLI step of the rule: ``(function, options)`` for a study's ``COMMANDS``."""
@@ -175,4 +209,4 @@ class JobKind:
             CellStep.from_args(args, params).run_cell(asked, parse=self.parse,
                                                       inputs={name: (path, {}) for name, path in inputs.items()})
 
-        return run, [*self.files, "model_file?", *FILES, "threads?"]
+        return run, [*self.files, "model_file?", *self.output_files(), "threads?"]

@@ -94,3 +94,45 @@ def test_a_study_with_datasets_keeps_them_before_the_model_and_plans_its_own_kin
     assert (job.cell, job.notes) == ("mine/b/gemma3-270m/ask", ("n",))
     batch = job.batches[0]
     assert batch.prompt(1) == "stood in: 1?" and batch.constrained is False and batch.generate.max_tokens == 8
+
+
+@dataclass(frozen=True)
+class ProbeParams(AskParams):
+    tries: int
+    generate: dict
+
+
+def test_a_probe_asked_several_times_plans_one_batch_a_try_and_writes_its_extra_output(config):
+    """A kind with `tries` (the knowledge probes): one batch per try, try t with the params' seed + t; its `extra`
+    outputs follow the cell step's four files, in the rule, in files_of and in the CLI step's options."""
+    from dataclasses import replace
+
+    kind = replace(KIND, params=lambda c, wc, shared: ProbeParams(numbers=2, tries=3, generate={"seed": 5}, **shared),
+                   tries="tries", extra=(("levels", "levels.jsonl"),))
+    assert list(kind.outputs(Layout("res"))) == ["responses", "samples", "judgments", "manifest", "levels"]
+    assert kind.files_of(Layout("res"), config, "levels")[0] == "res/mine/cells/gemma3-270m/ask/levels.jsonl"
+    assert kind.command()[1][-2:] == ["levels", "threads?"]
+    batches = kind.plan_job("mine", config, {"model": "gemma3-270m"}).batches
+    assert [(b.generate.seed, b.generate.max_tokens, len(b)) for b in batches] == [(5, 8, 2), (6, 8, 2), (7, 8, 2)]
+    once = KIND.plan_job("mine", config, {"model": "gemma3-270m"}).batches
+    assert [b.generate.seed for b in once] == [0]
+
+
+def test_a_kind_outside_a_cell_folder_and_a_scored_text_kind(config):
+    """`where` places a kind's files (the self-preference passage writers' and perplexity's folders), the rule's
+    pattern included; `cell_files=False` leaves only its `extra` outputs; a `perplexity` kind plans its texts
+    scored whole: one free batch, unconstrained, its PlanJob marked."""
+    from dataclasses import replace
+
+    kind = replace(KIND, pattern="mine/{ds}/{model}/score", jobs=lambda c: [{"ds": "a", "model": "gemma3-270m"}],
+                   requests=lambda params, inputs: [{"id": "p1", "text": "some text"}, {"id": "p2", "text": "more"}],
+                   where=lambda layout, wc: f"{layout.root}/mine/{wc['ds']}/scores/{wc['model']}", cell_files=False,
+                   extra=(("scores", "scores.jsonl"), ("manifest", "manifest.json")), perplexity=True)
+    layout = Layout("res")
+    assert kind.outputs(layout) == {"scores": "res/mine/{ds}/scores/{model}/scores.jsonl",
+                                    "manifest": "res/mine/{ds}/scores/{model}/manifest.json"}
+    assert kind.files_of(layout, config, "scores") == ["res/mine/a/scores/gemma3-270m/scores.jsonl"]
+    job = kind.plan_job("mine", config, {"ds": "a", "model": "gemma3-270m"})
+    assert job.perplexity and job.cell == "mine/a/gemma3-270m/score" and job.kind == "score"
+    (batch,) = job.batches
+    assert batch.requests == [("some text", "free", 1), ("more", "free", 1)] and batch.constrained is False

@@ -51,18 +51,16 @@ def cmd_generate(args, params) -> None:
     """A configured model writes passages (Appendix B.1) for the first
     ``items`` questions of the dataset that have a human normal TRUE passage
     (before the sample is drawn: its passages count for the sample's
-    completeness, and the sample step keeps them)."""
+    completeness, and the sample step keeps them). Its requests:
+    :func:`authbench.studies.selfpref.kinds.generate_job`, as the plan counts them."""
     from authbench.cells import CellStep
-    from authbench.studies.selfpref.requests import (generated_passages, generation_inputs, generation_requests,
-                                                     load_template)
+    from authbench.studies.selfpref.kinds import GENERATE, generate_job
+    from authbench.studies.selfpref.requests import generated_passages
 
-    kinds = params["kinds"]
-    templates = {k: load_template(p, k) for k, p in zip(kinds, args.template)}
-    questions = read_jsonl(args.questions)
-    chosen, human = generation_inputs(questions, read_jsonl(args.passages), params["items"])
-    requests = generation_requests(chosen, human, templates, kinds)
+    requests, chosen = generate_job(params, {"questions": args.questions, "passages": args.passages,
+                                             "templates": args.template})
     step = CellStep.from_args(args, params)
-    run = step.run(requests, generate=params["generate"], constrained=False)
+    run = step.run(requests, generate=params["generate"], constrained=GENERATE.constrained)
     passages, answers, drops = generated_passages(params["author"], chosen, requests, [r.text for r in run.responses])
     judgments = [{"request_id": r["request_id"], "status": "ok" if resp.text.strip() else "empty"}
                  for r, resp in zip(requests, run.responses)]
@@ -76,17 +74,16 @@ def cmd_generate(args, params) -> None:
 
 
 def cmd_knowledge(args, params) -> None:
-    """Each sampled question asked ``tries`` times at temperature > 0 (seed + try)."""
+    """Each sampled question asked ``tries`` times at temperature > 0 (seed + try). Its requests:
+    :func:`authbench.studies.selfpref.kinds.knowledge_job`, as the plan counts them."""
     from authbench.cells import CellStep
     from authbench.llm.runs import joined
-    from authbench.studies.selfpref.requests import knowledge_grades, knowledge_requests, knowledge_rows, load_template
+    from authbench.studies.selfpref.kinds import KNOWLEDGE, knowledge_job
+    from authbench.studies.selfpref.requests import knowledge_grades, knowledge_rows
 
-    template = load_template(args.template, "knowledge")
-    sample = json.loads(Path(args.sample).read_text())
-    questions = [q for q in read_jsonl(args.questions) if q["qid"] in set(sample["main"])]
+    requests, questions = knowledge_job(params, _job_inputs(args, KNOWLEDGE))
     step = CellStep.from_args(args, params)
-    runs = step.run_tries(knowledge_requests(questions, template), params["tries"], params["generate"],
-                          constrained=False)
+    runs = step.run_tries(requests, params["tries"], params["generate"], constrained=KNOWLEDGE.constrained)
     tries, levels = knowledge_rows(questions, [[r.text for r in run.responses] for run in runs],
                                    params["match"])
     mkparent(args.levels)
@@ -155,14 +152,14 @@ def cmd_shipped_knowledge(args, params) -> None:
 
 
 def cmd_perplexity(args, params) -> None:
+    """Each passage of Table 1 scored whole. Its texts: :func:`authbench.studies.selfpref.kinds.perplexity_job`,
+    as the plan counts them."""
     from authbench.cells import CellStep
-    from authbench.studies.selfpref.data import perplexity_passages, scoped_questions
+    from authbench.studies.selfpref.kinds import PERPLEXITY, perplexity_job
 
-    # Table 1 reports the normal TRUE passages of the questions in scope only: nothing else is scored
-    qids = scoped_questions(json.loads(Path(args.sample).read_text()), params["scope"])
-    passages = perplexity_passages(read_jsonl(args.passages), qids)
+    texts, passages = perplexity_job(params, _job_inputs(args, PERPLEXITY))
     step = CellStep.from_args(args, params)
-    rows, run = step.score([{"id": p["pid"], "text": p["text"]} for p in passages])
+    rows, run = step.score(texts)
     by_id = index(passages)
     out = [{"pid": r["id"], "author": by_id[r["id"]]["author"], "variant": "normal",
             "factual": True, "tokens": r["tokens"], "perplexity": r["perplexity"]} for r in rows]

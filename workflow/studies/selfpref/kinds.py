@@ -1,10 +1,11 @@
-"""The self-preference study's reranking and comparison jobs, each declared
-once (:class:`authbench.studies.jobs.JobKind`): the rules ``selfpref_rerank``
-and ``selfpref_compare`` take their outputs, inputs and params from here,
-the report's inputs and the sample viewer list their files with
+"""The self-preference study's knowledge, reranking and comparison jobs,
+each declared once (:class:`authbench.studies.jobs.JobKind`): the rules
+``selfpref_knowledge``, ``selfpref_rerank`` and ``selfpref_compare`` take
+their outputs, inputs and params from here, the report's inputs, the
+comparison's knowledge input and the sample viewer list their files with
 :meth:`~authbench.studies.jobs.JobKind.files_of`, and the CLI steps and the
-plan build their requests with the same functions (:func:`rerank_job`,
-:func:`compare_job`). Their inputs include the run's question sample, which
+plan build their requests with the same functions (:func:`knowledge_job`,
+:func:`rerank_job`, :func:`compare_job`). Their inputs include the run's question sample, which
 the sample step writes during the run: the study's plan hook
 (:func:`authbench.studies.selfpref.plan.plan_jobs`) plans them
 (``planned_by_study``), with the sample and passages it stands in for.
@@ -34,6 +35,26 @@ class SelfPrefParams(CellParams):
 
 
 @dataclass(frozen=True)
+class GenerateParams(SelfPrefParams):
+    author: str
+    items: int
+    kinds: list
+    generate: Any
+
+
+@dataclass(frozen=True)
+class PerplexityParams(SelfPrefParams):
+    scope: str
+
+
+@dataclass(frozen=True)
+class KnowledgeParams(SelfPrefParams):
+    tries: int
+    match: str
+    generate: Any
+
+
+@dataclass(frozen=True)
 class RerankParams(SelfPrefParams):
     prompt: str
     evaluator: str
@@ -54,11 +75,27 @@ class CompareParams(SelfPrefParams):
     retries: int
 
 
-def _evaluator_jobs(config: Mapping[str, Any], name: str, values: tuple[str, ...]) -> list[dict]:
+def _evaluator_jobs(config: Mapping[str, Any], name: str = "", values: tuple[str, ...] = ()) -> list[dict]:
+    """Every dataset's evaluators, each with every value of the wildcard ``name`` (none: one job each)."""
     from authbench.studies.selfpref.cell_list import selfpref_cells
 
     cells = selfpref_cells(config)
-    return [{"spds": ds, "model": m, name: v} for ds in cells.datasets for m in cells.evaluators for v in values]
+    return [{"spds": ds, "model": m, **({name: v} if name else {})} for ds in cells.datasets
+            for m in cells.evaluators for v in (values if name else ("",))]
+
+
+def _models_jobs(config: Mapping[str, Any], role: str) -> list[dict]:
+    """Every dataset's passage writers (``generators``) or its perplexity model (``perplexity``)."""
+    from authbench.studies.selfpref.cell_list import selfpref_cells
+
+    cells = selfpref_cells(config)
+    models = cells.generators if role == "generators" else [cells.perplexity_model] if cells.perplexity_model else []
+    return [{"spds": ds, "model": m} for ds in cells.datasets for m in models]
+
+
+def _dataset_folder(name: str):
+    """The folder ``<dataset>/<name>/<model>`` of a kind whose files are not in a cell's folder."""
+    return lambda layout, wc: f"{sp_layout.folder(layout, wc['spds'])}/{name}/{wc['model']}"
 
 
 def _shared(config: Mapping[str, Any], wildcards: Mapping[str, str], shared: dict) -> dict:
@@ -86,6 +123,105 @@ def load_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("passages"), (str, Path)):
         out["passages"] = read_jsonl(out["passages"])
     return out
+
+
+# --- passage writers (before the sample) ---------------------------------------------------
+
+
+def generate_params(config: Mapping[str, Any], wildcards: Mapping[str, str], shared: dict) -> GenerateParams:
+    gen = config["selfpref"]["generate"]
+    return GenerateParams(**_shared(config, wildcards, shared), author=wildcards["model"], items=gen["items"],
+                          kinds=gen["kinds"], generate=gen["generate"])
+
+
+def generate_inputs(config: Mapping[str, Any], wildcards: Mapping[str, str]) -> dict[str, Any]:
+    layout = Layout(config["results"])
+    return {"questions": sp_layout.questions(layout, wildcards["spds"]),
+            "passages": sp_layout.imported(layout, wildcards["spds"]),
+            "templates": [f"{config['prompts']}/selfpref/{k}.yaml" for k in config["selfpref"]["generate"]["kinds"]]}
+
+
+def generate_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[list[dict], list[dict]]:
+    """(requests, the questions they ask about) of one passage writer: the first ``items`` questions of the
+    dataset with a human normal TRUE passage, one request per question and kind (its ``templates`` in the order
+    of ``kinds``)."""
+    from authbench.studies.selfpref.requests import generation_inputs, generation_requests, load_template
+
+    data = load_inputs(data)
+    kinds = params["kinds"]
+    chosen, human = generation_inputs(list(data["questions"].values()), data["passages"], params["items"])
+    templates = {k: load_template(path, k) for k, path in zip(kinds, data["templates"])}
+    return generation_requests(chosen, human, templates, kinds), chosen
+
+
+GENERATE = JobKind("selfpref_generate", "selfpref/{spds}/{model}/generate",
+                   jobs=lambda config: _models_jobs(config, "generators"), params=generate_params,
+                   requests=lambda params, data: generate_job(params, data)[0],
+                   files=("questions", "passages", "templates"), inputs=generate_inputs, planned_by_study=True,
+                   constrained=False, extra=(("passages", "passages.jsonl"), ("drops", "drops.tsv")),
+                   where=_dataset_folder("generated"))
+
+
+# --- perplexity (Table 1) ------------------------------------------------------------------
+
+
+def perplexity_params(config: Mapping[str, Any], wildcards: Mapping[str, str], shared: dict) -> PerplexityParams:
+    return PerplexityParams(**_shared(config, wildcards, shared), scope=config["selfpref"]["rerank"]["scope"])
+
+
+def perplexity_inputs(config: Mapping[str, Any], wildcards: Mapping[str, str]) -> dict[str, str]:
+    sample = _sample_inputs(config, wildcards)
+    return {"passages": sample["passages"], "sample": sample["sample"]}
+
+
+def perplexity_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[list[dict], list[dict]]:
+    """(texts scored, their passages) of the perplexity job: Table 1 reports the normal TRUE passages of the
+    questions in scope only; nothing else is scored."""
+    from authbench.studies.selfpref.data import perplexity_passages, scoped_questions
+
+    data = load_inputs(data)
+    passages = perplexity_passages(data["passages"], scoped_questions(data["sample"], params["scope"]))
+    return [{"id": p["pid"], "text": p["text"]} for p in passages], passages
+
+
+PERPLEXITY = JobKind("selfpref_perplexity", "selfpref/{spds}/{model}/perplexity",
+                     jobs=lambda config: _models_jobs(config, "perplexity"), params=perplexity_params,
+                     requests=lambda params, data: perplexity_job(params, data)[0], files=("passages", "sample"),
+                     inputs=perplexity_inputs, planned_by_study=True, cell_files=False,
+                     extra=(("scores", "perplexity.jsonl"), ("manifest", "manifest.json")),
+                     where=_dataset_folder("perplexity"), perplexity=True)
+
+
+# --- knowledge probes --------------------------------------------------------------------
+
+
+def knowledge_params(config: Mapping[str, Any], wildcards: Mapping[str, str], shared: dict) -> KnowledgeParams:
+    kn = config["selfpref"]["knowledge"]
+    return KnowledgeParams(**_shared(config, wildcards, shared), tries=kn["tries"], match=kn["match"],
+                           generate=kn["generate"])
+
+
+def knowledge_inputs(config: Mapping[str, Any], wildcards: Mapping[str, str]) -> dict[str, str]:
+    sample = _sample_inputs(config, wildcards)
+    return {"questions": sample["questions"], "sample": sample["sample"],
+            "template": f"{config['prompts']}/selfpref/knowledge.yaml"}
+
+
+def knowledge_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[list[dict], list[dict]]:
+    """(requests, the questions they probe) of one knowledge job: each question of the sample's main run, in the
+    questions file's order; the job asks them ``tries`` times (seed + try)."""
+    from authbench.studies.selfpref.requests import knowledge_requests, load_template
+
+    data = load_inputs(data)
+    chosen = set(data["sample"]["main"])
+    questions = [q for q in data["questions"].values() if q["qid"] in chosen]
+    return knowledge_requests(questions, load_template(data["template"], "knowledge")), questions
+
+
+KNOWLEDGE = JobKind("selfpref_knowledge", "selfpref/{spds}/{model}/knowledge", jobs=_evaluator_jobs,
+                    params=knowledge_params, requests=lambda params, data: knowledge_job(params, data)[0],
+                    files=("questions", "sample", "template"), inputs=knowledge_inputs, planned_by_study=True,
+                    constrained=False, extra=(("levels", "levels.jsonl"),), tries="tries")
 
 
 # --- reranking --------------------------------------------------------------------------
@@ -143,7 +279,7 @@ def compare_params(config: Mapping[str, Any], wildcards: Mapping[str, str], shar
 
 
 def compare_inputs(config: Mapping[str, Any], wildcards: Mapping[str, str]) -> dict[str, str]:
-    knowledge = Layout(config["results"]).cell(f"selfpref/{wildcards['spds']}", wildcards["model"], "knowledge")
+    knowledge = KNOWLEDGE.folder(Layout(config["results"]), {"spds": wildcards["spds"], "model": wildcards["model"]})
     return {**_sample_inputs(config, wildcards), "knowledge": f"{knowledge}/levels.jsonl",
             "template": f"{config['prompts']}/selfpref/generation.yaml"}
 

@@ -1,8 +1,10 @@
 """The self-preference study's model jobs as the plan sees them, before any
 model runs (:attr:`authbench.studies.registry.Study.plan_jobs`): per
 dataset the passage writers' generation cells, the perplexity cell and each
-evaluator's knowledge, rerank and compare cells, built from the dataset's
-import by the same functions the jobs call.
+evaluator's knowledge, rerank and compare cells: the job kinds of
+:mod:`authbench.studies.selfpref.kinds`, their requests built by the same
+functions the jobs call, from the dataset's import and the sample drawn
+here.
 
 Passages a configured model writes (``selfpref.generate``) do not exist
 yet: each stands in as the human passage of its question and variant (same
@@ -19,9 +21,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from authbench.cells.planned import PlanContext, PlanJob, PromptBatch, generate_of, prompt_batch
-from authbench.config import GenerateConfig
-from authbench.paths import Layout, cell_id
+from authbench.cells.planned import PlanContext, PlanJob
+from authbench.paths import Layout
 from authbench.records import read_jsonl
 from authbench.studies.selfpref.cell_list import selfpref_cells
 from authbench.studies.selfpref import layout as sp_layout
@@ -52,58 +53,41 @@ STAND_IN_NOTE = ("passages the model writes (selfpref.generate) stand in as the 
 
 def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     """Every self-preference model job of the config, dataset by dataset, with its batches."""
-    from authbench.studies.selfpref.data import perplexity_passages, sample_questions, scoped_questions
-    from authbench.studies.selfpref.kinds import COMPARE, RERANK
-    from authbench.studies.selfpref.requests import (generation_inputs, generation_requests, knowledge_requests,
-                                                     load_template)
+    from authbench.studies.selfpref.data import sample_questions
+    from authbench.studies.selfpref.kinds import COMPARE, GENERATE, KNOWLEDGE, PERPLEXITY, RERANK
+    from authbench.studies.selfpref.requests import generation_inputs
 
     plan = selfpref_cells(config)
     if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
         return
     sp = config["selfpref"]
-    models = config["models"]
-    prompts = f"{config['prompts']}/selfpref"
     for ds in plan.datasets:
         questions = read_jsonl(sp_layout.questions(ctx.layout, ds))
         imported = read_jsonl(sp_layout.imported(ctx.layout, ds))
         by_qid = {q["qid"]: q for q in questions}
         gen = sp.get("generate") or {}  # null: no passage writers (as the grid reads it)
-        chosen, human = generation_inputs(questions, imported, gen["items"]) if plan.generators else ([], [])
+        chosen = generation_inputs(questions, imported, gen["items"])[0] if plan.generators else []
         stand_ins: list[dict] = []
-        for model in plan.generators:
-            templates = {k: load_template(f"{prompts}/{k}.yaml", k) for k in gen["kinds"]}
-            reqs = generation_requests(chosen, human, templates, gen["kinds"])
-            cell = cell_id(f"selfpref/{ds}", model, "generate")
-            yield PlanJob("selfpref", model, cell, "generate",
-                          [prompt_batch(reqs, generate_of(models[model], gen.get("generate")), False, cell)])
-            stand_ins += stand_in_passages(model, chosen, imported, gen["kinds"])
+        for wc in _of(GENERATE, config, ds):
+            yield GENERATE.plan_job("selfpref", config, wc, {"questions": by_qid, "passages": imported})
+            stand_ins += stand_in_passages(wc["model"], chosen, imported, gen["kinds"])
         notes = (STAND_IN_NOTE,) if stand_ins else ()
         sample, passages = sample_questions(imported, stand_ins, sp["authors"], sp["items"], sp["style_items"],
                                             config["seed"], ds, sp_layout.imported(ctx.layout, ds))
-        scope = scoped_questions(sample, sp["rerank"]["scope"])
-        main = [by_qid[q] for q in sample["main"]]
-        if plan.perplexity_model:
-            m = plan.perplexity_model
-            texts = [(p["text"], "free", 1) for p in perplexity_passages(passages, scope)]
-            cell = cell_id(f"selfpref/{ds}", m, "perplexity")
-            yield PlanJob("selfpref", m, cell, "perplexity", [PromptBatch(texts, generate_of(models[m]), False, cell)],
-                          perplexity=True, notes=notes)
-        # the rerank and compare jobs (authbench.studies.selfpref.kinds) on the sample drawn here: what the
-        # sample step will write
         drawn = {"questions": by_qid, "sample": sample, "passages": passages}
+        for wc in _of(PERPLEXITY, config, ds):
+            yield PERPLEXITY.plan_job("selfpref", config, wc, drawn, notes=notes)
+        # the knowledge, rerank and compare jobs on the sample drawn here: what the sample step will write
         for model in plan.evaluators:
-            kn = sp["knowledge"]
-            template = load_template(f"{prompts}/knowledge.yaml", "knowledge")
-            probe = knowledge_requests(main, template)
-            base = generate_of(models[model], kn.get("generate"))
-            cell = cell_id(f"selfpref/{ds}", model, "knowledge")
-            yield PlanJob("selfpref", model, cell, "knowledge",
-                          [prompt_batch(probe, GenerateConfig(**{**base.__dict__, "seed": base.seed + t}), False, cell)
-                           for t in range(int(kn["tries"]))])
-            for kind, key in ((RERANK, "selfpref.rerank.retries"), (COMPARE, "selfpref.compare.retries")):
-                for wc in kind.jobs(config):
-                    if wc["spds"] == ds and wc["model"] == model:
-                        yield kind.plan_job("selfpref", config, wc, drawn, notes=notes, retries_key=key)
+            for kind, details in ((KNOWLEDGE, {}), (RERANK, {"notes": notes, "retries_key": "selfpref.rerank.retries"}),
+                                  (COMPARE, {"notes": notes, "retries_key": "selfpref.compare.retries"})):
+                for wc in _of(kind, config, ds, model):
+                    yield kind.plan_job("selfpref", config, wc, drawn, **details)
+
+
+def _of(kind, config: Mapping[str, Any], dataset: str, model: str | None = None) -> list[dict]:
+    """The jobs of a kind (authbench.studies.selfpref.kinds) on one dataset (and of one model)."""
+    return [wc for wc in kind.jobs(config) if wc["spds"] == dataset and model in (None, wc["model"])]
 
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:

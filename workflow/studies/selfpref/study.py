@@ -11,16 +11,12 @@ from typing import Any, Mapping
 
 from authbench.render.catalog import report_files
 from authbench.studies.registry import Study, lazy
-from authbench.studies.selfpref.kinds import COMPARE, PROMPTS, RERANK, RUNS
+from authbench.studies.selfpref.kinds import COMPARE, GENERATE, KNOWLEDGE, PERPLEXITY, PROMPTS, RERANK, RUNS
 from authbench.studies.selfpref.outputs import SELFPREF as SELFPREF_REPORT, SELFPREF_DATASETS
 from authbench.studies.selfpref import layout as sp_layout
 
 
 selfpref_cells = lazy("authbench.studies.selfpref.cell_list:selfpref_cells")  # loaded when first asked
-
-
-def cell(layout, dataset: str, model: str, *parts: str) -> str:
-    return layout.cell(f"selfpref/{dataset}", model, *parts)
 
 
 def reported_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -31,9 +27,8 @@ def reported_datasets(config: Mapping[str, Any]) -> list[str]:
 
 def samples(config: Mapping[str, Any], layout, dataset: str) -> list[str]:
     """The samples of every model cell of a dataset: generation, knowledge, rerank, compare."""
-    cells = selfpref_cells(config)
-    return ([f"{sp_layout.folder(layout, dataset)}/generated/{m}/samples.parquet" for m in cells.generators]
-            + [f"{cell(layout, dataset, m, 'knowledge')}/samples.parquet" for m in cells.evaluators]
+    return (GENERATE.files_of(layout, config, "samples", spds=dataset)
+            + KNOWLEDGE.files_of(layout, config, "samples", spds=dataset)
             + RERANK.files_of(layout, config, "samples", spds=dataset)
             + COMPARE.files_of(layout, config, "samples", spds=dataset))
 
@@ -62,7 +57,8 @@ PLAN = "authbench.studies.selfpref.plan"
 SELFPREF = Study("selfpref", paper="selfpref", title="RAG self-preference", rules=("rules/selfpref.smk",),
                  schema=Path(__file__).parent / "schema.yaml", reports=(SELFPREF_REPORT, SELFPREF_DATASETS),
                  words=lambda config: {"prompt": PROMPTS, "run": RUNS}, commands="authbench.studies.selfpref.cli",
-                 prefixes=("selfpref",), final=final, viewers=viewers, jobs=(RERANK, COMPARE),
+                 prefixes=("selfpref",), final=final, viewers=viewers,
+                 jobs=(GENERATE, PERPLEXITY, KNOWLEDGE, RERANK, COMPARE),
                  check=lazy("authbench.studies.selfpref.cell_list:check_selfpref"),
                  plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                  plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
