@@ -92,17 +92,15 @@ if RAG.cells:
         shell:
             "$AUTHBENCH_PYTHON -m authbench.cli ragauth-prior --questions {input:q} --out {output:q} --params {params.p:q} 2> {log:q}"
 
+    RANK = JOB_KINDS["ragauth_rank"]  # authbench.studies.ragauth.kinds: outputs, inputs, params
+    ANSWER = JOB_KINDS["ragauth_answer"]
+
     rule ragauth_rank:
         input:
-            questions=rag_layout.questions(P),
-            template=f"{PROMPTS}/ragauth/{{strategy}}.yaml",
+            unpack(RANK.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{RANK}/responses.jsonl",
-            samples=f"{RANK}/samples.parquet",
-            judgments=f"{RANK}/judgments.jsonl",
-            scores=f"{RANK}/scores.jsonl",
-            manifest=f"{RANK}/manifest.json",
+            **RANK.outputs(P),
         log:
             f"{LOGS}/ragauth/rank/{{model}}/{{strategy}}.log",
         wildcard_constraints:
@@ -115,7 +113,7 @@ if RAG.cells:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_rag_rank_params,
+            p=RANK.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
         shell:
@@ -126,15 +124,10 @@ if RAG.cells:
 
     rule ragauth_answer:
         input:
-            questions=rag_layout.questions(P),
-            scores=get_rag_scores,
-            template=f"{PROMPTS}/ragauth/answer.yaml",
+            unpack(ANSWER.input_function(config)),
             model=get_model_file,
         output:
-            responses=f"{ANSWER}/responses.jsonl",
-            samples=f"{ANSWER}/samples.parquet",
-            judgments=f"{ANSWER}/judgments.jsonl",
-            manifest=f"{ANSWER}/manifest.json",
+            **ANSWER.outputs(P),
         log:
             f"{LOGS}/ragauth/answer/{{model}}/{{strategy}}/{{topk}}.log",
         priority: MODEL_PRIORITY
@@ -145,7 +138,7 @@ if RAG.cells:
         resources:
             **MODEL_RESOURCES,
         params:
-            p=get_rag_answer_params,
+            p=ANSWER.params_function(config),
             model_arg=model_file_arg,
             python=model_python,
             scores_arg=rag_scores_arg,
@@ -157,7 +150,7 @@ if RAG.cells:
 
     rule ragauth_report:
         input:
-            get_rag_report_inputs,
+            ANSWER.files_of(P, config, "judgments"),
         output:
             reported(report_outputs(RAGAUTH, f"{RA}/report"), "RAGAuth"),
         log:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 
-from authbench.config import GenerateConfig
 from authbench.errors import ConfigError, TemplateError
 from authbench.records import mkparent, read_jsonl, write_jsonl, write_tsv
 
@@ -62,21 +61,15 @@ def _setup(args, params):
     return template, read_jsonl(args.questions), load_tokenizer(model_cfg, args.model_file), n_ctx
 
 
-def _reply_budget(params, output: str, n: int) -> int:
-    from authbench.llm.grammars import token_budget
-
-    gen = GenerateConfig().merge(params["model"].get("generate"))
-    return token_budget(output, n, params["constrained"], gen.max_tokens)
-
-
 def cmd_rank(args, params) -> None:
+    """Its requests: :func:`authbench.studies.ragauth.kinds.rank_job`, as the plan counts them."""
     from authbench.cells import CellStep
-    from authbench.studies.ragauth.requests import judged_scores, rank_requests
+    from authbench.studies.ragauth.kinds import rank_job
+    from authbench.studies.ragauth.requests import judged_scores
 
     template, questions, tokenizer, n_ctx = _setup(args, params)
-    n_max = max(len(q["documents"]) for q in questions)
-    requests, counts = rank_requests(questions, template, tokenizer, params["doc_tokens"], n_ctx,
-                                     _reply_budget(params, template.output, n_max))
+    requests, counts = rank_job(params, {"questions": questions, "template": template, "tokenizer": tokenizer,
+                                         "n_ctx": n_ctx})
     record = CellStep.from_args(args, params).run_cell(
         requests, inputs={"questions": (args.questions, {"n": len(questions)})},
         extra={"strategy": params["strategy"], "doc_tokens": params["doc_tokens"], "tokenizer": tokenizer.name,
@@ -88,13 +81,14 @@ def cmd_rank(args, params) -> None:
 
 
 def cmd_answer(args, params) -> None:
+    """Its requests: :func:`authbench.studies.ragauth.kinds.answer_job`, as the plan counts them."""
     from authbench.cells import CellStep
-    from authbench.studies.ragauth.requests import answer_requests, answer_row
+    from authbench.studies.ragauth.kinds import answer_job
+    from authbench.studies.ragauth.requests import answer_row
 
     template, questions, tokenizer, n_ctx = _setup(args, params)
-    scores = {r["qid"]: r["scores"] for r in read_jsonl(args.scores)} if args.scores else None
-    requests, kept, counts = answer_requests(questions, template, scores, params["k"], tokenizer,
-                                             params["doc_tokens"], n_ctx, _reply_budget(params, "yes_no", 1))
+    requests, kept, counts = answer_job(params, {"questions": questions, "template": template, "scores": args.scores,
+                                                 "tokenizer": tokenizer, "n_ctx": n_ctx})
     inputs = {"questions": (args.questions, {"n": len(questions)})}
     if args.scores:
         inputs["scores"] = (args.scores, {})

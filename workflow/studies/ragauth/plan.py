@@ -21,14 +21,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from authbench.cells.planned import Estimated, PlanContext, PlanJob, generate_of, prompt_batch
-from authbench.config import models_for
-from authbench.llm.grammars import token_budget
-from authbench.paths import cell_id
+from authbench.cells.planned import Estimated, PlanContext, PlanJob
 from authbench.records import read_jsonl
 from authbench.studies.authority.plan import STAND_IN, stand_in_text
 from authbench.studies.ragauth.cell_list import rag_cells
 from authbench.studies.ragauth import layout as rag_layout
+from authbench.studies.ragauth.words import NO_FILTER
 
 RAG_QUESTIONS, RAG_DOCS = 120, 10
 
@@ -105,45 +103,32 @@ class _CuttingMemo:
 def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     """RAGAuth's rank and answer cells, with their batches; without its
     release, on the stand-in one and apart from the run (``in_run`` False)."""
-    from authbench.studies.ragauth.requests import answer_requests, load_rag_template, rank_requests
+    from authbench.studies.ragauth.kinds import ANSWER, RANK, answer_jobs, rank_jobs
 
     apart = ragauth_missing(config, ctx.exists)
     rag = rag_cells(config, (lambda _: True) if apart else ctx.exists)
     if not rag.cells:
         return
-    rc = config["ragauth"]
     questions = rag_questions(config, ctx.estimated) if apart else read_jsonl(rag_layout.questions(ctx.layout))
     cutters: dict[int, _CuttingMemo] = {}
-    prompts = config["prompts"]
-    constrained = config["constrained_decoding"]
-    models = models_for(config, "ragauth")
-    ranked = {"relevance", "utility", "authority"}
-    n_max = max(len(q["documents"]) for q in questions)
-    answer = load_rag_template(f"{prompts}/ragauth/answer.yaml")
     in_order = {q["qid"]: [float(len(q["documents"]) - i) for i in range(len(q["documents"]))] for q in questions}
+    ranks, answers = rank_jobs(rag.cells), answer_jobs(rag.cells)
     for model in dict.fromkeys(m for m, _, _ in rag.cells):
-        tokenizer, gen = ctx.tokenizers.get(model), generate_of(models[model])
+        tokenizer = ctx.tokenizers.get(model)
         if tokenizer is not None:
             tokenizer = cutters.setdefault(id(tokenizer), _CuttingMemo(tokenizer))
-        for strategy in [s for s in rc["strategies"] if s in ranked]:
-            template = load_rag_template(f"{prompts}/ragauth/{strategy}.yaml")
-            reqs, _ = rank_requests(questions, template, tokenizer, rc["doc_tokens"], None,
-                                    token_budget(template.output, n_max, constrained, gen.max_tokens))
-            cell = cell_id("ragauth", model, "rank", strategy)
-            yield PlanJob("ragauth", model, cell, "rank", [prompt_batch(reqs, gen, constrained, cell)],
-                          in_run=not apart)
-        for m, strategy, topk in rag.cells:
-            if m != model:
-                continue
-            k = None if topk == "all" else int(topk[1:])
-            scores = None if strategy == "no_filter" else in_order
-            reqs, _, _ = answer_requests(questions, answer, scores, k, tokenizer, rc["doc_tokens"])
-            notes = () if scores is None else (
-                "answer prompts keep the first k documents in retrieval order: the model's or the prior's ranking "
-                "picks which k (same count)",)
-            cell = cell_id("ragauth", model, "answer", strategy, topk)
-            yield PlanJob("ragauth", model, cell, "answer", [prompt_batch(reqs, gen, constrained, cell)], notes=notes,
-                          in_run=not apart)
+        given = {"questions": questions, "tokenizer": tokenizer}
+        for wc in (wc for wc in ranks if wc["model"] == model):
+            yield RANK.plan_job("ragauth", config, wc, given, in_run=not apart)
+        for wc in (wc for wc in answers if wc["model"] == model):
+            scored = wc["strategy"] != NO_FILTER
+            notes = (ANSWER_NOTE,) if scored else ()
+            yield ANSWER.plan_job("ragauth", config, wc, {**given, "scores": in_order if scored else None},
+                                  notes=notes, in_run=not apart)
+
+
+ANSWER_NOTE = ("answer prompts keep the first k documents in retrieval order: the model's or the prior's ranking "
+               "picks which k (same count)")
 
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:

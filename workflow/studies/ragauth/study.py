@@ -12,27 +12,19 @@ from typing import Any, Mapping
 from authbench.render.catalog import report_files
 from authbench.studies.ragauth.outputs import RAGAUTH as RAGAUTH_REPORT
 from authbench.studies.registry import Study, lazy
-from authbench.studies.ragauth.words import LLM_STRATEGIES, STRATEGIES
+from authbench.studies.ragauth.kinds import ANSWER, RANK
+from authbench.studies.ragauth.words import STRATEGIES
 from authbench.studies.ragauth import layout as rag_layout
 
 
 rag_cells = lazy("authbench.studies.ragauth.cell_list:rag_cells")  # (config, exists), loaded when first asked
 
 
-def rank_cell(layout, model: str, strategy: str) -> str:
-    return layout.cell("ragauth", model, "rank", strategy)
-
-
-def answer_cell(layout, model: str, strategy: str, topk: str) -> str:
-    return layout.cell("ragauth", model, "answer", strategy, topk)
-
-
 def samples(config: Mapping[str, Any], layout) -> list[str]:
-    """The samples of every RAGAuth model cell: the answer cells and the rank cells they read."""
-    cells = rag_cells(config, os.path.exists).cells
-    ranked = {(m, s) for m, s, _ in cells if s in LLM_STRATEGIES}
-    return ([f"{answer_cell(layout, m, s, k)}/samples.parquet" for m, s, k in cells]
-            + [f"{rank_cell(layout, m, s)}/samples.parquet" for m, s in sorted(ranked)])
+    """The samples of every RAGAuth model cell: the answer cells, then the rank cells they read (by model and
+    strategy)."""
+    ranked = sorted(RANK.jobs(config), key=lambda wc: (wc["model"], wc["strategy"]))
+    return ANSWER.files_of(layout, config, "samples") + [f"{RANK.folder(layout, wc)}/samples.parquet" for wc in ranked]
 
 
 def final(config: Mapping[str, Any], layout) -> list[str]:
@@ -51,7 +43,7 @@ PLAN = "authbench.studies.ragauth.plan"
 RAGAUTH = Study("ragauth", paper="authoritybench", title="RAGAuth", rules=("rules/ragauth.smk",),
                 schema=Path(__file__).parent / "schema.yaml", reports=(RAGAUTH_REPORT,),
                 words=lambda config: {"strategy": STRATEGIES, "topk": "all|k[0-9]+"}, commands="authbench.studies.ragauth.cli",
-                prefixes=("ragauth",), final=final, viewers=viewers,
+                prefixes=("ragauth",), final=final, viewers=viewers, jobs=(RANK, ANSWER),
                 plan_jobs=lazy(f"{PLAN}:plan_jobs"),
                 plan_inputs=lazy(f"{PLAN}:plan_inputs"), plan_empty=lazy(f"{PLAN}:why_empty"),
                 coverage=lazy("authbench.studies.ragauth.cell_list:coverage"),
