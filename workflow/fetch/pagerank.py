@@ -213,8 +213,9 @@ def api_key_from_env(var_name: str) -> str:
     the variable) when it holds a character outside printable ASCII."""
     value = os.environ.get(var_name, "").strip()
     if not value:
-        raise FetchError(f"environment variable {var_name} is not set or empty; "
-                         "it must hold the Open PageRank API key")
+        raise FetchError(f"environment variable {var_name} is not set or empty; it must hold the Open PageRank "
+                         "API key (the variable is config key 'fetch.pagerank.api_key_env'). Start the run with it "
+                         f"set, e.g. {var_name}=<your key> make run CONFIG=<your overlay>")
     return clean_key(value, var_name)
 
 

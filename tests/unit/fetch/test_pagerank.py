@@ -345,7 +345,8 @@ def test_batch_size_over_100_is_rejected(cache):
 
 def test_api_key_from_env(monkeypatch):
     monkeypatch.delenv("OPR_TEST_KEY", raising=False)
-    with pytest.raises(FetchError, match="OPR_TEST_KEY"):
+    with pytest.raises(FetchError, match=r"OPR_TEST_KEY is not set .*'fetch\.pagerank\.api_key_env'.*"
+                                         r"OPR_TEST_KEY=<your key> make run CONFIG="):
         api_key_from_env("OPR_TEST_KEY")
     monkeypatch.setenv("OPR_TEST_KEY", "   ")
     with pytest.raises(FetchError, match="OPR_TEST_KEY"):
