@@ -79,8 +79,8 @@ class JobKind:
       stand-ins), and :func:`authbench.plan.jobs.model_jobs` does not;
     * ``constrained``: False for a kind whose replies are never constrained (free text), whatever the config's
       ``constrained_decoding`` (None: as its params say);
-    * ``extra``: the rule's outputs besides the cell step's four files, ``(name, file)`` in the cell's folder, after
-      them (the knowledge probes' ``levels.jsonl``);
+    * ``extra``: the rule's outputs besides the cell step's four files, ``(name, file)`` in the job's folder, after
+      them (the knowledge probes' ``levels.jsonl``; with ``cell_files`` False, every output, in the rule's order);
     * ``tries``: the params field holding how often every request is asked (a probe repeated by design, try ``t``
       with seed + ``t``: :meth:`authbench.cells.CellStep.run_tries`); empty: once;
     * ``cell_files``: False for a kind whose outputs are its ``extra`` alone (no responses, samples, judgments);
