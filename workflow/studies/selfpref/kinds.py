@@ -1,11 +1,12 @@
-"""The self-preference study's knowledge, reranking and comparison jobs,
-each declared once (:class:`authbench.studies.jobs.JobKind`): the rules
-``selfpref_knowledge``, ``selfpref_rerank`` and ``selfpref_compare`` take
-their outputs, inputs and params from here, the report's inputs, the
-comparison's knowledge input and the sample viewer list their files with
+"""The self-preference study's model jobs (passage writers, perplexity,
+knowledge probes, reranking, comparison), each declared once
+(:class:`authbench.studies.jobs.JobKind`): their rules take their outputs,
+inputs and params from here, the sample step's and the report's inputs,
+the comparison's knowledge input and the sample viewer list their files with
 :meth:`~authbench.studies.jobs.JobKind.files_of`, and the CLI steps and the
-plan build their requests with the same functions (:func:`knowledge_job`,
-:func:`rerank_job`, :func:`compare_job`). Their inputs include the run's question sample, which
+plan build their requests with the same functions (:func:`generate_job`,
+:func:`perplexity_job`, :func:`knowledge_job`, :func:`rerank_job`,
+:func:`compare_job`). Most inputs include the run's question sample, which
 the sample step writes during the run: the study's plan hook
 (:func:`authbench.studies.selfpref.plan.plan_jobs`) plans them
 (``planned_by_study``), with the sample and passages it stands in for.
@@ -75,22 +76,16 @@ class CompareParams(SelfPrefParams):
     retries: int
 
 
-def _evaluator_jobs(config: Mapping[str, Any], name: str = "", values: tuple[str, ...] = ()) -> list[dict]:
-    """Every dataset's evaluators, each with every value of the wildcard ``name`` (none: one job each)."""
+def _jobs(config: Mapping[str, Any], role: str, name: str = "", values: tuple[str, ...] = ("",)) -> list[dict]:
+    """Every dataset's models of ``role`` (``evaluators``, ``generators``: the passage writers, ``perplexity``: the
+    perplexity model), each with every value of the wildcard ``name`` (none: one job each)."""
     from authbench.studies.selfpref.cell_list import selfpref_cells
 
     cells = selfpref_cells(config)
-    return [{"spds": ds, "model": m, **({name: v} if name else {})} for ds in cells.datasets
-            for m in cells.evaluators for v in (values if name else ("",))]
-
-
-def _models_jobs(config: Mapping[str, Any], role: str) -> list[dict]:
-    """Every dataset's passage writers (``generators``) or its perplexity model (``perplexity``)."""
-    from authbench.studies.selfpref.cell_list import selfpref_cells
-
-    cells = selfpref_cells(config)
-    models = cells.generators if role == "generators" else [cells.perplexity_model] if cells.perplexity_model else []
-    return [{"spds": ds, "model": m} for ds in cells.datasets for m in models]
+    models = {"evaluators": cells.evaluators, "generators": cells.generators,
+              "perplexity": [cells.perplexity_model] if cells.perplexity_model else []}[role]
+    return [{"spds": ds, "model": m, **({name: v} if name else {})} for ds in cells.datasets for m in models
+            for v in values]
 
 
 def _dataset_folder(name: str):
@@ -155,7 +150,7 @@ def generate_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[li
 
 
 GENERATE = JobKind("selfpref_generate", "selfpref/{spds}/{model}/generate",
-                   jobs=lambda config: _models_jobs(config, "generators"), params=generate_params,
+                   jobs=lambda config: _jobs(config, "generators"), params=generate_params,
                    requests=lambda params, data: generate_job(params, data)[0],
                    files=("questions", "passages", "templates"), inputs=generate_inputs, planned_by_study=True,
                    constrained=False, extra=(("passages", "passages.jsonl"), ("drops", "drops.tsv")),
@@ -185,7 +180,7 @@ def perplexity_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[
 
 
 PERPLEXITY = JobKind("selfpref_perplexity", "selfpref/{spds}/{model}/perplexity",
-                     jobs=lambda config: _models_jobs(config, "perplexity"), params=perplexity_params,
+                     jobs=lambda config: _jobs(config, "perplexity"), params=perplexity_params,
                      requests=lambda params, data: perplexity_job(params, data)[0], files=("passages", "sample"),
                      inputs=perplexity_inputs, planned_by_study=True, cell_files=False,
                      extra=(("scores", "perplexity.jsonl"), ("manifest", "manifest.json")),
@@ -218,7 +213,8 @@ def knowledge_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[l
     return knowledge_requests(questions, load_template(data["template"], "knowledge")), questions
 
 
-KNOWLEDGE = JobKind("selfpref_knowledge", "selfpref/{spds}/{model}/knowledge", jobs=_evaluator_jobs,
+KNOWLEDGE = JobKind("selfpref_knowledge", "selfpref/{spds}/{model}/knowledge",
+                    jobs=lambda config: _jobs(config, "evaluators"),
                     params=knowledge_params, requests=lambda params, data: knowledge_job(params, data)[0],
                     files=("questions", "sample", "template"), inputs=knowledge_inputs, planned_by_study=True,
                     constrained=False, extra=(("levels", "levels.jsonl"),), tries="tries")
@@ -260,7 +256,7 @@ def rerank_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[list
 
 
 RERANK = JobKind("selfpref_rerank", "selfpref/{spds}/{model}/rerank/{prompt}",
-                 jobs=lambda config: _evaluator_jobs(config, "prompt", PROMPTS), params=rerank_params,
+                 jobs=lambda config: _jobs(config, "evaluators", "prompt", PROMPTS), params=rerank_params,
                  requests=lambda params, data: rerank_job(params, data)[0],
                  files=("questions", "sample", "passages", "template"), inputs=rerank_inputs, kind="rerank",
                  planned_by_study=True)
@@ -300,7 +296,7 @@ def compare_job(params: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[lis
 
 
 COMPARE = JobKind("selfpref_compare", "selfpref/{spds}/{model}/generation/{run}",
-                  jobs=lambda config: _evaluator_jobs(config, "run", RUNS), params=compare_params,
+                  jobs=lambda config: _jobs(config, "evaluators", "run", RUNS), params=compare_params,
                   requests=lambda params, data: compare_job(params, data)[0],
                   files=("questions", "sample", "passages", "knowledge", "template"), inputs=compare_inputs,
                   kind="generation", planned_by_study=True, constrained=False)

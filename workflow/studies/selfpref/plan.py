@@ -61,6 +61,7 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
     if not plan.datasets or not (plan.evaluators or plan.generators or plan.perplexity_model):
         return
     sp = config["selfpref"]
+    jobs = {kind: kind.jobs(config) for kind in (GENERATE, PERPLEXITY, KNOWLEDGE, RERANK, COMPARE)}
     for ds in plan.datasets:
         questions = read_jsonl(sp_layout.questions(ctx.layout, ds))
         imported = read_jsonl(sp_layout.imported(ctx.layout, ds))
@@ -68,26 +69,26 @@ def plan_jobs(config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
         gen = sp.get("generate") or {}  # null: no passage writers (as the grid reads it)
         chosen = generation_inputs(questions, imported, gen["items"])[0] if plan.generators else []
         stand_ins: list[dict] = []
-        for wc in _of(GENERATE, config, ds):
+        for wc in _of(jobs[GENERATE], ds):
             yield GENERATE.plan_job("selfpref", config, wc, {"questions": by_qid, "passages": imported})
             stand_ins += stand_in_passages(wc["model"], chosen, imported, gen["kinds"])
         notes = (STAND_IN_NOTE,) if stand_ins else ()
         sample, passages = sample_questions(imported, stand_ins, sp["authors"], sp["items"], sp["style_items"],
                                             config["seed"], ds, sp_layout.imported(ctx.layout, ds))
         drawn = {"questions": by_qid, "sample": sample, "passages": passages}
-        for wc in _of(PERPLEXITY, config, ds):
+        for wc in _of(jobs[PERPLEXITY], ds):
             yield PERPLEXITY.plan_job("selfpref", config, wc, drawn, notes=notes)
         # the knowledge, rerank and compare jobs on the sample drawn here: what the sample step will write
         for model in plan.evaluators:
             for kind, details in ((KNOWLEDGE, {}), (RERANK, {"notes": notes, "retries_key": "selfpref.rerank.retries"}),
                                   (COMPARE, {"notes": notes, "retries_key": "selfpref.compare.retries"})):
-                for wc in _of(kind, config, ds, model):
+                for wc in _of(jobs[kind], ds, model):
                     yield kind.plan_job("selfpref", config, wc, drawn, **details)
 
 
-def _of(kind, config: Mapping[str, Any], dataset: str, model: str | None = None) -> list[dict]:
-    """The jobs of a kind (authbench.studies.selfpref.kinds) on one dataset (and of one model)."""
-    return [wc for wc in kind.jobs(config) if wc["spds"] == dataset and model in (None, wc["model"])]
+def _of(jobs: list[dict], dataset: str, model: str | None = None) -> list[dict]:
+    """The jobs (a kind's wildcards, authbench.studies.selfpref.kinds) on one dataset (and of one model)."""
+    return [wc for wc in jobs if wc["spds"] == dataset and model in (None, wc["model"])]
 
 
 def plan_inputs(config: Mapping[str, Any], layout, exists) -> list[str]:
