@@ -46,6 +46,7 @@ from authbench.config import validate_schema
 from authbench.llm.cache import audit
 from authbench.paths import Layout
 from authbench.studies.authority.grid import grid
+from authbench.studies.authority.kinds import cell_files as authority_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARED = ("responses.jsonl", "judgments.jsonl")
@@ -71,7 +72,7 @@ def targets(cfg: dict) -> list[str]:
     """Every cell's judgments.jsonl (the judge jobs and what they need; no report)."""
     full = copy.deepcopy(cfg)
     validate_schema(full)  # the schema's defaults
-    return Layout(full["results"]).cell_files(grid(full), "judgments.jsonl")
+    return authority_cells(Layout(full["results"]), grid(full), "judgments.jsonl")
 
 
 def start(work: Path, cfg: dict, cores: int) -> subprocess.Popen:

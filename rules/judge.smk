@@ -8,17 +8,18 @@
 include: "inputs/judge.smk"
 
 
+# the cells and their reversed jobs (authbench.studies.authority.kinds): outputs, inputs, params
+AUTHORITY_JUDGE = JOB_KINDS["authority_judge"]
+AUTHORITY_JUDGE_REVERSED = JOB_KINDS["authority_judge_reversed"]
+
+
 rule authority_judge:
     input:
-        instances=P.instances("{dataset}", "{setting}"),
-        template=get_template,
+        unpack(AUTHORITY_JUDGE.input_function(config)),
         model=get_model_file,
         server=get_server,
     output:
-        responses=f"{CELL}/responses.jsonl",
-        samples=f"{CELL}/samples.parquet",
-        judgments=f"{CELL}/judgments.jsonl",
-        manifest=f"{CELL}/manifest.json",
+        **AUTHORITY_JUDGE.outputs(P),
     log:
         f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.log",
     benchmark:
@@ -31,7 +32,7 @@ rule authority_judge:
     resources:
         **JUDGE_RESOURCES,
     params:
-        p=get_judge_params,
+        p=AUTHORITY_JUDGE.params_function(config),
         model_arg=model_file_arg,
         server_arg=server_arg,
         python=model_python,
@@ -47,15 +48,11 @@ rule authority_judge:
 # turning the option on reruns nothing that exists.
 rule authority_judge_reversed:
     input:
-        instances=P.instances("{dataset}", "{setting}"),
-        template=get_template,
+        unpack(AUTHORITY_JUDGE_REVERSED.input_function(config)),
         model=get_model_file,
         server=get_server,
     output:
-        responses=f"{CELL}/reversed/responses.jsonl",
-        samples=f"{CELL}/reversed/samples.parquet",
-        judgments=f"{CELL}/reversed/judgments.jsonl",
-        manifest=f"{CELL}/reversed/manifest.json",
+        **AUTHORITY_JUDGE_REVERSED.outputs(P),
     log:
         f"{LOGS}/{{dataset}}/judge/{{model}}/{{judge}}/{{context}}/{{setting}}.reversed.log",
     benchmark:
@@ -68,7 +65,7 @@ rule authority_judge_reversed:
     resources:
         **JUDGE_RESOURCES,
     params:
-        p=get_reversed_judge_params,
+        p=AUTHORITY_JUDGE_REVERSED.params_function(config),
         model_arg=model_file_arg,
         server_arg=server_arg,
         python=model_python,

@@ -86,10 +86,6 @@ class Layout:
         """A cell's folder (:func:`cell_id` names the same cell)."""
         return f"{self.root}/{study}/cells/{cell_id(model, *parts)}"
 
-    def cell_files(self, cells: Iterable, name: str) -> list[str]:
-        """``name`` in the folder of each AuthorityBench cell (:class:`authbench.studies.authority.grid.GridEntry`)."""
-        return [f"{self.cell(c.dataset, c.model, c.judge, c.context, c.setting)}/{name}" for c in cells]
-
     # --- AuthorityBench datasets ("domainauth", "entityauth/<name>") -----------------------
 
     def labels(self, dataset: str) -> str:

@@ -2,6 +2,7 @@
 # paths from authbench.paths, policy in the package), included at its top.
 from authbench.render.catalog import report_choice
 from authbench.studies.authority.grid import reversed_entries
+from authbench.studies.authority.kinds import JUDGE_REVERSED, cell_files
 from authbench.studies.authority.outputs import DOMAINAUTH, ENTITYAUTH, secondary_cells
 from authbench.studies.scorecard import coverage_params
 
@@ -12,30 +13,32 @@ def _domain_cells():
 
 def get_domain_metrics(wildcards):  # with position_consistency, the two-order rows of the pair and list cells
     cells = _domain_cells()
-    return P.cell_files(cells, "metrics.tsv") + P.cell_files(reversed_entries(config, cells), "reversed/metrics.tsv")
+    return cell_files(P, cells, "metrics.tsv") + cell_files(
+        P, reversed_entries(config, cells), "metrics.tsv", JUDGE_REVERSED
+    )
 
 
 def get_domain_units(wildcards):  # the paired comparisons read every cell's and the baselines' units
     cells = _domain_cells()
     return (
-        P.cell_files(cells, "units.parquet")
-        + P.cell_files(reversed_entries(config, cells), "reversed/units.parquet")
+        cell_files(P, cells, "units.parquet")
+        + cell_files(P, reversed_entries(config, cells), "units.parquet", JUDGE_REVERSED)
         + [P.baseline_units("domainauth")]
     )
 
 
 def get_domain_manifests(wildcards):
-    return P.cell_files((c for c in GRID if c.dataset == "domainauth"), "manifest.json")
+    return cell_files(P, (c for c in GRID if c.dataset == "domainauth"), "manifest.json")
 
 
 def get_point_predictions(wildcards):
     # the bias sample's cells: PointJudge's, the only judge on it (authbench.studies.authority.judges)
     bias = (c for c in GRID if c.dataset == "domainauth" and c.setting == "bias")
-    return P.cell_files(bias, "predictions.tsv")
+    return cell_files(P, bias, "predictions.tsv")
 
 
 def get_secondary_predictions(wildcards):
-    return P.cell_files(secondary_cells(config, GRID), "predictions.tsv")
+    return cell_files(P, secondary_cells(config, GRID), "predictions.tsv")
 
 
 def secondary_predictions_arg(wildcards, input):
@@ -66,14 +69,14 @@ def get_entity_report_inputs(wildcards):
     entity_cells = [c for c in GRID if c.dataset.startswith("entityauth/")]
     both = reversed_entries(config, entity_cells)
     return {
-        "metrics": P.cell_files(entity_cells, "metrics.tsv") + P.cell_files(both, "reversed/metrics.tsv"),
+        "metrics": cell_files(P, entity_cells, "metrics.tsv") + cell_files(P, both, "metrics.tsv", JUDGE_REVERSED),
         "baselines": [P.baselines(d) for d in ENTITY_DATASETS],
-        "units": P.cell_files(entity_cells, "units.parquet")
-        + P.cell_files(both, "reversed/units.parquet")
+        "units": cell_files(P, entity_cells, "units.parquet")
+        + cell_files(P, both, "units.parquet", JUDGE_REVERSED)
         + [P.baseline_units(d) for d in ENTITY_DATASETS],
         "labels": [P.labels(d) for d in ENTITY_DATASETS],
         "reuse": [P.reuse(d) for d in ENTITY_DATASETS],
-        "manifests": P.cell_files(entity_cells, "manifest.json"),
+        "manifests": cell_files(P, entity_cells, "manifest.json"),
     }
 
 

@@ -14,8 +14,6 @@ def test_a_cell_folder_and_its_id_name_the_same_cell_for_every_study():
                                                                           "fine").id
     assert P.cell("ragauth", "m", "answer", "relevance", "k3") == "res/ragauth/cells/m/answer/relevance/k3"
     assert P.cell("selfpref/{spds}", "{model}", "knowledge") == "res/selfpref/{spds}/cells/{model}/knowledge"
-    cells = [GridEntry("entityauth/x", "m", "list_rank", "wo_text", "coarse")]
-    assert P.cell_files(cells, "metrics.tsv") == ["res/entityauth/x/cells/m/list_rank/wo_text/coarse/metrics.tsv"]
 
 
 def test_report_outdir_is_the_folder_above_tables_and_figures():

@@ -90,7 +90,8 @@ class JobKind:
       :meth:`authbench.cells.CellStep.score`), with no reply.
 
     A pattern with parts before ``{model}`` (``selfpref/{spds}/{model}/rerank/{prompt}``) has them as the
-    study of :meth:`authbench.paths.Layout.cell` (``selfpref/<dataset>``).
+    study of :meth:`authbench.paths.Layout.cell` (``selfpref/<dataset>``); they may hold a ``/``
+    (AuthorityBench's ``{dataset}``: ``entityauth/<set>``), the model and the parts after it may not.
     """
 
     rule: str
@@ -122,9 +123,10 @@ class JobKind:
             wc = _plain(wildcards)
         if self.where:
             return self.where(layout, wc)
-        cut = self.pattern.split("/").index("{model}")
+        shape = self.pattern.split("/")
+        after = len(shape) - shape.index("{model}")  # the model and the parts after it: no "/" in them
         parts = self.cell(wc).split("/")
-        return layout.cell("/".join(parts[:cut]), *parts[cut:])
+        return layout.cell("/".join(parts[:-after]), *parts[-after:])
 
     def output_files(self) -> dict[str, str]:
         """The rule's output names and files: the shared cell step's (without ``cell_files``: none), then the

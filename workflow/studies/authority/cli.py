@@ -136,17 +136,16 @@ def cmd_judge(args, params) -> None:
     from authbench.cells import CellStep
     from authbench.studies.authority.evaluate import sample_grades
     from authbench.studies.authority.judges import judge_of
+    from authbench.studies.authority.kinds import judge_job, order
     from authbench.studies.authority.prompts import load_template
-    from authbench.studies.authority.requests import build_requests
 
     template = load_template(args.template)
     if (template.judge, template.context) != (params["judge"], params["context"]):
         raise TemplateError(f"{args.template}: is for {template.judge}/{template.context}, "
                             f"the cell is {params['judge']}/{params['context']}")
     instances = read_jsonl(args.instances)
-    order = "reversed" if params.get("reversed") else "seeded"  # a cell's reversed job (config position_consistency)
-    requests = build_requests(params["judge"], params["setting"], instances, template, params["seed"], order)
-    shown = judge_of(params["judge"]).shown_instances(instances, order)
+    requests = judge_job(params, {"instances": instances, "template": template})
+    shown = judge_of(params["judge"]).shown_instances(instances, order(params))
     CellStep.from_args(args, params).run_cell(
         requests, expected_scores=params["expected_scores"],
         inputs={"instances": (args.instances, {"n": len(instances)})},

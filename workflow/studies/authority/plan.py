@@ -35,7 +35,6 @@ from authbench.cells.planned import Batch, Estimated, PlanContext, PlanJob, fork
 from authbench.config import GenerateConfig, models_for, split_model
 from authbench.records import read_jsonl
 from authbench.studies.authority.consistency import ORDER_SUFFIX
-from authbench.studies.authority.grid import entry_template, grid, reversed_entries
 from authbench.studies.authority.judges import judge_of
 from authbench.studies.authority.judges.pairwise import flip_keys, position_flip
 
@@ -156,16 +155,27 @@ def _flip(args: tuple) -> bool:
     return position_flip(*args)
 
 
+def _jobs(study: str, config: Mapping[str, Any], kind=None) -> list[dict]:
+    """The jobs of ``kind`` (default: the cells, :data:`~authbench.studies.authority.kinds.JUDGE`) on ``study``'s
+    datasets (``domainauth``, or ``entityauth``: ``entityauth/<set>``)."""
+    from authbench.studies.authority.kinds import JUDGE
+
+    return [wc for wc in (kind or JUDGE).jobs(config) if wc["dataset"].split("/", 1)[0] == study]
+
+
 def plan_jobs(study: str, config: Mapping[str, Any], ctx: PlanContext) -> Iterator[PlanJob]:
-    """The judge cells of ``study`` (``domainauth`` or ``entityauth``), with their batches."""
+    """The judge cells of ``study`` (``domainauth`` or ``entityauth``) and their reversed jobs, with their
+    batches: the jobs, cell ids and inputs of their job kinds (:mod:`authbench.studies.authority.kinds`)."""
+    from authbench.studies.authority.kinds import JUDGE, JUDGE_REVERSED
     from authbench.studies.authority.prompts import load_template
 
     models = models_for(config, study)
     by_prompts: dict[tuple, list] = defaultdict(list)  # cells with the same prompts share one batch
-    for entry in grid(config):
-        if entry.dataset.split("/", 1)[0] == study:
-            key = (entry.dataset, entry.setting, entry.judge, entry.context, entry_template(config, entry))
-            by_prompts[key].append(entry)
+    for wc in _jobs(study, config):
+        inputs = JUDGE.input_paths(config, wc)
+        by_prompts[(wc["dataset"], wc["setting"], wc["judge"], wc["context"], inputs["template"])].append(
+            (wc, inputs["instances"]))
+    reversed_cells = {JUDGE.cell(wc) for wc in _jobs(study, config, JUDGE_REVERSED)}  # config position_consistency
     estimate_domains = study == "domainauth" and texts_missing(config, ctx.exists)
     instance_sets: dict[tuple, list] = {}
     flips: dict[str, dict] = defaultdict(dict)  # the position coin flips of one instance file's pairs
@@ -176,7 +186,7 @@ def plan_jobs(study: str, config: Mapping[str, Any], ctx: PlanContext) -> Iterat
                     for s, rows in domain_instances(config, ctx.estimated).items():
                         instance_sets[(dataset, s)] = rows
             else:
-                instance_sets[(dataset, setting)] = read_jsonl(ctx.layout.instances(dataset, setting))
+                instance_sets[(dataset, setting)] = read_jsonl(group[0][1])
         instances = instance_sets[(dataset, setting)]
         memo = flips[f"{dataset}/{setting}"]
         the_judge = judge_of(judge)
@@ -187,17 +197,17 @@ def plan_jobs(study: str, config: Mapping[str, Any], ctx: PlanContext) -> Iterat
         name = f"{dataset}/{setting}/{judge}/{context}/{template}"
         shared = ItemBatch(load_template(template), judge, instances, calls, GenerateConfig(),
                            config["constrained_decoding"], name)
-        both = reversed_entries(config, group)  # config position_consistency: each cell's reversed job
+        both = [wc for wc, _ in group if JUDGE.cell(wc) in reversed_cells]
         other = ItemBatch(shared.template, judge, instances, the_judge.reversed_calls(calls), GenerateConfig(),
                           config["constrained_decoding"], name + ORDER_SUFFIX) if both else None
-        for entry in group:
-            model = split_model(entry.model)[0]
-            yield PlanJob(study, model, entry.id, entry.judge, [shared.using(generate_of(models[model]))],
+        for wc, _ in group:
+            model = split_model(wc["model"])[0]
+            yield PlanJob(study, model, JUDGE.cell(wc), judge, [shared.using(generate_of(models[model]))],
                           group=shared.name)
-        for entry in both:  # a group's jobs follow one another (authbench.plan.build_plan)
-            model = split_model(entry.model)[0]
-            yield PlanJob(study, model, entry.id + ORDER_SUFFIX, entry.judge,
-                          [other.using(generate_of(models[model]))], group=other.name)
+        for wc in both:  # a group's jobs follow one another (authbench.plan.build_plan)
+            model = split_model(wc["model"])[0]
+            yield PlanJob(study, model, JUDGE_REVERSED.cell(wc), judge, [other.using(generate_of(models[model]))],
+                          group=other.name)
 
 
 def plan_inputs(study: str, config: Mapping[str, Any], layout, exists) -> list[str]:
@@ -206,14 +216,16 @@ def plan_inputs(study: str, config: Mapping[str, Any], layout, exists) -> list[s
     plan draws them itself, from ``domainauth.source``, which is then its
     input: labels a fetcher writes are fetched before the plan) and every
     cell's template."""
-    entries = [e for e in grid(config) if e.dataset.split("/", 1)[0] == study]
+    from authbench.studies.authority.kinds import JUDGE
+
+    inputs = [JUDGE.input_paths(config, wc) for wc in _jobs(study, config)]
     no_texts = study == "domainauth" and texts_missing(config, exists)
-    out = [config["domainauth"]["source"]] if no_texts else [layout.instances(e.dataset, e.setting) for e in entries]
-    return out + [entry_template(config, e) for e in entries]
+    out = [config["domainauth"]["source"]] if no_texts else [i["instances"] for i in inputs]
+    return out + [i["template"] for i in inputs]
 
 
 def why_empty(study: str, config: Mapping[str, Any]) -> str | None:
     """Why ``study`` plans no cell (None: it plans some)."""
-    if any(e.dataset.split("/", 1)[0] == study for e in grid(config)):
+    if _jobs(study, config):
         return None
     return f"{study}: 'judges', 'contexts' and 'settings' select no cell"

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from authbench.cells.viewer import TWINS
 from authbench.render.catalog import report_files
 from authbench.studies.authority.judges import JUDGE_NAMES
+from authbench.studies.authority.kinds import JUDGE, JUDGE_REVERSED, cell_files
 from authbench.studies.authority.outputs import DOMAINAUTH as DOMAINAUTH_REPORT, ENTITYAUTH as ENTITYAUTH_REPORT
 from authbench.studies.registry import Study, lazy
 
@@ -40,8 +41,8 @@ def _samples(config: Mapping[str, Any], layout, prefix: str) -> list[str]:
     (:data:`authbench.cells.viewer.TWINS`)."""
     cells = [c for c in grid(config) if c.dataset.startswith(prefix)]
     both = reversed_entries(config, cells)
-    return (layout.cell_files(cells, "samples.parquet") + layout.cell_files(both, "reversed/samples.parquet")
-            + layout.cell_files(both, f"reversed/{TWINS}"))
+    return (cell_files(layout, cells, "samples.parquet") + cell_files(layout, both, "samples.parquet", JUDGE_REVERSED)
+            + cell_files(layout, both, TWINS, JUDGE_REVERSED))
 
 
 def _costs(config: Mapping[str, Any], report, folder: str) -> list[str]:
@@ -88,7 +89,7 @@ def _plan(study: str) -> dict:
                 plan_empty=lazy(f"{module}:why_empty", study))
 
 
-_COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words,
+_COMMON = dict(paper="authoritybench", rules=RULES, schema=SCHEMA, words=words, jobs=(JUDGE, JUDGE_REVERSED),
                commands="authbench.studies.authority.cli",
                prefixes=("domainauth", "entityauth", "authority"),
                coverage=lazy("authbench.studies.authority.grid:coverage"),
