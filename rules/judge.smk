@@ -8,11 +8,6 @@
 include: "inputs/judge.smk"
 
 
-# the cells and their reversed jobs (authbench.studies.authority.kinds): outputs, inputs, params
-AUTHORITY_JUDGE = JOB_KINDS["authority_judge"]
-AUTHORITY_JUDGE_REVERSED = JOB_KINDS["authority_judge_reversed"]
-
-
 rule authority_judge:
     input:
         unpack(AUTHORITY_JUDGE.input_function(config)),

@@ -1,11 +1,13 @@
 # Input and params functions of rules/judge.smk (wiring only: paths from
 # authbench.paths, policy in the package), included at its top.
-from authbench.studies.authority.grid import GridEntry, entry_template
 from authbench.cells.viewer import TWINS
 from authbench.studies.authority.outputs import baseline_inputs, scales
 from authbench.studies.authority import layout as authority_layout
 
-CELL = P.cell("{dataset}", "{model}", "{judge}", "{context}", "{setting}")
+# the cells and their reversed jobs (authbench.studies.authority.kinds): outputs, inputs, params
+AUTHORITY_JUDGE = JOB_KINDS["authority_judge"]
+AUTHORITY_JUDGE_REVERSED = JOB_KINDS["authority_judge_reversed"]
+CELL = AUTHORITY_JUDGE.folder(P)  # a cell's folder, its evaluation's, predictions' and consistency's files too
 CELL_WILDCARDS = ("dataset", "model", "judge", "context", "setting")
 
 
@@ -13,8 +15,8 @@ def _cell_identity(wildcards):
     return {k: getattr(wildcards, k) for k in CELL_WILDCARDS}
 
 
-def get_template(wildcards):
-    return entry_template(config, GridEntry(**_cell_identity(wildcards)))
+def get_template(wildcards):  # the cell's own
+    return AUTHORITY_JUDGE.input_paths(config, wildcards)["template"]
 
 
 def get_evaluate_params(wildcards):
