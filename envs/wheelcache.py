@@ -189,6 +189,13 @@ def download_sdist(python: str, version: str, dest: Path) -> Path:
     return found[0]
 
 
+def pinned_build(python: str, work: Path) -> tuple[str, Path, dict]:
+    """The pinned version, its sdist (downloaded into ``work/sdist``) and the facts of its build here."""
+    version = pinned_version()
+    sdist = download_sdist(python, version, work / "sdist")
+    return version, sdist, build_facts(version, sha256(sdist))
+
+
 def put(python: str, wheel: Path) -> None:
     """This wheel installed, in place of any other build of the same version, and its dependencies."""
     pip(python, "install", "--force-reinstall", "--no-deps", str(wheel))
@@ -202,10 +209,8 @@ def imports(python: str) -> bool:
 def install(python: str, root: Path) -> str:
     """Install the pinned llama-cpp-python into ``python``'s environment: from the
     cache when its key is there, else compiled and cached. Returns what happened."""
-    version = pinned_version()
     with tempfile.TemporaryDirectory(prefix="authbench-wheel-") as work:
-        sdist = download_sdist(python, version, Path(work) / "sdist")
-        facts = build_facts(version, sha256(sdist))
+        version, sdist, facts = pinned_build(python, Path(work))
         key = cache_key(facts)
         wheel = cached_wheel(root / key)
         if wheel is not None:
@@ -241,8 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.key:
             with tempfile.TemporaryDirectory(prefix="authbench-wheel-") as work:
-                version = pinned_version()
-                facts = build_facts(version, sha256(download_sdist(args.python, version, Path(work))))
+                facts = pinned_build(args.python, Path(work))[2]
             print(json.dumps({"key": cache_key(facts), "cache": str(root), "facts": facts}, indent=2))
             return 0
         print(f"wheelcache: {install(args.python, root)}", flush=True)
