@@ -37,7 +37,7 @@ from authbench.llm.models import model_file
 from authbench.paths import Layout, report_outdir
 from authbench.render.catalog import report_entry, report_files
 from authbench.scheduling import MODEL_PRIORITY, MODEL_RETRIES, cell_model_params, model_env as env_of
-from authbench.scheduling import model_resources
+from authbench.scheduling import model_resources, model_threads as threads_of
 from authbench.studies.registry import active, check as check_config, environment, reports as study_reports
 from authbench.studies.registry import job_kinds, rule_files, rule_params, schema_blocks, wildcard_constraints
 from authbench.studies.statistics import statistics_report

@@ -23,11 +23,19 @@ SERVED_CELL_MEM_MB = 500
 # the conda environment of a model's jobs (--sdm conda), by engine
 ENGINE_ENVS = {"vllm": "envs/vllm.yaml"}
 DEFAULT_ENV = "envs/llamacpp.yaml"
+# engines that compute no model: their jobs ask for one core whatever `threads` says (a judge job
+# of the instant engine holding both cores of a laptop ran the rehearsal's cells one at a time)
+ONE_CORE_ENGINES = ("instant",)
 
 
 def cell_model_params(spec: Mapping[str, Any]) -> dict:
     """A model's config as its cells' params see it: without :data:`SCHEDULING_KEYS`."""
     return {k: v for k, v in spec.items() if k not in SCHEDULING_KEYS}
+
+
+def model_threads(spec: Mapping[str, Any]) -> int:
+    """The threads (cores) a model job asks for: ``threads``, or 1 for an engine that computes no model."""
+    return 1 if spec["engine"] in ONE_CORE_ENGINES else int(spec["threads"])
 
 
 def model_env(spec: Mapping[str, Any]) -> str:

@@ -33,7 +33,7 @@ def model_env(wildcards):
 
 
 def model_threads(wildcards):
-    return model_config(wildcards)["threads"]
+    return threads_of(model_config(wildcards))
 
 
 # `resources: **MODEL_RESOURCES` of each model step (authbench.scheduling: memory and
