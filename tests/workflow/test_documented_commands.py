@@ -2,14 +2,10 @@
 
 The commands (README.md, docs/**/*.md, the run line of each examples/*.yaml and
 config/*.yaml header) are collected and classified by rule
-(tests/doccommands.py), filled in, and each one runs in a new ``bash -c``
-with the PATH a user has after the README's set-up (no environment
-activated; a bare ``snakemake`` or ``python`` after the activation the
-README's quick start gives), in one copy of the repository, in document
-order. The copy keeps the files' times and runs make with this suite's
-virtual environment (``.venv`` there is a link to it: ``make -n install``
-prints nothing, so nothing is reinstalled); the one file edited in it is
-config.yaml, whose models are set to ``engine: instant``.
+(tests/doccommands.py), filled in, and each one runs as a user types it, in
+one copy of the repository, in document order (tests/typedcopy.py; the
+session fixture ``typed`` of tests/workflow/conftest.py, whose config runs
+the other modules read too).
 
 Then: the plan of every config run for real equals what the run did (its
 model jobs, each job's requests: the plan-equals-run rule); the paper
@@ -22,63 +18,15 @@ import's diagnosis on the console.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import pytest
 import yaml
-from doccommands import (ROOT, UnknownPlaceholder, classify, documented_commands, fetches_from_the_web,
-                         readme_activation, writes_passages)
+from doccommands import (UnknownPlaceholder, classify, documented_commands, fetches_from_the_web, readme_activation,
+                         writes_passages)
 from dryrun import scheduled_cells
+from typedcopy import bash
 from wfrun import read_tsv
-
-VENV = Path(sys.prefix)
-SKIP = shutil.ignore_patterns(".git", ".venv", ".venv-vllm", "results", "logs", ".snakemake", "__pycache__",
-                              ".pytest_cache", "*.egg-info", "build")
-TIMEOUT = 900
-
-
-def user_env(copy: Path) -> dict:
-    """A new shell's environment after the README's set-up: this one without
-    any virtual environment or checkout on PATH, and without make's own
-    variables; first on PATH a ``python`` without the package (as a system
-    one), which says when it is run: no job may use it (every job runs the
-    interpreter that runs Snakemake, authbench.env)."""
-    drop = (str(VENV), str(ROOT), str(copy))
-    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and not p.startswith(drop)]
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
-    env["PATH"] = os.pathsep.join([str(copy.parent / "bin"), *(path or ["/usr/bin", "/bin"])])
-    return env
-
-
-def bash(copy: Path, line: str, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", line], cwd=copy, env=user_env(copy), capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def make_copy(dest: Path) -> Path:
-    """The repository as a user's clone: file times kept, ``.venv`` this
-    suite's environment, config.yaml's models instant."""
-    shutil.copytree(ROOT, dest, ignore=SKIP, symlinks=True)
-    (dest.parent / "bin").mkdir()
-    python = dest.parent / "bin" / "python"
-    python.write_text(f"#!/bin/sh\ntouch {dest.parent / 'python_on_path_was_run'}\n"
-                      "echo \"No module named 'authbench'\" >&2\nexit 1\n")
-    python.chmod(0o755)
-    (dest / ".venv").symlink_to(VENV)
-    if (ROOT / ".venv-vllm").exists():
-        (dest / ".venv-vllm").symlink_to(ROOT / ".venv-vllm")
-    cfg = yaml.safe_load((dest / "config.yaml").read_text())
-    for spec in cfg["models"].values():
-        spec["engine"] = "instant"
-    (dest / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return dest
 
 
 def test_every_documented_command_is_classified():
@@ -97,32 +45,6 @@ def test_every_documented_command_is_classified():
             problems.append(f"{cmd.source}: `{cmd.text}`: {err}")
     assert not problems, "\n".join(problems)
     assert readme_activation(), "README.md gives no `source .venv/bin/activate` for the bare commands"
-
-
-@pytest.fixture(scope="module")
-def typed(tmp_path_factory):
-    """Every documented command, typed in document order in one copy."""
-    copy = make_copy(tmp_path_factory.mktemp("clone") / "authbench")
-    installed = bash(copy, "make -n install")
-    ran, seen = [], {}
-    for cmd in documented_commands():
-        classify(cmd, activation=readme_activation())
-        if cmd.line in seen:
-            ran.append((cmd, seen[cmd.line], 0.0, True))
-            continue
-        start, proc = time.perf_counter(), None
-        if cmd.probe:  # a config with web fetchers: its dry run says whether this command would fetch
-            probe = bash(copy, cmd.probe)
-            web = fetches_from_the_web(probe.stdout + probe.stderr)
-            if web or probe.returncode != 0:  # the dry run is the command's run
-                cmd.how, cmd.why, cmd.line, cmd.runs_jobs = "dry", f"would fetch from the web ({', '.join(web)})", \
-                    cmd.probe, False
-                proc = probe
-        if proc is None:
-            proc = bash(copy, cmd.line)
-        seen[cmd.line] = proc
-        ran.append((cmd, proc, time.perf_counter() - start, False))
-    return copy, installed, ran
 
 
 def test_make_install_does_nothing_in_the_copy(typed):
@@ -233,7 +155,7 @@ def test_the_plan_is_what_the_run_did(typed):
     assert all(0 < computed[k] <= planned[k] for k in planned if k[1] == "selfpref"), (computed, planned)
 
 
-def test_the_paper_plan_is_what_its_dry_run_schedules(typed):
+def test_the_paper_plan_is_what_its_dry_run_schedules(typed, paper_dry_run):
     """config/paper.yaml cannot run here (GPU models, API keys, data fetched
     from the web), but Snakemake schedules it: the model jobs of its dry run
     (each named by the cell its params give) are exactly the plan's in-run
@@ -243,9 +165,9 @@ def test_the_paper_plan_is_what_its_dry_run_schedules(typed):
     copy, _, _ = typed
     results = yaml.safe_load((copy / "config" / "paper.yaml").read_text())["results"]
     rows = read_tsv(copy / results / "plan_cells.tsv")
-    proc = bash(copy, ".venv/bin/snakemake -n -p --cores 8 --configfile config/paper.yaml")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    scheduled = scheduled_cells(proc.stdout + proc.stderr)
+    code, out = paper_dry_run
+    assert code == 0, out[-3000:]
+    scheduled = scheduled_cells(out)
     cells = scheduled.keys()
     planned = {r["cell"] for r in rows if r["in_run"] == "yes"}
     assert cells == planned, (sorted(cells - planned)[:20], sorted(planned - cells)[:20])

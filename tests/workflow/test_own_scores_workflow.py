@@ -6,15 +6,21 @@ per-item scores it lists, recomputed here by hand."""
 
 import csv
 import itertools
-import shutil
 from collections import Counter
 
 import pytest
 import yaml
-from wfrun import ROOT, read_tsv, snakemake
+from typedcopy import typed_run
+from wfrun import ROOT, read_tsv
 
 OVERLAY = ROOT / "examples" / "own_scored_domains.yaml"
 SOURCE = ROOT / "examples" / "my_scored_domains.csv"
+
+
+# the cells whose predictions carry every domain's labels (judge, context, setting)
+PREDICTED = [("list_score", "wo_text", "coarse"), ("list_score", "wo_text", "fine"), ("point", "wo_text", "bias"),
+             ("point", "wo_text", "coarse"), ("point", "wo_text", "fine"), ("point", "wo_text", "pairs")]
+MODEL = "gemma3-270m"  # the model whose numbers are recomputed by hand
 
 
 def _source():
@@ -29,27 +35,17 @@ def _auc_by_hand(pos, neg):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("own_scores")
-    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
-    cfg["prompts"] = str(ROOT / "resources" / "prompts")
-    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    (work / "examples").mkdir()
-    shutil.copy(ROOT / "examples" / "my_scored_domains.csv", work / "examples")
-    # the test's own overlay: no model (instant replies), fewer lists and resamples
-    fast = {"models": {"gemma3-270m": {"engine": "instant"}, "qwen2.5-coder-0.5b": None},
-            "cache": None,
-            "intervals": {"resamples": 200},
-            "domainauth": {"sampling": {"fine_lists": 2, "coarse_lists": 2, "easy_pairs": 3, "hard_pairs": 3}},
-            "settings": ["fine", "bias"]}
-    (work / "fast.yaml").write_text(yaml.safe_dump(fast))
-    proc = snakemake(work, "--cores", "2", overlays=[OVERLAY, work / "fast.yaml"], timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return work
+def run(typed):
+    """The documented `make run CONFIG=examples/own_scored_domains.yaml` of the typed copy (every model of
+    config.yaml, instant): (its results folder, the copy's merged config)."""
+    copy = typed[0]
+    cfg = yaml.safe_load((copy / "config.yaml").read_text())
+    return typed_run(typed, "examples/own_scored_domains.yaml")[1], cfg
 
 
 def test_scores_are_binned_by_the_overlays_rule(run):
-    da = run / "results" / "own_scored_domains" / "domainauth"
+    results, _ = run
+    da = results / "domainauth"
     rows = _source()
     labels = read_tsv(da / "labels.tsv")
     assert len(labels) == len(rows) == 400  # nothing dropped: quantile levels have no top value
@@ -61,23 +57,24 @@ def test_scores_are_binned_by_the_overlays_rule(run):
     assert scores[top] == 1.0 and next(int(r["level"]) for r in labels if r["domain"] == top) == 9
     bins = read_tsv(da / "bins.tsv")
     assert [int(b["items"]) for b in bins] == [Counter(int(r["level"]) for r in labels)[lv] for lv in range(10)]
-    log = (run / "results" / "own_scored_domains" / "logs" / "domainauth" / "build_domainauth.log").read_text()
+    log = (results / "logs" / "domainauth" / "build_domainauth.log").read_text()
     assert "'centrality' in 10 equally filled quantile levels" in log
     assert "reliability, host_count, country, first_seen" in log and "pagerank_10" not in log
     drops = {r["reason"]: int(r["count"]) for r in read_tsv(da / "drops.tsv")}
     assert "pagerank_10" not in drops and "above_top_level" not in drops and drops["kept"] == 400
-    stats = (run / "results" / "own_scored_domains" / "statistics" / "tables" / "table7_statistics.md").read_text()
+    stats = (results / "statistics" / "tables" / "table7_statistics.md").read_text()
     assert "centrality (quantile)" in stats
-    levels = (run / "results" / "own_scored_domains" / "statistics" / "tables" / "table7_levels.md").read_text()
+    levels = (results / "statistics" / "tables" / "table7_levels.md").read_text()
     assert "quantile levels" in levels
 
 
 def test_reliability_reaches_every_cells_predictions(run):
-    da = run / "results" / "own_scored_domains" / "domainauth"
+    results, cfg = run
+    da = results / "domainauth"
     truth = {r["domain"]: r["reliability"] for r in _source()}
     cells = sorted(da.glob("cells/*/*/*/*/predictions.tsv"))
-    assert [c.relative_to(da / "cells").parts[1:4] for c in cells] == [
-        ("list_score", "wo_text", "fine"), ("point", "wo_text", "bias"), ("point", "wo_text", "fine")]
+    assert [c.relative_to(da / "cells").parts for c in cells] == [
+        (m, *cell, "predictions.tsv") for m in sorted(cfg["models"]) for cell in PREDICTED]
     for path in cells:
         for r in read_tsv(path):
             assert r["reliability"] == truth[r["domain"]]
@@ -88,16 +85,17 @@ def test_reliability_reaches_every_cells_predictions(run):
 def test_secondary_table_numbers_are_the_item_scores(run):
     from scipy.stats import spearmanr
 
-    report = run / "results" / "own_scored_domains" / "domainauth" / "report"
-    items = [r for r in read_tsv(report / "item_scores.tsv") if r["judge"] == "point"]
-    long = {(r["judge"], r["label"], r["metric"]): r for r in read_tsv(report / "secondary.tsv")}
+    results, cfg = run
+    report = results / "domainauth" / "report"
+    items = [r for r in read_tsv(report / "item_scores.tsv") if r["judge"] == "point" and r["model"] == MODEL]
+    long = {(r["judge"], r["label"], r["metric"]): r for r in read_tsv(report / "secondary.tsv") if r["model"] == MODEL}
     labelled = [r for r in items if r["reliability"]]
     pos = [float(r["pred"]) for r in labelled if r["reliability"] == "reliable"]
     neg = [float(r["pred"]) for r in labelled if r["reliability"] == "unreliable"]
     auc = long[("point", "reliability", "auc")]
     assert (int(auc["n"]), int(auc["n_pos"]), int(auc["n_neg"])) == (116, 57, 59)
     assert float(auc["value"]) == pytest.approx(_auc_by_hand(pos, neg))
-    assert float(auc["lo"]) <= float(auc["value"]) <= float(auc["hi"]) and auc["boot"] == "200"
+    assert float(auc["lo"]) <= float(auc["value"]) <= float(auc["hi"]) and auc["boot"] == str(cfg["intervals"]["resamples"])
     rho = long[("point", "reliability", "rho")]
     codes = [1.0 if r["reliability"] == "reliable" else 0.0 for r in labelled]
     assert float(rho["value"]) == pytest.approx(spearmanr([float(r["pred"]) for r in labelled], codes)[0])
@@ -108,7 +106,7 @@ def test_secondary_table_numbers_are_the_item_scores(run):
     table = (report / "tables" / "secondary_labels.md").read_text()
     assert "reliability / AUC 95% CI" in table and "primary: level / ρ" in table
     shown = {(r["Model"], r["Judge"]): r for r in csv.DictReader(open(report / "tables" / "secondary_labels.csv"))}
-    assert set(shown) == {("gemma3-270m", "point"), ("gemma3-270m", "list_score")}
-    point = shown[("gemma3-270m", "point")]
+    assert set(shown) == {(m, j) for m in cfg["models"] for j in ("point", "list_score")}
+    point = shown[(MODEL, "point")]
     assert float(point["reliability / AUC"]) == round(100 * float(auc["value"]), 2)
     assert point["reliability / AUC 95% CI"] == f"[{100 * float(auc['lo']):.2f}, {100 * float(auc['hi']):.2f}]"

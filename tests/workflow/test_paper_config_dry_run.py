@@ -1,33 +1,18 @@
 """config/paper.yaml plans the whole grid with `snakemake -n` on a machine with
 no GPU and no model weights (split from tests/unit/test_paper_config.py, which
-declares the grid)."""
+declares the grid). The dry run is the session's one (tests/workflow/conftest.py,
+``paper_dry_run``), which test_documented_commands.py compares with the paper's plan."""
 
 import re
-import subprocess
-import sys
 
 import pytest
 from dryrun import job_counts
-from unit.test_paper_config import JUDGE_CELLS, NULL_MODEL_HELP, PAPER_MODELS, ROOT
+from unit.test_paper_config import JUDGE_CELLS, NULL_MODEL_HELP, PAPER_MODELS
 from unit.test_paper_config import paper  # noqa: F401  (a fixture)
 
 
-@pytest.fixture(scope="module")
-def dry_run(tmp_path_factory):
-    """`snakemake -n --configfile config/paper.yaml` from an empty folder: no
-    results, no weights, no GPU."""
-    tmp = tmp_path_factory.mktemp("paper")
-    for name in ("config.yaml", "resources", "profiles", "config"):
-        (tmp / name).symlink_to(ROOT / name)
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp),
-         "--configfile", "config/paper.yaml", "-n", "--cores", "8"],
-        capture_output=True, text=True, timeout=300, cwd=tmp)
-    return proc.returncode, proc.stdout + proc.stderr
-
-
-def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
-    code, out = dry_run
+def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(paper_dry_run):
+    code, out = paper_dry_run
     if code != 0 and "'NoneType' object has no attribute 'setdefault'" in out:
         pytest.fail(NULL_MODEL_HELP)
     assert code == 0, out[-3000:]
@@ -50,8 +35,8 @@ def test_dry_run_plans_the_whole_grid_without_gpu_or_weights(dry_run):
     assert "models_assemble" not in jobs  # vLLM loads hub ids: no local model file is an input
 
 
-def test_dry_run_asks_the_cluster_for_each_models_gpus(dry_run, paper):
-    code, out = dry_run
+def test_dry_run_asks_the_cluster_for_each_models_gpus(paper_dry_run, paper):
+    code, out = paper_dry_run
     assert code == 0, out[-3000:]
     jobs = re.findall(r"^rule authority_judge:\n((?:    .*\n)+)", out, flags=re.M)
     assert len(jobs) == JUDGE_CELLS

@@ -5,37 +5,32 @@ paper set's cells (whose paths are unchanged); the tables get the set's rows;
 editing one template of the set reruns exactly the cells that read it."""
 
 import re
-import shutil
 
 import pytest
 import yaml
-from wfrun import ROOT, jsonl, read_tsv, snakemake
+from typedcopy import bash, edited, typed_run
+from wfrun import jsonl, read_tsv
 
-OVERLAY = ROOT / "examples" / "prompt_sets.yaml"
+CONFIG = "examples/prompt_sets.yaml"
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("prompt_sets")
-    shutil.copy(ROOT / "config.yaml", work / "config.yaml")
-    (work / "resources").symlink_to(ROOT / "resources")  # the demo's data and the paper set, read only
-    shutil.copytree(ROOT / "examples" / "prompt_sets", work / "examples" / "prompt_sets")  # the overlay's relative folder
-    fast = {"studies": ["domainauth"], "cache": None,
-            "models": {"gemma3-270m": {"engine": "instant"}, "qwen2.5-coder-0.5b": None},
-            "judges": ["point", "list_rank"], "contexts": ["wo_text"], "settings": ["fine", "pairs"]}
-    (work / "fast.yaml").write_text(yaml.safe_dump(fast))
-    overlays = [OVERLAY, work / "fast.yaml"]
-    proc = snakemake(work, "--cores", "2", overlays=overlays, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return work, overlays
+def run(typed):
+    """The documented `make run CONFIG=examples/prompt_sets.yaml` of the typed copy (every model of
+    config.yaml, instant): (the copy, its results folder, the models)."""
+    copy = typed[0]
+    models = sorted(yaml.safe_load((copy / "config.yaml").read_text())["models"])
+    return copy, typed_run(typed, CONFIG)[1], models
 
 
 def test_the_sets_cells_read_their_own_template(run):
-    work, _ = run
-    cells = work / "results" / "prompt_sets" / "domainauth" / "cells"
-    assert sorted(p.name for p in cells.iterdir()) == ["gemma3-270m", "gemma3-270m@reworded"]
-    # the reworded set holds PointJudge only: no ListRank cell of it
-    assert sorted(p.name for p in (cells / "gemma3-270m@reworded").iterdir()) == ["point"]
+    _, results, models = run
+    cells = results / "domainauth" / "cells"
+    assert sorted(p.name for p in cells.iterdir()) == sorted([*models, *(f"{m}@reworded" for m in models)])
+    for model in models:
+        # the reworded set holds PointJudge only: no other judge's cell of it
+        assert sorted(p.name for p in (cells / f"{model}@reworded").iterdir()) == ["point"]
+        assert len(list((cells / model).iterdir())) > 1
     for setting in ("fine", "pairs"):
         paper = cells / "gemma3-270m" / "point" / "wo_text" / setting
         other = cells / "gemma3-270m@reworded" / "point" / "wo_text" / setting
@@ -47,35 +42,44 @@ def test_the_sets_cells_read_their_own_template(run):
 
 
 def test_tables_get_the_sets_rows(run):
-    work, _ = run
-    table1 = (work / "results" / "prompt_sets" / "domainauth" / "report" / "tables" / "table1_fine.md")
-    text = table1.read_text()
-    assert re.search(r"^\| gemma3-270m \|", text, re.M) and re.search(r"^\| gemma3-270m@reworded \|", text, re.M)
+    _, results, models = run
+    text = (results / "domainauth" / "report" / "tables" / "table1_fine.md").read_text()
+    for model in models:
+        assert re.search(rf"^\| {re.escape(model)} \|", text, re.M), model
+        assert re.search(rf"^\| {re.escape(model)}@reworded \|", text, re.M), model
 
 
 def test_editing_one_template_of_the_set_reruns_exactly_its_cells(run):
-    work, overlays = run
-    template = work / "examples" / "prompt_sets" / "reworded" / "domainauth" / "point_wo_text.yaml"
-    template.write_text(template.read_text().replace("How authoritative", "How trustworthy and authoritative"))
-    proc = snakemake(work, "-n", "--cores", "1", overlays=overlays, timeout=300)
+    copy, results, _ = run
+    template = copy / "examples" / "prompt_sets" / "reworded" / "domainauth" / "point_wo_text.yaml"
+    text = template.read_text()
+    assert "How authoritative" in text
+    # a dry run in the copy, the template put back after it (content and time: the copy's other readers)
+    with edited(template, text.replace("How authoritative", "How trustworthy and authoritative")):
+        proc = bash(copy, f".venv/bin/snakemake -n --cores 1 --configfile={CONFIG}", timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = proc.stdout + proc.stderr
     judged = re.findall(r"rule authority_judge:.*?wildcards: ([^\n]+)", out, re.S)
+    cells = sorted(results.glob("domainauth/cells/*@reworded/point/wo_text/*/judgments.jsonl"))
+    assert len(cells) >= 4  # every setting of every model
     assert sorted(judged) == sorted(
-        f"dataset=domainauth, model=gemma3-270m@reworded, judge=point, context=wo_text, setting={s}"
-        for s in ("fine", "pairs"))
+        f"dataset=domainauth, model={c.parts[-5]}, judge=point, context=wo_text, setting={c.parts[-2]}"
+        for c in cells)
 
 
 def test_comparisons_have_the_set_vs_set_family(run):
-    work, _ = run
-    report = work / "results" / "prompt_sets" / "domainauth" / "report"
+    _, results, models = run
+    report = results / "domainauth" / "report"
     rows = read_tsv(report / "comparisons.tsv")
     sets = [r for r in rows if r["family"] == "prompt set vs prompt set"]
-    # PointJudge, w/o text, argmax (direct) and E[s] (expected): fine ρ and τ, pairs acc per difficulty
-    assert {(r["a"], r["b"]) for r in sets} == {(f"gemma3-270m@reworded point/{d} w/o", f"gemma3-270m point/{d} w/o")
-                                                for d in ("direct", "expected")}
-    assert sorted(r["what"] for r in sets if "/direct" in r["a"]) == [
-        "domainauth fine ρ", "domainauth fine τ", "domainauth pairs acc easy", "domainauth pairs acc hard"]
+    # PointJudge, w/o text, argmax (direct) and E[s] (expected), each model against itself
+    assert {(r["a"], r["b"]) for r in sets} == {(f"{m}@reworded point/{d} w/o", f"{m} point/{d} w/o")
+                                                for m in models for d in ("direct", "expected")}
+    # per setting: fine and coarse ρ and τ, pairs acc per difficulty
+    assert sorted(r["what"] for r in sets if r["a"] == "gemma3-270m@reworded point/direct w/o") == [
+        "domainauth coarse ρ", "domainauth coarse τ", "domainauth fine ρ", "domainauth fine τ",
+        "domainauth pairs acc easy", "domainauth pairs acc hard"]
     # model vs model stays within one prompt set: the two sets' cells are never compared there
-    assert not [r for r in rows if r["family"] == "model vs model"]
+    between = [r for r in rows if r["family"] == "model vs model"]
+    assert between and all(("@reworded" in r["a"]) == ("@reworded" in r["b"]) for r in between), between[:3]
     assert "## prompt set vs prompt set" in (report / "comparisons.md").read_text()

@@ -49,6 +49,8 @@ def every_study_config() -> dict:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
+    # its own run, not the typed copy's: RAGAuth on the test fixture (the copy has no RAGAuth release) and
+    # judge-validity thresholds lowered so that the viewer has flagged cells; no documented config has either
     work = tmp_path_factory.mktemp("report_zip")
     (work / "config.yaml").write_text(yaml.safe_dump(every_study_config()))
     proc = snakemake(work, "--cores", "2", timeout=1500)

@@ -19,6 +19,8 @@ DATASETS = ("nq", "marco")
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
+    # its own run, not the typed copy's `make run CONFIG=examples/selfpref_marco.yaml`: rerank scope `sample`
+    # (the paper's; the demo widens it), which no documented config runs, on 3 items
     work = tmp_path_factory.mktemp("selfpref_datasets")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     cfg["models"] = {"gemma3-270m": {**cfg["models"]["gemma3-270m"], "engine": "instant"}}

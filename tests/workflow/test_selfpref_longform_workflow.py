@@ -16,6 +16,8 @@ from wfrun import ROOT, jsonl, snakemake
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
+    # its own run, not the typed copy's `make run CONFIG=examples/own_selfpref_long.yaml`: one more dataset
+    # (nq_wide, the record-wise form of the same passages) to compare with, which no documented config has
     work = tmp_path_factory.mktemp("selfpref_longform")
     shutil.copytree(ROOT / "examples", work / "examples")
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())

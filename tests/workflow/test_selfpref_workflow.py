@@ -2,12 +2,11 @@
 model, real NQ passages (tiny counts)."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 from dryrun import job_counts
+from typedcopy import typed_run
 from wfrun import jsonl, read_tsv, snakemake
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,29 +91,18 @@ def test_rerun_is_free(run):
     assert "(selfpref.self): gemma3-270m -> gpt35" in proc.stdout + proc.stderr
 
 
-def test_own_dataset_overlay_needs_no_code(tmp_path):
+def test_own_dataset_overlay_needs_no_code(typed):
     """examples/own_selfpref.yaml: a file in another schema, read through its
-    mapping alone; the demo's nq dataset is left out (null)."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
-    cfg["models"]["qwen2.5-coder-0.5b"] = None  # the embedded base model is enough here
-    cfg["prompts"] = str(ROOT / "resources" / "prompts")
-    cfg["domainauth"]["source"] = str(ROOT / cfg["domainauth"]["source"])
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
-
-    def run(*args):
-        return snakemake(tmp_path, "--cores", "1", *args, overlays=[ROOT / "examples" / "own_selfpref.yaml"],
-                         timeout=600)
-
-    plan = run("-n")
-    assert plan.returncode == 0, plan.stderr[-3000:]
-    jobs = job_counts(plan.stdout + plan.stderr)
-    assert jobs["selfpref_import"] == 1 and jobs["selfpref_rerank"] == 2 and jobs["selfpref_compare"] == 2
+    mapping alone; the demo's nq dataset is left out (null). The typed copy's
+    documented `make run CONFIG=examples/own_selfpref.yaml`."""
+    out, results = typed_run(typed, "examples/own_selfpref.yaml")
+    # the run's jobs (the import ran before them, for the plan, which reads it): one evaluator, no writer
+    jobs = job_counts(out)
+    assert jobs["selfpref_rerank"] == 2 and jobs["selfpref_compare"] == 2
     assert "selfpref_shipped_knowledge" not in jobs and "selfpref_generate" not in jobs
-    assert "authority_judge" not in jobs and "/selfpref/nq/" not in plan.stdout
-    proc = run("results/own_selfpref/selfpref/mine/imported.jsonl")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    folder = tmp_path / "results/own_selfpref/selfpref/mine"
+    assert "authority_judge" not in jobs
+    assert [p.name for p in (results / "selfpref").iterdir() if p.is_dir()] == ["mine"]  # one import; no nq
+    folder = results / "selfpref" / "mine"
     passages = jsonl(folder / "imported.jsonl")
     # 12 records x (human, llama3) x (true, false made by substitution)
     assert len(passages) == 48 and {p["author"] for p in passages} == {"human", "llama3"}
