@@ -7,15 +7,16 @@ the same environment on 127.0.0.1.
 * every constrained reply format (all of ``OUTPUT_FORMATS``) through the
   engine in one process (ENGINE_SCRIPT: one model load); in one workflow run
   (``inproc``) two judges as real DomainAuth cells with page text,
-  constrained, and the RAGAuth and self-preference cells with a path of
-  their own (ranking and answers, the reranking score and the generation it
-  reads) through ``engine: vllm``; a free-decoding cell without text (each
-  vLLM cell is a process that loads the model, half a minute here: few cells
-  keep the suite's time; the text test compares the runs); the chat template
-  with thinking switched off;
-* the same DomainAuth cells through ``openai`` -> ``vllm serve``: parsed
-  judgments compared with in-process vLLM (``vllm.serve``, one server for a
-  group of cells, runs in tests/slurm/test_slurm.py);
+  constrained, through ``engine: vllm``; a free-decoding cell without text
+  (each in-process vLLM cell is a process that loads the model, half a minute
+  here: few cells keep the suite's time; the text test compares the runs);
+  the chat template with thinking switched off;
+* through ``openai`` -> one ``vllm serve`` (one model load, ``served``): the
+  same DomainAuth cells, their parsed judgments compared with in-process
+  vLLM, and the RAGAuth and self-preference cells with a path of their own
+  (ranking and answers, the reranking score and the generation it reads;
+  ``vllm.serve``, one server for a group of cells, runs in
+  tests/slurm/test_slurm.py);
 * (kills: the resume is the response cache's, whatever the engine, so it is
   tested by the kill campaign, tests/workflow/test_chaos_workflow.py, and a
   killed llama.cpp cell, tests/workflow/test_cache_real_model.py: each vLLM
@@ -76,30 +77,35 @@ def cell(work: Path, judge: str, context: str, setting: str = "fine", model: str
     return work / "results" / "domainauth" / "cells" / model / judge / context / setting
 
 
-@pytest.fixture(scope="module")
-def inproc(tmp_path_factory, vllm_python, converted):
-    """One run through the in-process vllm engine: every judge with page text,
-    constrained, with DomainAuth's report; RAGAuth's authority ranking and the
-    answers after authority filtering; of the self-preference study the
-    ###n*** reranking score and the passage generation it reads. Each vLLM
-    cell is a process that loads and warms up the engine (half a minute
-    here), so the rest is left to the engine-level checks (every reply format
-    and perplexity from prompt log-probs against transformers, ENGINE_SCRIPT;
-    free decoding, the ``free`` cell) and the llama.cpp workflow tests: the
-    utility and relevance rankings, free-text knowledge probes, comparisons
-    and the perplexity cells."""
-    work = tmp_path_factory.mktemp("vllm_cells")
+def with_rag_and_selfpref(cfg: dict) -> tuple[str, ...]:
+    """``cfg`` with RAGAuth (on the test fixture) and the self-preference study (tiny), and the targets of a
+    run through them: DomainAuth's report of the judge cells, the answers after authority filtering (its
+    ranking with them), the normal reranking (the generation it reads), relative to the working directory."""
     fixture = ROOT / "tests" / "fixtures" / "ragauth" / "ragauth_fixture.json"
-    cfg = base_config(work, vllm_model(vllm_python, converted), studies=["domainauth", "ragauth", "selfpref"])
+    cfg["studies"] = ["domainauth", "ragauth", "selfpref"]
     cfg["ragauth"].update(source=str(fixture), k=[1], doc_tokens=40,
                           strategies=["no_filter", "relevance", "utility", "authority"])
     tiny_selfpref(cfg, kinds=["rewrite"], compare_tokens=16, generate_tokens=64)
-    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    # targets relative to the working directory: the report of the judge cells, the answers after
-    # authority filtering (its ranking with them), the normal reranking (the generation it reads)
-    run_ok(work, "results/domainauth/report/tables/table1_fine.md",
-           f"results/ragauth/cells/{MODEL}/answer/authority/k1/manifest.json",
-           f"results/selfpref/nq/cells/{MODEL}/rerank/normal/manifest.json")
+    return ("results/domainauth/report/tables/table1_fine.md",
+            f"results/ragauth/cells/{MODEL}/answer/authority/k1/manifest.json",
+            f"results/selfpref/nq/cells/{MODEL}/rerank/normal/manifest.json")
+
+
+@pytest.fixture(scope="module")
+def inproc(tmp_path_factory, vllm_python, converted):
+    """One run through the in-process vllm engine: every judge with page text,
+    constrained, with DomainAuth's report. Each vLLM cell is a process that
+    loads and warms up the engine (half a minute here), so the in-process
+    cells are the judge cells that the served ones are compared with
+    (``served``), and the rest is left to the engine-level checks (every reply
+    format and perplexity from prompt log-probs against transformers,
+    ENGINE_SCRIPT; free decoding, the ``free`` cell), the cells of RAGAuth and
+    the self-preference study through the one served load (``served``) and the
+    llama.cpp workflow tests: the utility and relevance rankings, free-text
+    knowledge probes, comparisons and the perplexity cells."""
+    work = tmp_path_factory.mktemp("vllm_cells")
+    base_config(work, vllm_model(vllm_python, converted))
+    run_ok(work, "results/domainauth/report/tables/table1_fine.md")
     return work
 
 
@@ -159,17 +165,17 @@ def test_free_decoding(free):
     assert all(r["completion_tokens"] > 0 for r in jsonl(cell(free, "point", "wo_text") / "responses.jsonl"))
 
 
-def test_ragauth_and_selfpref_cells_through_vllm(inproc):
-    rag = inproc / "results" / "ragauth" / "cells" / MODEL
-    sp_cells = inproc / "results" / "selfpref" / "nq"
+def test_ragauth_and_selfpref_cells_through_vllm_serve(served):
+    rag = served / "results" / "ragauth" / "cells" / MODEL
+    sp_cells = served / "results" / "selfpref" / "nq"
     for stage in ("rank/authority", "answer/authority/k1"):
         manifest = json.loads((rag / stage / "manifest.json").read_text())
-        assert manifest["engine"] == "vllm" and manifest["n_calls"] == 4, stage
+        assert manifest["engine"] == "openai" and manifest["n_calls"] == 4, stage
         assert not {"wrong_format", "empty"} & set(manifest["parse_status"]), (stage, manifest["parse_status"])
     manifest = json.loads((sp_cells / "cells" / MODEL / "rerank" / "normal" / "manifest.json").read_text())
-    assert manifest["engine"] == "vllm" and manifest["n_calls"] > 0
+    assert manifest["engine"] == "openai" and manifest["n_calls"] > 0
     generated = json.loads((sp_cells / "generated" / MODEL / "manifest.json").read_text())
-    assert generated["engine"] == "vllm" and generated["n_calls"] > 0
+    assert generated["engine"] == "openai" and generated["n_calls"] > 0
 
 
 ENGINE_SCRIPT = r"""
@@ -279,9 +285,13 @@ def openai_model(base_url: str, api_key_file: Path | None = None, **changes) -> 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, server):
+    """The judge cells of ``inproc`` and the RAGAuth and self-preference cells, through the openai engine
+    against the one ``vllm serve`` (one model load for all of them)."""
     work = tmp_path_factory.mktemp("vllm_served")
-    base_config(work, openai_model(*server))
-    run_ok(work)
+    cfg = base_config(work, openai_model(*server))
+    targets = with_rag_and_selfpref(cfg)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run_ok(work, *targets)
     return work
 
 
