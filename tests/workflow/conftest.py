@@ -7,9 +7,6 @@ command typed in one copy (tests/typedcopy.py), the one run of each
 documented config, which test_documented_commands.py checks and the modules
 of those configs read (``typedcopy.typed_run``)."""
 
-import subprocess
-import sys
-
 import pytest
 import yaml
 from realrun import real_config
@@ -39,8 +36,5 @@ def paper_dry_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("paper")
     for name in ("config.yaml", "resources", "profiles", "config"):
         (tmp / name).symlink_to(ROOT / name)
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp),
-         "--configfile", "config/paper.yaml", "-n", "-p", "--cores", "8"],
-        capture_output=True, text=True, timeout=300, cwd=tmp)
+    proc = snakemake(tmp, "-n", "-p", "--cores", "8", overlays=[tmp / "config" / "paper.yaml"], timeout=300)
     return proc.returncode, proc.stdout + proc.stderr
